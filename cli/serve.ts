@@ -1,0 +1,28 @@
+// `ca-ledger serve`: the HTTP server and the sync worker in one process. Runs until SIGINT or
+// SIGTERM, then stops accepting, lets in-flight requests finish and closes the database.
+import { defineCommand } from "citty";
+import { settings, settingsHelp } from "../src/config.ts";
+import { dataDirArg, fail } from "./common.ts";
+
+const flagArgs = Object.fromEntries(
+  settings.filter((s) => s.flag !== "data-dir").map((s) => [s.flag, { type: s.key === "trustProxy" ? ("boolean" as const) : ("string" as const), description: `${s.description} (env ${s.env}, default ${s.default})` }]),
+);
+
+export const serveCommand = defineCommand({
+  meta: { name: "serve", description: "Start the HTTP API and the sync worker.\n\nSettings (flag, env, default):\n" + settingsHelp() },
+  args: { ...flagArgs, ...dataDirArg, demo: { type: "boolean", description: "Load the embedded synthetic demo into an empty data dir and print a key" } },
+  async run({ args }) {
+    const { startServer } = await import("../src/server.ts");
+    let handle;
+    try {
+      handle = await startServer(args as Record<string, unknown>, { demo: Boolean(args.demo) });
+    } catch (e) {
+      fail((e as Error).message, 1);
+    }
+    await new Promise<void>((resolve) => {
+      const stop = async () => { await handle!.stop(); resolve(); };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  },
+});

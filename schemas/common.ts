@@ -1,0 +1,41 @@
+// Shared shapes: exact amounts as strings, timestamps, the dataset label, paging, the owner.
+// Path and query numbers use Elysia's `t` so they coerce from strings (plain TypeBox would not).
+import { Type, type Static, type TLiteral, type TUnion, type SchemaOptions } from "@sinclair/typebox";
+import { t } from "elysia";
+
+/** An exact decimal, as a JSON string (never a float). */
+export const Decimal = Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$", description: "Exact decimal as a string", examples: ["1.3324612"] });
+/** A USD amount: an exact decimal string, or null when the value is unknown (never zero for unknown). */
+export const Usd = Type.Union([Decimal, Type.Null()], { description: "USD as an exact decimal string; null when unknown" });
+export const NullableDecimal = Type.Union([Decimal, Type.Null()]);
+export const Timestamp = Type.String({ format: "date-time", description: "ISO-8601 UTC", examples: ["2026-06-18T04:00:00.000Z"] });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const NullableString = Type.Union([Type.String(), Type.Null()]);
+export const Sha256 = Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256, lowercase hex" });
+/** A base58 Solana address; the 32-byte check happens in the handler so it can answer `invalid_owner`. */
+export const Address = Type.String({ minLength: 1, maxLength: 64, description: "Base58 Solana address (32 bytes)", examples: ["7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"] });
+
+export const DatasetLabel = Type.Object(
+  {
+    kind: Type.Union([Type.Literal("mainnet"), Type.Literal("synthetic")]),
+    description: NullableString,
+  },
+  { description: "Which ledger this is: live mainnet data, or the synthetic demo", examples: [{ kind: "synthetic", description: "Embedded demo" }] },
+);
+export type DatasetLabel = Static<typeof DatasetLabel>;
+
+export const NextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Offset of the next page; null on the last page" });
+
+/** Query of wallet-scoped reads. */
+export const OwnerQuery = t.Object({ owner: Address });
+/** Query of paged wallet-scoped lists: limit 1–200 (default 50), offset ≥ 0 (default 0). */
+export const PagedOwnerQuery = t.Object({
+  owner: Address,
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+});
+
+/** A union of string literals that keeps its static type (a mapped array would widen to never). */
+export function literals<const T extends readonly string[]>(values: T, options?: SchemaOptions): TUnion<TLiteral<T[number]>[]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T[number]>[]>;
+}

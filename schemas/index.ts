@@ -1,0 +1,11 @@
+// The one source of request and response shapes: the routes, the OpenAPI document and the
+// client all read these.
+export * from "./common.ts";
+export * from "./errors.ts";
+export * from "./v1/ops.ts";
+export * from "./v1/assets.ts";
+export * from "./v1/wallets.ts";
+export * from "./v1/ledger.ts";
+export * from "./v2/actions.ts";
+export * from "./v2/taxonomy.ts";
+export * from "./v2/lineage.ts";

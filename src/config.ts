@@ -1,0 +1,95 @@
+// Every setting in one table: its environment variable, its flag, its default, its meaning.
+// A flag wins over the environment; the environment wins over the default.
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export interface Setting {
+  key: keyof Config;
+  env: string;
+  flag: string;
+  default: string;
+  description: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+  trustProxy: boolean;
+  solanaRpcUrl: string;
+  xstocksApiUrl: string;
+  issuerPollSeconds: number;
+  mintPollSeconds: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+  maxWallets: number;
+}
+
+function defaultDataDir(env: Record<string, string | undefined>): string {
+  if (env.CA_LEDGER_DATA_DIR) return env.CA_LEDGER_DATA_DIR;
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "ca-ledger");
+  return join(env.HOME || homedir(), ".local", "share", "ca-ledger");
+}
+
+export const settings: Setting[] = [
+  { key: "port", env: "PORT", flag: "port", default: "4600", description: "TCP port to listen on" },
+  { key: "host", env: "HOST", flag: "host", default: "127.0.0.1", description: "Address to bind" },
+  { key: "dataDir", env: "CA_LEDGER_DATA_DIR", flag: "data-dir", default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger", description: "Folder holding ledger.db" },
+  { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
+  { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
+  { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
+  { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
+  { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base" },
+  { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
+  { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
+  { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
+  { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
+];
+
+export class ConfigError extends Error {}
+
+function parseValue(s: Setting, raw: string): Config[keyof Config] {
+  switch (s.key) {
+    case "host": case "dataDir": case "solanaRpcUrl": case "xstocksApiUrl":
+      return raw;
+    case "trustProxy": {
+      const v = raw.toLowerCase();
+      if (["1", "true", "yes", "on"].includes(v)) return true;
+      if (["0", "false", "no", "off", ""].includes(v)) return false;
+      throw new ConfigError(`${s.env} must be true or false, got ${JSON.stringify(raw)}`);
+    }
+    case "logLevel":
+      if (!["debug", "info", "warn", "error"].includes(raw)) throw new ConfigError(`${s.env} must be debug, info, warn or error`);
+      return raw as Config["logLevel"];
+    default: {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be a whole number, got ${JSON.stringify(raw)}`);
+      const n = Number(raw);
+      if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
+      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets") && n < 1)
+        throw new ConfigError(`${s.env} must be at least 1`);
+      return n;
+    }
+  }
+}
+
+/** Resolves the configuration from flags (citty args, by flag name) over env over defaults. */
+export function loadConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const s of settings) {
+    const flag = flags[s.flag] ?? flags[camel(s.flag)];
+    let raw: string | undefined = flag === undefined || flag === null ? undefined : String(flag);
+    if (raw === undefined && env[s.env] !== undefined && env[s.env] !== "") raw = env[s.env];
+    if (raw === undefined) raw = s.key === "dataDir" ? defaultDataDir(env) : s.default;
+    out[s.key] = parseValue(s, raw);
+  }
+  return out as unknown as Config;
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function settingsHelp(): string {
+  return settings.map((s) => `  --${s.flag.padEnd(26)} ${s.env.padEnd(26)} default ${s.default}\n      ${s.description}`).join("\n");
+}

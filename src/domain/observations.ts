@@ -1,0 +1,101 @@
+// The typed facts the sources hand to the engine. Plain data only: the sources produce these,
+// the ledger stores them, the domain reads them. Raw token amounts are bigint; f64 multipliers
+// are kept as the exact JS number read from chain bytes (lifted to rationals by numbers.ts).
+
+/** One UpdateMultiplier instruction found in a transaction signed by a multiplier authority. */
+export interface MultiplierUpdateObs {
+  mint: string;
+  signature: string;
+  /** Position of the instruction in the transaction (outer index * 1000 + inner index + 1, or outer * 1000). */
+  ixIndex: number;
+  slot: number;
+  /** Block time of the transaction, unix seconds. */
+  blockTime: number;
+  /** The new multiplier, as the f64 written on chain. */
+  multiplier: number;
+  /** The effective timestamp written on chain, unix seconds (may be in the past: applies at once). */
+  effectiveTimestamp: number;
+  authority: string;
+}
+
+/** A mint's Scaled UI Amount state as read from account bytes at some slot. */
+export interface MintStateObs {
+  mint: string;
+  slot: number;
+  decimals: number;
+  multiplierAuthority: string | null;
+  multiplier: number;
+  newMultiplier: number;
+  newMultiplierEffectiveTimestamp: number;
+  /** When we read it (unix seconds, our clock). */
+  observedAt: number;
+}
+
+/** One change of a token account's raw balance, from a transaction's pre/post token balances. */
+export interface BalanceChangeObs {
+  owner: string;
+  tokenAccount: string;
+  mint: string;
+  signature: string;
+  slot: number;
+  blockTime: number;
+  preRaw: bigint;
+  postRaw: bigint;
+  /** Whether the owner signed the transaction (false + byPermanentDelegate on a decrease = seizure). Absent = unknown. */
+  ownerSigned?: boolean;
+  /** True when the mint's permanent delegate moved the tokens. Absent = unknown. */
+  byPermanentDelegate?: boolean;
+}
+
+/** A token account of a wallet with its current raw balance as the chain reports it. */
+export interface TokenAccountObs {
+  owner: string;
+  tokenAccount: string;
+  mint: string;
+  rawBalance: bigint;
+  slot: number;
+}
+
+/** The issuer's corporate-action record, exactly the xStocks wire shape (decimal strings). */
+export interface IssuerRecord {
+  eventId: string;
+  version: number;
+  xstockSymbol: string;
+  spvSymbol: string | null;
+  caType: string;
+  effectiveTimeUtc: string | null;
+  multiplierOld: string | null;
+  multiplierNew: string | null;
+  grossCashflowUsd: string | null;
+  netCashflowUsd: string | null;
+  withholdingTaxRate: string | null;
+  fromUnits: string | null;
+  toUnits: string | null;
+  redemptionPriceUsd: string | null;
+  notes: string | null;
+  createdTimeUtc: string | null;
+  status: string;
+  xstockIsin: string | null;
+  spvIsin: string | null;
+}
+
+/** A stored issuer revision: the record as received, its canonical hash and when we stored it. */
+export interface IssuerRevisionObs {
+  record: IssuerRecord;
+  /** SHA-256 (hex) of the record's canonical JSON (RFC 8785). */
+  sha256: string;
+  /** When we stored it, ISO-8601 UTC. */
+  ingestedAt: string;
+  /** True when an earlier observation of the same (eventId, version) had a different hash. */
+  edited: boolean;
+}
+
+/** An instrument the issuer lists (from /public/assets) joined with its mint. */
+export interface InstrumentObs {
+  mint: string;
+  symbol: string;
+  name: string | null;
+  underlying: string | null;
+  isin: string | null;
+  decimals: number | null;
+}

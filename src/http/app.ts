@@ -1,0 +1,125 @@
+// The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
+// order of decisions §4), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// routes/v2.ts and know nothing about auth.
+import { Elysia } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import type { Config } from "../config.ts";
+import type { Ledger } from "../ledger/db.ts";
+import { keyLookup } from "../ledger/keys.ts";
+import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
+import type { Logger } from "../log.ts";
+import { authenticate, type RequestState } from "./auth.ts";
+import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
+import { createWindowCounter } from "./limits.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { v1Routes } from "./routes/v1.ts";
+import { v2Routes } from "./routes/v2.ts";
+import { openapiDocumentation } from "./openapi.ts";
+
+export const maxBodyBytes = 16 * 1024;
+
+export interface AppDeps {
+  ledger: Ledger;
+  config: Config;
+  logger: Logger;
+  version: string;
+  metrics?: Metrics;
+}
+
+export function createApp(deps: AppDeps) {
+  const { ledger, config, logger } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const states = new WeakMap<Request, RequestState>();
+  const lookup = keyLookup(ledger.sqlite);
+  const rate = createWindowCounter(() => config.rateLimitPerMinute);
+  const failures = createWindowCounter(() => config.authFailuresPerMinute);
+  // The label is written once per data dir; read it once and refresh it when a demo load sets it.
+  let dataset = datasetLabelOrDefault(ledger.sqlite);
+  const refreshDataset = () => { dataset = datasetLabelOrDefault(ledger.sqlite); };
+
+  const ctx = { ledger, config, metrics, states, refreshDataset, dataset: () => dataset, version: deps.version };
+
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request, server, set }) => {
+      const url = new URL(request.url);
+      const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics });
+      states.set(request, state);
+      const common = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
+      Object.assign(set.headers, common);
+      if (state.refusal) {
+        state.finalStatus = state.refusal.status;
+        return withHeaders(state.refusal, common);
+      }
+      const length = Number(request.headers.get("content-length") ?? "0");
+      if (length > maxBodyBytes) {
+        state.finalStatus = 413;
+        return withHeaders(errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`), common);
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      const state = states.get(request);
+      let res: Response;
+      if (error instanceof ApiFailure) res = errorResponse(error.code, error.message, error.headers);
+      else if (code === "VALIDATION") {
+        const e = error as unknown as { type?: string };
+        // A response that breaks its own schema is our bug, not the caller's.
+        if (e.type === "response") {
+          logger.error("response failed its schema", { requestId: state?.requestId, route: state?.route, detail: describeValidation(error) });
+          res = errorResponse("internal_error", "The server failed to build a valid response.");
+        } else res = errorResponse("invalid_request", describeValidation(error));
+      } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
+      else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
+      else if (isDatabaseUnavailable(error)) {
+        logger.error("database unavailable", { requestId: state?.requestId, error: String((error as Error)?.message ?? error) });
+        res = errorResponse("unavailable", "The ledger database cannot be read right now.", { "retry-after": "5" });
+      } else {
+        logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
+        res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");
+      }
+      if (state) state.finalStatus = res.status;
+      return withHeaders(res, { ...(set.headers as Record<string, string>) });
+    })
+    .onAfterResponse(({ request, set }) => {
+      const state = states.get(request);
+      if (!state) return;
+      const status = typeof set.status === "number" ? set.status : 200;
+      const seconds = (performance.now() - state.started) / 1000;
+      metrics.observeRequest(request.method, state.route, state.finalStatus ?? status, seconds);
+      if (config.logLevel === "debug" || (state.finalStatus ?? status) >= 500) {
+        logger.info("request", { requestId: state.requestId, method: request.method, route: state.route, status: state.finalStatus ?? status, ms: Math.round(seconds * 1000) });
+      }
+    })
+    .use(
+      openapi({
+        provider: null,
+        path: "/v1/openapi",
+        specPath: "/v1/openapi.json",
+        documentation: openapiDocumentation(deps.version),
+        exclude: { paths: ["/v1/openapi.json", "/v1/openapi"] },
+      }),
+    )
+    .use(v1Routes(ctx))
+    .use(v2Routes(ctx));
+
+  return { app, metrics, refreshDataset, resetLimits: () => { rate.reset(); failures.reset(); } };
+}
+
+export type AppContext = {
+  ledger: Ledger;
+  config: Config;
+  metrics: Metrics;
+  states: WeakMap<Request, RequestState>;
+  refreshDataset(): void;
+  dataset(): ReturnType<typeof datasetLabelOrDefault>;
+  version: string;
+};
+
+function withHeaders(res: Response, headers: Record<string, string>): Response {
+  for (const [k, v] of Object.entries(headers)) if (!res.headers.has(k)) res.headers.set(k, v);
+  return res;
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const msg = String((error as Error)?.message ?? "");
+  return /SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|CORRUPT)|database is locked|unable to open database|disk I\/O error/i.test(msg);
+}

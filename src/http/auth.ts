@@ -1,0 +1,96 @@
+// Authentication and limits for one request, in the order of decisions §4: lockout, key
+// present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
+import type { Config } from "../config.ts";
+import type { KeyPrincipal } from "../ledger/keys.ts";
+import { errorResponse } from "./errors.ts";
+import type { createWindowCounter } from "./limits.ts";
+import type { Metrics } from "./metrics.ts";
+import { matchRoute } from "./route-table.ts";
+
+export interface RequestState {
+  requestId: string;
+  started: number;
+  /** Route template for metrics and logs; never the raw path. */
+  route: string;
+  principal: KeyPrincipal | null;
+  headers: Record<string, string>;
+  refusal: Response | null;
+  finalStatus?: number;
+}
+
+type Counter = ReturnType<typeof createWindowCounter>;
+
+export interface AuthDeps { config: Config; lookup: (key: string) => KeyPrincipal | null; rate: Counter; failures: Counter; metrics: Metrics }
+
+/** The client address: the socket's, or behind a trusted proxy the last hop it appended. */
+export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
+  if (!trustProxy) return socketAddress;
+  const xff = request.headers.get("x-forwarded-for");
+  if (!xff) return socketAddress;
+  // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
+  const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
+  return hops[hops.length - 1] ?? socketAddress;
+}
+
+/** Reads the key from `authorization: Bearer` (wins) or `x-api-key`. */
+export function presentedKey(request: Request): string | null {
+  const auth = request.headers.get("authorization");
+  if (auth !== null) {
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(auth);
+    return m ? m[1]! : auth.trim() === "" ? null : auth; // a malformed header counts as an invalid key
+  }
+  const x = request.headers.get("x-api-key");
+  return x === null || x.trim() === "" ? null : x.trim();
+}
+
+export function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): RequestState {
+  const state: RequestState = { requestId: crypto.randomUUID(), started: performance.now(), route: "unmatched", principal: null, headers: {}, refusal: null };
+  const match = matchRoute(request.method, url.pathname);
+  if (match.kind === "none") {
+    state.refusal = errorResponse("route_not_found", "No such route.");
+    return state;
+  }
+  if (match.kind === "method_not_allowed") {
+    state.route = match.template;
+    state.refusal = errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
+    return state;
+  }
+  state.route = match.spec.template;
+  const scope = match.spec.scope;
+  if (scope === null) return state;
+
+  const { config, metrics } = deps;
+  const address = clientAddress(request, socketAddress, config.trustProxy);
+  const locked = deps.failures.blocked(address);
+  if (locked) {
+    metrics.authFailure("locked_out");
+    state.refusal = errorResponse("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+    return state;
+  }
+  const key = presentedKey(request);
+  if (key === null) {
+    metrics.authFailure("missing_key");
+    state.refusal = errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
+    return state;
+  }
+  const principal = deps.lookup(key);
+  if (!principal) {
+    deps.failures.hit(address);
+    metrics.authFailure("invalid_key");
+    state.refusal = errorResponse("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
+    return state;
+  }
+  state.principal = principal;
+  if (!principal.scopes.includes(scope)) {
+    metrics.authFailure("missing_scope");
+    state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
+    return state;
+  }
+  const r = deps.rate.hit(principal.keyId);
+  state.headers = { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
+  if (!r.allowed) {
+    metrics.rateLimited();
+    state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
+  }
+  return state;
+}

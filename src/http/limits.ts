@@ -1,0 +1,42 @@
+// The two in-memory limits of interface §8: requests per key per minute, and failed key
+// attempts per client address per minute (a lockout that refuses even a valid key).
+// Fixed one-minute windows that start at a key's (or address's) first hit.
+
+export interface WindowState { start: number; count: number }
+
+export interface LimitResult { allowed: boolean; limit: number; remaining: number; resetSeconds: number }
+
+export function createWindowCounter(limit: () => number, windowMs = 60_000, maxEntries = 100_000) {
+  const windows = new Map<string, WindowState>();
+  const current = (id: string, now: number): WindowState => {
+    let w = windows.get(id);
+    if (!w || now - w.start >= windowMs) {
+      // Bound memory under a flood of distinct ids: drop expired windows first.
+      if (windows.size >= maxEntries) for (const [k, v] of windows) if (now - v.start >= windowMs) windows.delete(k);
+      w = { start: now, count: 0 };
+      windows.set(id, w);
+    }
+    return w;
+  };
+  const result = (w: WindowState, now: number): LimitResult => ({
+    allowed: w.count <= limit(),
+    limit: limit(),
+    remaining: Math.max(0, limit() - w.count),
+    resetSeconds: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)),
+  });
+  return {
+    /** Counts one hit and says whether it is within the limit. */
+    hit(id: string, now = Date.now()): LimitResult {
+      const w = current(id, now);
+      w.count++;
+      return result(w, now);
+    },
+    /** Says whether the id is already over the limit, without counting. */
+    blocked(id: string, now = Date.now()): LimitResult | null {
+      const w = windows.get(id);
+      if (!w || now - w.start >= windowMs) return null;
+      return w.count >= limit() ? { ...result(w, now), allowed: false } : null;
+    },
+    reset(): void { windows.clear(); },
+  };
+}

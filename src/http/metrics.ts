@@ -1,0 +1,78 @@
+// Prometheus text 0.0.4. Labels carry route templates, never raw paths, owners or keys.
+const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+export interface GaugeSource { syncJobs(): Record<string, number>; issuerRecords(): number; actionsByType(): Record<string, number> }
+
+export function createMetrics(startedAt = Date.now()) {
+  const requests = new Map<string, number>();
+  const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
+  const authFailures = new Map<string, number>();
+  const rpc = new Map<string, number>();
+  let rateLimited = 0;
+
+  const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
+
+  return {
+    observeRequest(method: string, route: string, status: number, seconds: number): void {
+      inc(requests, `${method}\u0000${route}\u0000${status}`);
+      const key = `${method}\u0000${route}`;
+      let h = durations.get(key);
+      if (!h) durations.set(key, (h = { counts: buckets.map(() => 0), sum: 0, count: 0 }));
+      for (let i = 0; i < buckets.length; i++) if (seconds <= buckets[i]!) h.counts[i]!++;
+      h.sum += seconds;
+      h.count++;
+    },
+    authFailure(reason: string): void { inc(authFailures, reason); },
+    rateLimited(): void { rateLimited++; },
+    rpcRequest(method: string, outcome: string): void { inc(rpc, `${method}\u0000${outcome}`); },
+    rpcErrorCounts(): { errors: number; total: number } {
+      let errors = 0, total = 0;
+      for (const [k, v] of rpc) { total += v; if (!k.endsWith("\u0000ok")) errors += v; }
+      return { errors, total };
+    },
+    render(g: GaugeSource): string {
+      const out: string[] = [];
+      const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+      const head = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+      head("caledger_http_requests_total", "counter", "HTTP requests by method, route template and status.");
+      for (const [k, v] of requests) {
+        const [m, r, s] = k.split("\u0000");
+        out.push(`caledger_http_requests_total{method="${esc(m!)}",route="${esc(r!)}",status="${s}"} ${v}`);
+      }
+      head("caledger_http_request_duration_seconds", "histogram", "HTTP request duration by method and route template.");
+      for (const [k, h] of durations) {
+        const [m, r] = k.split("\u0000");
+        const l = `method="${esc(m!)}",route="${esc(r!)}"`;
+        buckets.forEach((b, i) => out.push(`caledger_http_request_duration_seconds_bucket{${l},le="${b}"} ${h.counts[i]}`));
+        out.push(`caledger_http_request_duration_seconds_bucket{${l},le="+Inf"} ${h.count}`);
+        out.push(`caledger_http_request_duration_seconds_sum{${l}} ${h.sum}`);
+        out.push(`caledger_http_request_duration_seconds_count{${l}} ${h.count}`);
+      }
+      head("caledger_auth_failures_total", "counter", "Refused authentication attempts by reason.");
+      for (const [k, v] of authFailures) out.push(`caledger_auth_failures_total{reason="${esc(k)}"} ${v}`);
+      head("caledger_rate_limited_total", "counter", "Requests refused by the per-key rate limit.");
+      out.push(`caledger_rate_limited_total ${rateLimited}`);
+      head("caledger_sync_jobs", "gauge", "Sync jobs by state.");
+      for (const [k, v] of Object.entries(g.syncJobs())) out.push(`caledger_sync_jobs{state="${esc(k)}"} ${v}`);
+      head("caledger_rpc_requests_total", "counter", "Solana RPC requests by method and outcome.");
+      for (const [k, v] of rpc) {
+        const [m, o] = k.split("\u0000");
+        out.push(`caledger_rpc_requests_total{method="${esc(m!)}",outcome="${esc(o!)}"} ${v}`);
+      }
+      head("caledger_issuer_records", "gauge", "Issuer corporate-action revisions stored.");
+      out.push(`caledger_issuer_records ${g.issuerRecords()}`);
+      head("caledger_actions", "gauge", "Booked corporate actions by type.");
+      for (const [k, v] of Object.entries(g.actionsByType())) out.push(`caledger_actions{type="${esc(k)}"} ${v}`);
+      const mem = process.memoryUsage();
+      head("caledger_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
+      out.push(`caledger_process_resident_memory_bytes ${mem.rss}`);
+      head("caledger_process_heap_used_bytes", "gauge", "JavaScript heap in use.");
+      out.push(`caledger_process_heap_used_bytes ${mem.heapUsed}`);
+      head("caledger_process_uptime_seconds", "gauge", "Seconds since the process started.");
+      out.push(`caledger_process_uptime_seconds ${((Date.now() - startedAt) / 1000).toFixed(3)}`);
+      return out.join("\n") + "\n";
+    },
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,52 @@
+// Every route of interface §4 with the scope it needs. Auth runs in onRequest, before body
+// parsing and validation (decisions §4 order), so it matches paths against this table itself;
+// a test checks the table and the registered routes agree.
+import type { Scope } from "../ledger/keys.ts";
+
+export interface RouteSpec { method: "GET" | "POST"; template: string; scope: Scope | null }
+
+export const routeTable: RouteSpec[] = [
+  { method: "GET", template: "/v1/health", scope: null },
+  { method: "GET", template: "/v1/openapi.json", scope: null },
+  { method: "GET", template: "/v1/assets", scope: "assets:read" },
+  { method: "POST", template: "/v1/wallets/sync", scope: "wallets:sync" },
+  { method: "GET", template: "/v1/wallets", scope: "ledger:read" },
+  { method: "GET", template: "/v1/wallets/:owner/status", scope: "ledger:read" },
+  { method: "GET", template: "/v1/portfolio", scope: "ledger:read" },
+  { method: "GET", template: "/v1/income", scope: "ledger:read" },
+  { method: "GET", template: "/v1/income/:id", scope: "ledger:read" },
+  { method: "GET", template: "/v1/journal", scope: "ledger:read" },
+  { method: "GET", template: "/v1/yield", scope: "ledger:read" },
+  { method: "GET", template: "/v1/export", scope: "ledger:read" },
+  { method: "GET", template: "/v1/ops/status", scope: "ops:read" },
+  { method: "GET", template: "/v1/ops/metrics", scope: "ops:read" },
+  { method: "GET", template: "/v2/taxonomy", scope: "assets:read" },
+  { method: "GET", template: "/v2/actions", scope: "ledger:read" },
+  { method: "GET", template: "/v2/actions/:id", scope: "ledger:read" },
+  { method: "GET", template: "/v2/instruments/:mint/lineage", scope: "assets:read" },
+];
+
+interface Compiled { re: RegExp; specs: RouteSpec[]; template: string }
+
+const compiled: Compiled[] = (() => {
+  const byTemplate = new Map<string, RouteSpec[]>();
+  for (const r of routeTable) byTemplate.set(r.template, [...(byTemplate.get(r.template) ?? []), r]);
+  return [...byTemplate.entries()].map(([template, specs]) => ({
+    template,
+    specs,
+    re: new RegExp("^" + template.replace(/\./g, "\\.").replace(/:[a-z]+/g, "[^/]+") + "/?$"),
+  }));
+})();
+
+export type RouteMatch = { kind: "route"; spec: RouteSpec } | { kind: "method_not_allowed"; template: string; allow: string[] } | { kind: "none" };
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  for (const c of compiled) {
+    if (!c.re.test(path)) continue;
+    const m = method === "HEAD" ? "GET" : method;
+    const spec = c.specs.find((s) => s.method === m);
+    if (spec) return { kind: "route", spec };
+    return { kind: "method_not_allowed", template: c.template, allow: c.specs.map((s) => s.method) };
+  }
+  return { kind: "none" };
+}

@@ -1,0 +1,30 @@
+// What every wallet-scoped route checks after validation: the owner is a real address, and
+// this tenant registered it. Another tenant's wallet reads exactly like an unknown one.
+import { isAddress } from "@solana/kit";
+import type { KeyPrincipal } from "../../ledger/keys.ts";
+import { isRegistered } from "../../ledger/queries/common.ts";
+import type { AppContext } from "../app.ts";
+import { ApiFailure } from "../errors.ts";
+
+export function principalOf(ctx: AppContext, request: Request): KeyPrincipal {
+  const p = ctx.states.get(request)?.principal;
+  if (!p) throw new Error("route reached without a principal"); // auth runs first; this is a bug
+  return p;
+}
+
+export function checkOwner(owner: string): void {
+  if (!isAddress(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
+}
+
+export function registeredOwner(ctx: AppContext, request: Request, owner: string): KeyPrincipal {
+  const p = principalOf(ctx, request);
+  checkOwner(owner);
+  if (!isRegistered(ctx.ledger.sqlite, p.tenantId, owner)) {
+    throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
+  }
+  return p;
+}
+
+export function paging(query: { limit?: number; offset?: number }) {
+  return { limit: query.limit ?? 50, offset: query.offset ?? 0 };
+}

@@ -1,0 +1,172 @@
+// v1 routes (interface §4). Each handler validates, checks the tenant, and reads one read model.
+import { Elysia, status } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import * as S from "../../../schemas/index.ts";
+import { actionQueries } from "../../ledger/queries/actions.ts";
+import { listAssets } from "../../ledger/queries/assets.ts";
+import { journalQueries } from "../../ledger/queries/journal.ts";
+import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
+import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
+import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
+import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
+import type { AppContext } from "../app.ts";
+import { toCsv } from "../csv.ts";
+import { ApiFailure } from "../errors.ts";
+import { keyed } from "../openapi.ts";
+import { checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
+import { incomeDetail } from "./income-detail.ts";
+
+export const maxExportRows = 100_000;
+
+/** The error responses every keyed route may give, plus the route's own. */
+export function keyedResponses<T extends TSchema, E extends Record<number, TSchema> = {}>(ok: T, extra?: E) {
+  return { ...keyedErrors, 200: ok, ...(extra as E) };
+}
+const keyedErrors = { 401: S.errors[401], 403: S.errors[403], 429: S.errors[429], 500: S.errors[500], 503: S.errors[503] };
+const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
+
+export function v1Routes(ctx: AppContext) {
+  const sqlite = ctx.ledger.sqlite;
+  const actions = actionQueries(sqlite);
+  const journal = journalQueries(sqlite);
+  const portfolio = portfolioQueries(sqlite);
+  const gauges = gaugeSource(sqlite);
+
+  return new Elysia({ name: "v1", normalize: false })
+    .get(
+      "/v1/health",
+      () => {
+        sqlite.query("SELECT 1").get(); // a database that cannot be read answers 503 through onError
+        return { status: "ok" as const, version: ctx.version, dataset: ctx.dataset() };
+      },
+      { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
+    )
+    .get("/v1/assets", () => ({ assets: listAssets(sqlite) }), {
+      response: keyedResponses(S.AssetsResponse),
+      detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read"),
+    })
+    .post(
+      "/v1/wallets/sync",
+      ({ body, request }) => {
+        const p = principalOf(ctx, request);
+        checkOwner(body.owner);
+        try {
+          const r = registerAndEnqueue(sqlite, p.tenantId, p.maxWallets, body.owner);
+          return status(202, { owner: body.owner, ...r });
+        } catch (e) {
+          if (e instanceof QuotaExceeded) throw new ApiFailure("wallet_quota_exceeded", e.message);
+          throw e;
+        }
+      },
+      {
+        body: S.SyncRequestBody,
+        response: { ...keyedErrors, 202: S.SyncRequestResponse, 400: S.errors[400], 413: S.errors[413] },
+        detail: keyed("wallets", "Register a wallet and queue a sync", "wallets:sync", "Answers 202. A second request while a sync is queued or running answers job `already_pending`."),
+      },
+    )
+    .get(
+      "/v1/wallets",
+      ({ request }) => {
+        const p = principalOf(ctx, request);
+        return { tenant: p.tenant, maxWallets: p.maxWallets, wallets: listWallets(sqlite, p.tenantId) };
+      },
+      { response: keyedResponses(S.WalletsResponse), detail: keyed("wallets", "Wallets this tenant registered", "ledger:read") },
+    )
+    .get(
+      "/v1/wallets/:owner/status",
+      ({ params, request }) => {
+        const p = registeredOwner(ctx, request, params.owner);
+        const s = walletStatus(sqlite, p.tenantId, params.owner);
+        if (!s) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant.");
+        return s;
+      },
+      { params: S.OwnerParams, response: keyedResponses(S.SyncStatusResponse, walletErrors), detail: keyed("wallets", "Sync status of a wallet", "ledger:read") },
+    )
+    .get(
+      "/v1/portfolio",
+      ({ query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(query.owner) };
+      },
+      { query: S.OwnerQuery, response: keyedResponses(S.Portfolio, walletErrors), detail: keyed("ledger", "Positions, income totals and unclassified adjustments", "ledger:read") },
+    )
+    .get(
+      "/v1/income",
+      ({ query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), ...actions.incomeList(query.owner, paging(query)) };
+      },
+      { query: S.PagedOwnerQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
+    )
+    .get(
+      "/v1/income/:id",
+      ({ params, query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        const d = actions.incomeDetail(query.owner, params.id);
+        if (!d) throw new ApiFailure("not_found", "No income entry with this id for this owner.");
+        return incomeDetail(d, ctx.dataset());
+      },
+      { params: S.IncomeParams, query: S.OwnerQuery, response: keyedResponses(S.IncomeDetail, walletErrors), detail: keyed("ledger", "One income entry with its chain block, evidence and journal", "ledger:read") },
+    )
+    .get(
+      "/v1/journal",
+      ({ query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(query.owner, paging(query)) };
+      },
+      { query: S.PagedOwnerQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read") },
+    )
+    .get(
+      "/v1/yield",
+      ({ query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.yield(query.owner) };
+      },
+      { query: S.OwnerQuery, response: keyedResponses(S.YieldResponse, walletErrors), detail: keyed("ledger", "Yield per position and window", "ledger:read") },
+    )
+    .get(
+      "/v1/export",
+      ({ query, request, set }) => {
+        registeredOwner(ctx, request, query.owner);
+        const dataset = query.dataset ?? "journal";
+        const label = ctx.dataset().kind;
+        let csv: string;
+        if (dataset === "journal") {
+          const rows = journal.all(query.owner, maxExportRows);
+          if (rows.length > maxExportRows) throw tooLarge();
+          const cols = ["id", "owner", "actionId", "entryType", "reversesId", "mint", "symbol", "kind", "unitsDelta", "principalUnitsDelta", "incomeUnits", "usd", "effectiveAt", "changeReason", "evidenceSha256", "createdAt"] as const;
+          csv = toCsv(["dataset", ...cols], rows.map((r) => [label, ...cols.map((c) => r[c])]));
+        } else {
+          const page = actions.incomeList(query.owner, { limit: maxExportRows + 1, offset: 0 });
+          if (page.entries.length > maxExportRows) throw tooLarge();
+          const cols = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "headline", "evidenceSha256"] as const;
+          csv = toCsv(["dataset", ...cols], page.entries.map((e: Record<string, unknown>) => [label, ...cols.map((c) => e[c])]));
+        }
+        set.headers["content-type"] = "text/csv; charset=utf-8";
+        set.headers["content-disposition"] = `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${new Date().toISOString().slice(0, 10)}.csv"`;
+        return csv;
+      },
+      {
+        query: S.ExportQuery,
+        response: keyedResponses(S.CsvText, { ...walletErrors, 422: S.errors[422] }),
+        detail: { ...keyed("ledger", "CSV export of the journal or the income entries", "ledger:read"), responses: { 200: { description: "CSV", content: { "text/csv": { schema: { type: "string" } } } } } },
+      },
+    )
+    .get(
+      "/v1/ops/status",
+      () => opsStatus(sqlite, { issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
+      { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
+    )
+    .get(
+      "/v1/ops/metrics",
+      ({ set }) => {
+        set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
+        return ctx.metrics.render(gauges);
+      },
+      { response: keyedResponses(S.MetricsText), detail: keyed("ops", "Prometheus metrics", "ops:read") },
+    );
+}
+
+function tooLarge() {
+  return new ApiFailure("export_too_large", `The export is over ${maxExportRows} rows; page through /v1/journal or /v1/income with limit and offset instead.`);
+}

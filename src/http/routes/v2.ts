@@ -1,0 +1,62 @@
+// v2 routes: taxonomy, actions (list and detail) and instrument lineage.
+import { Elysia } from "elysia";
+import * as S from "../../../schemas/index.ts";
+import { actionQueries } from "../../ledger/queries/actions.ts";
+import { instrumentQueries } from "../../ledger/queries/instruments.ts";
+import { actionSummary } from "../../ledger/projections.ts";
+import type { AppContext } from "../app.ts";
+import { ApiFailure } from "../errors.ts";
+import { keyed } from "../openapi.ts";
+import { paging, registeredOwner } from "./guard.ts";
+import { keyedResponses } from "./v1.ts";
+
+export function v2Routes(ctx: AppContext) {
+  const sqlite = ctx.ledger.sqlite;
+  const actions = actionQueries(sqlite);
+  const instruments = instrumentQueries(sqlite);
+  const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
+
+  return new Elysia({ name: "v2", normalize: false })
+    .get("/v2/taxonomy", () => ({ types: instruments.taxonomy() }), {
+      response: keyedResponses(S.TaxonomyResponse),
+      detail: keyed("v2", "All 18 action types with treatment and validation computed from this ledger", "assets:read"),
+    })
+    .get(
+      "/v2/actions",
+      ({ query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), ...actions.list(query.owner, paging(query)) };
+      },
+      { query: S.ActionsQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
+    )
+    .get(
+      "/v2/actions/:id",
+      ({ params, query, request }) => {
+        registeredOwner(ctx, request, query.owner);
+        const d = actions.detail(query.owner, params.id);
+        if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
+        const a = d.action;
+        return {
+          ...actionSummary(a),
+          dataset: ctx.dataset(),
+          decimals: a.decimals, unitsBefore: a.unitsBefore, unitsAfter: a.unitsAfter, rawBalance: a.rawBalance, incomeUnits: a.incomeUnits,
+          lifecycle: a.lifecycle, timestamps: a.timestamps,
+          chain: { signature: a.chain.signature, slot: a.chain.slot, blockTime: a.chain.blockTime, multiplierOld: a.chain.multiplierOld, multiplierNew: a.chain.multiplierNew, scheduledAt: a.chain.scheduledAt, effectiveAt: a.chain.effectiveAt, updateSignature: a.chain.updateSignature },
+          matched: a.matched,
+          revisions: a.revisions,
+          journal: d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt })),
+          lineageLink: a.lineageLink,
+        };
+      },
+      { params: S.ActionParams, query: S.ActionDetailQuery, response: keyedResponses(S.ActionDetail, walletErrors), detail: keyed("v2", "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal", "ledger:read") },
+    )
+    .get(
+      "/v2/instruments/:mint/lineage",
+      ({ params }) => {
+        const l = instruments.lineage(params.mint);
+        if (!l) throw new ApiFailure("not_found", "No instrument with this mint.");
+        return { mint: l.mint, symbol: l.symbol, dataset: ctx.dataset(), identities: l.identities, links: l.links, basisNowSits: l.basisNowSits };
+      },
+      { params: S.MintParams, response: keyedResponses(S.LineageResponse, { 404: S.errors[404] }), detail: keyed("v2", "Identities of an instrument, links between them, and where the first identity's basis sits", "assets:read") },
+    );
+}

@@ -1,0 +1,110 @@
+// API keys and tenants. A key is shown once at creation; only its SHA-256 is stored. Lookups
+// go by the hash (an index) and then compare digests in constant time.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Database } from "bun:sqlite";
+
+export const allScopes = ["assets:read", "ledger:read", "wallets:sync", "ops:read"] as const;
+export type Scope = (typeof allScopes)[number];
+export const defaultScopes: Scope[] = ["assets:read", "ledger:read"];
+
+export const keyPattern = /^cal_[A-Za-z0-9_-]{43}$/;
+export const tenantSlugPattern = /^[a-z0-9][a-z0-9-]{1,39}$/;
+
+export class KeyError extends Error {
+  constructor(message: string, readonly usage = false) { super(message); }
+}
+
+export function parseScopes(list: string | undefined): Scope[] {
+  if (list === undefined || list.trim() === "") return [...defaultScopes];
+  const scopes = [...new Set(list.split(",").map((s) => s.trim()).filter(Boolean))];
+  for (const s of scopes) {
+    if (!(allScopes as readonly string[]).includes(s)) throw new KeyError(`unknown scope ${JSON.stringify(s)}; scopes are ${allScopes.join(", ")}`, true);
+  }
+  if (scopes.length === 0) throw new KeyError("at least one scope is needed", true);
+  return scopes as Scope[];
+}
+
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+const base32 = "abcdefghijklmnopqrstuvwxyz234567";
+function newKeyId(): string {
+  const bytes = randomBytes(12);
+  let id = "key_";
+  for (const b of bytes) id += base32[b & 31];
+  return id;
+}
+
+export interface CreatedKey { id: string; key: string; name: string; tenant: string; scopes: Scope[]; createdAt: string }
+
+export function ensureTenant(sqlite: Database, slug: string, maxWallets = 100, now = new Date()): number {
+  if (!tenantSlugPattern.test(slug)) throw new KeyError(`tenant slug ${JSON.stringify(slug)} must match ${tenantSlugPattern.source}`, true);
+  sqlite.query("INSERT INTO tenants (slug, max_wallets, created_at) VALUES (?, ?, ?) ON CONFLICT(slug) DO NOTHING").run(slug, maxWallets, now.toISOString());
+  return (sqlite.query("SELECT id FROM tenants WHERE slug = ?").get(slug) as { id: number }).id;
+}
+
+export function createKey(sqlite: Database, input: { name: string; tenant: string; scopes?: Scope[] }, now = new Date()): CreatedKey {
+  const name = input.name.trim();
+  if (!name || name.length > 100) throw new KeyError("key name must be 1 to 100 characters", true);
+  const scopes = input.scopes ?? [...defaultScopes];
+  const key = "cal_" + randomBytes(32).toString("base64url");
+  const id = newKeyId();
+  const createdAt = now.toISOString();
+  sqlite.transaction(() => {
+    const tenantId = ensureTenant(sqlite, input.tenant, undefined, now);
+    sqlite
+      .query("INSERT INTO api_keys (id, tenant_id, name, prefix, key_sha256, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(id, tenantId, name, key.slice(0, 12), hashKey(key), scopes.join(","), createdAt);
+  }).immediate();
+  return { id, key, name, tenant: input.tenant, scopes, createdAt };
+}
+
+export interface KeyListing { id: string; prefix: string; tenant: string; name: string; scopes: Scope[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; revoked: boolean }
+
+export function listKeys(sqlite: Database, tenant?: string): KeyListing[] {
+  const rows = sqlite
+    .query(
+      `SELECT k.id, k.prefix, t.slug AS tenant, k.name, k.scopes, k.created_at, k.last_used_at, k.revoked_at
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+       WHERE (?1 IS NULL OR t.slug = ?1) ORDER BY k.created_at, k.id`,
+    )
+    .all(tenant ?? null) as { id: string; prefix: string; tenant: string; name: string; scopes: string; created_at: string; last_used_at: string | null; revoked_at: string | null }[];
+  return rows.map((r) => ({
+    id: r.id, prefix: r.prefix, tenant: r.tenant, name: r.name, scopes: r.scopes.split(",") as Scope[],
+    createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at, revoked: r.revoked_at !== null,
+  }));
+}
+
+/** Revokes a key; false when the id is unknown or already revoked. */
+export function revokeKey(sqlite: Database, id: string, now = new Date()): boolean {
+  const res = sqlite.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now.toISOString(), id);
+  return res.changes === 1;
+}
+
+export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; maxWallets: number; scopes: Scope[] }
+
+/**
+ * Prepares the lookup used on every request. It reads the database each time, so a revocation
+ * made by the CLI in another process takes effect on the next request.
+ */
+export function keyLookup(sqlite: Database) {
+  const byHash = sqlite.query(
+    `SELECT k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug, t.max_wallets
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`,
+  );
+  const touch = sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
+  return (key: string, now = new Date()): KeyPrincipal | null => {
+    if (!keyPattern.test(key)) return null;
+    const digest = hashKey(key);
+    const row = byHash.get(digest) as { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string; max_wallets: number } | null;
+    // The index finds the row; the digest comparison is still constant-time so timing says nothing.
+    const expected = Buffer.from(row?.key_sha256 ?? "0".repeat(64), "hex");
+    const ok = timingSafeEqual(Buffer.from(digest, "hex"), expected) && row !== null && row.revoked_at === null;
+    if (!ok || !row) return null;
+    // last_used_at is kept at minute precision so a busy key does not write on every request.
+    const minute = new Date(Math.floor(now.getTime() / 60000) * 60000).toISOString();
+    try { touch.run(minute, row.id, minute); } catch { /* a locked database must not fail a read */ }
+    return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, maxWallets: row.max_wallets, scopes: row.scopes.split(",") as Scope[] };
+  };
+}

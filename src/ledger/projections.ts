@@ -1,0 +1,26 @@
+// What each read model shows of an engine ActionRecord. Computed once, when the action is
+// written, so list reads only load stored JSON.
+import type { ActionRecord } from "../domain/types.ts";
+
+export function actionSummary(a: ActionRecord) {
+  return {
+    id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,
+    quantityDisplay: a.quantityDisplay, usd: a.usd, effectiveAt: a.effectiveAt, lifecycle: { state: a.lifecycle.state },
+    validation: a.validation, evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
+    distributedFraction: a.distributedFraction, proceedsUsd: a.proceedsUsd, underlying: a.underlying, refundNote: a.refundNote,
+    retentionRate: a.retentionRate, warnings: a.warnings, reason: a.reason, splitFactor: a.splitFactor,
+  };
+}
+export type ActionSummary = ReturnType<typeof actionSummary>;
+
+/** v1 shows only what the chain did: an action that is only announced has no v1 entry. */
+export function v1Entry(a: ActionRecord) {
+  if (a.transitionKey === null || a.effectiveAt === null) return null;
+  if (a.lifecycle.state === "superseded" || a.lifecycle.state === "confirmed" || a.lifecycle.state === "reversed") return null;
+  return {
+    id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, kind: a.v1.kind, splitFactor: a.v1.splitFactor,
+    headline: a.v1.headline, reasons: a.v1.reasons, effectiveAt: a.effectiveAt, quantityDisplay: a.quantityDisplay,
+    incomeUnits: a.incomeUnits, usd: a.treatment === "income" ? a.usd : null, warnings: a.warnings, evidenceSha256: a.evidenceSha256,
+  };
+}
+export type V1Entry = NonNullable<ReturnType<typeof v1Entry>>;

@@ -1,0 +1,39 @@
+// v2 action reads (and the v1 income reads, which show the same rows as kinds).
+import type { Database } from "bun:sqlite";
+import type { ActionRecord } from "../../domain/types.ts";
+import { nextOffset, type Page } from "./common.ts";
+import { journalForAction } from "./journal.ts";
+
+export function actionQueries(sqlite: Database) {
+  const count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
+  const page = sqlite.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+  const one = sqlite.query("SELECT payload FROM actions WHERE owner = ? AND id = ?");
+  const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL");
+  const v1Page = sqlite.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+  const v1One = sqlite.query("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL");
+  const journal = journalForAction(sqlite);
+
+  return {
+    list(owner: string, p: Page) {
+      const total = (count.get(owner) as { n: number }).n;
+      const rows = page.all(owner, p.limit, p.offset) as { summary: string }[];
+      return { actions: rows.map((r) => JSON.parse(r.summary)), total, nextOffset: nextOffset(p, rows.length, total) };
+    },
+    detail(owner: string, id: string) {
+      const row = one.get(owner, id) as { payload: string } | null;
+      if (!row) return null;
+      const a = JSON.parse(row.payload) as ActionRecord;
+      return { action: a, journal: journal(owner, id) };
+    },
+    incomeList(owner: string, p: Page) {
+      const total = (v1Count.get(owner) as { n: number }).n;
+      const rows = v1Page.all(owner, p.limit, p.offset) as { v1_entry: string }[];
+      return { entries: rows.map((r) => JSON.parse(r.v1_entry)), total, nextOffset: nextOffset(p, rows.length, total) };
+    },
+    incomeDetail(owner: string, id: string) {
+      const row = v1One.get(owner, id) as { v1_entry: string; payload: string } | null;
+      if (!row) return null;
+      return { entry: JSON.parse(row.v1_entry), action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Helpers the read models share: the dataset label, registration checks, paging.
+import type { Database } from "bun:sqlite";
+import type { DatasetLabel } from "../../../schemas/common.ts";
+
+export function readDatasetLabel(sqlite: Database): DatasetLabel | null {
+  const row = sqlite.query("SELECT kind, description FROM dataset_label WHERE id = 1").get() as DatasetLabel | null;
+  return row ? { kind: row.kind, description: row.description } : null;
+}
+
+/** The label of a data dir that has none yet: live data is `mainnet` until a demo says otherwise. */
+export function datasetLabelOrDefault(sqlite: Database): DatasetLabel {
+  return readDatasetLabel(sqlite) ?? { kind: "mainnet", description: null };
+}
+
+export function writeDatasetLabel(sqlite: Database, label: DatasetLabel, now = new Date()): void {
+  sqlite.query("INSERT INTO dataset_label (id, kind, description, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING").run(label.kind, label.description, now.toISOString());
+}
+
+export function isRegistered(sqlite: Database, tenantId: number, owner: string): boolean {
+  return sqlite.query("SELECT 1 FROM tenant_wallets WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) !== null;
+}
+
+export interface Page { limit: number; offset: number }
+
+export function nextOffset(page: Page, returned: number, total: number): number | null {
+  const next = page.offset + returned;
+  return returned > 0 && next < total ? next : null;
+}
+
+export function parsePayload<T>(payload: string): T {
+  return JSON.parse(payload) as T;
+}

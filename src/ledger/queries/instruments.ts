@@ -1,0 +1,33 @@
+// Taxonomy (always all 18 types, validation from the stored census) and lineage reads.
+import type { Database } from "bun:sqlite";
+import { computeCensus } from "../../domain/taxonomy.ts";
+import type { LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
+
+export function instrumentQueries(sqlite: Database) {
+  const census = sqlite.query("SELECT payload FROM taxonomy_census");
+  const lineage = sqlite.query("SELECT payload FROM lineage WHERE mint = ?");
+  const instrument = sqlite.query("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?");
+  return {
+    taxonomy(): TaxonomyEntry[] {
+      const stored = new Map((census.all() as { payload: string }[]).map((r) => {
+        const e = JSON.parse(r.payload) as TaxonomyEntry;
+        return [e.type, e] as const;
+      }));
+      // A fresh ledger has no census yet: the empty census still lists every type.
+      return computeCensus([]).map((empty) => stored.get(empty.type) ?? empty);
+    },
+    lineage(mint: string): (LineageRecord & { symbol: string | null }) | null {
+      const row = lineage.get(mint) as { payload: string } | null;
+      const inst = instrument.get(mint) as { symbol: string; underlying: string | null; isin: string | null; updated_at: string } | null;
+      if (row) return { ...(JSON.parse(row.payload) as LineageRecord), symbol: inst?.symbol ?? null };
+      if (!inst) return null;
+      // Known instrument with no recorded change of identity: its one identity holds all basis.
+      return {
+        mint, symbol: inst.symbol,
+        identities: [{ symbol: inst.symbol, underlying: inst.underlying, isin: inst.isin, validFrom: null }],
+        links: [],
+        basisNowSits: [{ holding: inst.symbol, kind: "position", fraction: "1" }],
+      };
+    },
+  };
+}

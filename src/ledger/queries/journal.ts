@@ -1,0 +1,40 @@
+import type { Database } from "bun:sqlite";
+import { nextOffset, type Page } from "./common.ts";
+
+interface JournalRow {
+  id: number; owner: string; action_id: string; entry_type: "recognition" | "reversal"; reverses_id: number | null; mint: string;
+  symbol: string | null; kind: string; units_delta: string; principal_units_delta: string; income_units: string; usd: string | null;
+  effective_at: string; change_reason: string | null; evidence_sha256: string; created_at: string;
+}
+
+export function journalEntry(r: JournalRow) {
+  return {
+    id: r.id, owner: r.owner, actionId: r.action_id, entryType: r.entry_type, reversesId: r.reverses_id, mint: r.mint, symbol: r.symbol,
+    kind: r.kind, unitsDelta: r.units_delta, principalUnitsDelta: r.principal_units_delta, incomeUnits: r.income_units, usd: r.usd,
+    effectiveAt: r.effective_at, changeReason: r.change_reason, evidenceSha256: r.evidence_sha256, createdAt: r.created_at,
+  };
+}
+
+const columns = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
+
+export function journalQueries(sqlite: Database) {
+  const count = sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?");
+  const page = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? ORDER BY id DESC LIMIT ? OFFSET ?`);
+  const all = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? ORDER BY id DESC LIMIT ?`);
+  return {
+    list(owner: string, p: Page) {
+      const total = (count.get(owner) as { n: number }).n;
+      const rows = page.all(owner, p.limit, p.offset) as JournalRow[];
+      return { entries: rows.map(journalEntry), total, nextOffset: nextOffset(p, rows.length, total) };
+    },
+    /** Whole journal for an export, newest first; `max + 1` rows so the caller can refuse an oversize export. */
+    all(owner: string, max: number) {
+      return (all.all(owner, max + 1) as JournalRow[]).map(journalEntry);
+    },
+  };
+}
+
+export function journalForAction(sqlite: Database) {
+  const q = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
+  return (owner: string, actionId: string) => (q.all(owner, actionId) as JournalRow[]).map(journalEntry);
+}

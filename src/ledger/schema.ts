@@ -1,0 +1,280 @@
+// The ledger's tables. Times are ISO-8601 UTC text; exact numbers (raw amounts, multipliers,
+// USD) are TEXT decimals so no float ever touches them. Tables that hold evidence or the
+// journal are append-only: migrations add triggers that refuse UPDATE and DELETE on them.
+import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// ---- tenants, keys, wallets --------------------------------------------------------------
+
+export const tenants = sqliteTable("tenants", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  slug: text("slug").notNull().unique(),
+  maxWallets: integer("max_wallets").notNull().default(100),
+  createdAt: text("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(), // key_ + 12 base32
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(), // first 12 characters of the key, for recognition only
+    keySha256: text("key_sha256").notNull().unique(),
+    scopes: text("scopes").notNull(), // comma-separated
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("api_keys_tenant").on(t.tenantId)],
+);
+
+export const tenantWallets = sqliteTable(
+  "tenant_wallets",
+  {
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    owner: text("owner").notNull(),
+    registeredAt: text("registered_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.owner] }), index("tenant_wallets_owner").on(t.owner)],
+);
+
+// One job row per tenant × wallet: a tenant's sync status never reveals another tenant's
+// requests. The chain data the jobs fetch is shared (it is public), the jobs are not.
+export const syncJobs = sqliteTable(
+  "sync_jobs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    owner: text("owner").notNull(),
+    status: text("status").notNull(), // queued | running | complete | partial | failed
+    requestedAt: text("requested_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+    leaseUntil: text("lease_until"),
+    attempts: integer("attempts").notNull().default(0),
+    nextRetryAt: text("next_retry_at"),
+    phase: text("phase"),
+    progressDone: integer("progress_done").notNull().default(0),
+    progressTotal: integer("progress_total").notNull().default(0),
+    transactionsFetched: integer("transactions_fetched").notNull().default(0),
+    gaps: text("gaps").notNull().default("[]"), // JSON array of {address, reason}
+    error: text("error"),
+  },
+  (t) => [uniqueIndex("sync_jobs_tenant_owner").on(t.tenantId, t.owner), index("sync_jobs_status").on(t.status)],
+);
+
+// ---- observations (append-only) --------------------------------------------------------
+
+export const instruments = sqliteTable("instruments", {
+  mint: text("mint").primaryKey(),
+  symbol: text("symbol").notNull(),
+  name: text("name"),
+  underlying: text("underlying"),
+  isin: text("isin"),
+  decimals: integer("decimals"),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const issuerRevisions = sqliteTable(
+  "issuer_revisions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: text("event_id").notNull(),
+    version: integer("version").notNull(),
+    symbol: text("symbol").notNull(),
+    payload: text("payload").notNull(), // canonical JSON (RFC 8785) of the record as received
+    payloadSha256: text("payload_sha256").notNull(),
+    edited: integer("edited", { mode: "boolean" }).notNull().default(false),
+    ingestedAt: text("ingested_at").notNull(),
+  },
+  (t) => [uniqueIndex("issuer_revisions_hash").on(t.eventId, t.version, t.payloadSha256), index("issuer_revisions_symbol").on(t.symbol)],
+);
+
+export const issuerRejections = sqliteTable("issuer_rejections", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  source: text("source").notNull(),
+  payload: text("payload").notNull(),
+  reason: text("reason").notNull(),
+  receivedAt: text("received_at").notNull(),
+});
+
+export const mintStates = sqliteTable(
+  "mint_states",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    mint: text("mint").notNull(),
+    slot: integer("slot").notNull(),
+    decimals: integer("decimals").notNull(),
+    authority: text("authority"),
+    multiplier: text("multiplier").notNull(), // f64 as its shortest round-trip string
+    newMultiplier: text("new_multiplier").notNull(),
+    newMultiplierEffectiveTs: integer("new_multiplier_effective_ts").notNull(),
+    observedAt: integer("observed_at").notNull(),
+  },
+  (t) => [uniqueIndex("mint_states_mint_slot").on(t.mint, t.slot)],
+);
+
+export const multiplierUpdates = sqliteTable(
+  "multiplier_updates",
+  {
+    signature: text("signature").notNull(),
+    ixIndex: integer("ix_index").notNull(),
+    mint: text("mint").notNull(),
+    slot: integer("slot").notNull(),
+    blockTime: integer("block_time").notNull(),
+    multiplier: text("multiplier").notNull(),
+    effectiveTs: integer("effective_ts").notNull(),
+    authority: text("authority").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.signature, t.ixIndex] }), index("multiplier_updates_mint").on(t.mint)],
+);
+
+export const tokenAccounts = sqliteTable(
+  "token_accounts",
+  {
+    address: text("address").primaryKey(),
+    owner: text("owner").notNull(),
+    mint: text("mint").notNull(),
+    rawBalance: text("raw_balance").notNull(),
+    slot: integer("slot").notNull(),
+  },
+  (t) => [index("token_accounts_owner").on(t.owner)],
+);
+
+export const balanceChanges = sqliteTable(
+  "balance_changes",
+  {
+    signature: text("signature").notNull(),
+    tokenAccount: text("token_account").notNull(),
+    owner: text("owner").notNull(),
+    mint: text("mint").notNull(),
+    slot: integer("slot").notNull(),
+    blockTime: integer("block_time").notNull(),
+    preRaw: text("pre_raw").notNull(),
+    postRaw: text("post_raw").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner)],
+);
+
+export const syncCursors = sqliteTable("sync_cursors", {
+  address: text("address").primaryKey(),
+  newestSignature: text("newest_signature"),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const walletGaps = sqliteTable(
+  "wallet_gaps",
+  {
+    owner: text("owner").notNull(),
+    address: text("address").notNull(),
+    reason: text("reason").notNull(),
+    recordedAt: text("recorded_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.address] })],
+);
+
+// ---- the engine's output ----------------------------------------------------------------
+
+// The current classification of each wallet × chain transition. Rebooking replaces the row's
+// payload; the history of what was booked lives in the append-only journal below.
+export const actions = sqliteTable(
+  "actions",
+  {
+    id: text("id").primaryKey(),
+    owner: text("owner").notNull(),
+    mint: text("mint").notNull(),
+    type: text("type").notNull(),
+    treatment: text("treatment").notNull(),
+    state: text("state").notNull(),
+    effectiveAt: text("effective_at").notNull(),
+    usd: text("usd"),
+    payload: text("payload").notNull(), // canonical JSON of the engine's ActionRecord
+    summary: text("summary").notNull(), // JSON of the v2 list item, projected at write time
+    v1Entry: text("v1_entry"), // JSON of the v1 income entry; null when v1 does not show it
+    payloadSha256: text("payload_sha256").notNull(),
+    evidenceSha256: text("evidence_sha256").notNull(),
+    firstObservedActiveAt: text("first_observed_active_at"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("actions_owner_effective").on(t.owner, t.effectiveAt)],
+);
+
+// Append-only (triggers). Each wallet × action gets a recognition; a change of evidence
+// appends a reversal of the standing entry and a new recognition, with a change reason.
+export const journal = sqliteTable(
+  "journal",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    owner: text("owner").notNull(),
+    actionId: text("action_id").notNull(),
+    entryType: text("entry_type").notNull(), // recognition | reversal
+    reversesId: integer("reverses_id"),
+    mint: text("mint").notNull(),
+    symbol: text("symbol"),
+    type: text("type").notNull(),
+    treatment: text("treatment").notNull(),
+    kind: text("kind").notNull(), // v1 kind
+    unitsDelta: text("units_delta").notNull(),
+    principalUnitsDelta: text("principal_units_delta").notNull(),
+    incomeUnits: text("income_units").notNull(),
+    usd: text("usd"),
+    factor: text("factor"),
+    effectiveAt: text("effective_at").notNull(),
+    changeReason: text("change_reason"),
+    evidenceSha256: text("evidence_sha256").notNull(),
+    payload: text("payload").notNull(), // canonical JSON of the booking
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("journal_owner").on(t.owner, t.id), index("journal_action").on(t.actionId)],
+);
+
+// Derived read models, rebuilt by each replay of a wallet.
+export const positions = sqliteTable(
+  "positions",
+  {
+    owner: text("owner").notNull(),
+    mint: text("mint").notNull(),
+    payload: text("payload").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.mint] })],
+);
+
+export const yields = sqliteTable(
+  "yields",
+  {
+    owner: text("owner").notNull(),
+    payload: text("payload").notNull(), // JSON array of the engine's yield records for the wallet
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner] })],
+);
+
+export const lineage = sqliteTable("lineage", {
+  mint: text("mint").primaryKey(),
+  payload: text("payload").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const taxonomyCensus = sqliteTable("taxonomy_census", {
+  type: text("type").primaryKey(),
+  payload: text("payload").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+// ---- settings ----------------------------------------------------------------------------
+
+export const datasetLabel = sqliteTable("dataset_label", {
+  id: integer("id").primaryKey(), // always 1
+  kind: text("kind").notNull(), // mainnet | synthetic
+  description: text("description"),
+  createdAt: text("created_at").notNull(),
+});
+
+export const feedStatus = sqliteTable("feed_status", {
+  name: text("name").primaryKey(), // issuer | mint_poll
+  lastSuccessAt: text("last_success_at"),
+  lastErrorAt: text("last_error_at"),
+  lastError: text("last_error"),
+  updatedAt: text("updated_at").notNull(),
+});

@@ -1,0 +1,51 @@
+// Starts the server (and, with --demo, prepares the synthetic demo ledger first).
+import { loadConfig, type Config } from "./config.ts";
+import { openLedger, type Ledger } from "./ledger/db.ts";
+import { createKey } from "./ledger/keys.ts";
+import { readDatasetLabel } from "./ledger/queries/common.ts";
+import { createLogger } from "./log.ts";
+import { createApp } from "./http/app.ts";
+import { version } from "./version.ts";
+import { loadDemo } from "./demo/load.ts";
+
+export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
+
+export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
+  const config = loadConfig(flags, opts.env ?? process.env);
+  const logger = createLogger(config.logLevel);
+  const ledger = openLedger(config.dataDir);
+  let demoKey: string | null = null;
+  if (opts.demo) demoKey = await prepareDemo(ledger);
+
+  const { app } = createApp({ ledger, config, logger, version });
+  app.listen({ port: config.port, hostname: config.host });
+  const port = app.server!.port!;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
+  if (demoKey && !opts.quiet) {
+    process.stdout.write(
+      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nTry:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/wallets'\n\n`,
+    );
+  }
+  return {
+    url, port, config, ledger,
+    async stop() {
+      await app.stop(false); // stop accepting; in-flight requests finish
+      ledger.close();
+    },
+  };
+}
+
+/**
+ * The demo never mixes with live data: a data dir that holds live data is refused. On an empty
+ * one it labels the ledger synthetic, loads the embedded demo and creates a demo key.
+ */
+async function prepareDemo(ledger: Ledger): Promise<string> {
+  const label = readDatasetLabel(ledger.sqlite);
+  const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
+  if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
+    throw new Error("this data dir holds live data; --demo needs an empty data dir (use --data-dir)");
+  }
+  await loadDemo(ledger);
+  return createKey(ledger.sqlite, { name: `demo-${Date.now()}`, tenant: "demo", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] }).key;
+}
