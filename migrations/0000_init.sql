@@ -216,6 +216,11 @@ CREATE TABLE `token_accounts` (
 );
 --> statement-breakpoint
 CREATE INDEX `token_accounts_owner` ON `token_accounts` (`owner`);--> statement-breakpoint
+CREATE TABLE `transitions_seen` (
+	`key` text PRIMARY KEY NOT NULL,
+	`first_observed_active_at` text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `wallet_gaps` (
 	`owner` text NOT NULL,
 	`address` text NOT NULL,

@@ -6,6 +6,6 @@ import m1 from "./0001_append_only.sql" with { type: "text" };
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
 export const embeddedMigrations: EmbeddedMigration[] = [
-  { tag: "0000_init", when: 1795305713919, sql: m0 },
-  { tag: "0001_append_only", when: 1795305714919, sql: m1 },
+  { tag: "0000_init", when: 1795305913220, sql: m0 },
+  { tag: "0001_append_only", when: 1795305914220, sql: m1 },
 ];

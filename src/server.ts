@@ -6,7 +6,7 @@ import { readDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { version } from "./version.ts";
-import { loadDemo } from "./demo/load.ts";
+import { demoOwners, loadDemo } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
@@ -24,7 +24,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
   if (demoKey && !opts.quiet) {
     process.stdout.write(
-      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nTry:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/wallets'\n\n`,
+      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nTry:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`,
     );
   }
   return {

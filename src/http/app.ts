@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps) {
         if (e.type === "response") {
           logger.error("response failed its schema", { requestId: state?.requestId, route: state?.route, detail: describeValidation(error) });
           res = errorResponse("internal_error", "The server failed to build a valid response.");
-        } else res = errorResponse("invalid_request", describeValidation(error));
+        } else res = errorResponse("invalid_request", describeValidation(error, new URL(request.url)));
       } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
       else if (isDatabaseUnavailable(error)) {

@@ -14,11 +14,17 @@ export function errorResponse(code: ErrorCode, message: string, headers: Record<
 }
 
 /** Names the failing parameter in a validation error, without echoing the value back. */
-export function describeValidation(err: unknown): string {
-  const e = err as { type?: string; valueError?: { path?: string; message?: string }; all?: { path?: string; message?: string }[] };
-  const first = e.valueError ?? e.all?.[0];
-  const where = e.type === "body" ? "body" : e.type === "params" ? "path" : e.type === "query" ? "query" : e.type === "headers" ? "header" : "request";
-  const path = (first?.path ?? "").replace(/^\//, "").replace(/\//g, ".");
-  const name = path ? `${where} parameter ${path}` : `the ${where}`;
-  return `Invalid ${name}: ${first?.message ?? "does not match the schema"}.`;
+export function describeValidation(err: unknown, url?: URL): string {
+  const e = err as { type?: string; value?: unknown; valueError?: { path?: string; message?: string } };
+  const first = e.valueError;
+  let where = e.type === "body" ? "body" : e.type === "params" ? "path" : e.type === "query" ? "query" : e.type === "headers" ? "header" : "request";
+  let path = (first?.path ?? "").replace(/^\//, "").replace(/\//g, ".");
+  // Elysia validates coerced query numbers one property at a time and loses the name: find the
+  // query parameter that carried the refused value.
+  if (!path && e.type === "property" && url) {
+    for (const [k, v] of url.searchParams) if (String(e.value) === v) { path = k; where = "query"; break; }
+  }
+  const name = path ? `${where} parameter ${path}` : where === "request" ? "request" : `${where}`;
+  const message = (first?.message ?? "does not match the schema").replace(/\.$/, "");
+  return `Invalid ${name}: ${message}.`;
 }

@@ -173,6 +173,12 @@ export const walletGaps = sqliteTable(
   (t) => [primaryKey({ columns: [t.owner, t.address] })],
 );
 
+// When a sync first saw each chain transition in force (one of the six action timestamps).
+export const transitionsSeen = sqliteTable("transitions_seen", {
+  key: text("key").primaryKey(),
+  firstObservedActiveAt: text("first_observed_active_at").notNull(),
+});
+
 // ---- the engine's output ----------------------------------------------------------------
 
 // The current classification of each wallet × chain transition. Rebooking replaces the row's

@@ -1,0 +1,145 @@
+// Replay: load every stored observation, run the pure engine, and write what it derives. The
+// journal only ever grows: a booking that changed gets a reversal of the standing entry and a
+// new recognition; an unchanged one gets nothing, so replaying twice appends nothing.
+import type { Database } from "bun:sqlite";
+import { diffJournal, runEngine } from "../domain/engine.ts";
+import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import type { IssuerRecord } from "../domain/observations.ts";
+import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
+import { actionSummary, v1Entry } from "./projections.ts";
+
+export function loadEngineInput(sqlite: Database, now: Date): EngineInput {
+  const instruments = (sqlite.query("SELECT mint, symbol, name, underlying, isin, decimals FROM instruments").all() as {
+    mint: string; symbol: string; name: string | null; underlying: string | null; isin: string | null; decimals: number | null;
+  }[]).map((r) => ({ ...r }));
+  const mintStates = (sqlite.query(
+    `SELECT mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at FROM mint_states s
+     WHERE slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint)`,
+  ).all() as { mint: string; slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number; observed_at: number }[])
+    .map((r) => ({ mint: r.mint, slot: r.slot, decimals: r.decimals, multiplierAuthority: r.authority, multiplier: Number(r.multiplier), newMultiplier: Number(r.new_multiplier), newMultiplierEffectiveTimestamp: r.new_multiplier_effective_ts, observedAt: r.observed_at }));
+  const multiplierUpdates = (sqlite.query("SELECT signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority FROM multiplier_updates").all() as {
+    signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string;
+  }[]).map((r) => ({ signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority }));
+  const issuerRevisions = (sqlite.query("SELECT payload, payload_sha256, ingested_at, edited FROM issuer_revisions ORDER BY id").all() as {
+    payload: string; payload_sha256: string; ingested_at: string; edited: number;
+  }[]).map((r) => ({ record: JSON.parse(r.payload) as IssuerRecord, sha256: r.payload_sha256, ingestedAt: r.ingested_at, edited: r.edited === 1 }));
+
+  const owners = (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner").all() as { owner: string }[]).map((r) => r.owner);
+  const accounts = sqlite.query("SELECT address, owner, mint, raw_balance, slot FROM token_accounts WHERE owner = ?");
+  const changes = sqlite.query("SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw FROM balance_changes WHERE owner = ? ORDER BY slot, signature");
+  const gaps = sqlite.query("SELECT address, reason FROM wallet_gaps WHERE owner = ?");
+  const wallets = owners.map((owner) => ({
+    owner,
+    accounts: (accounts.all(owner) as { address: string; owner: string; mint: string; raw_balance: string; slot: number }[]).map((a) => ({ owner: a.owner, tokenAccount: a.address, mint: a.mint, rawBalance: BigInt(a.raw_balance), slot: a.slot })),
+    balanceChanges: (changes.all(owner) as { signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string }[])
+      .map((c) => ({ owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time, preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw) })),
+    gaps: (gaps.all(owner) as { address: string; reason: string }[]).map((g) => `${g.address}: ${g.reason}`),
+  }));
+  const firstObservedActive = Object.fromEntries((sqlite.query("SELECT key, first_observed_active_at FROM transitions_seen").all() as { key: string; first_observed_active_at: string }[]).map((r) => [r.key, r.first_observed_active_at]));
+  return { now: Math.floor(now.getTime() / 1000), instruments, mintStates, multiplierUpdates, issuerRevisions, wallets, firstObservedActive };
+}
+
+export interface ReplayResult { actions: number; recognitions: number; reversals: number }
+
+/** Runs the engine over the whole ledger and writes its output in one transaction. */
+export function replayLedger(sqlite: Database, now = new Date()): ReplayResult {
+  let result: ReplayResult = { actions: 0, recognitions: 0, reversals: 0 };
+  sqlite.transaction(() => {
+    // First sighting of transitions in force is itself an observation: record it before booking.
+    const first = loadEngineInput(sqlite, now);
+    const seen = sqlite.query("INSERT INTO transitions_seen (key, first_observed_active_at) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    const probe = runEngine(first);
+    let added = 0;
+    for (const t of probe.transitions) if (t.state === "activated" && !first.firstObservedActive?.[t.key]) added += seen.run(t.key, now.toISOString()).changes;
+    const out = added ? runEngine(loadEngineInput(sqlite, now)) : probe;
+    result = writeEngineOutput(sqlite, out, now);
+  }).immediate();
+  return result;
+}
+
+export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date): ReplayResult {
+  const at = now.toISOString();
+  const owners = new Set(out.positions.map((p) => p.owner).concat(out.actions.map((a) => a.owner)));
+  for (const o of sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]) owners.add(o.owner);
+
+  const upsertAction = sqlite.query(
+    `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+     ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, payload = ?9, summary = ?10, v1_entry = ?11,
+       payload_sha256 = ?12, evidence_sha256 = ?13, first_observed_active_at = ?14, updated_at = ?15 WHERE payload_sha256 IS NOT ?12`,
+  );
+  const liveIds = new Map<string, Set<string>>();
+  for (const a of out.actions) {
+    const payload = canonicalJson(a);
+    const v1 = v1Entry(a);
+    upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "", a.usd, payload,
+      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at);
+    let ids = liveIds.get(a.owner);
+    if (!ids) liveIds.set(a.owner, (ids = new Set()));
+    ids.add(a.id);
+  }
+  const existing = sqlite.query("SELECT id FROM actions WHERE owner = ?");
+  const drop = sqlite.query("DELETE FROM actions WHERE id = ?");
+  for (const owner of owners) {
+    const ids = liveIds.get(owner) ?? new Set();
+    for (const r of existing.all(owner) as { id: string }[]) if (!ids.has(r.id)) drop.run(r.id);
+  }
+
+  // Journal: diff the standing recognitions against what the engine wants now.
+  const standing = sqlite.query(
+    `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
+     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`,
+  );
+  const insert = sqlite.query(
+    `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
+       income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const wantedByOwner = new Map<string, JournalBooking[]>();
+  for (const b of out.bookings) wantedByOwner.set(b.owner, [...(wantedByOwner.get(b.owner) ?? []), b]);
+  let recognitions = 0, reversals = 0;
+  for (const owner of owners) {
+    const rows = standing.all(owner) as { id: number; payload: string }[];
+    const idByAction = new Map(rows.map((r) => [(JSON.parse(r.payload) as JournalBooking).actionId, r.id]));
+    const diff = diffJournal(rows.map((r) => JSON.parse(r.payload) as JournalBooking), wantedByOwner.get(owner) ?? []);
+    for (const { booking: b, changeReason } of diff.reversals) {
+      const neg = negateBooking(b);
+      insert.run(b.owner, b.actionId, "reversal", idByAction.get(b.actionId) ?? null, b.mint, b.symbol, b.type, b.treatment, b.kind, neg.unitsDelta, neg.principalUnitsDelta,
+        neg.incomeUnits, neg.usd, b.factor, b.effectiveAt ?? "", changeReason, b.evidenceSha256, canonicalJson(neg), at);
+      reversals++;
+    }
+    for (const { booking: b, changeReason } of diff.recognitions) {
+      insert.run(b.owner, b.actionId, "recognition", null, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta,
+        b.incomeUnits, b.usd, b.factor, b.effectiveAt ?? "", changeReason, b.evidenceSha256, canonicalJson(b), at);
+      recognitions++;
+    }
+  }
+
+  const delPositions = sqlite.query("DELETE FROM positions WHERE owner = ?");
+  const insPosition = sqlite.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)");
+  for (const owner of owners) delPositions.run(owner);
+  for (const p of out.positions) insPosition.run(p.owner, p.mint, JSON.stringify(p), at);
+
+  const yieldsByOwner = new Map<string, unknown[]>();
+  for (const y of out.yields) yieldsByOwner.set(y.owner, [...(yieldsByOwner.get(y.owner) ?? []), y]);
+  const upYield = sqlite.query("INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
+  for (const owner of owners) upYield.run(owner, JSON.stringify(yieldsByOwner.get(owner) ?? []), at);
+
+  const upLineage = sqlite.query("INSERT INTO lineage (mint, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
+  for (const l of out.lineage) upLineage.run(l.mint, JSON.stringify(l), at);
+  const upCensus = sqlite.query("INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
+  for (const c of out.census) upCensus.run(c.type, JSON.stringify(c), at);
+
+  return { actions: out.actions.length, recognitions, reversals };
+}
+
+function negate(s: string | null): string | null {
+  if (s === null) return null;
+  if (/^-?0(\.0+)?$/.test(s)) return s.replace(/^-/, "");
+  return s.startsWith("-") ? s.slice(1) : "-" + s;
+}
+
+/** A reversal carries the standing entry's amounts negated, so a plain sum of the journal stands. */
+function negateBooking(b: JournalBooking): JournalBooking {
+  return { ...b, unitsDelta: negate(b.unitsDelta)!, principalUnitsDelta: negate(b.principalUnitsDelta)!, incomeUnits: negate(b.incomeUnits)!, usd: negate(b.usd) };
+}
