@@ -1,7 +1,7 @@
 // `ca-ledger serve`: the HTTP server and the sync worker in one process. Runs until SIGINT or
 // SIGTERM, then stops accepting, lets in-flight requests finish and closes the database.
 import { defineCommand } from "citty";
-import { settings, settingsHelp } from "../src/config.ts";
+import { settings } from "../src/config.ts";
 import { dataDirArg, fail } from "./common.ts";
 
 const flagArgs = Object.fromEntries(
@@ -9,7 +9,7 @@ const flagArgs = Object.fromEntries(
 );
 
 export const serveCommand = defineCommand({
-  meta: { name: "serve", description: "Start the HTTP API and the sync worker.\n\nSettings (flag, env, default):\n" + settingsHelp() },
+  meta: { name: "serve", description: "Start the HTTP API and the sync worker (every flag also reads its env variable)" },
   args: { ...flagArgs, ...dataDirArg, demo: { type: "boolean", description: "Load the embedded synthetic demo into an empty data dir and print a key" } },
   async run({ args }) {
     const { startServer } = await import("../src/server.ts");

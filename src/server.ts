@@ -5,19 +5,23 @@ import { createKey } from "./ledger/keys.ts";
 import { readDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
+import { startWorker } from "./sync/worker.ts";
 import { version } from "./version.ts";
 import { demoOwners, loadDemo } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
-export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
+export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; offline?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
   const config = loadConfig(flags, opts.env ?? process.env);
   const logger = createLogger(config.logLevel);
   const ledger = openLedger(config.dataDir);
   let demoKey: string | null = null;
   if (opts.demo) demoKey = await prepareDemo(ledger);
 
-  const { app } = createApp({ ledger, config, logger, version });
+  const { app, metrics } = createApp({ ledger, config, logger, version });
+  // The demo is offline: its data came from the embedded snapshot, so the worker does not call
+  // the network there (sync requests stay queued and say so in their status).
+  const worker = startWorker({ ledger, config, logger, pollNetwork: !opts.demo && !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
   app.listen({ port: config.port, hostname: config.host });
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
@@ -31,6 +35,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
     url, port, config, ledger,
     async stop() {
       await app.stop(false); // stop accepting; in-flight requests finish
+      await worker.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
       ledger.close();
     },
   };

@@ -1,0 +1,129 @@
+// The worker runs in the server's process: it drains the SQLite job queue, polls the issuer
+// feed and the mints, and re-books when new evidence arrives. Every step writes through the
+// store and the replay, which are transactional and idempotent, so a crash at any point is
+// repaired by running the step again.
+import type { Config } from "../config.ts";
+import type { Ledger } from "../ledger/db.ts";
+import { replayLedger } from "../ledger/replay.ts";
+import { markFeed, readCursors, storeObservations } from "../ledger/store.ts";
+import type { Logger } from "../log.ts";
+import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
+import { syncWalletChain, type SyncProgress } from "../sources/solana/history.ts";
+import { createIssuerClient } from "../sources/xstocks/client.ts";
+import type { FetchLike } from "../sources/retry.ts";
+import { claimJob, failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
+
+export interface WorkerDeps {
+  ledger: Ledger;
+  config: Config;
+  logger: Logger;
+  onRpcRequest?: (method: RpcMethod, outcome: RpcOutcome) => void;
+  /** The transport to the outside world (tests and the demo pass a loopback or recorded one). */
+  fetch?: FetchLike;
+  now?: () => Date;
+}
+
+/** Runs one claimed job to its end: fetch the wallet's chain history, store it, re-book. */
+export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
+  const { ledger, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const rpc = createRpc({ url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest });
+  try {
+    const result = await syncWalletChain(rpc, job.owner, readCursors(ledger.sqlite) as Record<string, string>, {
+      now: () => Math.floor(now().getTime() / 1000),
+      onProgress: (p) => {
+        reportProgress(ledger.sqlite, job.id, p, now());
+        onProgress?.(p);
+      },
+    });
+    const touched = new Set(result.accounts.map((a) => a.tokenAccount));
+    storeObservations(ledger.sqlite, {
+      mintStates: result.mints,
+      multiplierUpdates: result.multiplierUpdates,
+      tokenAccounts: result.accounts,
+      balanceChanges: result.balanceChanges,
+      cursors: result.cursors,
+      gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
+      clearedGaps: [...touched].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
+    }, now());
+    reportProgress(ledger.sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.transactionsFetched }, now());
+    replayLedger(ledger.sqlite, now());
+    finishJob(ledger.sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.transactionsFetched }, now());
+    return result.gaps.length ? "partial" : "complete";
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
+    failJob(ledger.sqlite, job.id, message, now());
+    return "failed";
+  }
+}
+
+/** Polls the issuer feed; stores every revision (hashing each) and re-books when any is new. */
+export async function pollIssuer(deps: WorkerDeps): Promise<{ added: number }> {
+  const { ledger, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
+  try {
+    const [assets, history, upcoming] = await Promise.all([issuer.assets(), issuer.corporateActionsHistory(), issuer.corporateActionsUpcoming()]);
+    const res = storeObservations(ledger.sqlite, {
+      instruments: assets.instruments,
+      issuerRecords: [...history.records, ...upcoming.records],
+      issuerRejections: [...assets.rejections, ...history.rejections, ...upcoming.rejections].map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
+    }, now());
+    markFeed(ledger.sqlite, "issuer", { ok: true }, now());
+    if (res.issuerRevisionsAdded > 0) replayLedger(ledger.sqlite, now());
+    return { added: res.issuerRevisionsAdded };
+  } catch (e) {
+    markFeed(ledger.sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
+    throw e;
+  }
+}
+
+/**
+ * Re-books when a scheduled multiplier has passed its activation since the last replay: the
+ * transition turns from `confirmed` to `activated` without any new observation.
+ */
+export function pollActivations(deps: WorkerDeps): boolean {
+  const { ledger } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  const nowSec = Math.floor(now.getTime() / 1000);
+  const due = ledger.sqlite.query(
+    `SELECT count(*) AS n FROM multiplier_updates u WHERE u.effective_ts <= ?
+     AND NOT EXISTS (SELECT 1 FROM transitions_seen s WHERE s.key = u.mint || ':' || u.signature || ':' || u.ix_index)
+     AND EXISTS (SELECT 1 FROM actions a WHERE a.mint = u.mint AND a.state = 'confirmed')`,
+  ).get(nowSec) as { n: number };
+  markFeed(ledger.sqlite, "mint_poll", { ok: true }, now);
+  if (due.n === 0) return false;
+  replayLedger(ledger.sqlite, now);
+  return true;
+}
+
+export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  let lastIssuer = 0, lastMint = 0;
+  const tick = async () => {
+    while (!stopped) {
+      const nowMs = Date.now();
+      try {
+        if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
+          lastIssuer = nowMs;
+          await pollIssuer(deps).catch((e) => deps.logger.warn("issuer poll failed", { error: String(e?.message ?? e) }));
+        }
+        if (nowMs - lastMint >= deps.config.mintPollSeconds * 1000) {
+          lastMint = nowMs;
+          pollActivations(deps);
+        }
+        const job = deps.pollNetwork ? claimJob(deps.ledger.sqlite) : null;
+        if (job) { await runSyncJob(deps, job); continue; }
+      } catch (e) {
+        deps.logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  current = tick();
+  return {
+    async stop() { stopped = true; await current; },
+  };
+}
