@@ -1,0 +1,97 @@
+// The ledger on a real SQLite file: migrations, append-only triggers, the demo loaded through
+// the store and the replay, idempotent replays, and income = the sum of the journal.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyMigrations, migrationStatus, openLedger } from "../../src/ledger/db.ts";
+import { loadDemo, demoOwners } from "../../src/demo/load.ts";
+import { replayLedger } from "../../src/ledger/replay.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
+import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
+import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
+import type { ActionRecord } from "../../src/domain/types.ts";
+
+const dirs: string[] = [];
+const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "cal-ledger-")); dirs.push(d); return d; };
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+describe("database", () => {
+  test("migrations apply once and report as applied", () => {
+    const dir = tempDir();
+    const l = openLedger(dir);
+    expect(applyMigrations(l.sqlite)).toBe(0); // already applied at open
+    expect(migrationStatus(l.sqlite).every((m) => m.applied)).toBe(true);
+    expect((l.sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
+    l.close();
+    const again = openLedger(dir);
+    expect((again.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBe(migrationStatus(again.sqlite).length);
+    again.close();
+  });
+
+  test("journal and evidence tables refuse UPDATE and DELETE", async () => {
+    const l = openLedger(tempDir());
+    await loadDemo(l, new Date("2026-09-20T00:00:00Z"));
+    for (const sql of ["UPDATE journal SET usd = '0'", "DELETE FROM journal", "UPDATE issuer_revisions SET payload = '{}'", "DELETE FROM multiplier_updates", "DELETE FROM balance_changes"]) {
+      expect(() => l.sqlite.exec(sql)).toThrow(/append-only/);
+    }
+    l.close();
+  });
+});
+
+describe("demo ledger through store and replay", () => {
+  const now = new Date("2026-09-20T00:00:00Z");
+  const l = openLedger(tempDir());
+  const ready = loadDemo(l, now);
+
+  test("covers the cases decisions §9 lists", async () => {
+    await ready;
+    const actions = (l.sqlite.query("SELECT payload FROM actions").all() as { payload: string }[]).map((r) => JSON.parse(r.payload) as ActionRecord);
+    const types = new Set(actions.map((a) => a.type));
+    for (const t of ["cash_dividend", "withholding_adjustment", "forward_split", "reverse_split", "stock_dividend", "spin_off", "rights_distribution", "identity_change", "unknown"]) {
+      expect(types.has(t as ActionRecord["type"])).toBe(true);
+    }
+    // An implausible issuer cash figure gives USD null with a warning, never a number (STRCx 2025-11-30).
+    const strc = actions.find((a) => a.symbol === "STRCx" && a.effectiveAt?.startsWith("2025-11-30"));
+    expect(strc?.usd).toBeNull();
+    expect(strc?.warnings.join(" ")).toMatch(/implausible/i);
+    // A multiplier change with no issuer record is `unknown` with the reason.
+    expect(actions.some((a) => a.type === "unknown" && /no issuer record/i.test(a.reason))).toBe(true);
+    // A cancelled and corrected record: AZNx 2026-08-07 matched to v6, every revision kept.
+    const azn = actions.find((a) => a.symbol === "AZNx" && a.effectiveAt?.startsWith("2026-08-07"));
+    expect(azn?.matched?.version).toBe(6);
+    expect(azn!.revisions.length).toBeGreaterThanOrEqual(5);
+  });
+
+  test("a second replay appends nothing to the journal", async () => {
+    await ready;
+    const before = (l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
+    expect(before).toBeGreaterThan(0);
+    const r = replayLedger(l.sqlite, now);
+    expect(r.recognitions).toBe(0);
+    expect(r.reversals).toBe(0);
+    expect((l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(before);
+  });
+
+  test("portfolio income equals the v2 income-treatment USD of the same wallet", async () => {
+    await ready;
+    const q = portfolioQueries(l.sqlite);
+    for (const owner of demoOwners()) {
+      const v2 = (l.sqlite.query("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_entry IS NOT NULL").all(owner) as { usd: string }[])
+        .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
+      expect(q.portfolio(owner).totals.incomeUsd).toBe(formatExact(v2));
+    }
+  });
+
+  test("an issuer record edited without a new version is stored again and flagged", async () => {
+    await ready;
+    const row = l.sqlite.query("SELECT payload FROM issuer_revisions WHERE event_id LIKE 'b32055bf%' AND version = 6").get() as { payload: string };
+    const record = JSON.parse(row.payload);
+    const first = storeObservations(l.sqlite, { issuerRecords: [record] });
+    expect(first.issuerRevisionsAdded).toBe(0); // same content: nothing new
+    const edited = storeObservations(l.sqlite, { issuerRecords: [{ ...record, notes: "edited in place" }] });
+    expect(edited).toMatchObject({ issuerRevisionsAdded: 1, editedRevisions: 1 });
+    const rows = l.sqlite.query("SELECT edited FROM issuer_revisions WHERE event_id = ? AND version = 6 ORDER BY id").all(record.eventId) as { edited: number }[];
+    expect(rows.map((r) => r.edited)).toEqual([0, 1]);
+  });
+});
