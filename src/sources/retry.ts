@@ -1,0 +1,37 @@
+// Shared pieces of the two HTTP transports (Solana RPC, xStocks API): backoff with jitter,
+// `retry-after` parsing and a cancellable sleep. Plain functions so both clients and their
+// tests can drive them with a fixed random source.
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Exponential backoff with "full jitter": a uniform delay in [0.5, 1] x base x 2^attempt,
+ * capped. Half of the window is kept as a floor so a retry never fires instantly after a 429.
+ */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
+  return Math.round(ceiling * (0.5 + 0.5 * random()));
+}
+
+/**
+ * `retry-after` is either whole seconds or an HTTP date (RFC 9110 §10.2.3). Returns
+ * milliseconds to wait, or null when absent or unreadable (the caller falls back to backoff).
+ */
+export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | null {
+  if (value == null) return null;
+  const trimmed = value.trim();
+  if (trimmed === "") return null;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The status codes a well-behaved client retries: throttling and transient server trouble. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 408 || (status >= 500 && status <= 599);
+}

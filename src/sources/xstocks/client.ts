@@ -1,0 +1,209 @@
+// The xStocks public API over an injectable fetch: assets, corporate actions (history and
+// upcoming, every page) and per-symbol multiplier history, validated row by row (records.ts).
+//
+// Paging (chosen from the public API's observed contract, made robust to the other common forms):
+// - We ask `?page=N&pageSize=P`, pages from 1. The API answers
+//   `{page:{currentPage,pageSize,totalPages,totalNodes,hasNextPage,...}, nodes:[...]}`; we follow
+//   `page.hasNextPage` (else `page.totalPages`).
+// - A cursor answer (`nextCursor`, or `pageInfo:{endCursor,hasNextPage}`) is followed with
+//   `?cursor=` instead; a bare array or a `{nodes}` without paging info shorter than a page is
+//   the whole list; a page identical to the previous one means the server ignores paging: stop.
+// - New records land on page 1 and push the rest down, so a sweep can miss a row at a page
+//   boundary: if `totalNodes` changed during a sweep it is run once more and the rows merged
+//   (rows are deduplicated by their canonical JSON).
+// - `/public/assets/{symbol}/multiplier/history` is one answer (array or `{nodes}`), not paged.
+// - More than `maxPages` pages is an error, never a silent cap. A page that fails after the
+//   retries fails the whole fetch: a partial sweep would look complete.
+import { canonicalJson } from "../../domain/evidence";
+import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
+import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, type FetchLike } from "../retry";
+import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
+
+export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";
+
+export class IssuerFetchError extends Error {
+  readonly path: string;
+  readonly status: number | null;
+  readonly attempts: number;
+  constructor(path: string, status: number | null, attempts: number, detail: string) {
+    super(`xStocks ${path}: ${detail}${status != null ? ` (HTTP ${status})` : ""} after ${attempts} attempt(s)`);
+    this.name = "IssuerFetchError";
+    this.path = path;
+    this.status = status;
+    this.attempts = attempts;
+  }
+}
+
+export interface IssuerClientConfig {
+  baseUrl?: string;
+  fetch?: FetchLike;
+  pageSize?: number;
+  maxPages?: number;
+  maxRetries?: number;
+  timeoutMs?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  maxRetryAfterMs?: number;
+  random?: () => number;
+}
+
+export interface IssuerFetchResult<T> {
+  rows: T[];
+  rejections: SourceRejection[];
+  /** HTTP requests made (retries included). */
+  requests: number;
+}
+
+export interface IssuerClient {
+  assets(): Promise<{ instruments: InstrumentObs[]; rejections: SourceRejection[]; requests: number }>;
+  corporateActionsHistory(): Promise<{ records: IssuerRecord[]; rejections: SourceRejection[]; requests: number }>;
+  corporateActionsUpcoming(): Promise<{ records: IssuerRecord[]; rejections: SourceRejection[]; requests: number }>;
+  multiplierHistory(symbol: string): Promise<{ points: IssuerMultiplierPoint[]; rejections: SourceRejection[]; requests: number }>;
+}
+
+export const ISSUER_PATHS = {
+  assets: "/public/assets",
+  history: "/public/corporate-actions/history",
+  upcoming: "/public/corporate-actions/upcoming",
+  multiplierHistory: (symbol: string) => `/public/assets/${encodeURIComponent(symbol)}/multiplier/history`,
+} as const;
+
+export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClient {
+  const base = (config.baseUrl ?? DEFAULT_XSTOCKS_API_URL).replace(/\/+$/, "");
+  const doFetch: FetchLike = config.fetch ?? ((input, init) => fetch(input, init));
+  const pageSize = config.pageSize ?? 100;
+  const maxPages = config.maxPages ?? 500;
+  const maxRetries = config.maxRetries ?? 4;
+  const timeoutMs = config.timeoutMs ?? 20_000;
+  const baseDelayMs = config.baseDelayMs ?? 500;
+  const maxDelayMs = config.maxDelayMs ?? 15_000;
+  const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
+  const random = config.random ?? Math.random;
+
+  /** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies. */
+  async function getJson(path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
+    const url = `${base}${path}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
+    for (let attempt = 0; ; attempt++) {
+      counter.n++;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      let failure: { status: number | null; detail: string; retryAfterMs: number | null; retryable: boolean };
+      try {
+        const res = await doFetch(url, { headers: { accept: "application/json" }, signal: controller.signal });
+        const text = await res.text();
+        if (res.ok) {
+          try {
+            return JSON.parse(text);
+          } catch {
+            failure = { status: res.status, detail: "unreadable JSON body", retryAfterMs: null, retryable: true };
+          }
+        } else {
+          failure = { status: res.status, detail: "HTTP error", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")), retryable: isRetryableStatus(res.status) };
+        }
+      } catch (err) {
+        const timedOut = controller.signal.aborted;
+        failure = { status: null, detail: timedOut ? `no answer within ${timeoutMs} ms` : `network error (${(err as Error).name})`, retryAfterMs: null, retryable: true };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!failure.retryable || attempt >= maxRetries) throw new IssuerFetchError(path, failure.status, attempt + 1, failure.detail);
+      await sleep(failure.retryAfterMs != null ? Math.min(failure.retryAfterMs, maxRetryAfterMs) : backoffDelay(attempt, baseDelayMs, maxDelayMs, random));
+    }
+  }
+
+  /** One full sweep of a paged list. */
+  async function sweep(path: string, query: Record<string, string>, counter: { n: number }): Promise<{ rows: unknown[]; totals: Set<number> }> {
+    const rows: unknown[] = [];
+    const totals = new Set<number>();
+    let page = 1;
+    let cursor: string | null = null;
+    let previous: string | null = null;
+    for (let pages = 1; ; pages++) {
+      if (pages > maxPages) throw new IssuerFetchError(path, null, 0, `more than ${maxPages} pages: refusing to cap the list silently`);
+      const q = cursor !== null ? { ...query, cursor, pageSize: String(pageSize) } : { ...query, page: String(page), pageSize: String(pageSize) };
+      const body = await getJson(path, q, counter);
+      const { items, info } = unwrapPage(body, path);
+      const fingerprint = items.length ? canonicalJson(items) : null;
+      if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
+      previous = fingerprint;
+      rows.push(...items);
+      if (info.totalNodes !== undefined) totals.add(info.totalNodes);
+      if (info.bare || items.length === 0 || info.hasNextPage === false) break;
+      if (info.nextCursor) {
+        cursor = info.nextCursor;
+        continue;
+      }
+      // Explicit flag first, then the page count, then a short page as the last one.
+      const more = info.hasNextPage ?? (info.totalPages !== undefined ? page < info.totalPages : items.length >= pageSize);
+      if (!more) break;
+      page++;
+    }
+    return { rows, totals };
+  }
+
+  /** Every row of a paged list, swept again once if the list moved under us. */
+  async function fetchAll(path: string, query: Record<string, string> = {}): Promise<{ rows: unknown[]; requests: number }> {
+    const counter = { n: 0 };
+    const first = await sweep(path, query, counter);
+    let rows = first.rows;
+    if (first.totals.size > 1) rows = [...rows, ...(await sweep(path, query, counter)).rows];
+    const seen = new Set<string>();
+    const unique = rows.filter((r) => {
+      const key = canonicalJson(r);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    return { rows: unique, requests: counter.n };
+  }
+
+  const source = (path: string) => `xstocks:${path}`;
+
+  return {
+    async assets() {
+      const { rows, requests } = await fetchAll(ISSUER_PATHS.assets);
+      return { ...parseAssets(rows, source(ISSUER_PATHS.assets)), requests };
+    },
+    async corporateActionsHistory() {
+      const { rows, requests } = await fetchAll(ISSUER_PATHS.history);
+      return { ...parseIssuerRecords(rows, source(ISSUER_PATHS.history)), requests };
+    },
+    async corporateActionsUpcoming() {
+      const { rows, requests } = await fetchAll(ISSUER_PATHS.upcoming);
+      return { ...parseIssuerRecords(rows, source(ISSUER_PATHS.upcoming)), requests };
+    },
+    async multiplierHistory(symbol) {
+      // Not a paged list (one asset's steps): asked exactly as documented, `?network=Solana`.
+      const path = ISSUER_PATHS.multiplierHistory(symbol);
+      const counter = { n: 0 };
+      const { items: rows } = unwrapPage(await getJson(path, { network: "Solana" }, counter), path);
+      const requests = counter.n;
+      return { ...parseMultiplierHistory(symbol, rows, source(path)), requests };
+    },
+  };
+}
+
+interface PageInfo {
+  /** A bare array: the whole list in one answer. */
+  bare: boolean;
+  hasNextPage?: boolean;
+  totalPages?: number;
+  totalNodes?: number;
+  nextCursor?: string;
+}
+
+/** Find the rows and the paging information in the forms a JSON API commonly uses. */
+export function unwrapPage(body: unknown, path: string): { items: unknown[]; info: PageInfo } {
+  if (Array.isArray(body)) return { items: body, info: { bare: true } };
+  if (typeof body !== "object" || body === null) throw new IssuerFetchError(path, 200, 1, "answer is neither a list nor an object");
+  const b = body as Record<string, any>;
+  const items = [b.nodes, b.data, b.items, b.results].find(Array.isArray);
+  if (!items) throw new IssuerFetchError(path, 200, 1, "answer holds no list of rows (nodes/data/items/results)");
+  const page = typeof b.page === "object" && b.page !== null ? b.page : typeof b.pagination === "object" && b.pagination !== null ? b.pagination : {};
+  const pageInfo = typeof b.pageInfo === "object" && b.pageInfo !== null ? b.pageInfo : {};
+  const cursor = [b.nextCursor, b.next_cursor, pageInfo.hasNextPage !== false ? pageInfo.endCursor : undefined].find((c) => typeof c === "string" && c !== "");
+  const hasNext = [page.hasNextPage, pageInfo.hasNextPage, b.hasNextPage, b.hasMore].find((v) => typeof v === "boolean");
+  const totalPages = [page.totalPages, b.totalPages].find((v) => typeof v === "number");
+  const totalNodes = [page.totalNodes, page.total, b.totalNodes, b.total].find((v) => typeof v === "number");
+  return { items, info: { bare: false, hasNextPage: hasNext, totalPages, totalNodes, nextCursor: cursor } };
+}

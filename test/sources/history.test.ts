@@ -1,0 +1,269 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { authorityCursorKey, syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
+import { createRpc, RpcTransportError, type RpcConfig } from "../../src/sources/solana/rpc";
+import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
+import { XSTOCKS_AUTHORITY, encodeMint, encodeTokenAccount, randomAddress, randomSignature, readFixture, seededRandom, updateMultiplierTx } from "../support/chain";
+import { addTransaction, startRpcServer, type RpcServer } from "../support/rpc-server";
+import { HONX_MINT, buildWalletScenario, type WalletScenario } from "../support/wallet-chain";
+
+const HONX_STEPS = readFixture("xstocks/HONx.json").multiplierHistory.length; // 8 real steps
+const servers: RpcServer[] = [];
+afterEach(() => {
+  while (servers.length) servers.pop()!.stop();
+});
+
+function serve(s: WalletScenario): RpcServer {
+  const server = startRpcServer(s.chain);
+  servers.push(server);
+  return server;
+}
+
+function client(server: RpcServer, extra: Partial<RpcConfig> = {}) {
+  return createRpc({ url: server.url, concurrency: 16, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 2000, ...extra });
+}
+
+/** What a sync says about the world, without its bookkeeping. */
+function observations(r: WalletChainSync) {
+  return { accounts: r.accounts, balanceChanges: r.balanceChanges, mints: r.mints, multiplierUpdates: r.multiplierUpdates, cursors: r.cursors, gaps: r.gaps };
+}
+
+const now = () => 1_790_000_000;
+
+describe("a full sync, then incremental ones", () => {
+  test("2,500 signatures across three pages; cursors make the next syncs fetch only what is new", async () => {
+    const s = buildWalletScenario({ transfers: 2500 });
+    const server = serve(s);
+    const rpc = client(server);
+    const phases = new Map<string, SyncProgress>();
+    const first = await syncWalletChain(rpc, s.owner, {}, { now, onProgress: (p) => phases.set(p.phase, p) });
+
+    expect(first.gaps).toEqual([]);
+    expect(first.accounts).toEqual([{ owner: s.owner, tokenAccount: s.tokenAccount, mint: HONX_MINT, rawBalance: s.balance, slot: s.chain.slot }]);
+    // Every successful transfer, oldest first, raw amounts exactly.
+    expect(first.balanceChanges.map((c) => [c.signature, c.preRaw, c.postRaw])).toEqual(s.transfers.map((t) => [t.signature, t.pre, t.post]));
+    expect(first.balanceChanges.at(-1)!.postRaw).toBe(s.balance);
+    const signaturePages = server.log.filter((l) => l.method === "getSignaturesForAddress" && l.params[0] === s.tokenAccount);
+    expect(signaturePages.map((l) => l.params[1].before ?? null)).toHaveLength(3);
+    expect(s.chain.signatures.get(s.tokenAccount)!.length).toBe(2500);
+
+    expect(first.mints).toEqual([
+      {
+        mint: HONX_MINT,
+        slot: s.chain.slot,
+        decimals: 8,
+        multiplierAuthority: XSTOCKS_AUTHORITY,
+        multiplier: 0.9990655067370947,
+        newMultiplier: 1.0011576563945983,
+        newMultiplierEffectiveTimestamp: 1786667400,
+        observedAt: now(),
+      },
+    ]);
+    // Only this wallet's mint: the recorded VRTx/UNHx updates in the same authority history are left out.
+    expect(first.multiplierUpdates).toHaveLength(2 * HONX_STEPS);
+    expect(new Set(first.multiplierUpdates.map((u) => u.mint))).toEqual(new Set([HONX_MINT]));
+    expect(first.multiplierUpdates.at(-1)).toMatchObject({ multiplier: 1.0011576563945983, effectiveTimestamp: 1786667400, authority: XSTOCKS_AUTHORITY, ixIndex: 1000 });
+
+    const transfersListed = 2500;
+    const failed = s.chain.signatures.get(s.tokenAccount)!.filter((x) => x.err != null).length;
+    const authorityListed = s.chain.signatures.get(XSTOCKS_AUTHORITY)!.length;
+    expect(first.transactionsFetched).toBe(transfersListed - failed + authorityListed);
+    expect(first.rpcCalls).toBe(server.requests);
+    expect(first.cursors).toEqual({
+      [s.tokenAccount]: s.chain.signatures.get(s.tokenAccount)![0].signature,
+      [authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]: s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature,
+    });
+    for (const phase of ["accounts", "mints", "account_history", "multiplier_history"]) {
+      const p = phases.get(phase)!;
+      expect(p.done).toBe(p.total);
+    }
+    expect(phases.get("account_history")!.total).toBe(transfersListed - failed);
+
+    // Nothing new: one page per address, stopped at the cursor, no transaction fetched.
+    const before = server.requests;
+    const idle = await syncWalletChain(rpc, s.owner, first.cursors, { now });
+    expect(idle.transactionsFetched).toBe(0);
+    expect(idle.balanceChanges).toEqual([]);
+    expect(idle.multiplierUpdates).toEqual([]);
+    expect(idle.gaps).toEqual([]);
+    expect(idle.cursors).toEqual(first.cursors);
+    const pages = server.log.slice(before).filter((l) => l.method === "getSignaturesForAddress");
+    expect(pages.map((l) => l.params[1].until)).toEqual([first.cursors[s.tokenAccount], first.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]]);
+
+    // Three transfers and a new scheduled multiplier: only those four transactions are fetched.
+    const added = [s.addTransfer(5n), s.addTransfer(-3n), s.addTransfer(1_000_000n)];
+    const update = s.addUpdate(1.0030000000000001, 1_792_000_000);
+    const next = await syncWalletChain(rpc, s.owner, first.cursors, { now });
+    expect(next.gaps).toEqual([]);
+    expect(next.transactionsFetched).toBe(4);
+    expect(next.balanceChanges.map((c) => c.signature)).toEqual(added);
+    expect(next.accounts[0].rawBalance).toBe(s.balance);
+    expect(next.multiplierUpdates.map((u) => [u.signature, u.multiplier, u.effectiveTimestamp])).toEqual([
+      [update, 1.0011576563945983, 1786667400],
+      [update, 1.0030000000000001, 1_792_000_000],
+    ]);
+    expect(next.mints[0]).toMatchObject({ multiplier: 1.0011576563945983, newMultiplier: 1.0030000000000001, newMultiplierEffectiveTimestamp: 1_792_000_000 });
+    expect(next.cursors[s.tokenAccount]).toBe(added[2]);
+    expect(next.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBe(update);
+  });
+
+  test("an authority walked for several mints keeps a cursor per mint", async () => {
+    const random = seededRandom(99);
+    const s = buildWalletScenario({ transfers: 3, seed: 3 });
+    // A second xStocks mint in the same wallet, with its own updates under the same authority.
+    const other = randomAddress(random);
+    const otherAccount = randomAddress(random);
+    const signatures: string[] = [];
+    let slot = 446_500_000;
+    for (const [multiplier, ts] of [[1.01, 1_780_000_000], [1.02, 1_785_000_000]] as const) {
+      const signature = randomSignature(random);
+      slot += 100;
+      addTransaction(s.chain, signature, updateMultiplierTx({ signature, slot, blockTime: ts - 100, authority: XSTOCKS_AUTHORITY, updates: [{ mint: other, multiplier, effectiveTimestamp: ts }] }), [XSTOCKS_AUTHORITY]);
+      signatures.push(signature);
+    }
+    s.chain.accounts.set(other, { data: encodeMint({ authority: XSTOCKS_AUTHORITY, multiplier: 1.01, newMultiplier: 1.02, newMultiplierEffectiveTimestamp: 1_785_000_000 }), owner: TOKEN_2022_PROGRAM_ID });
+    s.chain.accounts.set(otherAccount, { data: encodeTokenAccount({ mint: other, owner: s.owner, amount: 0n }), owner: TOKEN_2022_PROGRAM_ID });
+    const rpc = client(serve(s));
+
+    // HONx was synced before (its cursor is the newest authority signature); the new mint never was.
+    const honxKey = authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT);
+    const cursors = { [honxKey]: s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature };
+    const r = await syncWalletChain(rpc, s.owner, cursors, { now });
+    expect(r.gaps).toEqual([]);
+    expect(r.multiplierUpdates.map((u) => [u.mint, u.multiplier])).toEqual([
+      [other, 1.01],
+      [other, 1.02],
+    ]);
+    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, other)]).toBe(r.cursors[honxKey]);
+
+    // Rewind HONx's cursor to before its last step: exactly that step comes back, the other mint's nothing.
+    const list = s.chain.signatures.get(XSTOCKS_AUTHORITY)!;
+    const lastHonx = s.updateSignatures.at(-1)!;
+    const rewound = { ...r.cursors, [honxKey]: list[list.findIndex((x) => x.signature === lastHonx) + 1].signature };
+    const again = await syncWalletChain(rpc, s.owner, rewound, { now });
+    expect(again.gaps).toEqual([]);
+    expect(again.multiplierUpdates.map((u) => [u.signature, u.mint])).toEqual([
+      [lastHonx, HONX_MINT],
+      [lastHonx, HONX_MINT],
+    ]);
+  });
+});
+
+describe("faults: correct data, a named gap, or a clear error", () => {
+  const small = () => buildWalletScenario({ transfers: 300, seed: 11 });
+  const opts = { now, pageLimit: 100 };
+
+  test("429 bursts, 5xx, hangs, truncated and non-JSON bodies: the same observations as a clean run", async () => {
+    const clean = await syncWalletChain(client(serve(small())), small().owner, {}, opts);
+    expect(clean.gaps).toEqual([]);
+    const s = small();
+    const server = serve(s);
+    server.inject({ method: "getTransaction", times: 25, fault: { kind: "status", status: 429, retryAfter: "0" } });
+    server.inject({ method: "getSignaturesForAddress", times: 3, fault: { kind: "status", status: 500 } });
+    server.inject({ method: "getTransaction", times: 5, fault: { kind: "truncate" } });
+    server.inject({ method: "getTransaction", times: 2, fault: { kind: "hang", ms: 800 } });
+    server.inject({ method: "getMultipleAccounts", times: 2, fault: { kind: "not_json" } });
+    server.inject({ method: "getTokenAccountsByOwner", times: 1, fault: { kind: "status", status: 503 } });
+    server.inject({ method: "getTransaction", times: 3, fault: { kind: "rpc_error", code: -32005, message: "Node is behind" } });
+    const faulty = await syncWalletChain(client(server, { timeoutMs: 150, maxRetries: 8 }), s.owner, {}, opts);
+    expect(observations(faulty)).toEqual(observations(clean));
+    expect(faulty.rpcCalls).toBeGreaterThan(clean.rpcCalls + 30);
+  });
+
+  test("a transaction that never comes back is a named gap; the account's cursor does not advance", async () => {
+    const s = small();
+    const lost = s.transfers[120].signature;
+    const server = serve(s);
+    server.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === lost, fault: { kind: "status", status: 500 } });
+    const r = await syncWalletChain(client(server, { maxRetries: 2 }), s.owner, {}, opts);
+    expect(r.gaps).toHaveLength(1);
+    expect(r.gaps[0].address).toBe(s.tokenAccount);
+    expect(r.gaps[0].reason).toContain(lost);
+    expect(r.balanceChanges.map((c) => c.signature)).toEqual(s.transfers.filter((t) => t.signature !== lost).map((t) => t.signature));
+    expect(r.cursors[s.tokenAccount]).toBeUndefined();
+    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBeDefined(); // an unrelated walk still advances
+  });
+
+  test("a transaction the node does not have (null) is a named gap", async () => {
+    const s = small();
+    const missing = s.transfers[5].signature;
+    s.chain.transactions.delete(missing);
+    const r = await syncWalletChain(client(serve(s)), s.owner, { [s.tokenAccount]: "keep-me" }, opts);
+    expect(r.gaps.map((g) => g.address)).toEqual([s.tokenAccount]);
+    expect(r.gaps[0].reason).toContain("not available");
+    expect(r.cursors[s.tokenAccount]).toBe("keep-me");
+  });
+
+  test("a signature page that cannot be fetched is a named gap; older history is not invented", async () => {
+    const s = small();
+    const server = serve(s);
+    server.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === s.tokenAccount && p[1].before !== undefined, fault: { kind: "status", status: 503 } });
+    const r = await syncWalletChain(client(server, { maxRetries: 1 }), s.owner, {}, opts);
+    expect(r.gaps).toHaveLength(1);
+    expect(r.gaps[0]).toMatchObject({ address: s.tokenAccount });
+    expect(r.gaps[0].reason).toMatch(/^signature page \(before \w+\) unavailable/);
+    const firstPage = new Set(s.chain.signatures.get(s.tokenAccount)!.slice(0, 100).map((x) => x.signature));
+    expect(r.balanceChanges.length).toBeGreaterThan(0);
+    expect(r.balanceChanges.every((c) => firstPage.has(c.signature))).toBe(true);
+    expect(r.cursors[s.tokenAccount]).toBeUndefined();
+  });
+
+  test("a balance misreported by one raw unit is caught as a mismatch, not booked silently", async () => {
+    const s = small();
+    const server = serve(s);
+    server.misreport({ tokenAccount: s.tokenAccount, delta: 1n });
+    const r = await syncWalletChain(client(server), s.owner, {}, opts);
+    expect(r.gaps).toEqual([
+      { address: s.tokenAccount, reason: `balance mismatch: the chain reports raw ${s.balance + 1n}, the transaction history gives ${s.balance}` },
+    ]);
+  });
+
+  test("a transaction whose balances are off by one unit breaks the chain of balances: a named gap", async () => {
+    const s = small();
+    const bad = s.transfers[200].signature;
+    const tx = s.chain.transactions.get(bad)!;
+    const row = tx.meta!.postTokenBalances!.find((b) => b.owner === s.owner)!;
+    row.uiTokenAmount.amount = (BigInt(row.uiTokenAmount.amount) + 1n).toString();
+    const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
+    expect(r.gaps).toHaveLength(1);
+    expect(r.gaps[0].reason).toContain("does not chain");
+    expect(r.gaps[0].reason).toContain(s.transfers[201].signature);
+  });
+
+  test("a node whose history stops short (pruned) is a named gap: the history does not start at 0", async () => {
+    const s = small();
+    s.chain.signatures.get(s.tokenAccount)!.splice(-10); // the 10 oldest are gone
+    const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
+    expect(r.gaps.map((g) => g.address)).toEqual([s.tokenAccount]);
+    expect(r.gaps[0].reason).toContain("not 0");
+  });
+
+  test("a mint whose state no update found explains is a named gap (missing multiplier history)", async () => {
+    const s = small();
+    const list = s.chain.signatures.get(XSTOCKS_AUTHORITY)!;
+    list.splice(list.findIndex((x) => x.signature === s.updateSignatures.at(-1)), 1);
+    const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
+    expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
+    expect(r.gaps[0].reason).toContain("updates are missing");
+    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBeUndefined();
+  });
+
+  test("mint state unavailable: a named gap per mint, accounts and balances still synced", async () => {
+    const s = small();
+    const server = serve(s);
+    server.inject({ method: "getMultipleAccounts", times: Infinity, fault: { kind: "status", status: 500 } });
+    const r = await syncWalletChain(client(server, { maxRetries: 1 }), s.owner, {}, opts);
+    expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
+    expect(r.gaps[0].reason).toContain("mint state unavailable");
+    expect(r.mints).toEqual([]);
+    expect(r.balanceChanges).toHaveLength(s.transfers.length);
+  });
+
+  test("the wallet's accounts cannot be listed: a clear error, no partial result", async () => {
+    const s = small();
+    const server = serve(s);
+    server.inject({ method: "getTokenAccountsByOwner", times: Infinity, fault: { kind: "status", status: 429, retryAfter: "0" } });
+    const err = await syncWalletChain(client(server, { maxRetries: 2 }), s.owner, {}, opts).catch((e) => e);
+    expect(err).toBeInstanceOf(RpcTransportError);
+    expect(err.kind).toBe("rate_limited");
+  });
+});

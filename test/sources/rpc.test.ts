@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { createRpc, RpcError, RpcTransportError, type RpcConfig, type RpcOutcome } from "../../src/sources/solana/rpc";
+import { decodeMintAccount } from "../../src/sources/solana/decode";
+import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
+import { XSTOCKS_AUTHORITY, encodeTokenAccount, readFixture } from "../support/chain";
+import { addTransaction, base64ToBytes, emptyChain, startRpcServer, type RpcServer } from "../support/rpc-server";
+
+const HONX = readFixture("chain/mint-HONx.json");
+const UPDATE = readFixture("chain/tx-update-multiplier-0.json");
+const TRANSFER = readFixture("chain/tx-transfer-KOx.json");
+const OWNER = "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy";
+
+let server: RpcServer;
+let outcomes: [string, RpcOutcome][];
+
+function seed() {
+  const chain = emptyChain(446_800_000);
+  chain.accounts.set(HONX.address, { data: base64ToBytes(HONX.value.data[0]), owner: TOKEN_2022_PROGRAM_ID });
+  chain.accounts.set("7ATYAtZbcStZ5XKgy1uFJce73Q4nrXXFXvetdQMXndnj", {
+    data: encodeTokenAccount({ mint: "XsaBXg8dU5cPM6ehmVctMkVqoiRG2ZjMo1cyBJ3AykQ", owner: OWNER, amount: 79581398022n }),
+    owner: TOKEN_2022_PROGRAM_ID,
+  });
+  addTransaction(chain, UPDATE.signature, UPDATE.result, [XSTOCKS_AUTHORITY]);
+  addTransaction(chain, TRANSFER.signature, TRANSFER.result, [OWNER]);
+  chain.blockTimes!.set(446247573, 1789158457);
+  return chain;
+}
+
+function rpc(extra: Partial<RpcConfig> = {}) {
+  return createRpc({ url: server.url, baseDelayMs: 2, maxDelayMs: 20, timeoutMs: 400, onRequest: (m, o) => outcomes.push([m, o]), ...extra });
+}
+
+beforeAll(() => {
+  server = startRpcServer(seed());
+});
+afterAll(() => server.stop());
+beforeEach(() => {
+  outcomes = [];
+  server.log.length = 0;
+  server.clearFaults();
+});
+
+describe("wire format", () => {
+  test("every method at finalized commitment, base64 accounts, json transactions with v0 support", async () => {
+    const r = rpc();
+    const info = await r.getAccountInfo(HONX.address);
+    expect(decodeMintAccount(HONX.address, info.account!, { slot: info.slot, observedAt: 0 })!.newMultiplier).toBe(1.0011576563945983);
+    const multi = await r.getMultipleAccounts([HONX.address, "11111111111111111111111111111111"]);
+    expect(multi.accounts[0]!.data).toBe(HONX.value.data[0]);
+    expect(multi.accounts[1]).toBeNull();
+    const owned = await r.getTokenAccountsByOwner(OWNER);
+    expect(owned.accounts.map((a) => a.pubkey)).toEqual(["7ATYAtZbcStZ5XKgy1uFJce73Q4nrXXFXvetdQMXndnj"]);
+    expect((await r.getSignaturesForAddress(XSTOCKS_AUTHORITY)).map((s) => s.signature)).toEqual([UPDATE.signature]);
+    expect(await r.getTransaction(TRANSFER.signature)).toEqual(TRANSFER.result); // a v0 transaction
+    expect(await r.getTransaction("unknown")).toBeNull();
+    expect(await r.getSlot()).toBe(446_800_000);
+    expect(await r.getBlockTime(446247573)).toBe(1789158457);
+
+    const byMethod = Object.fromEntries(server.log.map((l) => [l.method, l.params]));
+    expect(byMethod.getTokenAccountsByOwner).toEqual([OWNER, { programId: TOKEN_2022_PROGRAM_ID }, { commitment: "finalized", encoding: "base64" }]);
+    expect(byMethod.getAccountInfo[1]).toEqual({ commitment: "finalized", encoding: "base64" });
+    expect(byMethod.getMultipleAccounts[1]).toEqual({ commitment: "finalized", encoding: "base64" });
+    expect(byMethod.getSignaturesForAddress[1]).toEqual({ commitment: "finalized", limit: 1000 });
+    expect(byMethod.getTransaction[1]).toEqual({ commitment: "finalized", encoding: "json", maxSupportedTransactionVersion: 0 });
+    expect(byMethod.getSlot).toEqual([{ commitment: "finalized" }]);
+    expect(outcomes.every(([, o]) => o === "ok")).toBe(true);
+    expect(r.stats()).toEqual({ requests: 8, retries: 0, failures: 0 });
+  });
+
+  test("getMultipleAccounts is chunked at the RPC's 100-key limit", async () => {
+    const keys = Array.from({ length: 230 }, (_, i) => (i === 150 ? HONX.address : `1111111111111111111111111111111${i % 10}`));
+    const got = await rpc().getMultipleAccounts(keys);
+    expect(got.accounts).toHaveLength(230);
+    expect(got.accounts[150]!.data).toBe(HONX.value.data[0]);
+    expect(server.log.map((l) => l.params[0].length)).toEqual([100, 100, 30]);
+  });
+});
+
+describe("faults end in correct data or a clear error, never a wrong number", () => {
+  const expected = () => TRANSFER.result;
+
+  test("a burst of 429s with retry-after: 0 is retried through", async () => {
+    server.inject({ method: "getTransaction", times: 3, fault: { kind: "status", status: 429, retryAfter: "0" } });
+    expect(await rpc().getTransaction(TRANSFER.signature)).toEqual(expected());
+    expect(outcomes.map(([, o]) => o)).toEqual(["rate_limited", "rate_limited", "rate_limited", "ok"]);
+  });
+
+  test("retry-after is honoured over the (tiny) backoff", async () => {
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 429, retryAfter: "1" } });
+    const started = performance.now();
+    expect(await rpc().getSlot()).toBe(446_800_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  test("500s and 503s are retried", async () => {
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "status", status: 500 } });
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "status", status: 503 } });
+    expect(await rpc().getTransaction(TRANSFER.signature)).toEqual(expected());
+    expect(outcomes.map(([, o]) => o)).toEqual(["server_error", "server_error", "ok"]);
+  });
+
+  test("a server that hangs, or stalls mid-body, times out and is retried", async () => {
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "hang", ms: 1500 } });
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "stall_body" } });
+    expect(await rpc({ timeoutMs: 200 }).getTransaction(TRANSFER.signature)).toEqual(expected());
+    expect(outcomes.map(([, o]) => o)).toEqual(["timeout", "timeout", "ok"]);
+  });
+
+  test("truncated JSON, an HTML error page and a wrong-shaped result are retried", async () => {
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "truncate" } });
+    server.inject({ method: "getTransaction", times: 1, fault: { kind: "not_json" } });
+    server.inject({ method: "getSignaturesForAddress", times: 1, fault: { kind: "null_result" } });
+    const r = rpc();
+    expect(await r.getTransaction(TRANSFER.signature)).toEqual(expected());
+    expect((await r.getSignaturesForAddress(OWNER)).map((s) => s.signature)).toEqual([TRANSFER.signature]);
+    expect(outcomes.map(([, o]) => o)).toEqual(["bad_response", "bad_response", "ok", "bad_response", "ok"]);
+  });
+
+  test("transient JSON-RPC errors (node behind) are retried; final ones surface as RpcError with the code", async () => {
+    server.inject({ method: "getSlot", times: 2, fault: { kind: "rpc_error", code: -32005, message: "Node is behind by 42 slots" } });
+    expect(await rpc().getSlot()).toBe(446_800_000);
+    const err = await rpc().getBlockTime(1).catch((e) => e); // the test server says: skipped slot
+    expect(err).toBeInstanceOf(RpcError);
+    expect(err.code).toBe(-32009);
+    expect(err.method).toBe("getBlockTime");
+    expect(server.log.filter((l) => l.method === "getBlockTime")).toHaveLength(1); // not retried
+  });
+
+  test("giving up after maxRetries is a typed transport error", async () => {
+    server.inject({ method: "getTransaction", times: Infinity, fault: { kind: "status", status: 502 } });
+    const r = rpc({ maxRetries: 3 });
+    const err = await r.getTransaction(TRANSFER.signature).catch((e) => e);
+    expect(err).toBeInstanceOf(RpcTransportError);
+    expect(err).toMatchObject({ kind: "server_error", status: 502, attempts: 4, method: "getTransaction" });
+    expect(r.stats()).toEqual({ requests: 4, retries: 3, failures: 1 });
+  });
+
+  test("an auth error (401) is not retried", async () => {
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 401 } });
+    const err = await rpc().getSlot().catch((e) => e);
+    expect(err).toBeInstanceOf(RpcTransportError);
+    expect(err.kind).toBe("http_error");
+    expect(server.log).toHaveLength(1);
+  });
+
+  test("a provider key in the URL never appears in an error", async () => {
+    const r = createRpc({ url: "http://127.0.0.1:1/?api-key=SECRET-KEY-123", maxRetries: 1, baseDelayMs: 1 });
+    const err = await r.getSlot().catch((e) => e);
+    expect(err).toBeInstanceOf(RpcTransportError);
+    expect(err.kind).toBe("network_error");
+    expect(String(err.message)).not.toContain("SECRET");
+    expect(String(err.stack)).not.toContain("SECRET");
+  });
+});
+
+describe("throttling", () => {
+  test("no more than `concurrency` requests in flight", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const counting: typeof fetch = (async (input: any, init: any) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      try {
+        await Bun.sleep(10);
+        return await fetch(input, init);
+      } finally {
+        inFlight--;
+      }
+    }) as any;
+    const r = rpc({ fetch: counting, concurrency: 3 });
+    const slots = await Promise.all(Array.from({ length: 12 }, () => r.getSlot()));
+    expect(slots.every((s) => s === 446_800_000)).toBe(true);
+    expect(peak).toBe(3);
+  });
+
+  test("request starts are spaced by spacingMs", async () => {
+    const starts: number[] = [];
+    const stamping: typeof fetch = ((input: any, init: any) => {
+      starts.push(performance.now());
+      return fetch(input, init);
+    }) as any;
+    const r = rpc({ fetch: stamping, concurrency: 8, spacingMs: 25 });
+    await Promise.all(Array.from({ length: 6 }, () => r.getSlot()));
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20); // timer granularity
+  });
+});
