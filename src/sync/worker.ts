@@ -20,6 +20,8 @@ export interface WorkerDeps {
   onRpcRequest?: (method: RpcMethod, outcome: RpcOutcome) => void;
   /** The transport to the outside world (tests and the demo pass a loopback or recorded one). */
   fetch?: FetchLike;
+  /** Retry and pacing settings for the RPC client (tests shorten them). */
+  rpcOptions?: { maxRetries?: number; baseDelayMs?: number; timeoutMs?: number; concurrency?: number };
   now?: () => Date;
 }
 
@@ -27,7 +29,7 @@ export interface WorkerDeps {
 export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
   const { ledger, config } = deps;
   const now = deps.now ?? (() => new Date());
-  const rpc = createRpc({ url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest });
+  const rpc = createRpc({ ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest });
   try {
     const result = await syncWalletChain(rpc, job.owner, readCursors(ledger.sqlite) as Record<string, string>, {
       now: () => Math.floor(now().getTime() / 1000),

@@ -1,0 +1,90 @@
+// The worker end to end on a real SQLite file against loopback servers that speak the real
+// Solana JSON-RPC and xStocks wire formats (real HONx mint bytes and multiplier steps).
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config.ts";
+import { openLedger } from "../../src/ledger/db.ts";
+import { ensureTenant } from "../../src/ledger/keys.ts";
+import { walletStatus } from "../../src/ledger/queries/wallets.ts";
+import { createLogger } from "../../src/log.ts";
+import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { pollIssuer, runSyncJob } from "../../src/sync/worker.ts";
+import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+import { startRpcServer } from "../support/rpc-server.ts";
+import { buildWalletScenario } from "../support/wallet-chain.ts";
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function setup(rpcUrl: string, issuerUrl: string) {
+  const dir = mkdtempSync(join(tmpdir(), "cal-sync-"));
+  dirs.push(dir);
+  const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuerUrl }, {});
+  const ledger = openLedger(dir);
+  return { config, ledger, logger: createLogger("error"), now: () => new Date("2026-09-20T00:00:00Z") };
+}
+
+describe("sync worker", () => {
+  test("a queued wallet syncs to a complete ledger, and a second sync books nothing new", async () => {
+    const s = buildWalletScenario({ transfers: 12 });
+    const rpc = startRpcServer(s.chain);
+    const issuer = startIssuerServer(loadIssuerFixture());
+    try {
+      const deps = setup(rpc.url, issuer.url);
+      const tenant = ensureTenant(deps.ledger.sqlite, "acme");
+      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
+      expect((await pollIssuer(deps)).added).toBeGreaterThan(0);
+      expect((await pollIssuer(deps)).added).toBe(0); // the same feed again stores nothing
+
+      const job = claimJob(deps.ledger.sqlite)!;
+      expect(job.owner).toBe(s.owner);
+      expect(await runSyncJob(deps, job)).toBe("complete");
+      const status = walletStatus(deps.ledger.sqlite, tenant, s.owner)!;
+      expect(status.status).toBe("complete");
+      expect(status.transactionsFetched).toBeGreaterThan(0);
+      expect(status.gaps).toEqual([]);
+
+      // The scenario's transfers all come after HONx's recorded steps: nothing touched this wallet.
+      expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?").get(s.owner) as { n: number }).n).toBe(0);
+
+      // The issuer changes the multiplier while the wallet holds HONx, with no issuer record.
+      s.addUpdate(1.0031, 1789500000);
+      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
+      expect(await runSyncJob(deps, claimJob(deps.ledger.sqlite)!)).toBe("complete");
+      const actions = deps.ledger.sqlite.query("SELECT type, payload FROM actions WHERE owner = ?").all(s.owner) as { type: string; payload: string }[];
+      expect(actions.map((a) => a.type)).toEqual(["unknown"]);
+      expect(JSON.parse(actions[0]!.payload).reason).toMatch(/no issuer record/i);
+      const journal = (deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
+      expect(journal).toBe(1);
+
+      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
+      const again = claimJob(deps.ledger.sqlite)!;
+      expect(await runSyncJob(deps, again)).toBe("complete");
+      expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(journal);
+      deps.ledger.close();
+    } finally {
+      rpc.stop();
+      issuer.stop();
+    }
+  });
+
+  test("an unreachable RPC fails the attempt, keeps the error, and queues a retry with backoff", async () => {
+    const deps = setup("http://127.0.0.1:9/", "http://127.0.0.1:9/");
+    deps.config.solanaRpcUrl = "http://127.0.0.1:9/";
+    const tenant = ensureTenant(deps.ledger.sqlite, "acme");
+    const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+    registerAndEnqueue(deps.ledger.sqlite, tenant, 100, owner);
+    const job = claimJob(deps.ledger.sqlite)!;
+    const outcome = await runSyncJob({ ...deps, rpcOptions: { maxRetries: 1, baseDelayMs: 1 }, fetch: async () => { throw new TypeError("connection refused"); } }, job);
+    expect(outcome).toBe("failed");
+    const status = walletStatus(deps.ledger.sqlite, tenant, owner)!;
+    expect(status.status).toBe("queued");
+    expect(status.attempts).toBe(1);
+    expect(status.error).toBeTruthy();
+    expect(Date.parse(status.nextRetryAt!)).toBeGreaterThan(Date.parse("2026-09-20T00:00:00Z"));
+    expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(0);
+    deps.ledger.close();
+  });
+});
