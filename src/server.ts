@@ -7,7 +7,7 @@ import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorker } from "./sync/worker.ts";
 import { version } from "./version.ts";
-import { demoOwners, loadDemo } from "./demo/load.ts";
+import { demoOwners, demoSources, loadDemo } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
@@ -16,12 +16,13 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const logger = createLogger(config.logLevel);
   const ledger = openLedger(config.dataDir);
   let demoKey: string | null = null;
-  if (opts.demo) demoKey = await prepareDemo(ledger);
+  if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
 
   const { app, metrics } = createApp({ ledger, config, logger, version });
-  // The demo is offline: its data came from the embedded snapshot, so the worker does not call
-  // the network there (sync requests stay queued and say so in their status).
-  const worker = startWorker({ ledger, config, logger, pollNetwork: !opts.demo && !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
+  // The demo is offline: its worker reads the same embedded recording as the demo load, so a
+  // wallet registered there syncs (and finds nothing) instead of calling the network.
+  const sources = opts.demo ? demoSources(config) : { config, fetch: undefined };
+  const worker = startWorker({ ledger, ...sources, logger, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
   app.listen({ port: config.port, hostname: config.host });
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
@@ -45,12 +46,13 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
  * The demo never mixes with live data: a data dir that holds live data is refused. On an empty
  * one it labels the ledger synthetic, loads the embedded demo and creates a demo key.
  */
-async function prepareDemo(ledger: Ledger): Promise<string> {
+async function prepareDemo(ledger: Ledger, config: Config, logger: ReturnType<typeof createLogger>): Promise<string> {
   const label = readDatasetLabel(ledger.sqlite);
   const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
   if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
     throw new Error("this data dir holds live data; --demo needs an empty data dir (use --data-dir)");
   }
-  await loadDemo(ledger);
+  const load = await loadDemo(ledger, new Date(), config);
+  if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
   return createKey(ledger.sqlite, { name: `demo-${Date.now()}`, tenant: "demo", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] }).key;
 }

@@ -1,41 +1,44 @@
-// Loads the embedded demo (decisions §9) into an empty data dir: the snapshot's observations go
-// through the same store and replay as a live sync, then the demo tenant gets its wallets.
+// Loads the embedded demo (decisions §9) into an empty data dir. It registers the demo wallets
+// and syncs them through the same worker code a live sync uses (issuer poll, chain sync, store,
+// replay), with a recorded transport in place of the network.
+import { loadConfig, type Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { ensureTenant } from "../ledger/keys.ts";
 import { writeDatasetLabel } from "../ledger/queries/common.ts";
-import { replayLedger } from "../ledger/replay.ts";
-import { storeObservations } from "../ledger/store.ts";
-import snapshot from "./snapshot.json" with { type: "json" };
+import { createLogger } from "../log.ts";
+import { claimJob, registerAndEnqueue } from "../sync/queue.ts";
+import { pollIssuer, runSyncJob } from "../sync/worker.ts";
+import recording from "./recording.json" with { type: "json" };
+import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
 
 export const demoTenant = "demo";
 
 export function demoOwners(): string[] {
-  return snapshot.wallets.map((w) => w.owner);
+  return recording.owners;
 }
 
-export async function loadDemo(ledger: Ledger, now = new Date()): Promise<void> {
+/** The demo's sources: the recorded transport in place of the RPC provider and the issuer API. */
+export function demoSources(base: Config) {
+  return { config: { ...base, solanaRpcUrl: demoRpcUrl, xstocksApiUrl: demoIssuerUrl }, fetch: demoFetch(recording as unknown as DemoRecording) };
+}
+
+export interface DemoLoad { synced: number; failed: number; ms: number }
+
+export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = loadConfig({}, {})): Promise<DemoLoad> {
+  const started = performance.now();
   const { sqlite } = ledger;
   writeDatasetLabel(sqlite, { kind: "synthetic", description: "Embedded demo: real xStocks mints, multipliers and issuer figures; synthetic wallets" }, now);
-  const already = (sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n > 0;
-  if (already) return;
-  storeObservations(sqlite, {
-    instruments: snapshot.instruments,
-    issuerRecords: snapshot.issuerRecords as never,
-    multiplierUpdates: snapshot.multiplierUpdates,
-    mintStates: snapshot.mintStates,
-    tokenAccounts: snapshot.wallets.flatMap((w) => w.accounts.map((a) => ({ ...a, rawBalance: BigInt(a.rawBalance) }))),
-    balanceChanges: snapshot.wallets.flatMap((w) => w.balanceChanges.map((b) => ({ ...b, preRaw: BigInt(b.preRaw), postRaw: BigInt(b.postRaw) }))),
-  }, now);
-  sqlite.transaction(() => {
-    const tenantId = ensureTenant(sqlite, demoTenant, 100, now);
-    const at = now.toISOString();
-    for (const w of snapshot.wallets) {
-      sqlite.query("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(tenantId, w.owner, at);
-      sqlite.query(
-        `INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
-         VALUES (?, ?, 'complete', ?, ?, ?, 1, 'done', ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ).run(tenantId, w.owner, at, at, at, w.balanceChanges.length, w.balanceChanges.length, w.balanceChanges.length);
-    }
-  }).immediate();
-  replayLedger(sqlite, now);
+  const result: DemoLoad = { synced: 0, failed: 0, ms: 0 };
+  if ((sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n > 0) return result; // already loaded
+  const deps = { ledger, ...demoSources(base), logger: createLogger("warn"), now: () => now };
+  await pollIssuer(deps);
+  const tenantId = ensureTenant(sqlite, demoTenant, base.maxWallets, now);
+  for (const owner of recording.owners) registerAndEnqueue(sqlite, tenantId, base.maxWallets, owner, now);
+  for (let job = claimJob(sqlite, now); job; job = claimJob(sqlite, now)) {
+    const outcome = await runSyncJob(deps, job);
+    if (outcome === "failed") result.failed++;
+    else result.synced++;
+  }
+  result.ms = Math.round(performance.now() - started);
+  return result;
 }

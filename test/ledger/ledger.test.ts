@@ -39,7 +39,7 @@ describe("database", () => {
   });
 });
 
-describe("demo ledger through store and replay", () => {
+describe("demo ledger synced through the adapters, store and replay", () => {
   const now = new Date("2026-09-20T00:00:00Z");
   const l = openLedger(tempDir());
   const ready = loadDemo(l, now);

@@ -1,25 +1,12 @@
 // A loopback Solana JSON-RPC server speaking the real wire format from an in-memory chain, with
 // fault injection (429 bursts with retry-after, 5xx, hangs, truncated or non-JSON bodies,
 // JSON-RPC errors, a balance misreported by one raw unit). Port 0: the OS picks a free port.
-import { getTokenDecoder, getTokenEncoder } from "@solana-program/token-2022";
 import { getBase64Encoder } from "@solana/kit";
-import { TOKEN_2022_PROGRAM_ID, type WireSignatureInfo, type WireTransaction } from "../../src/sources/solana/wire";
+import type { WireSignatureInfo, WireTransaction } from "../../src/sources/solana/wire";
+import { answerRpc, type ChainState, type Misreport } from "../../src/sources/solana/recorded";
 import { toBase64 } from "./chain";
 
-export interface ChainAccount {
-  data: Uint8Array;
-  owner: string;
-  lamports?: number;
-}
-
-export interface ChainState {
-  slot: number;
-  accounts: Map<string, ChainAccount>;
-  /** Per address, newest first (as getSignaturesForAddress returns them). */
-  signatures: Map<string, WireSignatureInfo[]>;
-  transactions: Map<string, WireTransaction>;
-  blockTimes?: Map<number, number>;
-}
+export type { ChainAccount, ChainState } from "../../src/sources/solana/recorded";
 
 export function emptyChain(slot = 450_000_000): ChainState {
   return { slot, accounts: new Map(), signatures: new Map(), transactions: new Map(), blockTimes: new Map() };
@@ -53,11 +40,7 @@ export interface FaultRule {
   match?: (params: any[]) => boolean;
 }
 
-export interface Misreport {
-  /** getTokenAccountsByOwner reports this token account's raw amount plus `delta`. */
-  tokenAccount: string;
-  delta: bigint;
-}
+export type { Misreport };
 
 export interface RpcServer {
   url: string;
@@ -78,81 +61,7 @@ export function startRpcServer(state: ChainState): RpcServer {
   const log: { method: string; params: any[] }[] = [];
   let misreport: Misreport | null = null;
 
-  const account = (a: ChainAccount, dataOverride?: Uint8Array) => ({
-    data: [toBase64(dataOverride ?? a.data), "base64"],
-    executable: false,
-    lamports: a.lamports ?? 2_039_280,
-    owner: a.owner,
-    rentEpoch: 18446744073709552000,
-    space: (dataOverride ?? a.data).length,
-  });
-  const ctx = () => ({ apiVersion: "2.2.0", slot: state.slot });
-  const invalidParams = (message: string) => ({ error: { code: -32602, message } });
-
-  function answer(method: string, params: any[]): { result?: unknown; error?: { code: number; message: string } } {
-    switch (method) {
-      case "getSlot":
-        return { result: state.slot };
-      case "getBlockTime": {
-        const t = state.blockTimes?.get(params[0]);
-        return t === undefined ? { error: { code: -32009, message: `Slot ${params[0]} was skipped, or missing in long-term storage` } } : { result: t };
-      }
-      case "getAccountInfo": {
-        if (params[1]?.encoding !== "base64") return invalidParams("this test server only speaks base64");
-        const a = state.accounts.get(params[0]);
-        return { result: { context: ctx(), value: a ? account(a) : null } };
-      }
-      case "getMultipleAccounts": {
-        if (params[1]?.encoding !== "base64") return invalidParams("this test server only speaks base64");
-        if (!Array.isArray(params[0]) || params[0].length > 100) return invalidParams("Too many inputs provided; max 100");
-        return { result: { context: ctx(), value: params[0].map((k: string) => (state.accounts.has(k) ? account(state.accounts.get(k)!) : null)) } };
-      }
-      case "getTokenAccountsByOwner": {
-        const [owner, filter, config] = params;
-        if (config?.encoding !== "base64") return invalidParams("this test server only speaks base64");
-        if (filter?.programId !== TOKEN_2022_PROGRAM_ID) return { result: { context: ctx(), value: [] } };
-        const value = [];
-        for (const [pubkey, a] of state.accounts) {
-          if (a.owner !== TOKEN_2022_PROGRAM_ID || a.data.length < 165 || (a.data.length > 165 && a.data[165] !== 2)) continue;
-          const token = getTokenDecoder().decode(a.data);
-          if (token.owner !== owner) continue;
-          let data: Uint8Array | undefined;
-          if (misreport && misreport.tokenAccount === pubkey) {
-            data = getTokenEncoder().encode({ ...token, amount: token.amount + misreport.delta }) as Uint8Array;
-          }
-          value.push({ pubkey, account: account(a, data) });
-        }
-        return { result: { context: ctx(), value } };
-      }
-      case "getSignaturesForAddress": {
-        const [address, config = {}] = params;
-        const limit = config.limit ?? 1000;
-        if (limit < 1 || limit > 1000) return invalidParams("Invalid limit; max 1000");
-        let list = state.signatures.get(address) ?? [];
-        if (config.before) {
-          const i = list.findIndex((s) => s.signature === config.before);
-          list = i < 0 ? [] : list.slice(i + 1);
-        }
-        if (config.until) {
-          const i = list.findIndex((s) => s.signature === config.until);
-          if (i >= 0) list = list.slice(0, i);
-        }
-        return { result: list.slice(0, limit) };
-      }
-      case "getTransaction": {
-        const [signature, config = {}] = params;
-        if (config.encoding !== "json") return invalidParams("this test server only speaks json");
-        const tx = state.transactions.get(signature);
-        if (!tx) return { result: null };
-        if (tx.version === 0 && config.maxSupportedTransactionVersion === undefined) {
-          return { error: { code: -32015, message: "Transaction version (0) is not supported by the requesting client." } };
-        }
-        return { result: tx };
-      }
-      default:
-        return { error: { code: -32601, message: "Method not found" } };
-    }
-  }
+  const answer = (method: string, params: any[]) => answerRpc(state, method, params, misreport);
 
   const server = Bun.serve({
     port: 0,
