@@ -1,0 +1,104 @@
+// bench/sync: one wallet with 5,000 transactions across 20 Token-2022 mints, synced through the
+// real adapters against a loopback JSON-RPC server, then stored and re-booked; and a full demo
+// load. Baseline, in the same process: the bare HTTP round trips of the same getTransaction
+// calls at the same concurrency (the minimum any sync must pay), so the ratio shows our overhead.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { openLedger } from "../src/ledger/db.ts";
+import { ensureTenant } from "../src/ledger/keys.ts";
+import { createLogger } from "../src/log.ts";
+import { TOKEN_2022_PROGRAM_ID } from "../src/sources/solana/wire.ts";
+import { claimJob, registerAndEnqueue } from "../src/sync/queue.ts";
+import { runSyncJob } from "../src/sync/worker.ts";
+import { loadDemo } from "../src/demo/load.ts";
+import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx, updateMultiplierTx, XSTOCKS_AUTHORITY } from "../test/support/chain.ts";
+import { addTransaction, emptyChain, startRpcServer } from "../test/support/rpc-server.ts";
+
+const MINTS = 20, TX_PER_MINT = 250, STEPS = 8;
+const random = seededRandom(42);
+const chain = emptyChain(460_000_000);
+const owner = randomAddress(random);
+let slot = 400_000_000;
+for (let m = 0; m < MINTS; m++) {
+  const mint = randomAddress(random);
+  let multiplier = 1, previous = 1, lastTs = 0;
+  for (let s = 0; s < STEPS; s++) {
+    const next = multiplier * (1 + 0.001 * (1 + (s % 3)));
+    const sig = randomSignature(random);
+    lastTs = 1_750_000_000 + 86_400 * 30 * s;
+    slot += 100;
+    addTransaction(chain, sig, updateMultiplierTx({ signature: sig, slot, blockTime: lastTs - 3600, authority: XSTOCKS_AUTHORITY, updates: [{ mint, multiplier: next, effectiveTimestamp: lastTs }] }), [XSTOCKS_AUTHORITY]);
+    previous = multiplier;
+    multiplier = next;
+  }
+  // The mint as the program leaves it: the last update's value and timestamp, the one before it.
+  chain.accounts.set(mint, { data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: previous, newMultiplier: multiplier, newMultiplierEffectiveTimestamp: lastTs }), owner: TOKEN_2022_PROGRAM_ID });
+  const tokenAccount = randomAddress(random);
+  let balance = 0n;
+  for (let i = 0; i < TX_PER_MINT; i++) {
+    const sig = randomSignature(random);
+    slot += 100;
+    const delta = BigInt(1 + Math.floor(random() * 1e8));
+    addTransaction(chain, sig, transferTx({ signature: sig, slot, blockTime: 1_740_000_000 + i * 20_000 + m, owner, tokenAccount, mint, pre: i === 0 ? null : balance, post: balance + delta }), [tokenAccount, owner]);
+    balance += delta;
+  }
+  chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint, owner, amount: balance }), owner: TOKEN_2022_PROGRAM_ID });
+}
+chain.slot = slot + 1000;
+
+let peak = 0;
+const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+const server = startRpcServer(chain);
+const dir = mkdtempSync(join(tmpdir(), "cal-bench-sync-"));
+
+try {
+  // Baseline: the same getTransaction round trips, 4 at a time, parsed and dropped.
+  const sigs = [...chain.transactions.keys()];
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < sigs.length) {
+      const sig = sigs[next++]!;
+      const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [sig, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "finalized" }] }) });
+      await res.json();
+    }
+  }));
+  const baseline = (performance.now() - t0) / 1000;
+  const before = server.requests;
+
+  const ledger = openLedger(dir);
+  const config = loadConfig({ "data-dir": dir, "solana-rpc-url": server.url }, {});
+  registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "bench"), 100, owner);
+  peak = 0;
+  const t1 = performance.now();
+  const outcome = await runSyncJob({ ledger, config, logger: createLogger("error") }, claimJob(ledger.sqlite)!);
+  const seconds = (performance.now() - t1) / 1000;
+  const calls = server.requests - before;
+  const syncPeak = peak;
+  const actions = (ledger.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n;
+  const gaps = ledger.sqlite.query("SELECT address, reason FROM wallet_gaps").all() as { address: string; reason: string }[];
+  if (gaps.length) console.log(`  gaps: ${gaps.length}, e.g. ${gaps[0]!.reason}`);
+  ledger.close();
+
+  const demoDir = mkdtempSync(join(tmpdir(), "cal-bench-demo-"));
+  const demoLedger = openLedger(demoDir);
+  const t2 = performance.now();
+  const demo = await loadDemo(demoLedger, new Date("2026-09-20T00:00:00Z"));
+  const demoSeconds = (performance.now() - t2) / 1000;
+  demoLedger.close();
+  rmSync(demoDir, { recursive: true, force: true });
+
+  console.log(`sync of one wallet: ${chain.transactions.size} transactions, ${MINTS} mints -> ${outcome}, ${actions} actions`);
+  console.log(`  RPC calls        ${calls}`);
+  console.log(`  seconds          ${seconds.toFixed(2)}`);
+  console.log(`  peak RSS         ${(syncPeak / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`  baseline         ${baseline.toFixed(2)} s for ${sigs.length} bare getTransaction round trips (concurrency 4)`);
+  console.log(`  ratio            ${(seconds / baseline).toFixed(2)}x the bare round trips`);
+  console.log(`demo load: ${demo.synced} wallets in ${demoSeconds.toFixed(2)} s`);
+} finally {
+  clearInterval(sampler);
+  server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
