@@ -1,0 +1,149 @@
+// The domain's single entry point: observations in, every derived record out. Pure: the clock
+// is `input.now`, nothing is read from outside. Pipeline: timeline -> match -> classify ->
+// plausibility (per mint) -> book (per wallet) -> positions, yields, journal; lineage and census.
+import { type ActionRecordParts, assembleWallet } from "./wallet";
+import { classify, type Classified } from "./classify";
+import { buildLineage } from "./lineage";
+import { buildMatchIndex, matchTransition } from "./match";
+import type { EventRevisions } from "./revisions";
+import { groupEvents } from "./revisions";
+import type { MintStateObs } from "./observations";
+import { applyPlausibility } from "./plausibility";
+import { type CensusInstance, computeCensus, validationFor } from "./taxonomy";
+import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
+import type { ActionType, ChainTransition, EngineInput, EngineOutput, Rejection, Validation } from "./types";
+
+export type { EngineInput, EngineOutput } from "./types";
+export { diffJournal } from "./journal";
+export { actionEvidencePayload } from "./actions";
+
+/** Everything the engine knows about one mint, shared by all wallets that hold it. */
+export interface MintContext {
+  mint: string;
+  symbol: string;
+  decimals: number;
+  decimalsKnown: boolean;
+  transitions: ChainTransition[];
+  classified: Map<string, Classified>;
+  events: EventRevisions[];
+  /** Event ids matched by some non-superseded transition. */
+  matchedEvents: Set<string>;
+  multiplierAt: (t: number) => number;
+  multiplierNow: number;
+  stateProblem: string | null;
+}
+
+function inForce(s: MintStateObs, t: number): number {
+  return t >= s.newMultiplierEffectiveTimestamp ? s.newMultiplier : s.multiplier;
+}
+
+export function runEngine(input: EngineInput): EngineOutput {
+  const { now } = input;
+  const rejections: Rejection[] = [];
+  const transitions = buildTransitions(input.multiplierUpdates, now);
+  const mintBySymbol = new Map(input.instruments.map((i) => [i.symbol, i.mint]));
+  const instrumentByMint = new Map(input.instruments.map((i) => [i.mint, i]));
+  const stateByMint = new Map<string, MintStateObs>();
+  for (const s of input.mintStates) {
+    const prev = stateByMint.get(s.mint);
+    if (!prev || s.slot > prev.slot) stateByMint.set(s.mint, s);
+  }
+
+  // Issuer events, grouped per mint through the instrument list (symbol <-> mint).
+  const eventsByMint = new Map<string, EventRevisions[]>();
+  for (const ev of groupEvents(input.issuerRevisions).values()) {
+    const mint = mintBySymbol.get(ev.revisions[0]!.record.xstockSymbol);
+    if (!mint) {
+      rejections.push({ kind: "issuer_revision", ref: ev.eventId, reason: `symbol ${ev.revisions[0]!.record.xstockSymbol} is not a known instrument` });
+      continue;
+    }
+    const list = eventsByMint.get(mint) ?? [];
+    list.push(ev);
+    eventsByMint.set(mint, list);
+  }
+
+  const transitionsByMint = new Map<string, ChainTransition[]>();
+  for (const t of transitions) {
+    const list = transitionsByMint.get(t.mint) ?? [];
+    list.push(t);
+    transitionsByMint.set(t.mint, list);
+  }
+
+  const mints = new Set<string>([...transitionsByMint.keys(), ...instrumentByMint.keys()]);
+  for (const w of input.wallets) {
+    for (const a of w.accounts) mints.add(a.mint);
+    for (const c of w.balanceChanges) mints.add(c.mint);
+  }
+
+  const census: CensusInstance[] = [];
+  const contexts = new Map<string, MintContext>();
+  const lineage = [];
+  for (const mint of [...mints].sort()) {
+    const inst = instrumentByMint.get(mint);
+    const state = stateByMint.get(mint);
+    const ts = transitionsByMint.get(mint) ?? [];
+    const events = eventsByMint.get(mint) ?? [];
+    const classified = new Map<string, Classified>();
+    const index = buildMatchIndex(events);
+    for (const t of ts) classified.set(t.key, classify(t, matchTransition(t, index)));
+    const live = ts
+      .filter((t) => t.state !== "superseded")
+      .sort((a, b) => a.effectiveAtUnix - b.effectiveAtUnix)
+      .map((t) => classified.get(t.key)!);
+    applyPlausibility(live);
+    const matchedEvents = new Set<string>();
+    for (const c of live) {
+      if (c.match.kind !== "matched") continue;
+      matchedEvents.add(c.match.event.eventId);
+      census.push({ type: c.type, mint, transitionKey: c.transition.key, eventId: c.match.event.eventId, version: c.match.revision.record.version, reconciled: c.reconciled });
+    }
+    const activated = effectiveTransitions(ts);
+    const mAt = (t: number): number => multiplierAt(activated, t);
+    let multiplierNow = mAt(now);
+    let stateProblem: string | null = null;
+    if (state) {
+      const chainNow = inForce(state, now);
+      if (!Object.is(chainNow, multiplierNow)) {
+        stateProblem = `mint state multiplier ${chainNow} differs from the replayed updates (${multiplierNow}): update history incomplete`;
+        rejections.push({ kind: "multiplier_update", ref: mint, reason: stateProblem });
+        multiplierNow = chainNow;
+      }
+    }
+    const decimals = inst?.decimals ?? state?.decimals ?? null;
+    contexts.set(mint, {
+      mint,
+      symbol: inst?.symbol ?? mint,
+      decimals: decimals ?? 8,
+      decimalsKnown: decimals !== null,
+      transitions: ts,
+      classified,
+      events,
+      matchedEvents,
+      multiplierAt: mAt,
+      multiplierNow,
+      stateProblem,
+    });
+    if (inst) lineage.push(buildLineage(inst, live.filter((c) => c.transition.state === "activated")));
+  }
+
+  const validations = new Map<ActionType, Validation>();
+  const validation = (type: ActionType): Validation => {
+    let v = validations.get(type);
+    if (!v) validations.set(type, (v = validationFor(type, census)));
+    return v;
+  };
+
+  const out: ActionRecordParts = { actions: [], bookings: [], positions: [], yields: [] };
+  for (const w of input.wallets) assembleWallet(w, contexts, { now, validation, firstObservedActive: input.firstObservedActive ?? {} }, out);
+
+  return {
+    transitions,
+    actions: out.actions,
+    bookings: out.bookings,
+    positions: out.positions,
+    yields: out.yields,
+    lineage,
+    census: computeCensus(census),
+    rejections,
+  };
+}

@@ -1,0 +1,77 @@
+// The standing recognition each (owner, action) wants, and the append-only diff against what the
+// journal already holds: unchanged bookings append nothing, changed ones get a reversal and a new
+// recognition with the reason for the change.
+import type { ActionRecord, ChangeReason, JournalBooking, JournalDiff } from "./types";
+
+/** Bookings exist only for changes in force (activated or corrected); pending ones book nothing yet. */
+/** `unitsDelta` = U1 − U0 exactly; `principalUnitsDelta` = the part that is not income units. */
+export function bookingFor(a: ActionRecord, unitsDelta: string, principalUnitsDelta: string): JournalBooking | null {
+  if (a.lifecycle.state !== "activated" && a.lifecycle.state !== "corrected") return null;
+  if (a.transitionKey === null && a.type !== "seizure") return null;
+  return {
+    owner: a.owner,
+    actionId: a.id,
+    mint: a.mint,
+    symbol: a.symbol,
+    type: a.type,
+    treatment: a.treatment,
+    kind: a.v1.kind,
+    unitsDelta,
+    principalUnitsDelta,
+    incomeUnits: a.incomeUnits,
+    usd: a.usd,
+    factor: a.factor,
+    effectiveAt: a.effectiveAt,
+    evidenceSha256: a.evidenceSha256,
+  };
+}
+
+const keyOf = (b: JournalBooking): string => `${b.owner}|${b.actionId}`;
+
+const FIELDS: (keyof JournalBooking)[] = [
+  "owner",
+  "actionId",
+  "mint",
+  "symbol",
+  "type",
+  "treatment",
+  "kind",
+  "unitsDelta",
+  "principalUnitsDelta",
+  "incomeUnits",
+  "usd",
+  "factor",
+  "effectiveAt",
+  "evidenceSha256",
+];
+
+export const sameBooking = (a: JournalBooking, b: JournalBooking): boolean => FIELDS.every((f) => a[f] === b[f]);
+
+/** Why a standing booking must be replaced by a wanted one. */
+export function changeReasonOf(old: JournalBooking, next: JournalBooking): ChangeReason {
+  if (old.unitsDelta !== next.unitsDelta || old.principalUnitsDelta !== next.principalUnitsDelta) return "new balance history";
+  if (old.type !== next.type || old.treatment !== next.treatment || old.kind !== next.kind || old.factor !== next.factor || old.evidenceSha256 !== next.evidenceSha256) {
+    return "issuer correction";
+  }
+  if (old.usd !== next.usd || old.incomeUnits !== next.incomeUnits) return "valuation change";
+  return "issuer correction";
+}
+
+export function diffJournal(existingStanding: JournalBooking[], wanted: JournalBooking[]): JournalDiff {
+  const standing = new Map(existingStanding.map((b) => [keyOf(b), b]));
+  const want = new Map(wanted.map((b) => [keyOf(b), b]));
+  const reversals: JournalDiff["reversals"] = [];
+  const recognitions: JournalDiff["recognitions"] = [];
+  for (const [k, old] of standing) {
+    const next = want.get(k);
+    if (!next) reversals.push({ booking: old, changeReason: "no longer applicable" });
+    else if (!sameBooking(old, next)) {
+      const reason = changeReasonOf(old, next);
+      reversals.push({ booking: old, changeReason: reason });
+      recognitions.push({ booking: next, changeReason: reason });
+    }
+  }
+  for (const [k, next] of want) if (!standing.has(k)) recognitions.push({ booking: next, changeReason: null });
+  const reasons = new Set([...reversals.map((r) => r.changeReason)]);
+  return { reversals, recognitions, changeReason: reasons.size === 1 ? [...reasons][0]! : null };
+}
