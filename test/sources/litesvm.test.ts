@@ -1,0 +1,224 @@
+// Real Token-2022 bytes from LiteSVM, which runs the actual Token-2022 program: a mint with the
+// Scaled UI Amount extension, a holder, a re-assert plus a schedule in one transaction, a
+// schedule overwritten before it activates, and a transfer after the activation. The resulting
+// account bytes and transactions (rendered as an RPC node's `json` encoding) go through our
+// decoders, then through the whole chain sync against the loopback JSON-RPC server, then the
+// engine: the overwritten schedule is superseded, the balance at activation is the one before
+// the transfer, and nothing is guessed.
+import { describe, expect, test } from "bun:test";
+import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+} from "@solana/kit";
+import { getCreateAccountInstruction } from "@solana-program/system";
+import {
+  TOKEN_2022_PROGRAM_ADDRESS,
+  extension,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintDecoder,
+  getMintSize,
+  getMintToInstruction,
+  getPreInitializeInstructionsForMintExtensions,
+  getTokenDecoder,
+  getTransferCheckedInstruction,
+  getUpdateMultiplierScaledUiMintInstruction,
+} from "@solana-program/token-2022";
+import { runEngine } from "../../src/domain/engine";
+import { decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "../../src/sources/solana/decode";
+import { syncWalletChain } from "../../src/sources/solana/history";
+import { createRpc } from "../../src/sources/solana/rpc";
+import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
+import { addTransaction, emptyChain, startRpcServer } from "../support/rpc-server";
+
+const T0 = 1_780_000_000n; // the clock when the issuer acts (LiteSVM starts at 0)
+const DECIMALS = 6;
+
+async function scenario() {
+  const svm = new LiteSVM();
+  const issuer = await generateKeyPairSigner();
+  const holder = await generateKeyPairSigner();
+  const other = await generateKeyPairSigner();
+  const mint = await generateKeyPairSigner();
+  svm.airdrop(issuer.address, lamports(10_000_000_000n));
+  svm.airdrop(holder.address, lamports(1_000_000_000n));
+  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const [otherAta] = await findAssociatedTokenPda({ owner: other.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const chain = emptyChain(1000);
+  const txs: Record<string, WireTransaction> = {};
+
+  const setClock = (t: bigint) => {
+    const c = svm.getClock();
+    c.unixTimestamp = t;
+    svm.setClock(c);
+  };
+  const rawOf = (ata: Address): bigint | null => {
+    const a = svm.getAccount(ata);
+    return a.exists ? getTokenDecoder().decode(a.data).amount : null;
+  };
+
+  /** Sends a transaction and renders it as getTransaction(json) would, balances read from the accounts. */
+  async function send(label: string, feePayer: typeof issuer, ixs: Instruction[], listedUnder: string[]): Promise<WireTransaction> {
+    const balancesBefore = new Map([[holderAta, rawOf(holderAta)], [otherAta, rawOf(otherAta)]]);
+    const tx = await pipe(
+      createTransactionMessage({ version: "legacy" }),
+      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+      (m) => svm.setTransactionMessageLifetimeUsingLatestBlockhash(m),
+      (m) => appendTransactionMessageInstructions(ixs, m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    const res = svm.sendTransaction(tx);
+    if (res instanceof FailedTransactionMetadata) throw new Error(`${label} failed: ${res.toString()}`);
+    svm.expireBlockhash();
+    const signature = getSignatureFromTransaction(tx);
+    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    const keys = message.staticAccounts as string[];
+    const b58 = getBase58Decoder();
+    const balances = (when: "pre" | "post") => {
+      const out: WireTokenBalance[] = [];
+      for (const [ata, owner] of [[holderAta, holder.address], [otherAta, other.address]] as const) {
+        const raw = when === "pre" ? balancesBefore.get(ata) : rawOf(ata);
+        const index = keys.indexOf(ata);
+        if (raw === null || raw === undefined || index < 0) continue;
+        out.push({ accountIndex: index, mint: mint.address, owner, programId: TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount: { amount: raw.toString(), decimals: DECIMALS, uiAmount: null, uiAmountString: "" } });
+      }
+      return out;
+    };
+    const slot = chain.slot++;
+    const wire: WireTransaction = {
+      slot,
+      blockTime: Number(svm.getClock().unixTimestamp),
+      version: "legacy",
+      meta: {
+        err: null,
+        fee: 5000,
+        innerInstructions: (res as TransactionMetadata).innerInstructions().map((list, index) => ({
+          index,
+          instructions: list.map((ii) => ({ programIdIndex: ii.instruction().programIdIndex(), accounts: [...ii.instruction().accounts()], data: b58.decode(ii.instruction().data()), stackHeight: ii.stackHeight() })),
+        })).filter((x) => x.instructions.length > 0),
+        loadedAddresses: { writable: [], readonly: [] },
+        preTokenBalances: balances("pre"),
+        postTokenBalances: balances("post"),
+        logMessages: (res as TransactionMetadata).logs(),
+      },
+      transaction: {
+        signatures: [signature],
+        message: {
+          accountKeys: keys,
+          header: message.header,
+          instructions: message.instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
+          recentBlockhash: message.lifetimeToken,
+        },
+      },
+    } as WireTransaction;
+    addTransaction(chain, signature, wire, listedUnder);
+    txs[label] = wire;
+    return wire;
+  }
+
+  const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
+  const space = getMintSize([scaled]);
+  setClock(T0 - 86_400n);
+  await send("create", issuer, [
+    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+    ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
+    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
+  ], [issuer.address]);
+  await send("mint", issuer, [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: otherAta, owner: other.address, mint: mint.address }),
+    getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
+  ], [holderAta, issuer.address]);
+  setClock(T0);
+  // The issuer's pattern: re-assert the value in force with a past timestamp, then schedule.
+  await send("schedule", issuer, [
+    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
+  ], [issuer.address]);
+  setClock(T0 + 600n);
+  // Overwritten before activation: the 1.05 schedule never takes effect.
+  await send("overwrite", issuer, [getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.06, effectiveTimestamp: T0 + 7200n })], [issuer.address]);
+  setClock(T0 + 8000n);
+  await send("transfer", holder, [
+    getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: otherAta, authority: holder, amount: 10_000_000n, decimals: DECIMALS }),
+  ], [holderAta]);
+
+  const account = (a: Address) => {
+    const acc = svm.getAccount(a);
+    if (!acc.exists) throw new Error(`missing ${a}`);
+    return { data: new Uint8Array(acc.data), owner: TOKEN_2022_PROGRAM_ADDRESS as string };
+  };
+  chain.accounts.set(mint.address, account(mint.address));
+  chain.accounts.set(holderAta, account(holderAta));
+  chain.accounts.set(otherAta, account(otherAta));
+  return { svm, chain, txs, mint: mint.address, issuer: issuer.address, holder: holder.address, holderAta, now: Number(T0 + 9000n) };
+}
+
+describe("LiteSVM: real Token-2022 program state through our decoders, sync and engine", async () => {
+  const s = await scenario();
+
+  test("mint bytes written by the program decode to the program's own view", () => {
+    const program = getMintDecoder().decode(s.chain.accounts.get(s.mint)!.data);
+    const ext = program.extensions.__option === "Some" ? program.extensions.value.find((e) => e.__kind === "ScaledUiAmountConfig") : undefined;
+    const ours = decodeMintAccount(s.mint, { data: Buffer.from(s.chain.accounts.get(s.mint)!.data).toString("base64"), owner: TOKEN_2022_PROGRAM_ADDRESS }, { slot: 1, observedAt: s.now })!;
+    expect(ext && ext.__kind === "ScaledUiAmountConfig").toBe(true);
+    if (!ext || ext.__kind !== "ScaledUiAmountConfig") return;
+    expect(ours.decimals).toBe(DECIMALS);
+    expect(ours.multiplierAuthority).toBe(s.issuer);
+    expect(ours.multiplier).toBe(ext.multiplier);
+    expect(ours.newMultiplier).toBe(1.06);
+    expect(ours.newMultiplierEffectiveTimestamp).toBe(Number(T0 + 7200n));
+    expect(decodeTokenAccountBytes(s.chain.accounts.get(s.holderAta)!.data)).toMatchObject({ mint: s.mint, owner: s.holder, amount: 90_000_000n });
+  });
+
+  test("UpdateMultiplier instructions and raw balances come out of the transactions exactly", () => {
+    const schedule = findMultiplierUpdates(s.txs.schedule!);
+    expect(schedule.map((u) => [u.multiplier, u.effectiveTimestamp, u.authority])).toEqual([[1, Number(T0 - 86_400n), s.issuer], [1.05, Number(T0 + 3600n), s.issuer]]);
+    expect(findMultiplierUpdates(s.txs.overwrite!).map((u) => u.multiplier)).toEqual([1.06]);
+    expect(findMultiplierUpdates(s.txs.transfer!)).toEqual([]);
+    expect(extractBalanceChanges(s.txs.transfer!, s.holder).map((b) => [b.preRaw, b.postRaw])).toEqual([[100_000_000n, 90_000_000n]]);
+  });
+
+  test("a full sync over JSON-RPC and the engine: superseded schedule, balance at activation, no guess", async () => {
+    const server = startRpcServer(s.chain);
+    try {
+      const sync = await syncWalletChain(createRpc({ url: server.url }), s.holder, {}, { now: () => s.now });
+      expect(sync.gaps).toEqual([]);
+      expect(sync.balanceChanges.map((b) => b.postRaw)).toEqual([100_000_000n, 90_000_000n]);
+      const out = runEngine({
+        now: s.now,
+        instruments: [{ mint: s.mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: DECIMALS }],
+        mintStates: sync.mints,
+        multiplierUpdates: sync.multiplierUpdates,
+        issuerRevisions: [],
+        wallets: [{ owner: s.holder, accounts: sync.accounts, balanceChanges: sync.balanceChanges, gaps: [] }],
+      });
+      const states = out.transitions.map((t) => [t.multiplierNew, t.state]);
+      expect(states.some(([m, st]) => m!.startsWith("1.05000000000000004440") && st === "superseded")).toBe(true);
+      expect(states.some(([m, st]) => m!.startsWith("1.0600000000000000532") && st === "activated")).toBe(true);
+      const live = out.actions.filter((a) => a.lifecycle.state === "activated");
+      expect(live).toHaveLength(1);
+      expect(live[0]).toMatchObject({ type: "unknown", treatment: "not_booked", rawBalance: "100000000", usd: null });
+      expect(live[0]!.reason).toMatch(/no issuer record/);
+      // Displayed quantity before and after, truncated at 6 decimals: 100 → 106 units.
+      expect(live[0]!.quantityDisplay).toBe("6.000000");
+      const position = out.positions.find((p) => p.owner === s.holder)!;
+      expect(position.status).toBe("ok");
+      expect(position.rawBalance).toBe("90000000");
+    } finally {
+      server.stop();
+    }
+  });
+});
