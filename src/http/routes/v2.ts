@@ -57,6 +57,6 @@ export function v2Routes(ctx: AppContext) {
         if (!l) throw new ApiFailure("not_found", "No instrument with this mint.");
         return { mint: l.mint, symbol: l.symbol, dataset: ctx.dataset(), identities: l.identities, links: l.links, basisNowSits: l.basisNowSits };
       },
-      { params: S.MintParams, response: keyedResponses(S.LineageResponse, { 404: S.errors[404] }), detail: keyed("v2", "Identities of an instrument, links between them, and where the first identity's basis sits", "assets:read") },
+      { params: S.MintParams, response: keyedResponses(S.LineageResponse, { 400: S.errors[400], 404: S.errors[404] }), detail: keyed("v2", "Identities of an instrument, links between them, and where the first identity's basis sits", "assets:read") },
     );
 }

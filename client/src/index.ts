@@ -1,0 +1,134 @@
+// @ca-ledger/client: typed access to every ca-ledger endpoint (interface §4, decisions §6).
+// Runs in Bun, Node 20+ and browsers: it uses only `fetch` and string URL building, and depends
+// on nothing beyond TypeBox (for the static types of the shared schemas).
+import type { Static } from "@sinclair/typebox";
+import * as schemas from "../../schemas/index.ts";
+
+export { schemas };
+
+export type Health = Static<typeof schemas.Health>;
+export type AssetsResponse = Static<typeof schemas.AssetsResponse>;
+export type SyncRequestResponse = Static<typeof schemas.SyncRequestResponse>;
+export type WalletsResponse = Static<typeof schemas.WalletsResponse>;
+export type SyncStatusResponse = Static<typeof schemas.SyncStatusResponse>;
+export type Portfolio = Static<typeof schemas.Portfolio>;
+export type IncomeList = Static<typeof schemas.IncomeList>;
+export type IncomeDetail = Static<typeof schemas.IncomeDetail>;
+export type JournalList = Static<typeof schemas.JournalList>;
+export type YieldResponse = Static<typeof schemas.YieldResponse>;
+export type OpsStatus = Static<typeof schemas.OpsStatus>;
+export type ActionsList = Static<typeof schemas.ActionsList>;
+export type ActionDetail = Static<typeof schemas.ActionDetail>;
+export type TaxonomyResponse = Static<typeof schemas.TaxonomyResponse>;
+export type LineageResponse = Static<typeof schemas.LineageResponse>;
+export type ErrorBody = Static<typeof schemas.ErrorBody>;
+
+export type ExportDataset = "journal" | "income";
+export interface Paging { limit?: number; offset?: number }
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  /** API origin ("https://ledger.example.com") or a same-origin path ("/api") behind a proxy. */
+  baseUrl: string;
+  /** Sent as `authorization: Bearer <key>`; keep it server-side. */
+  apiKey?: string;
+  /** A custom fetch (defaults to the global one). */
+  fetch?: FetchLike;
+}
+
+/** A non-2xx answer: `status`, `message` (the body's `error`) and the parsed `body` (`body.code`). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: ErrorBody & Record<string, unknown>;
+  readonly code: string;
+  readonly headers: Headers | null;
+  constructor(status: number, body: ErrorBody & Record<string, unknown>, headers: Headers | null = null) {
+    super(body.error);
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+    this.code = body.code;
+    this.headers = headers;
+  }
+}
+
+type Query = Record<string, string | number | undefined | null>;
+
+function queryString(q: Query | undefined): string {
+  if (!q) return "";
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined || v === null) continue;
+    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.length ? `?${parts.join("&")}` : "";
+}
+
+export function createClient(options: ClientOptions) {
+  if (!options || typeof options.baseUrl !== "string") throw new TypeError("createClient needs { baseUrl }");
+  // Plain string joining: works for an absolute origin and for a same-origin path like "/api"
+  // (no `new URL` against a missing base).
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const apiKey = options.apiKey;
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  const url = (path: string, q?: Query) => `${base}${path}${queryString(q)}`;
+  const seg = (s: string) => encodeURIComponent(s);
+
+  async function send(method: "GET" | "POST", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
+    const headers: Record<string, string> = { accept };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const init: RequestInit = { method, headers };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const res = await doFetch(url(path, q), init);
+    if (!res.ok) throw await toError(res);
+    return res;
+  }
+
+  async function toError(res: Response): Promise<ApiError> {
+    const text = await res.text().catch(() => "");
+    let parsed: unknown = null;
+    try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
+    const obj = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+    const body = {
+      ...obj,
+      error: typeof obj.error === "string" ? obj.error : text || `HTTP ${res.status}${res.statusText ? " " + res.statusText : ""}`,
+      code: typeof obj.code === "string" ? obj.code : `http_${res.status}`,
+    };
+    return new ApiError(res.status, body, res.headers ?? null);
+  }
+
+  const json = async <T>(method: "GET" | "POST", path: string, q?: Query, body?: unknown): Promise<T> =>
+    (await (await send(method, path, q, body)).json()) as T;
+  const text = async (path: string, q: Query | undefined, accept: string): Promise<string> => (await send("GET", path, q, undefined, accept)).text();
+
+  return {
+    health: () => json<Health>("GET", "/v1/health"),
+    assets: () => json<AssetsResponse>("GET", "/v1/assets"),
+    requestSync: (wallet: string) => json<SyncRequestResponse>("POST", "/v1/wallets/sync", undefined, { owner: wallet }),
+    wallets: () => json<WalletsResponse>("GET", "/v1/wallets"),
+    syncStatus: (wallet: string) => json<SyncStatusResponse>("GET", `/v1/wallets/${seg(wallet)}/status`),
+    portfolio: (wallet: string) => json<Portfolio>("GET", "/v1/portfolio", { owner: wallet }),
+    income: (wallet: string, paging: Paging = {}) => json<IncomeList>("GET", "/v1/income", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+    incomeEvent: (wallet: string, id: string) => json<IncomeDetail>("GET", `/v1/income/${seg(id)}`, { owner: wallet }),
+    journal: (wallet: string, paging: Paging = {}) => json<JournalList>("GET", "/v1/journal", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+    yieldMetrics: (wallet: string) => json<YieldResponse>("GET", "/v1/yield", { owner: wallet }),
+    exportCsv: (wallet: string, dataset?: ExportDataset) => text("/v1/export", { owner: wallet, dataset }, "text/csv"),
+    /** Builds the export URL without a request (e.g. for a download link behind a proxy). */
+    exportUrl: (wallet: string, dataset?: ExportDataset) => url("/v1/export", { owner: wallet, dataset }),
+    opsStatus: () => json<OpsStatus>("GET", "/v1/ops/status"),
+    opsMetrics: () => text("/v1/ops/metrics", undefined, "text/plain"),
+    v2: {
+      actions: (wallet: string, paging: Paging = {}) => json<ActionsList>("GET", "/v2/actions", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+      action: (wallet: string, id: string) => json<ActionDetail>("GET", `/v2/actions/${seg(id)}`, { owner: wallet }),
+      taxonomy: () => json<TaxonomyResponse>("GET", "/v2/taxonomy"),
+      lineage: (mint: string) => json<LineageResponse>("GET", `/v2/instruments/${seg(mint)}/lineage`),
+    },
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;

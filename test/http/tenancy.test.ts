@@ -1,0 +1,137 @@
+// Tenant isolation: tenant B cannot read, count or infer tenant A's wallets through any route,
+// header, error or metric; another tenant's wallet answers exactly like an unknown one.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type Answer, type TestServer,
+} from "../harness/index.ts";
+
+let srv: TestServer;
+let keyA: string;
+let keyB: string;
+let opsB: string;
+let actionIdA: string;
+const walletA = address("tenancy:a"); // registered by acme only, with ledger rows
+const walletB = address("tenancy:b"); // registered by globex only
+const unknown = address("tenancy:unknown"); // registered by nobody
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  keyA = srv.key([...allScopes], "acme").key;
+  keyB = srv.key([...allScopes], "globex").key;
+  opsB = srv.key(["ops:read"], "globex").key;
+  registerWallet(srv.sqlite, "acme", walletA, "running");
+  actionIdA = seedWallet(srv.sqlite, walletA, 4).actions[0]!.id;
+  registerWallet(srv.sqlite, "globex", walletB, "complete");
+  seedWallet(srv.sqlite, walletB, 2);
+});
+afterAll(async () => { await srv?.close(); });
+
+const walletRoutes = (w: string) => [
+  `/v1/wallets/${w}/status`, `/v1/portfolio?owner=${w}`, `/v1/income?owner=${w}`, `/v1/income/${actionIdA}?owner=${w}`,
+  `/v1/journal?owner=${w}`, `/v1/yield?owner=${w}`, `/v1/export?owner=${w}`, `/v1/export?owner=${w}&dataset=income`,
+  `/v2/actions?owner=${w}`, `/v2/actions/${actionIdA}?owner=${w}`, `/v1/income?owner=${w}&limit=3&offset=1`,
+];
+
+/** What a response shows apart from its per-request id, date and rate-limit counters. */
+function visible(a: Answer) {
+  const headers = [...a.headers.entries()].filter(([k]) => !["x-request-id", "date", "ratelimit-remaining", "ratelimit-reset"].includes(k));
+  return { status: a.status, text: a.text, headers: Object.fromEntries(headers) };
+}
+
+describe("tenant isolation", () => {
+  test("tenant A reads its own wallet on every wallet route", async () => {
+    for (const path of walletRoutes(walletA)) {
+      const a = await call(srv.url, path, { key: keyA });
+      expect({ path, status: a.status }).toEqual({ path, status: 200 });
+    }
+  });
+
+  test("tenant B gets exactly the unknown-wallet answer for A's wallet on every wallet route", async () => {
+    for (const [i, path] of walletRoutes(walletA).entries()) {
+      const theirs = await call(srv.url, path, { key: keyB });
+      const none = await call(srv.url, walletRoutes(unknown)[i]!, { key: keyB });
+      expect(theirs.status).toBe(404);
+      expect(theirs.body.code).toBe("wallet_not_registered");
+      expect(visible(theirs)).toEqual(visible(none));
+    }
+  });
+
+  test("A's wallet never appears in B's wallet list, and B's quota counts only B", async () => {
+    const b = await call(srv.url, "/v1/wallets", { key: keyB });
+    expect(b.body.tenant).toBe("globex");
+    expect(b.body.wallets.map((w: { owner: string }) => w.owner)).toEqual([walletB]);
+    expect(b.text).not.toContain(walletA);
+    const a = await call(srv.url, "/v1/wallets", { key: keyA });
+    expect(a.text).not.toContain(walletB);
+  });
+
+  test("B registering A's wallet reads as a first registration with a fresh job, not A's", async () => {
+    const sqlite = srv.sqlite;
+    const before = sqlite.query("SELECT requested_at FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE t.slug = 'acme' AND owner = ?").get(walletA) as { requested_at: string };
+    await Bun.sleep(5);
+    const r = await call(srv.url, "/v1/wallets/sync", { key: keyB, body: { owner: walletA } });
+    // A has a running job for this wallet; B must not learn it (no already_registered, no already_pending, no running).
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ owner: walletA, registration: "registered", status: "queued", job: "enqueued" });
+    const st = await call(srv.url, `/v1/wallets/${walletA}/status`, { key: keyB });
+    expect(st.status).toBe(200);
+    expect(st.body.status).toBe("queued");
+    expect(st.body.requestedAt).not.toBe(before.requested_at);
+    expect(st.body.startedAt).toBeNull();
+    expect(st.body.attempts).toBe(0);
+    // A's view is unchanged by B's request.
+    const stA = await call(srv.url, `/v1/wallets/${walletA}/status`, { key: keyA });
+    expect(stA.body.status).toBe("running");
+    expect(stA.body.requestedAt).toBe(before.requested_at);
+    // A registering the same wallet again sees its own registration, not B's.
+    const again = await call(srv.url, "/v1/wallets/sync", { key: keyA, body: { owner: walletA } });
+    expect(again.body).toEqual({ owner: walletA, registration: "already_registered", status: "running", job: "already_pending" });
+  });
+
+  test("a wallet both tenants registered is readable by both; B's wallet stays hidden from A", async () => {
+    expect((await call(srv.url, `/v1/portfolio?owner=${walletA}`, { key: keyB })).status).toBe(200);
+    for (const [i, path] of walletRoutes(walletB).entries()) {
+      const theirs = await call(srv.url, path, { key: keyA });
+      const none = await call(srv.url, walletRoutes(unknown)[i]!, { key: keyA });
+      expect(visible(theirs)).toEqual(visible(none));
+    }
+  });
+
+  test("a quota refusal says nothing about other tenants' wallets", async () => {
+    srv.sqlite.query("INSERT INTO tenants (slug, max_wallets, created_at) VALUES ('solo', 1, ?)").run(new Date().toISOString());
+    const k = srv.key(["wallets:sync"], "solo").key;
+    expect((await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } })).status).toBe(202);
+    const refusedKnown = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: walletA } });
+    const refusedUnknown = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
+    expect(refusedKnown.body.code).toBe("wallet_quota_exceeded");
+    expect(visible(refusedKnown)).toEqual(visible(refusedUnknown));
+  });
+
+  test("ops status and metrics name no tenant, wallet or key", async () => {
+    // Generate traffic with owners and keys in paths, queries and headers, including refused ones.
+    await call(srv.url, `/v1/wallets/${walletA}/status`, { key: keyB });
+    await call(srv.url, `/v1/portfolio?owner=${walletA}`, { key: keyA });
+    await call(srv.url, `/v1/nothing/${walletA}`, { key: keyA });
+    await call(srv.url, `/v1/assets`, { key: keyA + "x" });
+    const status = await call(srv.url, "/v1/ops/status", { key: opsB });
+    const metrics = await call(srv.url, "/v1/ops/metrics", { key: opsB });
+    expect(status.status).toBe(200);
+    expect(metrics.status).toBe(200);
+    for (const text of [status.text, metrics.text]) {
+      for (const secret of [walletA, walletB, unknown, keyA, keyB, opsB, keyA.slice(0, 12), "acme", "globex", "solo"]) {
+        expect(text).not.toContain(secret);
+      }
+    }
+    // Metric labels carry route templates only.
+    const routes = new Set([...metrics.text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
+    for (const r of routes) expect(r).toMatch(/^(\/v[12]\/[a-z/.:_]*|unmatched)$/);
+    expect(routes).toContain("/v1/wallets/:owner/status");
+  });
+
+  test("an ops:read key reads no ledger data", async () => {
+    for (const path of [...walletRoutes(walletB), "/v1/wallets", "/v1/assets", "/v2/taxonomy"]) {
+      const a = await call(srv.url, path, { key: opsB });
+      expect({ path, status: a.status, code: a.body?.code }).toEqual({ path, status: 403, code: "missing_scope" });
+    }
+  });
+});
