@@ -1,16 +1,36 @@
 #!/usr/bin/env bun
 // The binary's entry: one executable for the server, the worker and every operator command.
 import "./no-color.ts"; // first: citty reads NO_COLOR when it loads
-import { defineCommand, runMain } from "citty";
+import { defineCommand, runCommand, runMain } from "citty";
 import { keysCommand } from "./keys.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
+import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
 import { version } from "../src/version.ts";
-
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand },
 });
 
-runMain(main);
+/**
+ * citty exits 1 for everything; decisions §3 wants 2 for usage errors (missing or unknown
+ * arguments and commands), 1 for a failed operation. Help and version stay citty's own.
+ */
+async function run(): Promise<void> {
+  const rawArgs = process.argv.slice(2);
+  if (rawArgs.some((a) => a === "--help" || a === "-h") || (rawArgs.length === 1 && ["--version", "-v"].includes(rawArgs[0]!))) return runMain(main);
+  try {
+    await runCommand(main, { rawArgs });
+  } catch (e) {
+    const code = (e as { code?: unknown })?.code;
+    if (typeof code === "string" && /^E(ARG|_UNKNOWN_COMMAND|_NO_COMMAND)$/.test(code)) {
+      process.stderr.write(`ca-ledger: ${(e as Error).message}\nRun 'ca-ledger --help' or 'ca-ledger <command> --help' for usage.\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`ca-ledger: ${(e as Error)?.message ?? e}\n`);
+    process.exit(1);
+  }
+}
+
+await run();

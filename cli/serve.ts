@@ -24,5 +24,8 @@ export const serveCommand = defineCommand({
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    // Everything that matters is closed; a retry timer of an abandoned step must not keep the
+    // process alive.
+    process.exit(0);
   },
 });

@@ -1,7 +1,7 @@
 // Shared shapes: exact amounts as strings, timestamps, the dataset label, paging, the owner.
-// Path and query numbers use Elysia's `t` so they coerce from strings (plain TypeBox would not).
+// Plain TypeBox only, so the client carries no server framework; src/http/params.ts makes the
+// query integers coerce from strings for Elysia.
 import { Type, type Static, type TLiteral, type TUnion, type SchemaOptions } from "@sinclair/typebox";
-import { t } from "elysia";
 
 /** An exact decimal, as a JSON string (never a float). */
 export const Decimal = Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$", description: "Exact decimal as a string", examples: ["1.3324612"] });
@@ -27,12 +27,12 @@ export type DatasetLabel = Static<typeof DatasetLabel>;
 export const NextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Offset of the next page; null on the last page" });
 
 /** Query of wallet-scoped reads. */
-export const OwnerQuery = t.Object({ owner: Address });
+export const OwnerQuery = Type.Object({ owner: Address });
 /** Query of paged wallet-scoped lists: limit 1–200 (default 50), offset ≥ 0 (default 0). */
-export const PagedOwnerQuery = t.Object({
+export const PagedOwnerQuery = Type.Object({
   owner: Address,
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
 });
 
 /** A union of string literals that keeps its static type (a mapped array would widen to never). */

@@ -35,7 +35,9 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   return {
     url, port, config, ledger,
     async stop() {
-      await app.stop(false); // stop accepting; in-flight requests finish
+      // Stop accepting; in-flight requests finish, idle keep-alive connections are closed after a
+      // short grace period rather than waiting for their idle timeout.
+      await Promise.race([app.stop(false), new Promise((r) => setTimeout(r, 2000))]);
       await worker.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
       ledger.close();
     },

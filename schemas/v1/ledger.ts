@@ -1,7 +1,6 @@
 // v1 ledger reads: portfolio, income, journal, yield, export. v1 shows every action as a
 // `kind` (dividend, split, unclassified_adjustment), read from the same rows as v2.
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { Address, DatasetLabel, Decimal, NextOffset, NullableDecimal, NullableString, NullableTimestamp, Sha256, Timestamp, Usd } from "../common.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")]);
@@ -121,10 +120,10 @@ export const YieldResponse = Type.Object({
   positions: Type.Array(Type.Object({ mint: Type.String(), symbol: NullableString, windows: Type.Array(YieldWindow) })),
 });
 
-export const ExportQuery = t.Object({
+export const ExportQuery = Type.Object({
   owner: Address,
-  dataset: t.Optional(t.Union([t.Literal("journal"), t.Literal("income")], { default: "journal" })),
+  dataset: Type.Optional(Type.Union([Type.Literal("journal"), Type.Literal("income")], { default: "journal" })),
 });
 export const CsvText = Type.String({ description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" });
 
-export const IncomeParams = t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) });
+export const IncomeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });

@@ -1,10 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { Address, NullableString, NullableTimestamp, Timestamp, literals } from "../common.ts";
 
 export const SyncState = literals(["queued", "running", "complete", "partial", "failed"]);
 
-export const SyncRequestBody = t.Object({ owner: Address }, { additionalProperties: false });
+export const SyncRequestBody = Type.Object({ owner: Address }, { additionalProperties: false });
 export const SyncRequestResponse = Type.Object(
   {
     owner: Type.String(),
@@ -35,4 +34,4 @@ export const SyncStatusResponse = Type.Object({
   attempts: Type.Integer(),
   nextRetryAt: NullableTimestamp,
 });
-export const OwnerParams = t.Object({ owner: Address });
+export const OwnerParams = Type.Object({ owner: Address });

@@ -1,9 +1,8 @@
 // v2: every change to a position is a corporate action with a type, a treatment, a lifecycle,
 // six timestamps, evidence hashes and a validation status.
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { LineageLink } from "./lineage.ts";
-import { Address, DatasetLabel, Decimal, NextOffset, NullableDecimal, NullableString, NullableTimestamp, Sha256, Timestamp, Usd, literals } from "../common.ts";
+import { Address, DatasetLabel, PagedOwnerQuery, Decimal, NextOffset, NullableDecimal, NullableString, NullableTimestamp, Sha256, Timestamp, Usd, literals } from "../common.ts";
 
 export const actionTypes = [
   "cash_dividend", "withholding_adjustment", "stock_dividend", "cash_and_stock_dividend",
@@ -55,11 +54,7 @@ export const ActionSummary = Type.Object({
   splitFactor: NullableDecimal,
 });
 
-export const ActionsQuery = t.Object({
-  owner: Address,
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
-});
+export const ActionsQuery = PagedOwnerQuery;
 export const ActionsList = Type.Object({
   owner: Type.String(),
   dataset: DatasetLabel,
@@ -134,5 +129,5 @@ export const ActionDetail = Type.Composite([
     lineageLink: Type.Union([LineageLink, Type.Null()]),
   }),
 ]);
-export const ActionDetailQuery = t.Object({ owner: Address });
-export const ActionParams = t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) });
+export const ActionDetailQuery = Type.Object({ owner: Address });
+export const ActionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });

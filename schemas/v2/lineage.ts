@@ -1,5 +1,4 @@
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { DatasetLabel, Decimal, NullableString, NullableTimestamp, literals } from "../common.ts";
 
 export const Identity = Type.Object({
@@ -28,4 +27,4 @@ export const LineageResponse = Type.Object({
     { description: "Where the earliest identity's basis sits now; fractions sum to exactly 1" },
   ),
 });
-export const MintParams = t.Object({ mint: t.String({ minLength: 1, maxLength: 64 }) });
+export const MintParams = Type.Object({ mint: Type.String({ minLength: 1, maxLength: 64 }) });

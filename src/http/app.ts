@@ -15,6 +15,7 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
 import { openapiDocumentation } from "./openapi.ts";
+import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
 
 export const maxBodyBytes = 16 * 1024;
 
@@ -56,10 +57,23 @@ export function createApp(deps: AppDeps) {
         return withHeaders(errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`), common);
       }
     })
+    // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
+    .onParse(async ({ request }) => {
+      if (!request.body) return;
+      const text = await readCapped(request, maxBodyBytes);
+      if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new ApiFailure("invalid_request", "The body is not valid JSON.");
+      }
+    })
     .onError(({ code, error, request, set }) => {
       const state = states.get(request);
       let res: Response;
-      if (error instanceof ApiFailure) res = errorResponse(error.code, error.message, error.headers);
+      // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
+      const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
+      if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
       else if (code === "VALIDATION") {
         const e = error as unknown as { type?: string };
         // A response that breaks its own schema is our bug, not the caller's.
@@ -89,6 +103,16 @@ export function createApp(deps: AppDeps) {
         logger.info("request", { requestId: state.requestId, method: request.method, route: state.route, status: state.finalStatus ?? status, ms: Math.round(seconds * 1000) });
       }
     })
+    // Two corrections to the generated document: the export answers CSV (the generator says
+    // JSON), and the capped body parser above hides the sync body's content type from it.
+    .onAfterHandle({ as: "global" }, ({ request, response }) => {
+      if (!request.url.endsWith("/v1/openapi.json")) return;
+      const paths = (response as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: unknown }>; requestBody?: { content?: Record<string, unknown> } }>> })?.paths;
+      const ok = paths?.["/v1/export"]?.get?.responses?.["200"];
+      if (ok) ok.content = { "text/csv": { schema: { type: "string", description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" } } };
+      const body = paths?.["/v1/wallets/sync"]?.post?.requestBody;
+      if (body && !Object.keys(body.content ?? {}).length) body.content = { "application/json": { schema: JSON.parse(JSON.stringify(SyncRequestBody)) } };
+    })
     .use(
       openapi({
         provider: null,
@@ -113,6 +137,24 @@ export type AppContext = {
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
 };
+
+/** The body as text, or null once it passes `max` bytes (reading stops there). */
+async function readCapped(request: Request, max: number): Promise<string | null> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 function withHeaders(res: Response, headers: Record<string, string>): Response {
   for (const [k, v] of Object.entries(headers)) if (!res.headers.has(k)) res.headers.set(k, v);

@@ -23,13 +23,15 @@ export interface WorkerDeps {
   /** Retry and pacing settings for the RPC client (tests shorten them). */
   rpcOptions?: { maxRetries?: number; baseDelayMs?: number; timeoutMs?: number; concurrency?: number };
   now?: () => Date;
+  /** Aborted when the worker stops: retries end and the job is left to its lease. */
+  signal?: AbortSignal;
 }
 
 /** Runs one claimed job to its end: fetch the wallet's chain history, store it, re-book. */
 export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
   const { ledger, config } = deps;
   const now = deps.now ?? (() => new Date());
-  const rpc = createRpc({ ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest });
+  const rpc = createRpc({ ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
   try {
     const result = await syncWalletChain(rpc, job.owner, readCursors(ledger.sqlite) as Record<string, string>, {
       now: () => Math.floor(now().getTime() / 1000),
@@ -53,11 +55,21 @@ export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p:
     finishJob(ledger.sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.transactionsFetched }, now());
     return result.gaps.length ? "partial" : "complete";
   } catch (e) {
+    // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
+    if (isAbort(e)) return "failed";
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
     failJob(ledger.sqlite, job.id, message, now());
     return "failed";
   }
+}
+
+function isAbort(e: unknown): boolean {
+  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+    const err = c as { name?: string; message?: string };
+    if (err.name === "AbortError" || err.message === "worker stopping") return true;
+  }
+  return false;
 }
 
 /** Polls the issuer feed; stores every revision (hashing each) and re-books when any is new. */
@@ -102,30 +114,42 @@ export function pollActivations(deps: WorkerDeps): boolean {
 
 export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
   let stopped = false;
-  let current: Promise<unknown> = Promise.resolve();
+  // Stopping aborts the requests in flight: a cut job keeps its lease and is claimed again after
+  // it, and every write it made was its own transaction, so nothing is half-booked.
+  const abort = new AbortController();
+  const base = deps.fetch ?? ((input, init) => fetch(input, init));
+  const stepDeps: WorkerDeps = { ...deps, signal: abort.signal, fetch: (input, init) => base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, abort.signal]) : abort.signal }) };
+  let wake: () => void = () => {};
   let lastIssuer = 0, lastMint = 0;
-  const tick = async () => {
+  const loop = async () => {
     while (!stopped) {
       const nowMs = Date.now();
       try {
         if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
           lastIssuer = nowMs;
-          await pollIssuer(deps).catch((e) => deps.logger.warn("issuer poll failed", { error: String(e?.message ?? e) }));
+          await pollIssuer(stepDeps).catch((e) => { if (!stopped) deps.logger.warn("issuer poll failed", { error: String(e?.message ?? e) }); });
         }
+        if (stopped) break;
         if (nowMs - lastMint >= deps.config.mintPollSeconds * 1000) {
           lastMint = nowMs;
-          pollActivations(deps);
+          pollActivations(stepDeps);
         }
         const job = deps.pollNetwork ? claimJob(deps.ledger.sqlite) : null;
-        if (job) { await runSyncJob(deps, job); continue; }
+        if (job) { await runSyncJob(stepDeps, job); continue; }
       } catch (e) {
-        deps.logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
+        if (!stopped) deps.logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
       }
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise<void>((r) => { const t = setTimeout(r, 500); wake = () => { clearTimeout(t); r(); }; });
     }
   };
-  current = tick();
+  const running = loop();
   return {
-    async stop() { stopped = true; await current; },
+    /** Stops within about a second: waits for the step in hand, or abandons it to its lease. */
+    async stop() {
+      stopped = true;
+      abort.abort(new Error("worker stopping"));
+      wake();
+      await Promise.race([running, new Promise((r) => setTimeout(r, 1000))]);
+    },
   };
 }

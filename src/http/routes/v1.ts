@@ -13,10 +13,12 @@ import type { AppContext } from "../app.ts";
 import { toCsv } from "../csv.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
+import { coercedQuery } from "../params.ts";
 import { checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
 import { incomeDetail } from "./income-detail.ts";
 
 export const maxExportRows = 100_000;
+const pagedQuery = coercedQuery(S.PagedOwnerQuery);
 
 /** The error responses every keyed route may give, plus the route's own. */
 export function keyedResponses<T extends TSchema, E extends Record<number, TSchema> = {}>(ok: T, extra?: E) {
@@ -96,7 +98,7 @@ export function v1Routes(ctx: AppContext) {
         registeredOwner(ctx, request, query.owner);
         return { owner: query.owner, dataset: ctx.dataset(), ...actions.incomeList(query.owner, paging(query)) };
       },
-      { query: S.PagedOwnerQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
     )
     .get(
       "/v1/income/:id",
@@ -114,7 +116,7 @@ export function v1Routes(ctx: AppContext) {
         registeredOwner(ctx, request, query.owner);
         return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(query.owner, paging(query)) };
       },
-      { query: S.PagedOwnerQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read") },
     )
     .get(
       "/v1/yield",

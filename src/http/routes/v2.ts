@@ -7,8 +7,11 @@ import { actionSummary } from "../../ledger/projections.ts";
 import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
+import { coercedQuery } from "../params.ts";
 import { paging, registeredOwner } from "./guard.ts";
 import { keyedResponses } from "./v1.ts";
+
+const pagedQuery = coercedQuery(S.ActionsQuery);
 
 export function v2Routes(ctx: AppContext) {
   const sqlite = ctx.ledger.sqlite;
@@ -27,7 +30,7 @@ export function v2Routes(ctx: AppContext) {
         registeredOwner(ctx, request, query.owner);
         return { owner: query.owner, dataset: ctx.dataset(), ...actions.list(query.owner, paging(query)) };
       },
-      { query: S.ActionsQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
     )
     .get(
       "/v2/actions/:id",

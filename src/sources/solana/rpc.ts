@@ -83,6 +83,8 @@ export interface RpcConfig {
   /** Called once per HTTP attempt (metrics). */
   onRequest?(method: RpcMethod, outcome: RpcOutcome): void;
   random?: () => number;
+  /** Stops retrying at once when aborted (a shutting-down worker). */
+  signal?: AbortSignal;
 }
 
 export interface RpcStats {
@@ -226,6 +228,7 @@ export function createRpc(config: RpcConfig): Rpc {
 
       const retryable =
         result.kind === "rpc_error" ? TRANSIENT_RPC_CODES.has(result.code) : result.kind !== "http_error" || isRetryableStatus(result.status ?? 0);
+      if (config.signal?.aborted) throw config.signal.reason ?? new Error("aborted");
       if (!retryable || attempt >= maxRetries) {
         stats.failures++;
         if (result.kind === "rpc_error") throw new RpcError(method, result.code, result.message, result.data);

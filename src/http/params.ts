@@ -1,0 +1,20 @@
+// Elysia coerces query strings to numbers only for its own `t.Integer`; the shared schemas are
+// plain TypeBox (so the client carries no server framework). This rebuilds a query schema's
+// integer properties with `t.Integer` and the same constraints, so both stay one definition.
+import { t } from "elysia";
+import { Kind, OptionalKind, type TObject, type TSchema } from "@sinclair/typebox";
+
+export function coercedQuery<T extends TObject>(schema: T): T {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, prop] of Object.entries(schema.properties) as [string, TSchema][]) {
+    if (prop[Kind] !== "Integer") {
+      properties[name] = prop;
+      continue;
+    }
+    const { type: _type, ...constraints } = JSON.parse(JSON.stringify(prop)) as Record<string, unknown>; // symbols drop out
+    const integer = t.Integer(constraints);
+    properties[name] = OptionalKind in prop ? t.Optional(integer) : integer;
+  }
+  const { type: _t, properties: _p, required: _r, ...options } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return t.Object(properties, options) as unknown as T;
+}
