@@ -36,6 +36,7 @@ export const PagedOwnerQuery = Type.Object({
 });
 
 /** A union of string literals that keeps its static type (a mapped array would widen to never). */
-export function literals<const T extends readonly string[]>(values: T, options?: SchemaOptions): TUnion<TLiteral<T[number]>[]> {
-  return Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<TLiteral<T[number]>[]>;
+export function literals<const T extends readonly string[]>(values: T, options?: SchemaOptions): TUnion<LiteralTuple<T>> {
+  return Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<LiteralTuple<T>>;
 }
+type LiteralTuple<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> } & TLiteral<string>[];

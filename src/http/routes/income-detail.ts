@@ -2,8 +2,10 @@
 // `unclassified` for types v1 does not book) and the entry's journal.
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { ActionRecord } from "../../domain/types.ts";
+import type { V1Entry } from "../../ledger/projections.ts";
+import type { journalEntry } from "../../ledger/queries/journal.ts";
 
-export function incomeDetail(d: { entry: Record<string, unknown>; action: ActionRecord; journal: unknown[] }, dataset: DatasetLabel) {
+export function incomeDetail(d: { entry: V1Entry; action: ActionRecord; journal: ReturnType<typeof journalEntry>[] }, dataset: DatasetLabel) {
   const a = d.action;
   const matched = a.matched ? a.revisions.find((r) => r.eventId === a.matched!.eventId && r.version === a.matched!.version) : undefined;
   return {

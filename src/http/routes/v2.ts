@@ -46,7 +46,7 @@ export function v2Routes(ctx: AppContext) {
           lifecycle: a.lifecycle, timestamps: a.timestamps,
           chain: { signature: a.chain.signature, slot: a.chain.slot, blockTime: a.chain.blockTime, multiplierOld: a.chain.multiplierOld, multiplierNew: a.chain.multiplierNew, scheduledAt: a.chain.scheduledAt, effectiveAt: a.chain.effectiveAt, updateSignature: a.chain.updateSignature },
           matched: a.matched,
-          revisions: a.revisions,
+          revisions: a.revisions.map((r) => ({ ...r, record: r.record as unknown as Record<string, unknown> })),
           journal: d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt })),
           lineageLink: a.lineageLink,
         };

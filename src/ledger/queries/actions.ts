@@ -1,6 +1,7 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
 import type { Database } from "bun:sqlite";
 import type { ActionRecord } from "../../domain/types.ts";
+import type { ActionSummary, V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
 import { journalForAction } from "./journal.ts";
 
@@ -17,7 +18,7 @@ export function actionQueries(sqlite: Database) {
     list(owner: string, p: Page) {
       const total = (count.get(owner) as { n: number }).n;
       const rows = page.all(owner, p.limit, p.offset) as { summary: string }[];
-      return { actions: rows.map((r) => JSON.parse(r.summary)), total, nextOffset: nextOffset(p, rows.length, total) };
+      return { actions: rows.map((r) => JSON.parse(r.summary) as ActionSummary), total, nextOffset: nextOffset(p, rows.length, total) };
     },
     detail(owner: string, id: string) {
       const row = one.get(owner, id) as { payload: string } | null;
@@ -28,12 +29,12 @@ export function actionQueries(sqlite: Database) {
     incomeList(owner: string, p: Page) {
       const total = (v1Count.get(owner) as { n: number }).n;
       const rows = v1Page.all(owner, p.limit, p.offset) as { v1_entry: string }[];
-      return { entries: rows.map((r) => JSON.parse(r.v1_entry)), total, nextOffset: nextOffset(p, rows.length, total) };
+      return { entries: rows.map((r) => JSON.parse(r.v1_entry) as V1Entry), total, nextOffset: nextOffset(p, rows.length, total) };
     },
     incomeDetail(owner: string, id: string) {
       const row = v1One.get(owner, id) as { v1_entry: string; payload: string } | null;
       if (!row) return null;
-      return { entry: JSON.parse(row.v1_entry), action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
+      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite";
+import type { V1Kind } from "../../domain/types.ts";
 import { nextOffset, type Page } from "./common.ts";
 
 interface JournalRow {
   id: number; owner: string; action_id: string; entry_type: "recognition" | "reversal"; reverses_id: number | null; mint: string;
-  symbol: string | null; kind: string; units_delta: string; principal_units_delta: string; income_units: string; usd: string | null;
+  symbol: string | null; kind: V1Kind; units_delta: string; principal_units_delta: string; income_units: string; usd: string | null;
   effective_at: string; change_reason: string | null; evidence_sha256: string; created_at: string;
 }
 

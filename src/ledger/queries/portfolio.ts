@@ -47,7 +47,7 @@ export function portfolioQueries(sqlite: Database) {
     yield(owner: string) {
       const row = yields.get(owner) as { payload: string } | null;
       const records = row ? (JSON.parse(row.payload) as YieldRecord[]) : [];
-      const byMint = new Map<string, { mint: string; symbol: string | null; windows: unknown[] }>();
+      const byMint = new Map<string, { mint: string; symbol: string | null; windows: Omit<YieldRecord, "owner" | "mint" | "symbol">[] }>();
       for (const y of records) {
         let p = byMint.get(y.mint);
         if (!p) byMint.set(y.mint, (p = { mint: y.mint, symbol: y.symbol, windows: [] }));
