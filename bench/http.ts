@@ -1,0 +1,224 @@
+// bench/http: the compiled binary (`dist/ca-ledger serve`) under autocannon, 64 connections, on
+// (a) the demo ledger (`serve --demo`) and (b) a generated 10,000-wallet ledger (see
+// bench/lib/ledger10k.ts: real engine output of the demo, cloned as engine-shaped rows), for
+// portfolio, income (limit=50), actions list and action detail. In the same run, the minimum work
+// per route (bench/lib/min-server.ts: raw bun:sqlite + JSON.stringify in a bare Bun.serve child
+// process, same file, same SQL) and the same bytes served as a constant. Prints requests/s,
+// p50/p99, the server's peak RSS (VmHWM), our throughput / minimum, and cold start to the first
+// 200 on /v1/health (median of 5).
+//
+//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rebuild] [--json out.json]
+// @ts-expect-error autocannon ships no types
+import autocannon from "autocannon";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildLedger10k } from "./lib/ledger10k.ts";
+
+const repoRoot = join(import.meta.dir, "..");
+const binary = join(repoRoot, "dist", "ca-ledger");
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
+const DURATION = Number(opt("duration", "3"));
+const CONNECTIONS = Number(opt("connections", "64"));
+const WARMUP = 0.5;
+const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
+const dirs: string[] = [];
+const children: { kill(): void }[] = [];
+const tmp = (p: string) => { const d = mkdtempSync(join(tmpdir(), p)); dirs.push(d); return d; };
+const env = (extra: Record<string, string> = {}) => ({
+  ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "1000000000", AUTH_FAILURES_PER_MINUTE: "1000000000",
+  // No network here: the worker's pollers fail at once against a closed port instead of waiting on DNS.
+  SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9", ...extra,
+});
+
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const p = s.port;
+  s.stop(true);
+  return p;
+}
+
+async function waitHealthy(url: string, deadlineMs = 15_000): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < deadlineMs) {
+    try {
+      const r = await fetch(url + "/v1/health", { signal: AbortSignal.timeout(500) });
+      if (r.status === 200) return performance.now() - t0;
+    } catch { /* not up yet */ }
+    await Bun.sleep(2);
+  }
+  throw new Error(`no 200 from ${url}/v1/health within ${deadlineMs} ms`);
+}
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+interface Served { proc: ReturnType<typeof Bun.spawn>; url: string }
+
+function serve(dataDir: string, demo: boolean): Served {
+  const port = freePort();
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
+  children.push(proc);
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+async function stop(s: { proc: ReturnType<typeof Bun.spawn> }) {
+  s.proc.kill("SIGTERM");
+  await Promise.race([s.proc.exited, Bun.sleep(3000)]);
+  if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
+}
+
+interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number }
+
+async function cannon(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
+  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration, pipelining: 1 });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, bytes: r.throughput.average / Math.max(1, r.requests.average) };
+}
+
+interface RouteSpec { name: string; path: string }
+interface Row { ledger: string; route: string; ours: Load; min: Load; constant: Load; rssMb: number; bodyBytes: number }
+
+async function benchLedger(label: string, s: Served, key: string, dbPath: string, routes: RouteSpec[]): Promise<Row[]> {
+  const headers = { authorization: `Bearer ${key}` };
+  // The bytes ours answers, for the constant server and a sanity check.
+  const constants: Record<string, string> = {};
+  for (const r of routes) {
+    const res = await fetch(s.url + r.path, { headers });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${label} ${r.path}: ${res.status} ${text.slice(0, 200)}`);
+    constants[r.path] = text;
+  }
+  const constFile = join(tmp("cal-bench-const-"), "constants.json");
+  writeFileSync(constFile, JSON.stringify(constants));
+  const sqlPort = freePort(), constPort = freePort();
+  const min = Bun.spawn([process.execPath, join(import.meta.dir, "lib", "min-server.ts"), dbPath, String(sqlPort), String(constPort), constFile], { stdout: "pipe", stderr: "inherit" });
+  children.push(min);
+  const reader = (min.stdout as ReadableStream<Uint8Array>).getReader();
+  await reader.read(); // "ready"
+  const minUrl = `http://127.0.0.1:${sqlPort}`, constUrl = `http://127.0.0.1:${constPort}`;
+  const minBody = await (await fetch(minUrl + routes[0]!.path)).text();
+  if (!minBody.startsWith("{")) throw new Error("min server answered " + minBody.slice(0, 100));
+
+  const rows: Row[] = [];
+  for (const r of routes) {
+    await cannon(s.url + r.path, headers, WARMUP);
+    const ours = await cannon(s.url + r.path, headers);
+    const rssMb = peakRssMb(s.proc.pid);
+    await cannon(minUrl + r.path, {}, WARMUP);
+    const m = await cannon(minUrl + r.path, {});
+    const c = await cannon(constUrl + r.path, {});
+    for (const [who, l] of [["ours", ours], ["min", m], ["const", c]] as const) {
+      if (l.non2xx || l.errors) console.error(`warning: ${label} ${r.name} ${who}: ${l.non2xx} non-2xx, ${l.errors} errors`);
+    }
+    rows.push({ ledger: label, route: r.name, ours, min: m, constant: c, rssMb, bodyBytes: constants[r.path]!.length });
+    console.error(`  ${label} ${r.name}: ours ${Math.round(ours.rps)}/s, min ${Math.round(m.rps)}/s, const ${Math.round(c.rps)}/s`);
+  }
+  min.kill();
+  await min.exited;
+  return rows;
+}
+
+function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owner: string; actionId: string } {
+  const db = new Database(dbPath, { readonly: true });
+  const o = owner ?? (db.query("SELECT owner, count(*) AS n FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY n DESC LIMIT 1").get() as { owner: string }).owner;
+  const actionId = (db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(o) as { id: string }).id;
+  db.close();
+  return {
+    owner: o, actionId,
+    routes: [
+      { name: "portfolio", path: `/v1/portfolio?owner=${o}` },
+      { name: "income (limit=50)", path: `/v1/income?owner=${o}&limit=50` },
+      { name: "actions list", path: `/v2/actions?owner=${o}&limit=50` },
+      { name: "action detail", path: `/v2/actions/${actionId}?owner=${o}` },
+    ],
+  };
+}
+
+async function coldStart(dataDir: string, runs = 5): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const port = freePort();
+    const t0 = performance.now();
+    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir], { env: env(), stdout: "ignore", stderr: "ignore" });
+    children.push(proc);
+    await waitHealthy(`http://127.0.0.1:${port}`);
+    times.push(performance.now() - t0);
+    await stop({ proc });
+  }
+  return times;
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+
+async function main() {
+  const started = performance.now();
+  if (!existsSync(binary) || args.includes("--rebuild")) {
+    console.error("building dist/ca-ledger …");
+    const b = Bun.spawnSync([process.execPath, "run", "build"], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
+    if (b.exitCode !== 0) throw new Error("build failed");
+  }
+  const rows: Row[] = [];
+  const cold: Record<string, number[]> = {};
+
+  // (a) the demo ledger, as `serve --demo` prepares it.
+  const demoDir = tmp("cal-bench-demo-");
+  const demo2 = serve(demoDir, true);
+  await waitHealthy(demo2.url);
+  const keyA = await readKeyFromCli(demoDir); // the demo prints its own key once; a CLI key is what a user makes
+  const a = pickRoutes(join(demoDir, "ledger.db"));
+  console.error(`(a) demo ledger: owner ${a.owner}, action ${a.actionId}`);
+  rows.push(...(await benchLedger("demo", demo2, keyA, join(demoDir, "ledger.db"), a.routes)));
+  await stop(demo2);
+  cold.demo = await coldStart(demoDir);
+
+  // (b) 10,000 wallets.
+  const bigDir = tmp("cal-bench-10k-");
+  const big = await buildLedger10k(bigDir);
+  console.error(`(b) 10k ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, built in ${big.ms} ms`);
+  const keyB = await readKeyFromCli(bigDir, "bench");
+  const sB = serve(bigDir, false);
+  await waitHealthy(sB.url);
+  const b = pickRoutes(join(bigDir, "ledger.db"), big.heavyOwner);
+  rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes)));
+  await stop(sB);
+  cold["10k"] = await coldStart(bigDir);
+
+  // Report.
+  const f = (n: number, d = 0) => n.toFixed(d);
+  const mark = (ok: boolean) => (ok ? "" : " ✗");
+  console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, compiled binary ${binary}`);
+  console.log(`targets: ratio ≥ ${targets.ratio}, p99 < ${targets.p99Ms} ms, RSS < ${targets.rssMb} MB, cold start < ${targets.coldMs} ms\n`);
+  const header = ["ledger", "route", "bytes", "ours req/s", "p50 ms", "p99 ms", "min req/s", "min p99", "const req/s", "ratio ours/min", "peak RSS MB"];
+  const table = rows.map((r) => [
+    r.ledger, r.route, String(r.bodyBytes), f(r.ours.rps), String(r.ours.p50), String(r.ours.p99) + mark(r.ours.p99 < targets.p99Ms), f(r.min.rps), String(r.min.p99), f(r.constant.rps),
+    f(r.ours.rps / r.min.rps, 2) + mark(r.ours.rps / r.min.rps >= targets.ratio), f(r.rssMb, 1) + mark(r.rssMb < targets.rssMb),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
+  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
+  console.log(line(header));
+  console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
+  for (const t of table) console.log(line(t));
+  for (const [k, v] of Object.entries(cold)) {
+    console.log(`\ncold start (${k}), spawn → first 200 on /v1/health: median ${f(median(v))} ms${mark(median(v) < targets.coldMs)} (runs: ${v.map((x) => f(x)).join(", ")})`);
+  }
+  console.log(`\ntotal ${f((performance.now() - started) / 1000, 1)} s`);
+  const out = opt("json", "");
+  if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION }, null, 2));
+}
+
+async function readKeyFromCli(dataDir: string, tenant = "demo"): Promise<string> {
+  const r = Bun.spawnSync([binary, "keys", "create", `bench-${Date.now()}`, "--tenant", tenant, "--scopes", "ledger:read", "--json", "--data-dir", dataDir], { env: env() });
+  if (r.exitCode !== 0) throw new Error("keys create failed: " + r.stderr.toString());
+  return (JSON.parse(r.stdout.toString()) as { key: string }).key;
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) { try { c.kill(); } catch { /* gone */ } }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}

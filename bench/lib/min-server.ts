@@ -1,0 +1,81 @@
+// The minimum work for each benchmarked route, as a child process of bench/http.ts:
+//   bun bench/lib/min-server.ts <ledger.db> <sqlPort> <constPort> <constants.json>
+// On sqlPort, a bare Bun.serve handler runs the route's SQL through raw bun:sqlite prepared
+// statements (the same statements as src/ledger/queries/*.ts) on the same file, parses the stored
+// JSON columns and JSON.stringify's the same page. No auth, no validation, no framework. On
+// constPort, the bytes our server answered for the same request are served as a constant (the
+// HTTP ceiling of this machine). Prints "ready" when both listen.
+import { Database } from "bun:sqlite";
+
+const [dbPath, sqlPort, constPort, constantsPath] = process.argv.slice(2);
+const db = new Database(dbPath!, { readonly: true, strict: true });
+db.exec("PRAGMA busy_timeout = 5000");
+
+const dataset = db.query("SELECT kind, description FROM dataset_label WHERE id = 1").get() ?? { kind: "mainnet", description: null };
+
+// Same statements as src/ledger/queries/actions.ts, journal.ts, portfolio.ts and common.ts.
+const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
+const count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
+const page = db.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+const one = db.query("SELECT payload FROM actions WHERE owner = ? AND id = ?");
+const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL");
+const v1Page = db.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+const jcols = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
+const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
+const positions = db.query("SELECT payload FROM positions WHERE owner = ? ORDER BY mint");
+const incomeRows = db.query("SELECT mint, action_id, usd FROM journal WHERE owner = ? AND treatment = 'income'");
+const unclassified = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL AND json_extract(v1_entry, '$.kind') = 'unclassified_adjustment'");
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json;charset=utf-8" } });
+const nextOffset = (offset: number, returned: number, total: number) => (returned > 0 && offset + returned < total ? offset + returned : null);
+
+function handle(url: URL): Response {
+  const owner = url.searchParams.get("owner") ?? "";
+  if (!registered.get(owner)) return json({ error: "not registered", code: "wallet_not_registered" });
+  const limit = Number(url.searchParams.get("limit") ?? 50), offset = Number(url.searchParams.get("offset") ?? 0);
+  const path = url.pathname;
+  if (path === "/v1/income") {
+    const total = (v1Count.get(owner) as { n: number }).n;
+    const rows = v1Page.all(owner, limit, offset) as { v1_entry: string }[];
+    return json({ owner, dataset, entries: rows.map((r) => JSON.parse(r.v1_entry)), total, nextOffset: nextOffset(offset, rows.length, total) });
+  }
+  if (path === "/v2/actions") {
+    const total = (count.get(owner) as { n: number }).n;
+    const rows = page.all(owner, limit, offset) as { summary: string }[];
+    return json({ owner, dataset, actions: rows.map((r) => JSON.parse(r.summary)), total, nextOffset: nextOffset(offset, rows.length, total) });
+  }
+  if (path.startsWith("/v2/actions/")) {
+    const row = one.get(owner, path.slice("/v2/actions/".length)) as { payload: string } | null;
+    if (!row) return json({ error: "no", code: "not_found" });
+    const a = JSON.parse(row.payload);
+    return json({ ...a, dataset, journal: journalFor.all(owner, a.id) });
+  }
+  if (path === "/v1/portfolio") {
+    const income = new Map<string, number>();
+    for (const r of incomeRows.all(owner) as { mint: string; usd: string | null }[]) if (r.usd !== null) income.set(r.mint, (income.get(r.mint) ?? 0) + Number(r.usd));
+    let total = 0;
+    const list = (positions.all(owner) as { payload: string }[]).map((r) => {
+      const p = JSON.parse(r.payload);
+      total += income.get(p.mint) ?? 0;
+      return { mint: p.mint, symbol: p.symbol, decimals: p.decimals, rawBalance: p.rawBalance, quantity: p.quantity, multiplier: p.multiplier, principalQuantity: p.principalQuantity,
+        convertibleQuantity: p.convertibleQuantity, incomeUsd: String(income.get(p.mint) ?? 0), status: p.status, statusReason: p.statusReason };
+    });
+    return json({ owner, dataset, asOf: new Date().toISOString(), unclassifiedAdjustments: (unclassified.get(owner) as { n: number }).n, totals: { incomeUsd: String(total), unvaluedIncomeEvents: 0 }, positions: list });
+  }
+  if (path === "/v1/health") return json({ status: "ok" });
+  return new Response("no", { status: 404 });
+}
+
+Bun.serve({ port: Number(sqlPort), hostname: "127.0.0.1", fetch: (req) => handle(new URL(req.url)) });
+
+// Constant bytes: path+query -> body our server answered.
+const constants = new Map(Object.entries((await Bun.file(constantsPath!).json()) as Record<string, string>));
+Bun.serve({
+  port: Number(constPort), hostname: "127.0.0.1",
+  fetch(req) {
+    const u = req.url;
+    const body = constants.get(u.slice(u.indexOf("/", 8)));
+    return body === undefined ? new Response("{}", { status: 404 }) : new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
+  },
+});
+console.log("ready");
