@@ -2,6 +2,7 @@
 import { loadConfig, type Config } from "./config.ts";
 import { openLedger, type Ledger } from "./ledger/db.ts";
 import { createKey } from "./ledger/keys.ts";
+import { ensureIncomeTotals } from "./ledger/replay.ts";
 import { readDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
@@ -15,6 +16,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const config = loadConfig(flags, opts.env ?? process.env);
   const logger = createLogger(config.logLevel);
   const ledger = openLedger(config.dataDir);
+  ensureIncomeTotals(ledger.sqlite);
   let demoKey: string | null = null;
   if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
 

@@ -7,6 +7,7 @@
 // action ids inside the stored JSON. Every wallet gets 4 of the template's actions (with their
 // journal entries) and all its positions; one "heavy" wallet gets 10 copies of all 20, so list
 // pages of 50 are full. All 10,000 are registered (sync complete) for tenant "bench".
+import { refreshIncomeTotals } from "../../src/ledger/replay.ts";
 import { createHash } from "node:crypto";
 import { openLedger } from "../../src/ledger/db.ts";
 import { loadDemo } from "../../src/demo/load.ts";
@@ -41,8 +42,8 @@ export async function buildLedger10k(dataDir: string, wallets = 10_000): Promise
   const pos = sqlite.query("SELECT * FROM positions WHERE owner = ?").all(template) as Record<string, string>[];
   const yld = sqlite.query("SELECT * FROM yields WHERE owner = ?").get(template) as Record<string, string>;
 
-  const insA = sqlite.query(`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`);
+  const insA = sqlite.query(`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`);
   const insJ = sqlite.query(`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
     income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insP = sqlite.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)");
@@ -68,7 +69,7 @@ export async function buildLedger10k(dataDir: string, wallets = 10_000): Promise
     for (const i of picks) {
       const a = acts[i]!;
       const id = ids.get(a.id!)!;
-      insA.run(id, owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, rewrite(a.payload, ids), rewrite(a.summary, ids), rewrite(a.v1_entry, ids),
+      insA.run(id, owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, rewrite(a.payload, ids), rewrite(a.summary, ids), rewrite(a.v1_entry, ids), a.v1_kind,
         a.payload_sha256, a.evidence_sha256, a.first_observed_active_at, a.updated_at);
       nActions++;
       if (owner === heavyOwner && !heavyActionId) heavyActionId = id;
@@ -95,6 +96,8 @@ export async function buildLedger10k(dataDir: string, wallets = 10_000): Promise
       insS.run(tenantId, owner, now, now, now);
     }
   }).immediate();
+  // What a replay does after appending to the journal: sum each wallet's income from it.
+  sqlite.transaction(() => refreshIncomeTotals(sqlite, Array.from({ length: wallets }, (_, w) => ownerFor(w)))).immediate();
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   ledger.close();
   return { dataDir, heavyOwner, heavyActionId, wallets, actions: nActions, journal: nJournal, ms: Math.round(performance.now() - started) };

@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps) {
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
-      const url = new URL(request.url);
+      const url = requestUrl(request.url);
       const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics });
       states.set(request, state);
       const common = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps) {
         if (e.type === "response") {
           logger.error("response failed its schema", { requestId: state?.requestId, route: state?.route, detail: describeValidation(error) });
           res = errorResponse("internal_error", "The server failed to build a valid response.");
-        } else res = errorResponse("invalid_request", describeValidation(error, new URL(request.url)));
+        } else res = errorResponse("invalid_request", describeValidation(error, requestUrl(request.url)));
       } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
       else if (isDatabaseUnavailable(error)) {
@@ -137,6 +137,23 @@ export type AppContext = {
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
 };
+
+/**
+ * The request URL, even when a hostile Host header makes it unparsable: only the path and the
+ * query matter here, so fall back to them on a fixed origin.
+ */
+export function requestUrl(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    const slash = raw.indexOf("/", raw.indexOf("//") + 2);
+    try {
+      return new URL(slash < 0 ? "/" : raw.slice(slash), "http://invalid.host");
+    } catch {
+      return new URL("http://invalid.host/");
+    }
+  }
+}
 
 /** The body as text, or null once it passes `max` bytes (reading stops there). */
 async function readCapped(request: Request, max: number): Promise<string | null> {

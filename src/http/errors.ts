@@ -22,7 +22,8 @@ export function describeValidation(err: unknown, url?: URL): string {
   // Elysia validates coerced query numbers one property at a time and loses the name: find the
   // query parameter that carried the refused value.
   if (!path && e.type === "property" && url) {
-    for (const [k, v] of url.searchParams) if (String(e.value) === v) { path = k; where = "query"; break; }
+    const same = (v: string) => String(e.value) === v || (v.trim() !== "" && Number(v) === Number(e.value));
+    for (const [k, v] of url.searchParams) if (same(v)) { path = k; where = "query"; break; }
   }
   const name = path ? `${where} parameter ${path}` : where === "request" ? "request" : `${where}`;
   const message = (first?.message ?? "does not match the schema").replace(/\.$/, "");

@@ -94,6 +94,7 @@ export function keyLookup(sqlite: Database) {
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`,
   );
   const touch = sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
+  const touched = new Map<string, string>(); // key id -> minute last written by this process
   return (key: string, now = new Date()): KeyPrincipal | null => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
@@ -104,7 +105,9 @@ export function keyLookup(sqlite: Database) {
     if (!ok || !row) return null;
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = new Date(Math.floor(now.getTime() / 60000) * 60000).toISOString();
-    try { touch.run(minute, row.id, minute); } catch { /* a locked database must not fail a read */ }
+    if (touched.get(row.id) !== minute) {
+      try { touch.run(minute, row.id, minute); touched.set(row.id, minute); } catch { /* a locked database must not fail a read */ }
+    }
     return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, maxWallets: row.max_wallets, scopes: row.scopes.split(",") as Scope[] };
   };
 }

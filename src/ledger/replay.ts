@@ -7,6 +7,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
 import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { actionSummary, v1Entry } from "./projections.ts";
+import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 
 export function loadEngineInput(sqlite: Database, now: Date): EngineInput {
   const instruments = (sqlite.query("SELECT mint, symbol, name, underlying, isin, decimals FROM instruments").all() as {
@@ -63,17 +64,17 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
   for (const o of sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]) owners.add(o.owner);
 
   const upsertAction = sqlite.query(
-    `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+    `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
      ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, payload = ?9, summary = ?10, v1_entry = ?11,
-       payload_sha256 = ?12, evidence_sha256 = ?13, first_observed_active_at = ?14, updated_at = ?15 WHERE payload_sha256 IS NOT ?12`,
+       v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16 WHERE payload_sha256 IS NOT ?13`,
   );
   const liveIds = new Map<string, Set<string>>();
   for (const a of out.actions) {
     const payload = canonicalJson(a);
     const v1 = v1Entry(a);
     upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "", a.usd, payload,
-      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at);
+      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at);
     let ids = liveIds.get(a.owner);
     if (!ids) liveIds.set(a.owner, (ids = new Set()));
     ids.add(a.id);
@@ -115,6 +116,8 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
     }
   }
 
+  refreshIncomeTotals(sqlite, [...owners], now);
+
   const delPositions = sqlite.query("DELETE FROM positions WHERE owner = ?");
   const insPosition = sqlite.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)");
   for (const owner of owners) delPositions.run(owner);
@@ -131,6 +134,38 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
   for (const c of out.census) upCensus.run(c.type, JSON.stringify(c), at);
 
   return { actions: out.actions.length, recognitions, reversals };
+}
+
+/**
+ * Re-sums each wallet's income from its journal rows (exact decimals). Reversals carry negated
+ * amounts, so the plain sum is what stands; an unvalued entry that was reversed appears twice.
+ */
+export function refreshIncomeTotals(sqlite: Database, owners: string[], now = new Date()): void {
+  const rows = sqlite.query("SELECT mint, action_id, usd FROM journal WHERE owner = ? AND treatment = 'income'");
+  const clear = sqlite.query("DELETE FROM income_totals WHERE owner = ?");
+  const put = sqlite.query("INSERT INTO income_totals (owner, mint, usd, unvalued_events, updated_at) VALUES (?, ?, ?, ?, ?)");
+  for (const owner of owners) {
+    const usd = new Map<string, Rat>();
+    const unvalued = new Map<string, { mint: string; n: number }>();
+    for (const r of rows.all(owner) as { mint: string; action_id: string; usd: string | null }[]) {
+      if (!usd.has(r.mint)) usd.set(r.mint, ZERO);
+      if (r.usd === null) {
+        const u = unvalued.get(r.action_id) ?? { mint: r.mint, n: 0 };
+        unvalued.set(r.action_id, { mint: r.mint, n: u.n + 1 });
+      } else usd.set(r.mint, add(usd.get(r.mint)!, parseDecimal(r.usd)));
+    }
+    clear.run(owner);
+    for (const [mint, total] of usd) {
+      const open = [...unvalued.values()].filter((u) => u.mint === mint && u.n % 2 === 1).length;
+      put.run(owner, mint, formatExact(total), open, now.toISOString());
+    }
+  }
+}
+
+/** After an upgrade that added income_totals, fill it once from the journal. */
+export function ensureIncomeTotals(sqlite: Database): void {
+  const missing = sqlite.query("SELECT DISTINCT owner FROM journal WHERE owner NOT IN (SELECT owner FROM income_totals)").all() as { owner: string }[];
+  if (missing.length) sqlite.transaction(() => refreshIncomeTotals(sqlite, missing.map((r) => r.owner))).immediate();
 }
 
 function negate(s: string | null): string | null {

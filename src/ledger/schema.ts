@@ -1,6 +1,7 @@
 // The ledger's tables. Times are ISO-8601 UTC text; exact numbers (raw amounts, multipliers,
 // USD) are TEXT decimals so no float ever touches them. Tables that hold evidence or the
 // journal are append-only: migrations add triggers that refuse UPDATE and DELETE on them.
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // ---- tenants, keys, wallets --------------------------------------------------------------
@@ -197,12 +198,17 @@ export const actions = sqliteTable(
     payload: text("payload").notNull(), // canonical JSON of the engine's ActionRecord
     summary: text("summary").notNull(), // JSON of the v2 list item, projected at write time
     v1Entry: text("v1_entry"), // JSON of the v1 income entry; null when v1 does not show it
+    v1Kind: text("v1_kind"), // the v1 kind of that entry, for counting without parsing JSON
     payloadSha256: text("payload_sha256").notNull(),
     evidenceSha256: text("evidence_sha256").notNull(),
     firstObservedActiveAt: text("first_observed_active_at"),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("actions_owner_effective").on(t.owner, t.effectiveAt)],
+  (t) => [
+    // The list orders (newest first, by id on ties) read straight off these indexes.
+    index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
+    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id).where(sql`v1_entry IS NOT NULL`),
+  ],
 );
 
 // Append-only (triggers). Each wallet × action gets a recognition; a change of evidence
@@ -231,7 +237,25 @@ export const journal = sqliteTable(
     payload: text("payload").notNull(), // canonical JSON of the booking
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("journal_owner").on(t.owner, t.id), index("journal_action").on(t.actionId)],
+  (t) => [
+    index("journal_owner").on(t.owner, t.id),
+    index("journal_action").on(t.actionId),
+    index("journal_reverses").on(t.reversesId),
+  ],
+);
+
+// Income per wallet × mint, summed from the journal by each replay (reversals carry negated
+// amounts, so the plain sum is what stands). `ca-ledger verify` re-sums the journal to check it.
+export const incomeTotals = sqliteTable(
+  "income_totals",
+  {
+    owner: text("owner").notNull(),
+    mint: text("mint").notNull(),
+    usd: text("usd").notNull(),
+    unvaluedEvents: integer("unvalued_events").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.mint] })],
 );
 
 // Derived read models, rebuilt by each replay of a wallet.

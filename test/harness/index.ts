@@ -10,6 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
+import { refreshIncomeTotals } from "../../src/ledger/replay";
 import { actionSummary, v1Entry } from "../../src/ledger/projections.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
@@ -188,12 +189,12 @@ export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()
   const v1 = v1Entry(a);
   sqlite
     .query(
-      `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? "", a.usd, JSON.stringify(a), JSON.stringify(actionSummary(a)),
-      v1 ? JSON.stringify(v1) : null, a.evidence.payloadSha256, a.evidenceSha256, a.timestamps.firstObservedActiveAt, now.toISOString(),
+      v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, a.evidence.payloadSha256, a.evidenceSha256, a.timestamps.firstObservedActiveAt, now.toISOString(),
     );
 }
 
@@ -273,6 +274,7 @@ export function seedWallet(sqlite: Database, owner: string, count = 5, opts: { r
     insertPosition(sqlite, makePosition(owner, inst));
   }
   insertYields(sqlite, owner, mints.NVDAx);
+  refreshIncomeTotals(sqlite, [owner]); // what a replay does after it appends to the journal
   return { owner, actions, journalIds };
 }
 

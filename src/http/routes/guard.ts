@@ -12,8 +12,16 @@ export function principalOf(ctx: AppContext, request: Request): KeyPrincipal {
   return p;
 }
 
+// Base58 decoding costs tens of microseconds (BigInt); the same few wallets are asked for again
+// and again, so remember the valid ones (bounded, cleared when full).
+const validOwners = new Set<string>();
+const maxRemembered = 10_000;
+
 export function checkOwner(owner: string): void {
+  if (validOwners.has(owner)) return;
   if (!isAddress(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
+  if (validOwners.size >= maxRemembered) validOwners.clear();
+  validOwners.add(owner);
 }
 
 export function registeredOwner(ctx: AppContext, request: Request, owner: string): KeyPrincipal {

@@ -6,20 +6,18 @@ import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
 
 export function portfolioQueries(sqlite: Database) {
   const positions = sqlite.query("SELECT payload FROM positions WHERE owner = ? ORDER BY mint");
-  const incomeRows = sqlite.query("SELECT mint, action_id, usd FROM journal WHERE owner = ? AND treatment = 'income'");
-  const unclassified = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL AND json_extract(v1_entry, '$.kind') = 'unclassified_adjustment'");
+  const totals = sqlite.query("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?");
+  const unclassified = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'");
   const yields = sqlite.query("SELECT payload FROM yields WHERE owner = ?");
 
-  /** Journal income per mint: reversals carry negated amounts, so the plain sum is what stands. */
+  /** Income per mint as the last replay summed it from the journal (see refreshIncomeTotals). */
   const incomeByMint = (owner: string) => {
     const byMint = new Map<string, Rat>();
-    const unvalued = new Map<string, number>(); // actionId -> standing entries without USD
-    for (const r of incomeRows.all(owner) as { mint: string; action_id: string; usd: string | null }[]) {
-      if (r.usd === null) { unvalued.set(r.action_id, (unvalued.get(r.action_id) ?? 0) + 1); continue; }
-      byMint.set(r.mint, add(byMint.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
+    let unvaluedEvents = 0;
+    for (const r of totals.all(owner) as { mint: string; usd: string; unvalued_events: number }[]) {
+      byMint.set(r.mint, parseDecimal(r.usd));
+      unvaluedEvents += r.unvalued_events;
     }
-    // An unvalued recognition that was reversed appears twice (recognition + reversal): odd counts stand.
-    const unvaluedEvents = [...unvalued.values()].filter((n) => n % 2 === 1).length;
     return { byMint, unvaluedEvents };
   };
 

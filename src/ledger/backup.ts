@@ -1,0 +1,214 @@
+// Backup and restore of the ledger file.
+// Backup is online: `VACUUM INTO` reads inside one read transaction, so WAL gives it a consistent
+// snapshot while the server keeps writing, and the copy is a single compact file (no -wal).
+// Restore is offline: it proves the file is a ca-ledger database, refuses while any process has
+// the ledger open, and swaps the file in with one rename so a crash leaves the old or the new
+// ledger, never a mix.
+import { Database } from "bun:sqlite";
+import { getTableName, is } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { embeddedMigrations } from "../../migrations/embedded.ts";
+import { applyMigrations, ledgerPath } from "./db.ts";
+import * as schema from "./schema.ts";
+
+export class OpsError extends Error {}
+
+/** Every table the schema declares: a ca-ledger database holds all of them. */
+export const knownTables: string[] = Object.values(schema)
+  .filter((t): t is SQLiteTable => is(t, SQLiteTable))
+  .map((t) => getTableName(t))
+  .sort();
+
+/** Tables whose rows make a ledger worth protecting from an accidental restore. */
+const contentTables = ["tenants", "api_keys", "tenant_wallets", "issuer_revisions", "multiplier_updates", "balance_changes", "actions", "journal"];
+
+export interface LedgerFileSummary {
+  path: string;
+  bytes: number;
+  tables: { name: string; rows: number }[];
+  journalRows: number;
+  migrations: number;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const tmpBeside = (target: string, what: string) => join(dirname(target), `.${basename(target)}.${what}-${process.pid}-${Date.now()}`);
+
+function hasSqliteHeader(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(16);
+    return readSync(fd, buf, 0, 16, 0) === 16 && buf.toString("latin1") === "SQLite format 3\0";
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Counts rows per table of a ledger file (read-only). */
+export function summarizeLedgerFile(path: string): LedgerFileSummary {
+  const db = new Database(path, { readonly: true, strict: true });
+  try {
+    const names = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const tables = names.map((name) => ({ name, rows: (db.query(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get() as { n: number }).n }));
+    return {
+      path,
+      bytes: statSync(path).size,
+      tables,
+      journalRows: tables.find((t) => t.name === "journal")?.rows ?? 0,
+      migrations: tables.find((t) => t.name === "__drizzle_migrations")?.rows ?? 0,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Writes a consistent copy of the open ledger to `file`. The copy is made beside the target and
+ * hard-linked into place: link() fails if the name exists, so an existing file is never
+ * overwritten, even by a race, and a reader never sees a half-written backup.
+ */
+export function backupLedger(sqlite: Database, file: string): LedgerFileSummary {
+  const target = resolve(file);
+  if (existsSync(target)) throw new OpsError(`${target} already exists; backup never overwrites a file`);
+  if (!existsSync(dirname(target))) throw new OpsError(`folder ${dirname(target)} does not exist`);
+  const tmp = tmpBeside(target, "partial");
+  try {
+    sqlite.query("VACUUM INTO ?").run(tmp);
+    fsyncPath(tmp);
+    try {
+      linkSync(tmp, target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new OpsError(`${target} already exists; backup never overwrites a file`);
+      throw e;
+    }
+    fsyncPath(dirname(target));
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return summarizeLedgerFile(target);
+}
+
+/** Problems that make `path` not a ca-ledger database this build can restore; empty when fine. */
+export function inspectLedgerFile(path: string): string[] {
+  if (!existsSync(path)) return [`${path} does not exist`];
+  if (!statSync(path).isFile()) return [`${path} is not a file`];
+  if (!hasSqliteHeader(path)) return [`${path} is not a SQLite database`];
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true, strict: true });
+  } catch (e) {
+    return [`${path} cannot be opened: ${(e as Error).message}`];
+  }
+  try {
+    const problems: string[] = [];
+    const integrity = (db.query("PRAGMA integrity_check").all() as { integrity_check: string }[]).map((r) => r.integrity_check);
+    if (integrity.join() !== "ok") problems.push(`integrity_check: ${integrity.slice(0, 5).join("; ")}`);
+    const tables = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    if (!tables.has("__drizzle_migrations")) {
+      problems.push("no __drizzle_migrations table: not a ca-ledger database");
+    } else {
+      const known = new Set(embeddedMigrations.map((m) => sha256(m.sql)));
+      const unknown = (db.query("SELECT hash FROM __drizzle_migrations").all() as { hash: string }[]).filter((r) => !known.has(r.hash));
+      if (unknown.length) problems.push(`${unknown.length} applied migration(s) unknown to this build: the file comes from another ca-ledger version`);
+    }
+    const missing = knownTables.filter((t) => !tables.has(t));
+    if (missing.length) problems.push(`missing table(s): ${missing.join(", ")}`);
+    return problems;
+  } catch (e) {
+    return [`${path} cannot be read: ${(e as Error).message}`];
+  } finally {
+    db.close();
+  }
+}
+
+function sha256(s: string): string {
+  return new Bun.CryptoHasher("sha256").update(s).digest("hex");
+}
+
+/**
+ * Opens the ledger and takes an exclusive lock. In WAL mode every open connection (a serving
+ * server, even an idle one) holds a shared lock that makes this fail at once, so this is how
+ * restore knows that no process has the ledger open. Returns null when someone does.
+ */
+export function lockExclusively(path: string): Database | null {
+  const db = new Database(path, { strict: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 0");
+    db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE");
+    db.query("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch {
+    db.close();
+    return null;
+  }
+}
+
+export interface RestoreResult { summary: LedgerFileSummary; replaced: string | null }
+
+/**
+ * Replaces `dataDir/ledger.db` with a checked copy of `file`: copy beside (VACUUM INTO, so a
+ * source still in WAL mode is read whole), migrate the copy, fsync, then rename over the ledger.
+ * The previous ledger is kept as `ledger.db.replaced-<time>` (a hard link made before the swap).
+ */
+export function restoreLedger(dataDir: string, file: string, opts: { force?: boolean } = {}): RestoreResult {
+  const source = resolve(file);
+  const problems = inspectLedgerFile(source);
+  if (problems.length) throw new OpsError(`${source} is not a ca-ledger database this build can restore: ${problems.join("; ")}`);
+  if (!existsSync(dataDir)) throw new OpsError(`data dir ${dataDir} does not exist`);
+  const target = ledgerPath(dataDir);
+  if (resolve(target) === source) throw new OpsError("the file to restore is the ledger itself");
+
+  let replaced: string | null = null;
+  if (existsSync(target)) {
+    const lock = lockExclusively(target);
+    if (!lock) throw new OpsError(`${target} is open in another process (a running server?); stop it before restoring`);
+    try {
+      const tables = new Set((lock.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+      const rows = contentTables.filter((t) => tables.has(t)).reduce((n, t) => n + (lock.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n, 0);
+      if (rows > 0 && !opts.force) throw new OpsError(`${target} holds ${rows} rows of ledger data; pass --force to replace it (it is kept as ledger.db.replaced-<time>)`);
+      lock.exec("COMMIT");
+      // Fold the old WAL into the old file first: after this the -wal/-shm beside it are stale
+      // and must not survive next to the new file (SQLite would replay them onto it).
+      lock.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      lock.close();
+    }
+  }
+
+  const tmp = tmpBeside(target, "restore");
+  try {
+    const src = new Database(source, { readonly: true, strict: true });
+    try {
+      src.query("VACUUM INTO ?").run(tmp);
+    } finally {
+      src.close();
+    }
+    const copy = new Database(tmp, { strict: true });
+    try {
+      applyMigrations(copy); // an older backup comes back at this build's schema
+    } finally {
+      copy.close();
+    }
+    fsyncPath(tmp);
+    if (existsSync(target)) {
+      replaced = `${target}.replaced-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+      linkSync(target, replaced);
+    }
+    for (const stale of [`${target}-wal`, `${target}-shm`, `${target}-journal`]) rmSync(stale, { force: true });
+    renameSync(tmp, target);
+    fsyncPath(dataDir);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return { summary: summarizeLedgerFile(target), replaced };
+}

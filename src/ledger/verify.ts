@@ -1,0 +1,277 @@
+// `ca-ledger verify`: recomputes from the stored rows everything the ledger claims about itself.
+// Each check is a plain function over the database returning a named result, so the CLI prints
+// them and tests can name the one that failed. All checks read inside one read transaction: a
+// running server may keep writing, and WAL gives us one consistent snapshot of all tables.
+import type { Database } from "bun:sqlite";
+import { actionEvidencePayload, runEngine } from "../domain/engine.ts";
+import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import { sameBooking } from "../domain/journal.ts";
+import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
+import type { ActionRecord, JournalBooking } from "../domain/types.ts";
+import { loadEngineInput } from "./replay.ts";
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  /** How many rows (or items) the check looked at. */
+  checked: number;
+  /** One sentence per mismatch; capped (see maxProblems), `problemCount` has the full number. */
+  problems: string[];
+  problemCount: number;
+}
+
+export interface VerifyReport { ok: boolean; checks: CheckResult[]; replayedAt: string }
+
+const maxProblems = 20;
+
+class Check {
+  checked = 0;
+  problems: string[] = [];
+  problemCount = 0;
+  constructor(readonly name: string) {}
+  fail(message: string): void {
+    this.problemCount++;
+    if (this.problems.length < maxProblems) this.problems.push(message);
+  }
+  result(): CheckResult {
+    return { name: this.name, ok: this.problemCount === 0, checked: this.checked, problems: this.problems, problemCount: this.problemCount };
+  }
+}
+
+// ---- the checks ------------------------------------------------------------------------------
+
+export function checkIntegrity(sqlite: Database): CheckResult {
+  const c = new Check("integrity_check");
+  const rows = sqlite.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
+  c.checked = 1;
+  for (const r of rows) if (r.integrity_check !== "ok") c.fail(r.integrity_check);
+  return c.result();
+}
+
+export function checkIssuerRevisionHashes(sqlite: Database): CheckResult {
+  const c = new Check("issuer_revisions.payload_sha256");
+  for (const r of sqlite.query("SELECT id, payload, payload_sha256 FROM issuer_revisions ORDER BY id").iterate() as Iterable<{ id: number; payload: string; payload_sha256: string }>) {
+    c.checked++;
+    if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
+  }
+  return c.result();
+}
+
+interface ActionRow { id: string; owner: string; treatment: string; usd: string | null; payload: string; payload_sha256: string; evidence_sha256: string; v1_entry: string | null }
+
+export function checkActionHashes(sqlite: Database): CheckResult[] {
+  const payload = new Check("actions.payload_sha256");
+  const evidence = new Check("actions.evidence_sha256");
+  for (const r of sqlite.query("SELECT id, payload, payload_sha256, evidence_sha256 FROM actions ORDER BY id").iterate() as Iterable<ActionRow>) {
+    payload.checked++;
+    evidence.checked++;
+    if (sha256Hex(r.payload) !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
+    let a: ActionRecord;
+    try {
+      a = JSON.parse(r.payload) as ActionRecord;
+    } catch {
+      evidence.fail(`action ${r.id}: payload is not JSON`);
+      continue;
+    }
+    const recomputed = sha256Hex(canonicalJson(actionEvidencePayload(a)));
+    if (recomputed !== r.evidence_sha256) evidence.fail(`action ${r.id}: evidence hashes to ${recomputed}, stored ${r.evidence_sha256}`);
+    if (a.evidenceSha256 !== r.evidence_sha256) evidence.fail(`action ${r.id}: payload says evidence ${a.evidenceSha256}, column says ${r.evidence_sha256}`);
+  }
+  return [payload.result(), evidence.result()];
+}
+
+interface JournalRow {
+  id: number; owner: string; action_id: string; entry_type: string; reverses_id: number | null; mint: string; type: string; treatment: string;
+  units_delta: string; principal_units_delta: string; income_units: string; usd: string | null; evidence_sha256: string; payload: string;
+}
+
+const AMOUNT_COLUMNS = [
+  ["units_delta", "unitsDelta"],
+  ["principal_units_delta", "principalUnitsDelta"],
+  ["income_units", "incomeUnits"],
+  ["usd", "usd"],
+] as const;
+
+const sameAmount = (a: string | null, b: string | null): boolean => (a === null || b === null ? a === b : eq(parseDecimal(a), parseDecimal(b)));
+const negated = (a: string | null): Rat | null => (a === null ? null : { ...parseDecimal(a), n: -parseDecimal(a).n });
+const isNegationOf = (a: string | null, b: string | null): boolean => {
+  if (a === null || b === null) return a === b;
+  const nb = negated(b)!;
+  return eq(parseDecimal(a), nb);
+};
+
+function readJournal(sqlite: Database): JournalRow[] {
+  return sqlite.query(
+    `SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
+     FROM journal ORDER BY id`,
+  ).all() as JournalRow[];
+}
+
+/**
+ * Journal invariants (domain §5): rows agree with their own payload; every reversal reverses an
+ * earlier recognition of the same owner × action, at most once, with the negated amounts; at most
+ * one recognition stands per owner × action.
+ */
+export function checkJournal(rows: JournalRow[]): CheckResult[] {
+  const rowsMatch = new Check("journal rows match their payload");
+  const reversals = new Check("journal reversals");
+  const standing = new Check("journal standing recognitions");
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const reversedBy = new Map<number, number[]>();
+
+  for (const r of rows) {
+    rowsMatch.checked++;
+    let b: JournalBooking;
+    try {
+      b = JSON.parse(r.payload) as JournalBooking;
+    } catch {
+      rowsMatch.fail(`journal ${r.id}: payload is not JSON`);
+      continue;
+    }
+    if (b.owner !== r.owner || b.actionId !== r.action_id || b.treatment !== r.treatment || b.type !== r.type || b.evidenceSha256 !== r.evidence_sha256) {
+      rowsMatch.fail(`journal ${r.id}: owner, action, type, treatment or evidence column differs from its payload`);
+    }
+    for (const [col, field] of AMOUNT_COLUMNS) {
+      if (!sameAmount(r[col], b[field])) rowsMatch.fail(`journal ${r.id}: ${col} ${r[col]} differs from payload ${field} ${b[field]}`);
+    }
+
+    if (r.entry_type === "recognition") {
+      if (r.reverses_id !== null) reversals.fail(`journal ${r.id}: a recognition that names reverses_id ${r.reverses_id}`);
+      continue;
+    }
+    reversals.checked++;
+    if (r.entry_type !== "reversal") {
+      reversals.fail(`journal ${r.id}: unknown entry type ${r.entry_type}`);
+      continue;
+    }
+    const target = r.reverses_id === null ? undefined : byId.get(r.reverses_id);
+    if (!target) {
+      reversals.fail(`journal ${r.id}: reverses ${r.reverses_id ?? "nothing"}, which is not in the journal`);
+      continue;
+    }
+    if (target.entry_type !== "recognition") reversals.fail(`journal ${r.id}: reverses ${target.id}, which is a ${target.entry_type}`);
+    if (target.id >= r.id) reversals.fail(`journal ${r.id}: reverses a later entry ${target.id}`);
+    if (target.owner !== r.owner || target.action_id !== r.action_id) reversals.fail(`journal ${r.id}: reverses ${target.id} of another owner or action`);
+    for (const [col] of AMOUNT_COLUMNS) {
+      if (!isNegationOf(r[col], target[col])) reversals.fail(`journal ${r.id}: ${col} ${r[col]} is not the negation of ${target[col]} in ${target.id}`);
+    }
+    reversedBy.set(target.id, [...(reversedBy.get(target.id) ?? []), r.id]);
+  }
+  for (const [target, by] of reversedBy) if (by.length > 1) reversals.fail(`journal ${target}: reversed ${by.length} times (${by.join(", ")})`);
+
+  const standingByKey = new Map<string, number[]>();
+  for (const r of rows) {
+    if (r.entry_type !== "recognition" || reversedBy.has(r.id)) continue;
+    standing.checked++;
+    const key = `${r.owner} ${r.action_id}`;
+    standingByKey.set(key, [...(standingByKey.get(key) ?? []), r.id]);
+  }
+  for (const [key, ids] of standingByKey) if (ids.length > 1) standing.fail(`${key}: ${ids.length} standing recognitions (${ids.join(", ")})`);
+  return [rowsMatch.result(), reversals.result(), standing.result()];
+}
+
+/**
+ * Income = journal: per owner, the plain sum of the journal's income USD (reversals carry negated
+ * amounts, so the sum is what stands) equals the income v1 shows from the current actions.
+ */
+export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
+  const c = new Check("income equals journal");
+  const journalSum = new Map<string, Rat>();
+  for (const r of rows) {
+    if (r.treatment !== "income" || r.usd === null) continue;
+    journalSum.set(r.owner, add(journalSum.get(r.owner) ?? ZERO, parseDecimal(r.usd)));
+  }
+  const actionSum = new Map<string, Rat>();
+  for (const r of sqlite.query("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'").iterate() as Iterable<{ owner: string; v1_entry: string }>) {
+    const usd = (JSON.parse(r.v1_entry) as { usd: string | null }).usd;
+    if (usd !== null) actionSum.set(r.owner, add(actionSum.get(r.owner) ?? ZERO, parseDecimal(usd)));
+  }
+  for (const owner of new Set([...journalSum.keys(), ...actionSum.keys()])) {
+    c.checked++;
+    const j = journalSum.get(owner) ?? ZERO, a = actionSum.get(owner) ?? ZERO;
+    if (!eq(j, a)) c.fail(`${owner}: journal income ${formatExact(j)} USD, actions show ${formatExact(a)} USD`);
+  }
+  return c.result();
+}
+
+/**
+ * No drift: the engine, run in memory over the stored observations at the time of the last
+ * replay, derives exactly the stored actions and standing bookings. The last replay's time is
+ * used (not the wall clock) because a scheduled change that activated since then is not drift.
+ */
+export function checkReplay(sqlite: Database, journalRows: JournalRow[], replayedAt: Date): CheckResult {
+  const c = new Check("replay matches stored bookings");
+  const out = runEngine(loadEngineInput(sqlite, replayedAt));
+
+  const stored = new Map((sqlite.query("SELECT id, payload_sha256 FROM actions").all() as { id: string; payload_sha256: string }[]).map((r) => [r.id, r.payload_sha256]));
+  for (const a of out.actions) {
+    c.checked++;
+    const hash = stored.get(a.id);
+    if (hash === undefined) c.fail(`action ${a.id}: the engine derives it, the ledger does not hold it`);
+    else if (hash !== sha256Hex(canonicalJson(a))) c.fail(`action ${a.id}: the stored payload differs from the engine's`);
+    stored.delete(a.id);
+  }
+  for (const id of stored.keys()) c.fail(`action ${id}: stored, but the engine no longer derives it`);
+
+  const reversed = new Set(journalRows.filter((r) => r.entry_type === "reversal").map((r) => r.reverses_id));
+  const standing = new Map<string, JournalBooking>();
+  for (const r of journalRows) if (r.entry_type === "recognition" && !reversed.has(r.id)) standing.set(`${r.owner} ${r.action_id}`, JSON.parse(r.payload) as JournalBooking);
+  for (const b of out.bookings) {
+    c.checked++;
+    const key = `${b.owner} ${b.actionId}`;
+    const s = standing.get(key);
+    if (!s) c.fail(`booking ${key}: the engine books it, the journal has no standing recognition`);
+    else if (!sameBooking(s, b)) c.fail(`booking ${key}: the standing recognition differs from the engine's booking`);
+    standing.delete(key);
+  }
+  for (const key of standing.keys()) c.fail(`booking ${key}: stands in the journal, but the engine books nothing`);
+  return c.result();
+}
+
+/** When the ledger was last replayed: every replay rewrites each registered wallet's yields row. */
+export function lastReplayAt(sqlite: Database): Date | null {
+  const r = sqlite.query("SELECT max(updated_at) AS at FROM yields").get() as { at: string | null };
+  return r.at ? new Date(r.at) : null;
+}
+
+/** A check that cannot even read its rows (a corrupt page) fails under its own name. */
+function guarded(names: string[], run: () => CheckResult | CheckResult[]): CheckResult[] {
+  try {
+    const r = run();
+    return Array.isArray(r) ? r : [r];
+  } catch (e) {
+    return names.map((name) => ({ name, ok: false, checked: 0, problems: [`could not be checked: ${(e as Error).message}`], problemCount: 1 }));
+  }
+}
+
+export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
+  const checks: CheckResult[] = [];
+  let replayedAt = now;
+  // One snapshot for every check: BEGIN is deferred, the first read pins the WAL snapshot.
+  sqlite.exec("BEGIN");
+  try {
+    checks.push(...guarded(["integrity_check"], () => checkIntegrity(sqlite)));
+    checks.push(...guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(sqlite)));
+    checks.push(...guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(sqlite)));
+    let journalRows: JournalRow[] = [];
+    const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
+    const journalChecks = guarded(journalNames, () => checkJournal((journalRows = readJournal(sqlite))));
+    checks.push(...journalChecks);
+    const journalRead = journalChecks.every((c) => c.checked > 0 || c.ok);
+    checks.push(...guarded(["income equals journal"], () => {
+      if (!journalRead) throw new Error("the journal could not be read");
+      return checkIncome(sqlite, journalRows);
+    }));
+    checks.push(...guarded(["replay matches stored bookings"], () => {
+      if (!journalRead) throw new Error("the journal could not be read");
+      replayedAt = lastReplayAt(sqlite) ?? now;
+      return checkReplay(sqlite, journalRows, replayedAt);
+    }));
+  } finally {
+    // A read transaction: ending it can only fail on a corrupt file, which a check already named.
+    try {
+      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+    } catch {}
+  }
+  return { ok: checks.every((c) => c.ok), checks, replayedAt: replayedAt.toISOString() };
+}
