@@ -7,6 +7,7 @@
 // action ids inside the stored JSON. Every wallet gets 4 of the template's actions (with their
 // journal entries) and all its positions; one "heavy" wallet gets 10 copies of all 20, so list
 // pages of 50 are full. All 10,000 are registered (sync complete) for tenant "bench".
+import { getBase58Decoder } from "@solana/kit";
 import { refreshIncomeTotals } from "../../src/ledger/replay.ts";
 import { createHash } from "node:crypto";
 import { openLedger } from "../../src/ledger/db.ts";
@@ -15,14 +16,7 @@ import { loadConfig } from "../../src/config.ts";
 
 export interface BigLedger { dataDir: string; heavyOwner: string; heavyActionId: string; wallets: number; actions: number; journal: number; ms: number }
 
-const b58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-function base58(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = n * 256n + BigInt(b);
-  let s = "";
-  while (n > 0n) { s = b58[Number(n % 58n)] + s; n /= 58n; }
-  return s;
-}
+const base58 = (bytes: Uint8Array) => getBase58Decoder().decode(bytes);
 function ownerFor(i: number): string {
   const b = createHash("sha256").update(`bench-owner-${i}`).digest();
   b[0] = b[0]! | 1;

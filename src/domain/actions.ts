@@ -2,7 +2,7 @@
 // chain transition, announced issuer event or custody transfer. JSON-safe: exact decimals as
 // strings, ISO times, null where unknown.
 import type { BookingFacts } from "./book";
-import type { Classified } from "./classify";
+import { BASIS_FACTOR_TYPES, type Classified } from "./classify";
 import { canonicalSha256, sha256Hex } from "./evidence";
 import { formatDecimal, formatExact, formatFixed, mul, pow10, rat, type Rat, sub, truncToInt } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
@@ -69,15 +69,6 @@ export function displayUnits(raw: bigint, m: Rat, decimals: number): Rat {
 const fmt = (r: Rat | null): string | null => (r === null ? null : formatDecimal(r));
 const money = (r: Rat | null): string | null => (r === null ? null : formatExact(r));
 
-const FACTOR_TYPES = new Set<ActionType>([
-  "stock_dividend",
-  "cash_and_stock_dividend",
-  "forward_split",
-  "reverse_split",
-  "unit_split",
-  "stock_merger",
-  "identity_change",
-]);
 const SPLIT_TYPES = new Set<ActionType>(["forward_split", "reverse_split", "unit_split"]);
 
 export interface TransitionActionInput {
@@ -98,7 +89,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
   const t = c.transition;
   const info = typeInfo(c.type);
   const rev: IssuerRevisionObs | null = c.revision;
-  const factor = FACTOR_TYPES.has(c.type) && c.factor ? formatDecimal(c.factor) : null;
+  const factor = BASIS_FACTOR_TYPES.has(c.type) && c.factor ? formatDecimal(c.factor) : null;
   const percent = c.distributedFraction ? formatDecimal(mul(c.distributedFraction, rat(100)), 4) : null;
   const chain: ChainEvidence = {
     signature: t.signature,

@@ -3,6 +3,7 @@
 // table (and to paths that are not routes) with broken query values, headers and bodies. Every
 // answer must be quick, never 5xx, and every error must keep the {error, code} contract; nothing
 // may be written. Then key guessing at scale, revocation, and tenant inference.
+import { getBase58Decoder } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,14 +33,7 @@ async function start(env: Record<string, string>, demo: boolean, dataDir = tempD
 }
 
 /** A valid base58 32-byte address from random bytes (first byte non-zero: 43–44 characters). */
-const b58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-function base58(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = n * 256n + BigInt(b);
-  let s = "";
-  while (n > 0n) { s = b58[Number(n % 58n)] + s; n /= 58n; }
-  return s;
-}
+const base58 = (bytes: Uint8Array) => getBase58Decoder().decode(bytes);
 function freshAddress(): string {
   const b = crypto.getRandomValues(new Uint8Array(32));
   b[0] = b[0]! | 1;
