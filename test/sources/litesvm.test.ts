@@ -118,11 +118,11 @@ async function scenario() {
         message: {
           accountKeys: keys,
           header: message.header,
-          instructions: message.instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
+          instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
           recentBlockhash: message.lifetimeToken,
         },
       },
-    } as WireTransaction;
+    } as unknown as WireTransaction;
     addTransaction(chain, signature, wire, listedUnder);
     txs[label] = wire;
     return wire;
