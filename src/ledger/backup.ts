@@ -16,7 +16,7 @@ import * as schema from "./schema.ts";
 export class OpsError extends Error {}
 
 /** Every table the schema declares: a ca-ledger database holds all of them. */
-export const knownTables: string[] = Object.values(schema)
+export const knownTables: string[] = (Object.values(schema) as unknown[])
   .filter((t): t is SQLiteTable => is(t, SQLiteTable))
   .map((t) => getTableName(t))
   .sort();

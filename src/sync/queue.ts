@@ -4,7 +4,9 @@
 import type { Database } from "bun:sqlite";
 
 export const maxAttempts = 5;
-export const leaseSeconds = 120;
+// How long a claimed job is held before another claim may take it (a crashed worker's job runs
+// again after this). Tests shorten it; operators have no reason to.
+export const leaseSeconds = Number(process.env.CA_LEDGER_SYNC_LEASE_SECONDS ?? 120);
 
 export type JobStatus = "queued" | "running" | "complete" | "partial" | "failed";
 

@@ -122,6 +122,10 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
   let wake: () => void = () => {};
   let lastIssuer = 0, lastMint = 0;
   const loop = async () => {
+    // A crash between storing observations and booking them leaves them unbooked, and the next
+    // poll sees nothing new: book once at start. Replay is idempotent, so this appends nothing
+    // when nothing was missed.
+    try { replayLedger(deps.ledger.sqlite); } catch (e) { deps.logger.error("start-up replay failed", { error: String((e as Error)?.message ?? e) }); }
     while (!stopped) {
       const nowMs = Date.now();
       try {

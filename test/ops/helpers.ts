@@ -1,0 +1,112 @@
+// Shared by the ops tests: the compiled binary, temp data dirs, a demo ledger, and a writer
+// that appends real journal entries (issuer corrections re-booked through the replay).
+import type { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadDemo } from "../../src/demo/load.ts";
+import { openLedger, type Ledger } from "../../src/ledger/db.ts";
+import { replayLedger } from "../../src/ledger/replay.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
+
+export const root = join(import.meta.dir, "..", "..");
+export const binary = join(root, "dist", "ca-ledger");
+const bun = join(root, "node_modules", ".bin", "bun");
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (/\.(ts|sql|json)$/.test(e.name)) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The compiled binary, built when missing or older than the sources (the tests must exercise
+ * the commands as they are now). Built beside and renamed, so a concurrent run never executes a
+ * half-written file. Same flags as `bun run build`, minus the migrations generator (a generated
+ * file other work owns).
+ */
+export function ensureBinary(): string {
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations"].map((d) => newestSource(join(root, d))));
+  if (!stale) return binary;
+  const tmp = `${binary}.build-${process.pid}`;
+  const r = Bun.spawnSync([bun, "build", "--compile", "--minify-syntax", "--minify-whitespace", "--define", 'process.env.NODE_ENV="production"',
+    "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--target", "bun", "cli/main.ts", "--outfile", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr.toString()}`);
+  renameSync(tmp, binary);
+  return binary;
+}
+
+const dirs: string[] = [];
+/** Each test file calls this from afterAll. */
+export function removeTempDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export function tempDir(prefix = "cal-ops-"): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+export interface CliResult { code: number; stdout: string; stderr: string }
+
+/** Runs the compiled binary to its end. */
+export function cli(args: string[], env: Record<string, string> = {}): CliResult {
+  const r = Bun.spawnSync([ensureBinary(), ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+/** Same, without blocking the event loop (an in-process server must keep answering). */
+export async function cliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const p = Bun.spawn([ensureBinary(), ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
+}
+
+/** A data dir holding the embedded demo ledger (real cases, replayed through the engine). */
+export async function demoDataDir(): Promise<string> {
+  const dir = tempDir("cal-demo-");
+  const ledger = openLedger(dir);
+  await loadDemo(ledger);
+  ledger.close();
+  return dir;
+}
+
+/**
+ * One issuer correction: a new version of a stored cash-dividend record with another cash
+ * amount, stored and re-booked in one transaction (as one commit, so any snapshot is replayed).
+ * Every wallet holding the mint then gets a reversal and a new recognition.
+ */
+export function appendCorrection(sqlite: Database, step: number, now = new Date()): void {
+  const base = sqlite.query(
+    `SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend'
+     AND event_id IN (SELECT action_event FROM (SELECT json_extract(payload, '$.matched.eventId') AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL))
+     ORDER BY id LIMIT 1`,
+  ).get() as { payload: string } | null;
+  if (!base) throw new Error("no matched cash dividend to correct");
+  const record = JSON.parse(base.payload);
+  const top = sqlite.query("SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ?").get(record.eventId) as { v: number };
+  const gross = (0.5 + step / 100).toFixed(2);
+  const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
+  sqlite.transaction(() => {
+    storeObservations(sqlite, { issuerRecords: [corrected] }, now);
+    replayLedger(sqlite, now);
+  }).immediate();
+}
+
+export function count(sqlite: Database, sql: string, ...params: (string | number)[]): number {
+  return (sqlite.query(sql).get(...params) as { n: number }).n;
+}
+
+export function withLedger<T>(dir: string, fn: (l: Ledger) => T): T {
+  const l = openLedger(dir, { migrate: false });
+  try {
+    return fn(l);
+  } finally {
+    l.close();
+  }
+}
