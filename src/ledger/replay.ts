@@ -54,6 +54,7 @@ export function replayLedger(sqlite: Database, now = new Date()): ReplayResult {
     for (const t of probe.transitions) if (t.state === "activated" && !first.firstObservedActive?.[t.key]) added += seen.run(t.key, now.toISOString()).changes;
     const out = added ? runEngine(loadEngineInput(sqlite, now)) : probe;
     result = writeEngineOutput(sqlite, out, now);
+    sqlite.query("DELETE FROM ledger_state WHERE key = 'replay_pending'").run();
   }).immediate();
   return result;
 }

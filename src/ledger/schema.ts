@@ -301,6 +301,14 @@ export const datasetLabel = sqliteTable("dataset_label", {
   createdAt: text("created_at").notNull(),
 });
 
+// Small facts about the ledger itself. `replay_pending` is set in the same transaction that
+// stores new observations and cleared by the replay that books them, so a crash in between is
+// noticed at the next start.
+export const ledgerState = sqliteTable("ledger_state", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
 export const feedStatus = sqliteTable("feed_status", {
   name: text("name").primaryKey(), // issuer | mint_poll
   lastSuccessAt: text("last_success_at"),

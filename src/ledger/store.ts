@@ -84,6 +84,9 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
 
     const clear = sqlite.query("DELETE FROM wallet_gaps WHERE owner = ? AND address = ?");
     for (const g of batch.clearedGaps ?? []) clear.run(g.owner, g.address);
+    if (result.issuerRevisionsAdded || result.multiplierUpdatesAdded || result.balanceChangesAdded || (batch.mintStates?.length ?? 0) || (batch.tokenAccounts?.length ?? 0)) {
+      markReplayPending(sqlite, at);
+    }
     const gap = sqlite.query("INSERT INTO wallet_gaps (owner, address, reason, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at");
     for (const g of batch.gaps ?? []) gap.run(g.owner, g.address, g.reason, at);
   }).immediate();
@@ -103,4 +106,13 @@ export function markFeed(sqlite: Database, name: "issuer" | "mint_poll", outcome
   } else {
     sqlite.query("INSERT INTO feed_status (name, last_error_at, last_error, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_error_at = excluded.last_error_at, last_error = excluded.last_error, updated_at = excluded.updated_at").run(name, at, outcome.error, at);
   }
+}
+
+/** Notes, inside the caller's transaction, that stored observations wait for a replay. */
+export function markReplayPending(sqlite: Database, at: string): void {
+  sqlite.query("INSERT INTO ledger_state (key, value) VALUES ('replay_pending', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(at);
+}
+
+export function replayPending(sqlite: Database): boolean {
+  return sqlite.query("SELECT 1 FROM ledger_state WHERE key = 'replay_pending'").get() !== null;
 }

@@ -5,7 +5,7 @@
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { replayLedger } from "../ledger/replay.ts";
-import { markFeed, readCursors, storeObservations } from "../ledger/store.ts";
+import { markFeed, readCursors, replayPending, storeObservations } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
 import { syncWalletChain, type SyncProgress } from "../sources/solana/history.ts";
@@ -123,9 +123,13 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
   let lastIssuer = 0, lastMint = 0;
   const loop = async () => {
     // A crash between storing observations and booking them leaves them unbooked, and the next
-    // poll sees nothing new: book once at start. Replay is idempotent, so this appends nothing
-    // when nothing was missed.
-    try { replayLedger(deps.ledger.sqlite); } catch (e) { deps.logger.error("start-up replay failed", { error: String((e as Error)?.message ?? e) }); }
+    // poll would see nothing new: the store marks a pending replay in its own transaction, and
+    // the replay clears it in its own, so finish that booking first.
+    try {
+      if (replayPending(deps.ledger.sqlite)) replayLedger(deps.ledger.sqlite);
+    } catch (e) {
+      deps.logger.error("start-up replay failed", { error: String((e as Error)?.message ?? e) });
+    }
     while (!stopped) {
       const nowMs = Date.now();
       try {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { applyMigrations, migrationStatus, openLedger } from "../../src/ledger/db.ts";
 import { loadDemo, demoOwners } from "../../src/demo/load.ts";
 import { replayLedger } from "../../src/ledger/replay.ts";
-import { storeObservations } from "../../src/ledger/store.ts";
+import { replayPending, storeObservations } from "../../src/ledger/store.ts";
 import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
@@ -81,6 +81,16 @@ describe("demo ledger synced through the adapters, store and replay", () => {
         .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
       expect(q.portfolio(owner).totals.incomeUsd).toBe(formatExact(v2));
     }
+  });
+
+  test("stored observations mark a pending replay in their transaction; the replay clears it", async () => {
+    await ready;
+    expect(replayPending(l.sqlite)).toBe(false);
+    const row = l.sqlite.query("SELECT payload FROM issuer_revisions ORDER BY id LIMIT 1").get() as { payload: string };
+    storeObservations(l.sqlite, { issuerRecords: [{ ...JSON.parse(row.payload), version: 999, notes: "a later revision" }] });
+    expect(replayPending(l.sqlite)).toBe(true); // a crash here is noticed at the next start
+    replayLedger(l.sqlite, now);
+    expect(replayPending(l.sqlite)).toBe(false);
   });
 
   test("an issuer record edited without a new version is stored again and flagged", async () => {

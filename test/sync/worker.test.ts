@@ -10,7 +10,9 @@ import { ensureTenant } from "../../src/ledger/keys.ts";
 import { walletStatus } from "../../src/ledger/queries/wallets.ts";
 import { createLogger } from "../../src/log.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
-import { pollIssuer, runSyncJob } from "../../src/sync/worker.ts";
+import { pollActivations, pollIssuer, runSyncJob } from "../../src/sync/worker.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
+import { replayLedger } from "../../src/ledger/replay.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
@@ -86,5 +88,37 @@ describe("sync worker", () => {
     expect(Date.parse(status.nextRetryAt!)).toBeGreaterThan(Date.parse("2026-09-20T00:00:00Z"));
     expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(0);
     deps.ledger.close();
+  });
+});
+
+describe("mint polling", () => {
+  test("a scheduled multiplier that passes its activation is re-booked without any new observation", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cal-activation-"));
+    dirs.push(dir);
+    const ledger = openLedger(dir);
+    const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+    const mint = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
+    const activation = Date.parse("2026-10-01T00:30:00Z") / 1000;
+    registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "acme"), 100, owner);
+    storeObservations(ledger.sqlite, {
+      instruments: [{ mint, symbol: "HONx", name: null, underlying: "HON", isin: null, decimals: 8 }],
+      multiplierUpdates: [{ mint, signature: "sig-schedule", ixIndex: 0, slot: 10, blockTime: activation - 86_400, multiplier: 1.0012, effectiveTimestamp: activation, authority: "auth" }],
+      tokenAccounts: [{ owner, tokenAccount: "ata-1", mint, rawBalance: 5_00000000n, slot: 9 }],
+      balanceChanges: [{ owner, tokenAccount: "ata-1", mint, signature: "sig-deposit", slot: 5, blockTime: activation - 30 * 86_400, preRaw: 0n, postRaw: 5_00000000n }],
+    });
+    const before = new Date((activation - 3600) * 1000);
+    replayLedger(ledger.sqlite, before);
+    const state = () => (ledger.sqlite.query("SELECT state FROM actions WHERE owner = ?").get(owner) as { state: string } | null)?.state;
+    const journal = () => (ledger.sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?").get(owner) as { n: number }).n;
+    expect(state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
+    expect(journal()).toBe(0);
+
+    const deps = { ledger, config: loadConfig({ "data-dir": dir }, {}), logger: createLogger("error") };
+    expect(pollActivations({ ...deps, now: () => new Date((activation - 60) * 1000) })).toBe(false);
+    expect(pollActivations({ ...deps, now: () => new Date((activation + 60) * 1000) })).toBe(true);
+    expect(state()).toBe("activated");
+    expect(journal()).toBe(1);
+    expect(pollActivations({ ...deps, now: () => new Date((activation + 600) * 1000) })).toBe(false); // booked once
+    ledger.close();
   });
 });
