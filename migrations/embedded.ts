@@ -4,6 +4,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_append_only.sql" with { type: "text" };
 import m2 from "./0002_read_paths.sql" with { type: "text" };
 import m3 from "./0003_ledger_state.sql" with { type: "text" };
+import m4 from "./0004_action_detail.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -12,4 +13,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0001_append_only", when: 1795305914220, sql: m1 },
   { tag: "0002_read_paths", when: 1795307096248, sql: m2 },
   { tag: "0003_ledger_state", when: 1795307421707, sql: m3 },
+  { tag: "0004_action_detail", when: 1795308070772, sql: m4 },
 ];

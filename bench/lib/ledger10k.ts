@@ -36,8 +36,8 @@ export async function buildLedger10k(dataDir: string, wallets = 10_000): Promise
   const pos = sqlite.query("SELECT * FROM positions WHERE owner = ?").all(template) as Record<string, string>[];
   const yld = sqlite.query("SELECT * FROM yields WHERE owner = ?").get(template) as Record<string, string>;
 
-  const insA = sqlite.query(`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`);
+  const insA = sqlite.query(`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at, detail)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`);
   const insJ = sqlite.query(`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
     income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insP = sqlite.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)");
@@ -64,7 +64,7 @@ export async function buildLedger10k(dataDir: string, wallets = 10_000): Promise
       const a = acts[i]!;
       const id = ids.get(a.id!)!;
       insA.run(id, owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, rewrite(a.payload, ids), rewrite(a.summary, ids), rewrite(a.v1_entry, ids), a.v1_kind,
-        a.payload_sha256, a.evidence_sha256, a.first_observed_active_at, a.updated_at);
+        a.payload_sha256, a.evidence_sha256, a.first_observed_active_at, a.updated_at, rewrite(a.detail, ids));
       nActions++;
       if (owner === heavyOwner && !heavyActionId) heavyActionId = id;
     }

@@ -13,6 +13,22 @@ export function actionSummary(a: ActionRecord) {
 }
 export type ActionSummary = ReturnType<typeof actionSummary>;
 
+/** The v2 detail without the parts read per request (dataset label, journal entries). */
+export function actionDetailBase(a: ActionRecord) {
+  return {
+    ...actionSummary(a),
+    decimals: a.decimals, unitsBefore: a.unitsBefore, unitsAfter: a.unitsAfter, rawBalance: a.rawBalance, incomeUnits: a.incomeUnits,
+    lifecycle: a.lifecycle, timestamps: a.timestamps,
+    chain: {
+      signature: a.chain.signature, slot: a.chain.slot, blockTime: a.chain.blockTime, multiplierOld: a.chain.multiplierOld, multiplierNew: a.chain.multiplierNew,
+      scheduledAt: a.chain.scheduledAt, effectiveAt: a.chain.effectiveAt, updateSignature: a.chain.updateSignature,
+    },
+    matched: a.matched,
+    revisions: a.revisions,
+    lineageLink: a.lineageLink,
+  };
+}
+
 /** v1 shows only what the chain did: an action that is only announced has no v1 entry. */
 export function v1Entry(a: ActionRecord) {
   if (a.transitionKey === null || a.effectiveAt === null) return null;

@@ -6,7 +6,7 @@ import { diffJournal, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
 import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
-import { actionSummary, v1Entry } from "./projections.ts";
+import { actionDetailBase, actionSummary, v1Entry } from "./projections.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 
 export function loadEngineInput(sqlite: Database, now: Date): EngineInput {
@@ -65,17 +65,18 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
   for (const o of sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]) owners.add(o.owner);
 
   const upsertAction = sqlite.query(
-    `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+    `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at, detail)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
      ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, payload = ?9, summary = ?10, v1_entry = ?11,
-       v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16 WHERE payload_sha256 IS NOT ?13`,
+       v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16, detail = ?17
+       WHERE payload_sha256 IS NOT ?13 OR detail IS NULL`,
   );
   const liveIds = new Map<string, Set<string>>();
   for (const a of out.actions) {
     const payload = canonicalJson(a);
     const v1 = v1Entry(a);
     upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "", a.usd, payload,
-      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at);
+      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at, JSON.stringify(actionDetailBase(a)));
     let ids = liveIds.get(a.owner);
     if (!ids) liveIds.set(a.owner, (ids = new Set()));
     ids.add(a.id);

@@ -199,6 +199,7 @@ export const actions = sqliteTable(
     summary: text("summary").notNull(), // JSON of the v2 list item, projected at write time
     v1Entry: text("v1_entry"), // JSON of the v1 income entry; null when v1 does not show it
     v1Kind: text("v1_kind"), // the v1 kind of that entry, for counting without parsing JSON
+    detail: text("detail"), // JSON of the v2 detail less dataset and journal; null on rows from before 0004
     payloadSha256: text("payload_sha256").notNull(),
     evidenceSha256: text("evidence_sha256").notNull(),
     firstObservedActiveAt: text("first_observed_active_at"),

@@ -11,6 +11,7 @@ import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
 import { toCsv } from "../csv.ts";
+import { jsonPage } from "../json-page.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { coercedQuery } from "../params.ts";
@@ -96,7 +97,7 @@ export function v1Routes(ctx: AppContext) {
       "/v1/income",
       ({ query, request }) => {
         registeredOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...actions.incomeList(query.owner, paging(query)) };
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(query.owner, paging(query)));
       },
       { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
     )

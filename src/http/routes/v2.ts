@@ -3,10 +3,10 @@ import { Elysia } from "elysia";
 import * as S from "../../../schemas/index.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
 import { instrumentQueries } from "../../ledger/queries/instruments.ts";
-import { actionSummary } from "../../ledger/projections.ts";
 import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
+import { jsonPage, jsonWith } from "../json-page.ts";
 import { coercedQuery } from "../params.ts";
 import { paging, registeredOwner } from "./guard.ts";
 import { keyedResponses } from "./v1.ts";
@@ -28,7 +28,7 @@ export function v2Routes(ctx: AppContext) {
       "/v2/actions",
       ({ query, request }) => {
         registeredOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...actions.list(query.owner, paging(query)) };
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(query.owner, paging(query)));
       },
       { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
     )
@@ -36,20 +36,10 @@ export function v2Routes(ctx: AppContext) {
       "/v2/actions/:id",
       ({ params, query, request }) => {
         registeredOwner(ctx, request, query.owner);
-        const d = actions.detail(query.owner, params.id);
+        const d = actions.detailJson(query.owner, params.id);
         if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
-        const a = d.action;
-        return {
-          ...actionSummary(a),
-          dataset: ctx.dataset(),
-          decimals: a.decimals, unitsBefore: a.unitsBefore, unitsAfter: a.unitsAfter, rawBalance: a.rawBalance, incomeUnits: a.incomeUnits,
-          lifecycle: a.lifecycle, timestamps: a.timestamps,
-          chain: { signature: a.chain.signature, slot: a.chain.slot, blockTime: a.chain.blockTime, multiplierOld: a.chain.multiplierOld, multiplierNew: a.chain.multiplierNew, scheduledAt: a.chain.scheduledAt, effectiveAt: a.chain.effectiveAt, updateSignature: a.chain.updateSignature },
-          matched: a.matched,
-          revisions: a.revisions.map((r) => ({ ...r, record: r.record as unknown as Record<string, unknown> })),
-          journal: d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt })),
-          lineageLink: a.lineageLink,
-        };
+        const journal = d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt }));
+        return jsonWith(d.detail, { dataset: ctx.dataset(), journal });
       },
       { params: S.ActionParams, query: S.ActionDetailQuery, response: keyedResponses(S.ActionDetail, walletErrors), detail: keyed("v2", "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal", "ledger:read") },
     )

@@ -1,30 +1,36 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
 import type { Database } from "bun:sqlite";
 import type { ActionRecord } from "../../domain/types.ts";
-import type { ActionSummary, V1Entry } from "../projections.ts";
+import { actionDetailBase, type V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
 import { journalForAction } from "./journal.ts";
 
 export function actionQueries(sqlite: Database) {
   const count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
   const page = sqlite.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
-  const one = sqlite.query("SELECT payload FROM actions WHERE owner = ? AND id = ?");
+  const oneDetail = sqlite.query("SELECT detail, payload FROM actions WHERE owner = ? AND id = ?");
   const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL");
   const v1Page = sqlite.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
   const v1One = sqlite.query("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL");
   const journal = journalForAction(sqlite);
 
   return {
-    list(owner: string, p: Page) {
-      const total = (count.get(owner) as { n: number }).n;
-      const rows = page.all(owner, p.limit, p.offset) as { summary: string }[];
-      return { actions: rows.map((r) => JSON.parse(r.summary) as ActionSummary), total, nextOffset: nextOffset(p, rows.length, total) };
-    },
-    detail(owner: string, id: string) {
-      const row = one.get(owner, id) as { payload: string } | null;
+    /** The stored detail JSON (computed from the payload for rows written before it existed). */
+    detailJson(owner: string, id: string) {
+      const row = oneDetail.get(owner, id) as { detail: string | null; payload: string } | null;
       if (!row) return null;
-      const a = JSON.parse(row.payload) as ActionRecord;
-      return { action: a, journal: journal(owner, id) };
+      return { detail: row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord)), journal: journal(owner, id) };
+    },
+    /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
+    listJson(owner: string, p: Page) {
+      const total = (count.get(owner) as { n: number }).n;
+      const rows = (page.values(owner, p.limit, p.offset) as [string][]).map((r) => r[0]);
+      return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
+    },
+    incomeListJson(owner: string, p: Page) {
+      const total = (v1Count.get(owner) as { n: number }).n;
+      const rows = (v1Page.values(owner, p.limit, p.offset) as [string][]).map((r) => r[0]);
+      return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
     },
     incomeList(owner: string, p: Page) {
       const total = (v1Count.get(owner) as { n: number }).n;

@@ -1,0 +1,15 @@
+// A paged list answered from stored JSON rows: the rows were serialised once when the engine
+// wrote them, so a page is spliced, not parsed and serialised again (the bulk of a list's cost).
+// The tests validate these bodies against the same schemas as every other response.
+export function jsonPage(head: Record<string, unknown>, key: string, page: { rows: string[]; total: number; nextOffset: number | null }): Response {
+  const open = JSON.stringify(head).slice(0, -1);
+  const text = `${open}${open.length > 1 ? "," : ""}${JSON.stringify(key)}:[${page.rows.join(",")}],"total":${page.total},"nextOffset":${page.nextOffset === null ? "null" : page.nextOffset}}`;
+  return new Response(text, { headers: { "content-type": "application/json" } });
+}
+
+/** A stored JSON object with fields added per request (spliced before its closing brace). */
+export function jsonWith(stored: string, extra: Record<string, unknown>): Response {
+  const more = JSON.stringify(extra).slice(1);
+  const text = more === "}" ? stored : `${stored.slice(0, -1)}${stored.length > 2 ? "," : ""}${more}`;
+  return new Response(text, { headers: { "content-type": "application/json" } });
+}
