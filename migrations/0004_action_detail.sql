@@ -1,1 +1,2 @@
-ALTER TABLE `actions` ADD `detail` text;
+ALTER TABLE `actions` ADD `detail` text;--> statement-breakpoint
+CREATE INDEX `actions_owner_v1_kind` ON `actions` (`owner`,`v1_kind`);

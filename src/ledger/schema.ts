@@ -209,6 +209,8 @@ export const actions = sqliteTable(
     // The list orders (newest first, by id on ties) read straight off these indexes.
     index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
     index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id).where(sql`v1_entry IS NOT NULL`),
+    // The portfolio counts unclassified adjustments without reading the rows' large JSON.
+    index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
   ],
 );
 

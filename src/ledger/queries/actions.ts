@@ -9,7 +9,8 @@ export function actionQueries(sqlite: Database) {
   const count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
   const page = sqlite.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
   const oneDetail = sqlite.query("SELECT detail, payload FROM actions WHERE owner = ? AND id = ?");
-  const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL");
+  // v1_kind is set exactly when v1_entry is, and its index answers the count alone.
+  const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
   const v1Page = sqlite.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
   const v1One = sqlite.query("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL");
   const journal = journalForAction(sqlite);
