@@ -17,14 +17,14 @@ const dataset = db.query("SELECT kind, description FROM dataset_label WHERE id =
 const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
 const count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
 const page = db.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
-const one = db.query("SELECT payload FROM actions WHERE owner = ? AND id = ?");
-const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL");
+const one = db.query("SELECT detail FROM actions WHERE owner = ? AND id = ?");
+const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
 const v1Page = db.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
 const jcols = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
 const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
 const positions = db.query("SELECT payload FROM positions WHERE owner = ? ORDER BY mint");
-const incomeRows = db.query("SELECT mint, action_id, usd FROM journal WHERE owner = ? AND treatment = 'income'");
-const unclassified = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_entry IS NOT NULL AND json_extract(v1_entry, '$.kind') = 'unclassified_adjustment'");
+const incomeRows = db.query("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?");
+const unclassified = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'");
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json;charset=utf-8" } });
 const nextOffset = (offset: number, returned: number, total: number) => (returned > 0 && offset + returned < total ? offset + returned : null);
@@ -45,9 +45,9 @@ function handle(url: URL): Response {
     return json({ owner, dataset, actions: rows.map((r) => JSON.parse(r.summary)), total, nextOffset: nextOffset(offset, rows.length, total) });
   }
   if (path.startsWith("/v2/actions/")) {
-    const row = one.get(owner, path.slice("/v2/actions/".length)) as { payload: string } | null;
+    const row = one.get(owner, path.slice("/v2/actions/".length)) as { detail: string } | null;
     if (!row) return json({ error: "no", code: "not_found" });
-    const a = JSON.parse(row.payload);
+    const a = JSON.parse(row.detail);
     return json({ ...a, dataset, journal: journalFor.all(owner, a.id) });
   }
   if (path === "/v1/portfolio") {
