@@ -43,6 +43,10 @@ export function presentedKey(request: Request): string | null {
   return x === null || x.trim() === "" ? null : x.trim();
 }
 
+function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number }): Record<string, string> {
+  return { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
+}
+
 export function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): RequestState {
   const state: RequestState = { requestId: crypto.randomUUID(), started: performance.now(), route: "unmatched", principal: null, headers: {}, refusal: null };
   const match = matchRoute(request.method, url.pathname);
@@ -82,12 +86,14 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   }
   state.principal = principal;
   if (!principal.scopes.includes(scope)) {
+    // Checked before the rate limit (decisions §4), so it is not counted; the headers still tell.
+    state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
     state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
     return state;
   }
   const r = deps.rate.hit(principal.keyId);
-  state.headers = { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
+  state.headers = rateHeaders(r);
   if (!r.allowed) {
     metrics.rateLimited();
     state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });

@@ -37,6 +37,11 @@ export function createWindowCounter(limit: () => number, windowMs = 60_000, maxE
       if (!w || now - w.start >= windowMs) return null;
       return w.count >= limit() ? { ...result(w, now), allowed: false } : null;
     },
+    /** The id's current window, without counting (for headers on a refused request). */
+    peek(id: string, now = Date.now()): LimitResult {
+      const w = windows.get(id);
+      return w && now - w.start < windowMs ? result(w, now) : { allowed: true, limit: limit(), remaining: limit(), resetSeconds: Math.ceil(windowMs / 1000) };
+    },
     reset(): void { windows.clear(); },
   };
 }

@@ -102,6 +102,17 @@ describe("scope matrix: every route × every scope", () => {
     expectError(await call(srv.url, "/v1/wallets/sync", { key: k.key, body: { owner: randomAddress() } }), 403, "missing_scope", "wallets:sync");
     expectError(await call(srv.url, "/v1/ops/metrics", { key: k.key }), 403, "missing_scope", "ops:read");
   });
+
+  test("a missing_scope answer carries the rate-limit headers but is not counted against the key", async () => {
+    const k = createKey(srv.sqlite, { name: "scope-headers", tenant: "acme" });
+    const first = await call(srv.url, "/v1/assets", { key: k.key });
+    const remaining = Number(first.headers.get("ratelimit-remaining"));
+    const refused = await call(srv.url, "/v1/ops/status", { key: k.key });
+    expectError(refused, 403, "missing_scope", "ops:read");
+    expect(refused.headers.get("ratelimit-limit")).toBe(first.headers.get("ratelimit-limit"));
+    expect(Number(refused.headers.get("ratelimit-remaining"))).toBe(remaining);
+    expect(Number((await call(srv.url, "/v1/assets", { key: k.key })).headers.get("ratelimit-remaining"))).toBe(remaining - 1);
+  });
 });
 
 describe("401: missing, unknown, malformed, revoked", () => {
