@@ -39,6 +39,8 @@ export interface DecodedMint {
   supply: bigint;
   /** null when the mint has no Scaled UI Amount extension. */
   scaledUiAmount: ScaledUiAmountState | null;
+  /** The PermanentDelegate extension's delegate (it may move anyone's tokens), else null. */
+  permanentDelegate: string | null;
 }
 
 export interface DecodedTokenAccount {
@@ -71,9 +73,11 @@ export function decodeMintBytes(bytes: Uint8Array): DecodedMint {
   if (!mint.isInitialized) throw new DecodeError("mint is not initialized");
   const extensions = mint.extensions.__option === "Some" ? mint.extensions.value : [];
   const scaled = extensions.find((e) => e.__kind === "ScaledUiAmountConfig");
+  const delegate = extensions.find((e) => e.__kind === "PermanentDelegate");
   return {
     decimals: mint.decimals,
     supply: mint.supply,
+    permanentDelegate: delegate && delegate.__kind === "PermanentDelegate" && delegate.delegate !== SYSTEM_PROGRAM_ID ? delegate.delegate : null,
     scaledUiAmount:
       scaled && scaled.__kind === "ScaledUiAmountConfig"
         ? {
@@ -189,6 +193,8 @@ export interface BalanceFilter extends TxContext {
   tokenAccount?: string;
   /** Token program of the balances to keep; Token-2022 by default. */
   programId?: string;
+  /** Each mint's permanent delegate, when known: a transfer it signed and the owner did not is a seizure. */
+  permanentDelegates?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -206,6 +212,8 @@ export function extractBalanceChanges(tx: WireTransaction, owner: string, filter
   const pre = byIndex(tx.meta.preTokenBalances ?? []);
   const post = byIndex(tx.meta.postTokenBalances ?? []);
   const indexes = [...new Set([...pre.keys(), ...post.keys()])].sort((a, b) => a - b);
+  // Signers are the first numRequiredSignatures static keys.
+  const signers = new Set(tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header?.numRequiredSignatures ?? 1));
   const changes: BalanceChangeObs[] = [];
   for (const index of indexes) {
     const before = pre.get(index);
@@ -221,7 +229,12 @@ export function extractBalanceChanges(tx: WireTransaction, owner: string, filter
     const postRaw = after ? rawAmount(after, signature) : 0n;
     if (preRaw === postRaw) continue;
     if (blockTime == null) throw new DecodeError(`transaction ${signature} has no block time`);
-    changes.push({ owner, tokenAccount, mint: row.mint, signature, slot: tx.slot, blockTime, preRaw, postRaw });
+    const delegate = filter.permanentDelegates?.get(row.mint);
+    changes.push({
+      owner, tokenAccount, mint: row.mint, signature, slot: tx.slot, blockTime, preRaw, postRaw,
+      ownerSigned: signers.has(owner),
+      ...(filter.permanentDelegates ? { byPermanentDelegate: delegate !== undefined && signers.has(delegate) } : {}),
+    });
   }
   return changes;
 }

@@ -6,10 +6,10 @@
 // a named gap and the walk goes on. A walk with a gap keeps its previous cursor, so the next
 // sync fetches that stretch again instead of stepping over it (downstream writes are idempotent).
 import type { BalanceChangeObs, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../../domain/observations";
-import { base64Bytes, decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "./decode";
+import { base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "./decode";
 import type { Rpc } from "./rpc";
 import { walkSignatures } from "./signatures";
-import type { WireSignatureInfo, WireTransaction } from "./wire";
+import { TOKEN_2022_PROGRAM_ID, type WireSignatureInfo, type WireTransaction } from "./wire";
 
 /** Cursor keys: a token account's address, or `authorityCursorKey(authority, mint)`. Values: newest signature seen. */
 export type ChainCursors = Record<string, string>;
@@ -104,6 +104,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, cursors: ChainCur
   // 2. Mint states (decimals, multipliers, the authority whose history holds the updates).
   const mintAddresses = [...new Set(accounts.map((a) => a.mint))];
   const mints: MintStateObs[] = [];
+  const permanentDelegates = new Map<string, string>();
   progress({ phase: "mints", done: 0, total: mintAddresses.length });
   if (mintAddresses.length > 0) {
     try {
@@ -117,6 +118,8 @@ export async function syncWalletChain(rpc: Rpc, owner: string, cursors: ChainCur
         try {
           const state = decodeMintAccount(mint, account, { slot: read.slot, observedAt: now() });
           if (state) mints.push(state);
+          const delegate = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)).permanentDelegate : null;
+          if (delegate) permanentDelegates.set(mint, delegate);
         } catch (err) {
           gaps.push({ address: mint, reason: `mint account unreadable: ${(err as Error).message}` });
         }
@@ -153,7 +156,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, cursors: ChainCur
       wanted.map(async (s) => {
         try {
           const tx = await fetchTransaction(s.signature);
-          return extractBalanceChanges(tx, owner, { signature: s.signature, tokenAccount: address });
+          return extractBalanceChanges(tx, owner, { signature: s.signature, tokenAccount: address, permanentDelegates });
         } catch (err) {
           walkGaps.push({ address, reason: `transaction ${s.signature}: ${(err as Error).message}` });
           return [];
