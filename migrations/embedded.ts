@@ -13,5 +13,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0001_append_only", when: 1795305914220, sql: m1 },
   { tag: "0002_read_paths", when: 1795307096248, sql: m2 },
   { tag: "0003_ledger_state", when: 1795307421707, sql: m3 },
-  { tag: "0004_action_detail", when: 1795308237791, sql: m4 },
+  { tag: "0004_action_detail", when: 1795308867858, sql: m4 },
 ];

@@ -27,13 +27,17 @@ export function loadEngineInput(sqlite: Database, now: Date): EngineInput {
 
   const owners = (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner").all() as { owner: string }[]).map((r) => r.owner);
   const accounts = sqlite.query("SELECT address, owner, mint, raw_balance, slot FROM token_accounts WHERE owner = ?");
-  const changes = sqlite.query("SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw FROM balance_changes WHERE owner = ? ORDER BY slot, signature");
+  const changes = sqlite.query("SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate FROM balance_changes WHERE owner = ? ORDER BY slot, signature");
   const gaps = sqlite.query("SELECT address, reason FROM wallet_gaps WHERE owner = ?");
   const wallets = owners.map((owner) => ({
     owner,
     accounts: (accounts.all(owner) as { address: string; owner: string; mint: string; raw_balance: string; slot: number }[]).map((a) => ({ owner: a.owner, tokenAccount: a.address, mint: a.mint, rawBalance: BigInt(a.raw_balance), slot: a.slot })),
-    balanceChanges: (changes.all(owner) as { signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string }[])
-      .map((c) => ({ owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time, preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw) })),
+    balanceChanges: (changes.all(owner) as { signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string; owner_signed: number | null; by_permanent_delegate: number | null }[])
+      .map((c) => ({
+        owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time, preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),
+        ...(c.owner_signed === null ? {} : { ownerSigned: c.owner_signed === 1 }),
+        ...(c.by_permanent_delegate === null ? {} : { byPermanentDelegate: c.by_permanent_delegate === 1 }),
+      })),
     gaps: (gaps.all(owner) as { address: string; reason: string }[]).map((g) => `${g.address}: ${g.reason}`),
   }));
   const firstObservedActive = Object.fromEntries((sqlite.query("SELECT key, first_observed_active_at FROM transitions_seen").all() as { key: string; first_observed_active_at: string }[]).map((r) => [r.key, r.first_observed_active_at]));

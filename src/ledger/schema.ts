@@ -153,6 +153,10 @@ export const balanceChanges = sqliteTable(
     blockTime: integer("block_time").notNull(),
     preRaw: text("pre_raw").notNull(),
     postRaw: text("post_raw").notNull(),
+    // Who signed: a transfer out that the mint's permanent delegate signed and the owner did not
+    // is a custody seizure. Null where the source could not tell.
+    ownerSigned: integer("owner_signed", { mode: "boolean" }),
+    byPermanentDelegate: integer("by_permanent_delegate", { mode: "boolean" }),
   },
   (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner)],
 );

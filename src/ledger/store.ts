@@ -73,10 +73,12 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
     for (const a of batch.tokenAccounts ?? []) ta.run(a.tokenAccount, a.owner, a.mint, a.rawBalance.toString(), a.slot);
 
     const bc = sqlite.query(
-      "INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      `INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     );
     for (const b of batch.balanceChanges ?? []) {
-      result.balanceChangesAdded += bc.run(b.signature, b.tokenAccount, b.owner, b.mint, b.slot, b.blockTime, b.preRaw.toString(), b.postRaw.toString()).changes;
+      const flag = (v: boolean | undefined) => (v === undefined ? null : v ? 1 : 0);
+      result.balanceChangesAdded += bc.run(b.signature, b.tokenAccount, b.owner, b.mint, b.slot, b.blockTime, b.preRaw.toString(), b.postRaw.toString(), flag(b.ownerSigned), flag(b.byPermanentDelegate)).changes;
     }
 
     const cur = sqlite.query("INSERT INTO sync_cursors (address, newest_signature, updated_at) VALUES (?, ?, ?) ON CONFLICT(address) DO UPDATE SET newest_signature = excluded.newest_signature, updated_at = excluded.updated_at");

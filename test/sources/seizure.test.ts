@@ -5,7 +5,14 @@
 import { expect, test } from "bun:test";
 import { address, none, some } from "@solana/kit";
 import { extension, getMintEncoder } from "@solana-program/token-2022";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runEngine } from "../../src/domain/engine";
+import { openLedger } from "../../src/ledger/db";
+import { ensureTenant } from "../../src/ledger/keys";
+import { replayLedger } from "../../src/ledger/replay";
+import { storeObservations } from "../../src/ledger/store";
 import { decodeMintBytes } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/history";
 import { createRpc } from "../../src/sources/solana/rpc";
@@ -54,6 +61,19 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
     expect(seizures[0]).toMatchObject({ category: "custody", treatment: "not_booked", usd: null });
     expect(seizures[0]!.v1.kind).toBe("unclassified_adjustment");
     expect(out.positions[0]).toMatchObject({ status: "ok", rawBalance: "0" });
+
+    // The same through the ledger: who signed is stored with the balance change and read back.
+    const dir = mkdtempSync(join(tmpdir(), "cal-seizure-"));
+    const ledger = openLedger(dir);
+    try {
+      ledger.sqlite.query("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)").run(ensureTenant(ledger.sqlite, "acme"), owner, new Date().toISOString());
+      storeObservations(ledger.sqlite, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
+      replayLedger(ledger.sqlite, new Date((t0 + 1000) * 1000));
+      expect((ledger.sqlite.query("SELECT type FROM actions WHERE owner = ?").all(owner) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
+    } finally {
+      ledger.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     server.stop();
   }
