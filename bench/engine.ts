@@ -86,9 +86,13 @@ const base = baseline(actions);
 
 // One wallet with 1,000 actions.
 const big = input([{ mint: "BigMint".padEnd(44, "1"), symbol: "BIGx" }], 1000, [{ owner: "W-big", mint: "BigMint".padEnd(44, "1") }]);
-runEngine(big); // warm-up
+// The target is stated as best of 20 after warm-up (the JIT needs a few runs to reach its top tier).
+// Collect the throughput run's garbage first, so the replay is timed as a fresh one would run
+// rather than paying for collecting 10,000 wallets' worth of dead output.
+Bun.gc(true);
+for (let i = 0; i < 3; i++) runEngine(big);
 const times: number[] = [];
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < 20; i++) {
   const s = performance.now();
   const o = runEngine(big);
   times.push(performance.now() - s);
@@ -102,4 +106,4 @@ console.log(`wallets ${WALLETS}, actions ${actions}, bookings ${bookings}`);
 console.log(`engine: ${elapsed.toFixed(0)} ms, ${(bookings / (elapsed / 1000)).toFixed(0)} actions booked/s`);
 console.log(`baseline (bare exact valuation of the same ${actions} actions): ${base.toFixed(0)} ms; engine/baseline = ${(elapsed / base).toFixed(1)}×`);
 console.log(`peak rss: ${(peak / 1024 / 1024).toFixed(0)} MiB`);
-console.log(`one wallet × 1,000 actions: best ${best.toFixed(1)} ms of 5 (median ${times.sort((a, b) => a - b)[2]!.toFixed(1)} ms), target < 50 ms: ${best < 50 ? "met" : "NOT met"}; engine/baseline = ${(best / bigBase).toFixed(1)}×`);
+console.log(`one wallet × 1,000 actions: best ${best.toFixed(1)} ms of ${times.length} (median ${times.sort((a, b) => a - b)[times.length >> 1]!.toFixed(1)} ms), target < 50 ms: ${best < 50 ? "met" : "NOT met"}; engine/baseline = ${(best / bigBase).toFixed(1)}×`);

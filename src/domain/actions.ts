@@ -3,8 +3,8 @@
 // strings, ISO times, null where unknown.
 import type { BookingFacts } from "./book";
 import { BASIS_FACTOR_TYPES, type Classified } from "./classify";
-import { canonicalSha256, sha256Hex } from "./evidence";
-import { formatDecimal, formatExact, formatFixed, mul, pow10, rat, type Rat, sub, truncToInt } from "./numbers";
+import { canonicalJson, sha256Hex } from "./evidence";
+import { formatDecimal, formatExact, formatFixed, formatScaled, mul, pow10, rat, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
 import { typeInfo } from "./taxonomy";
@@ -12,6 +12,7 @@ import type {
   ActionRecord,
   ActionType,
   ChainEvidence,
+  ChainTransition,
   Lifecycle,
   LineageLinkView,
   RevisionView,
@@ -44,10 +45,36 @@ export function actionEvidencePayload(a: Pick<ActionRecord, "owner" | "mint" | "
   };
 }
 
-export const evidenceSha256Of = (a: Parameters<typeof actionEvidencePayload>[0]): string => canonicalSha256(actionEvidencePayload(a));
+// canonicalJson of the payload, with its keys written out in RFC 8785 order: the generic encoder
+// sorts every object's keys on every call, and this runs once per action of every wallet.
+// Every value here is a string, a number or null (never undefined), so nothing is omitted; the
+// property tests recompute the hash with the generic encoder.
+const chainJson = (c: ChainEvidence): string =>
+  `{"blockTime":${canonicalJson(c.blockTime)},"effectiveAt":${canonicalJson(c.effectiveAt)},"multiplierNew":${canonicalJson(c.multiplierNew)},` +
+  `"multiplierOld":${canonicalJson(c.multiplierOld)},"scheduledAt":${canonicalJson(c.scheduledAt)},"signature":${canonicalJson(c.signature)},"slot":${canonicalJson(c.slot)}}`;
+
+function evidenceJson(a: Parameters<typeof actionEvidencePayload>[0], chain: string): string {
+  const p = actionEvidencePayload(a);
+  return `{"chain":${chain},"matchedRevisionSha256":${canonicalJson(p.matchedRevisionSha256)},"mint":${canonicalJson(p.mint)},"owner":${canonicalJson(p.owner)},"rawBalance":${canonicalJson(p.rawBalance)},"transitionKey":${canonicalJson(p.transitionKey)}}`;
+}
+
+/** The chain part of a transition's payload is the same for every wallet: encode it once. */
+const transitionChainJson = new WeakMap<ChainTransition, string>();
+
+export const evidenceSha256Of = (a: Parameters<typeof actionEvidencePayload>[0], chain: string = chainJson(a.chain)): string =>
+  sha256Hex(evidenceJson(a, chain));
+
+/** The views of an event are the same on every wallet's action: build them once per event. */
+const eventViews = new WeakMap<EventRevisions, RevisionView[]>();
 
 export function revisionViews(ev: EventRevisions | null): RevisionView[] {
   if (!ev) return [];
+  let views = eventViews.get(ev);
+  if (!views) eventViews.set(ev, (views = buildRevisionViews(ev)));
+  return views;
+}
+
+function buildRevisionViews(ev: EventRevisions): RevisionView[] {
   return ev.all.map((r) => ({
     eventId: r.record.eventId,
     version: r.record.version,
@@ -63,8 +90,11 @@ export function revisionViews(ev: EventRevisions | null): RevisionView[] {
 
 /** Display quantity as a wallet shows it: trunc(raw × M) / 10^d. */
 export function displayUnits(raw: bigint, m: Rat, decimals: number): Rat {
-  return rat(truncToInt(mul(rat(raw), m)), pow10(decimals));
+  return rat(displayRaw(raw, m), pow10(decimals));
 }
+
+/** trunc(raw × M), the integer a wallet displays in units of 10^-d (BigInt division truncates). */
+const displayRaw = (raw: bigint, m: Rat): bigint => (raw * m.n) / m.d;
 
 const fmt = (r: Rat | null): string | null => (r === null ? null : formatDecimal(r));
 const money = (r: Rat | null): string | null => (r === null ? null : formatExact(r));
@@ -122,9 +152,12 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     matched: rev ? { eventId: rev.record.eventId, version: rev.record.version, sha256: rev.sha256 } : null,
     rawBalance: i.raw.toString(),
   };
-  const evidenceSha256 = evidenceSha256Of(base);
+  let chainText = transitionChainJson.get(t);
+  if (chainText === undefined) transitionChainJson.set(t, (chainText = chainJson(chain)));
+  const evidenceSha256 = evidenceSha256Of(base, chainText);
   const warnings = [...c.warnings, ...f.warnings];
-  const display = sub(displayUnits(i.raw, c.mNew, i.decimals), displayUnits(i.raw, c.mOld, i.decimals));
+  // Difference of the two displayed quantities, in units of 10^-d: already at display precision.
+  const display = displayRaw(i.raw, c.mNew) - displayRaw(i.raw, c.mOld);
   return {
     id,
     ...base,
@@ -133,7 +166,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     type: c.type,
     treatment: info.treatment,
     category: info.category,
-    quantityDisplay: formatFixed(display, i.decimals),
+    quantityDisplay: formatScaled(display, i.decimals),
     unitsBefore: formatExact(f.u0),
     unitsAfter: formatExact(f.u1),
     incomeUnits: formatExact(f.incomeUnits),
@@ -165,7 +198,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
       chainKey: t.key,
       matchedRevisionSha256: rev?.sha256 ?? null,
       revisionCount: i.event?.all.length ?? 0,
-      rawBalance: i.raw.toString(),
+      rawBalance: base.rawBalance,
       payloadSha256: evidenceSha256,
     },
     evidenceSha256,
@@ -257,7 +290,7 @@ export function plainAction(i: PlainActionInput): ActionRecord {
       chainKey: base.transitionKey,
       matchedRevisionSha256: i.revision?.sha256 ?? null,
       revisionCount: i.event?.all.length ?? 0,
-      rawBalance: i.raw.toString(),
+      rawBalance: base.rawBalance,
       payloadSha256: evidenceSha256,
     },
     evidenceSha256,

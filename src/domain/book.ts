@@ -2,11 +2,13 @@
 // activation. U0 = R·M_old/10^d, U1 = R·M_new/10^d, exact. Quantities a position replays always
 // follow the chain exactly (U1 − U0); issuer figures only value and label them.
 import type { Classified } from "./classify";
-import { div, mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";
+import { mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";
 
 export interface BookingFacts {
   u0: Rat;
   u1: Rat;
+  /** U1 − U0: what the chain changed (computed once; bookings and income read it). */
+  delta: Rat;
   /** Units added as income (convertible). */
   incomeUnits: Rat;
   /** How existing principal and income units scale (exactly U1/U0 for basis changes, else 1). */
@@ -19,13 +21,17 @@ export interface BookingFacts {
 }
 
 export function units(raw: bigint, m: Rat, decimals: number): Rat {
-  return div(mul(rat(raw), m), rat(pow10(decimals)));
+  // raw·M/10^d in one reduction.
+  return rat(raw * m.n, m.d * pow10(decimals));
 }
 
 function start(c: Classified, raw: bigint, decimals: number): BookingFacts {
+  const u0 = units(raw, c.mOld, decimals);
+  const u1 = units(raw, c.mNew, decimals);
   return {
-    u0: units(raw, c.mOld, decimals),
-    u1: units(raw, c.mNew, decimals),
+    u0,
+    u1,
+    delta: sub(u1, u0),
     incomeUnits: ZERO,
     scale: rat(1),
     principalAdd: ZERO,
@@ -40,7 +46,7 @@ const times = (a: Rat, b: Rat | null): Rat | null => (b === null ? null : mul(a,
 /** usd = U0 × net cash per share; the units U1 − U0 are income units. */
 export function bookCashDividend(c: Classified, raw: bigint, decimals: number): BookingFacts {
   const f = start(c, raw, decimals);
-  f.incomeUnits = sub(f.u1, f.u0);
+  f.incomeUnits = f.delta;
   f.usd = times(f.u0, c.cashPerShare);
   return f;
 }
@@ -90,7 +96,7 @@ export const bookStockMerger = scaleAll;
 /** Termination, custody and unknown changes: the units still move on chain, but add nothing convertible. */
 export function bookNotBooked(c: Classified, raw: bigint, decimals: number): BookingFacts {
   const f = start(c, raw, decimals);
-  f.principalAdd = sub(f.u1, f.u0);
+  f.principalAdd = f.delta;
   return f;
 }
 

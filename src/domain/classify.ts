@@ -47,7 +47,19 @@ export interface Classified {
   reconciled: boolean;
 }
 
-const num = (s: string | null | undefined): Rat | null => tryParseDecimal(s ?? null);
+// Issuer records repeat the same few figures ("0.3", "0.5") on every event: parse each distinct
+// string once. Rats are immutable, so sharing them is safe; bounded, cleared when full.
+const parsed = new Map<string, Rat | null>();
+function num(s: string | null | undefined): Rat | null {
+  if (s === null || s === undefined) return null;
+  let r = parsed.get(s);
+  if (r === undefined) {
+    r = tryParseDecimal(s);
+    if (parsed.size >= 4096) parsed.clear();
+    parsed.set(s, r);
+  }
+  return r;
+}
 const positive = (r: Rat | null): r is Rat => r !== null && cmp(r, ZERO) > 0;
 
 /** Does M_old × F land on M_new (nearest f64, 4 ulp)? Then F is what the chain did. */

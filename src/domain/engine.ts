@@ -11,7 +11,7 @@ import type { MintStateObs } from "./observations";
 import { applyPlausibility } from "./plausibility";
 import { type CensusInstance, computeCensus, validationFor } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
-import type { ActionType, ChainTransition, EngineInput, EngineOutput, Rejection, Validation } from "./types";
+import type { ActionType, ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection, Validation } from "./types";
 
 export type { EngineInput, EngineOutput } from "./types";
 export { diffJournal } from "./journal";
@@ -31,6 +31,8 @@ export interface MintContext {
   multiplierAt: (t: number) => number;
   multiplierNow: number;
   stateProblem: string | null;
+  /** Lifecycle per transition key, filled by the first wallet that needs it (the same for all). */
+  lifecycles: Map<string, Lifecycle>;
 }
 
 function inForce(s: MintStateObs, t: number): number {
@@ -122,6 +124,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       multiplierAt: mAt,
       multiplierNow,
       stateProblem,
+      lifecycles: new Map(),
     });
     if (inst) lineage.push(buildLineage(inst, live.filter((c) => c.transition.state === "activated")));
   }

@@ -96,6 +96,12 @@ export function buildLifecycle(input: LifecycleInput): Lifecycle {
       }
     }
   }
-  steps.sort((a, b) => (unixFromIso(a.at) ?? Number.MAX_SAFE_INTEGER) - (unixFromIso(b.at) ?? Number.MAX_SAFE_INTEGER));
-  return { state, steps };
+  return { state, steps: byTime(steps) };
+}
+
+/** Steps in time order (untimed last), each ISO time parsed once; the sort is stable as before. */
+function byTime(steps: LifecycleStep[]): LifecycleStep[] {
+  const keyed = steps.map((step) => ({ step, at: unixFromIso(step.at) ?? Number.MAX_SAFE_INTEGER }));
+  keyed.sort((a, b) => a.at - b.at);
+  return keyed.map((k) => k.step);
 }

@@ -10,16 +10,46 @@ export interface Rat {
 
 const abs = (x: bigint): bigint => (x < 0n ? -x : x);
 
+const MAX_SAFE = 0x1fffffffffffffn; // 2^53 − 1: integers up to here are exact as Numbers
+
 function gcd(a: bigint, b: bigint): bigint {
   a = abs(a);
   b = abs(b);
-  while (b !== 0n) [a, b] = [b, a % b];
-  return a;
+  if (a === 0n) return b;
+  if (b === 0n) return a;
+  // Ledger numbers carry long runs of factor two (f64 lifts are m·2^e): take them out with shifts,
+  // gcd = 2^min(twos)·gcd(odd parts), which leaves Euclid only the short odd parts.
+  const aTwos = trailingZeros(a);
+  const bTwos = trailingZeros(b);
+  if (aTwos > 0) a >>= BigInt(aTwos);
+  if (bTwos > 0) b >>= BigInt(bTwos);
+  const twos = Math.min(aTwos, bTwos);
+  const g = euclid(a, b);
+  return twos > 0 ? g << BigInt(twos) : g;
+}
+
+function euclid(a: bigint, b: bigint): bigint {
+  while (b > MAX_SAFE) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  if (b === 0n) return a;
+  // Once b fits in 53 bits so does every later remainder: finish Euclid on exact Numbers,
+  // several times faster than BigInt steps (f64 mantissas and decimal scales land here at once).
+  let x = Number(b);
+  let y = Number(a % b);
+  while (y !== 0) {
+    const r = x % y;
+    x = y;
+    y = r;
+  }
+  return BigInt(x);
 }
 
 export function rat(n: bigint | number, d: bigint | number = 1n): Rat {
-  let nn = BigInt(n);
-  let dd = BigInt(d);
+  let nn = typeof n === "bigint" ? n : BigInt(n);
+  let dd = typeof d === "bigint" ? d : BigInt(d);
   if (dd === 0n) throw new RangeError("rational with zero denominator");
   if (dd < 0n) {
     nn = -nn;
@@ -28,44 +58,157 @@ export function rat(n: bigint | number, d: bigint | number = 1n): Rat {
   return reduce(nn, dd);
 }
 
+// Exponent of an f64, read from its bits (the high word holds sign and exponent).
+const F64_BOX = new Float64Array(1);
+const F64_WORDS = new Uint32Array(F64_BOX.buffer);
+const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // little-endian: word 1
+const TWO_32 = 2 ** 32;
+
+/** Number of bits of |x| (0 for 0), without building a string. */
+function bitLength(x: bigint): number {
+  if (x < 0n) x = -x;
+  if (x <= MAX_SAFE) {
+    // Exact as a Number: split into 32-bit halves for clz32.
+    const v = Number(x);
+    return v < TWO_32 ? 32 - Math.clz32(v) : 64 - Math.clz32(Math.floor(v / TWO_32));
+  }
+  let bits = 0;
+  // Beyond the f64 range: drop 512 bits at a time until the value fits.
+  while (Number(x) === Infinity) {
+    x >>= 512n;
+    bits += 512;
+  }
+  // Number(x) lies in [2^e, 2^(e+1)); rounding may have carried x (just below 2^e) up to 2^e,
+  // so the bit length is e + 1 or, after such a carry, e. One comparison tells them apart.
+  F64_BOX[0] = Number(x);
+  const e = ((F64_WORDS[HIGH_WORD]! >>> 20) & 0x7ff) - 1023;
+  return bits + (x >= 1n << BigInt(e) ? e + 1 : e);
+}
+
+/** Number of trailing zero bits of x (x !== 0). */
+const trailingZeros = (x: bigint): number => bitLength(x & -x) - 1;
+
+// Powers of 5 (and 10) are asked for over and over with small exponents: table them.
+const POW5: bigint[] = [1n];
+const POW10: bigint[] = [1n];
+function pow5(k: number): bigint {
+  if (k > 512) return 5n ** BigInt(k);
+  for (let i = POW5.length; i <= k; i++) POW5.push(POW5[i - 1]! * 5n);
+  return POW5[k]!;
+}
+export function pow10(k: number): bigint {
+  if (!Number.isInteger(k) || k < 0 || k > 512) return 10n ** BigInt(k);
+  for (let i = POW10.length; i <= k; i++) POW10.push(POW10[i - 1]! * 10n);
+  return POW10[k]!;
+}
+
+const LOG2_5 = Math.log2(5);
+
+/** b when x = 5^b exactly (x odd, x > 1), else -1: 5^b has floor(b·log2 5) + 1 bits. */
+function fivePower(x: bigint): number {
+  const bits = bitLength(x);
+  const guess = Math.round((bits - 0.5) / LOG2_5);
+  // Long denominators (products of f64 mantissas) are rarely multiples of 5: one cheap test
+  // saves building a large power of five for nothing.
+  if (guess > 64 && x % 5n !== 0n) return -1;
+  for (let b = Math.max(1, guess - 1); b <= guess + 1; b++) if (pow5(b) === x) return b;
+  return -1;
+}
+
+interface DenominatorShape {
+  twos: number;
+  fives: number;
+  /** True when d = 2^twos·5^fives exactly (a finite decimal expansion). */
+  pure: boolean;
+}
+
+function analyseDenominator(d: bigint): DenominatorShape {
+  const twos = trailingZeros(d);
+  const rest = twos === 0 ? d : d >> BigInt(twos);
+  if (rest === 1n) return { twos, fives: 0, pure: true };
+  const fives = fivePower(rest);
+  return fives < 0 ? { twos, fives: 0, pure: false } : { twos, fives, pure: true };
+}
+
+// A ledger sees few distinct denominators (2^52·10^8 and its kin) over and over; remembering
+// their shape costs one Map lookup instead of a dozen BigInt operations. Bounded: cleared when full.
+const SHAPES = new Map<bigint, DenominatorShape>();
+const SHAPES_MAX = 4096;
+
+/** Powers of 2 and 5 in d (d > 0), and whether nothing else divides it. */
+function dyadicDecimal(d: bigint): DenominatorShape {
+  let shape = SHAPES.get(d);
+  if (shape === undefined) {
+    shape = analyseDenominator(d);
+    // Other denominators (quotients of mantissas) rarely come back: not worth a slot.
+    if (shape.pure) {
+      if (SHAPES.size >= SHAPES_MAX) SHAPES.clear();
+      SHAPES.set(d, shape);
+    }
+  }
+  return shape;
+}
+
 /**
  * Reduce n/d (d > 0). Ledger denominators are almost always 2^a·5^b (f64 lifts times decimal
- * scales), where the gcd is found by stripping twos and fives, much faster than Euclid on BigInts.
+ * scales): recognise that shape with a bit count and one table lookup, then cancel twos by a
+ * shift and fives by one gcd with 5^b, much faster than Euclid on BigInts.
  */
 function reduce(n: bigint, d: bigint): Rat {
   if (d === 1n) return { n, d };
   if (n === 0n) return { n: 0n, d: 1n };
-  const an = abs(n);
-  const dTwos = bitLength(d & -d) - 1;
-  let rest = d >> BigInt(dTwos);
-  let dFives = 0;
-  while (dFives < 64 && rest % 5n === 0n) {
-    rest /= 5n;
-    dFives++;
+  const { twos, fives, pure } = dyadicDecimal(d);
+  // Common factors of two: a shift (d's count is known from its shape).
+  let dTwos = twos;
+  if (twos > 0 && (n & 1n) === 0n) {
+    const k = Math.min(trailingZeros(n), twos);
+    const K = BigInt(k);
+    n >>= K; // exact: 2^k divides n
+    d >>= K;
+    dTwos -= k;
   }
-  if (rest !== 1n) {
-    const g = gcd(an, d);
+  if (!pure) {
+    // What is left in common is odd: Euclid on the odd parts, which are much shorter.
+    const nOdd = (n & 1n) === 0n ? n >> BigInt(trailingZeros(n)) : n;
+    const g = euclid(abs(nOdd), dTwos > 0 ? d >> BigInt(dTwos) : d);
     return g > 1n ? { n: n / g, d: d / g } : { n, d };
   }
-  const k = BigInt(Math.min(bitLength(an & -an) - 1, dTwos));
-  let nn = n >> k; // exact: 2^k divides n
-  let dd = d >> k;
-  for (let i = 0; i < dFives && nn % 5n === 0n; i++) {
-    nn /= 5n;
-    dd /= 5n;
+  if (fives > 0 && n % 5n === 0n) {
+    // gcd(n, 5^b) is the power of five both share.
+    const p = pow5(fives);
+    const r = n % p;
+    const g = r === 0n ? p : gcd(r, p);
+    n /= g;
+    d /= g;
   }
-  return { n: nn, d: dd };
+  return { n, d };
 }
 
 export const ZERO: Rat = { n: 0n, d: 1n };
 export const ONE: Rat = { n: 1n, d: 1n };
 
-export const add = (a: Rat, b: Rat): Rat => (a.d === b.d ? rat(a.n + b.n, a.d) : rat(a.n * b.d + b.n * a.d, a.d * b.d));
-export const sub = (a: Rat, b: Rat): Rat => (a.d === b.d ? rat(a.n - b.n, a.d) : rat(a.n * b.d - b.n * a.d, a.d * b.d));
-export const mul = (a: Rat, b: Rat): Rat => rat(a.n * b.n, a.d * b.d);
+const isOne = (a: Rat): boolean => a.n === 1n && a.d === 1n;
+
+// Operands are reduced with d > 0, so sums and products go straight to reduce(). Adding zero or
+// multiplying by one (most scales and most principal additions) returns the other operand as is.
+export function add(a: Rat, b: Rat): Rat {
+  if (b.n === 0n) return a;
+  if (a.n === 0n) return b;
+  return a.d === b.d ? reduce(a.n + b.n, a.d) : reduce(a.n * b.d + b.n * a.d, a.d * b.d);
+}
+export function sub(a: Rat, b: Rat): Rat {
+  if (b.n === 0n) return a;
+  return a.d === b.d ? reduce(a.n - b.n, a.d) : reduce(a.n * b.d - b.n * a.d, a.d * b.d);
+}
+export function mul(a: Rat, b: Rat): Rat {
+  if (isOne(b)) return a;
+  if (isOne(a)) return b;
+  return reduce(a.n * b.n, a.d * b.d);
+}
 export const neg = (a: Rat): Rat => ({ n: -a.n, d: a.d });
 export function div(a: Rat, b: Rat): Rat {
   if (b.n === 0n) throw new RangeError("division by zero");
+  if (isOne(b)) return a;
   return rat(a.n * b.d, a.d * b.n);
 }
 export const cmp = (a: Rat, b: Rat): number => {
@@ -77,30 +220,53 @@ export const eq = (a: Rat, b: Rat): boolean => a.n === b.n && a.d === b.d;
 export const isZero = (a: Rat): boolean => a.n === 0n;
 export const sign = (a: Rat): number => (a.n < 0n ? -1 : a.n > 0n ? 1 : 0);
 export const ratAbs = (a: Rat): Rat => (a.n < 0n ? neg(a) : a);
-export const pow10 = (k: number): bigint => 10n ** BigInt(k);
-export const sum = (xs: Rat[]): Rat => xs.reduce(add, ZERO);
 
-/** Exact value of an f64 as a rational (every finite f64 is m·2^e). */
-export function liftF64(x: number): Rat {
-  if (!Number.isFinite(x)) throw new RangeError(`not a finite f64: ${x}`);
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const negative = bits >> 63n === 1n;
-  const expBits = Number((bits >> 52n) & 0x7ffn);
-  const frac = bits & ((1n << 52n) - 1n);
-  // Subnormals have no implicit leading 1 and a fixed exponent of -1074.
-  const mant = expBits === 0 ? frac : frac | (1n << 52n);
-  const e = (expBits === 0 ? 1 : expBits) - 1075;
-  let r = e >= 0 ? rat(mant << BigInt(e)) : rat(mant, 1n << BigInt(-e));
-  if (negative) r = neg(r);
-  return r;
+/**
+ * Exact sum of many rationals. Terms with 2^a·5^b denominators (nearly all of a ledger's) are
+ * accumulated as one integer over the largest such denominator, each term costing a shift and a
+ * multiplication; the total is reduced once. Other terms are added one by one.
+ */
+export function sum(xs: Iterable<Rat>): Rat {
+  const scaled: { n: bigint; shape: DenominatorShape }[] = [];
+  let twos = 0;
+  let fives = 0;
+  let rest = ZERO;
+  for (const x of xs) {
+    if (x.n === 0n) continue;
+    const shape = dyadicDecimal(x.d);
+    if (!shape.pure) {
+      rest = add(rest, x);
+      continue;
+    }
+    scaled.push({ n: x.n, shape });
+    if (shape.twos > twos) twos = shape.twos;
+    if (shape.fives > fives) fives = shape.fives;
+  }
+  let acc = 0n;
+  for (const { n, shape } of scaled) acc += (n * pow5(fives - shape.fives)) << BigInt(twos - shape.twos);
+  return add(reduce(acc, pow5(fives) << BigInt(twos)), rest);
 }
 
-function bitLength(x: bigint): number {
-  if (x === 0n) return 0;
-  const hex = (x < 0n ? -x : x).toString(16);
-  return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0]!, 16)));
+/** Exact value of an f64 as a rational (every finite f64 is m·2^e), built already reduced. */
+export function liftF64(x: number): Rat {
+  if (!Number.isFinite(x)) throw new RangeError(`not a finite f64: ${x}`);
+  F64_BOX[0] = x;
+  const hi = F64_WORDS[HIGH_WORD]!;
+  const lo = F64_WORDS[1 - HIGH_WORD]!;
+  const expBits = (hi >>> 20) & 0x7ff;
+  const frac = (hi & 0xfffff) * TWO_32 + lo; // < 2^52: exact as a Number
+  // Subnormals have no implicit leading 1 and a fixed exponent of -1074.
+  let mant = expBits === 0 ? frac : frac + 2 ** 52;
+  let e = (expBits === 0 ? 1 : expBits) - 1075;
+  if (mant === 0) return { n: 0n, d: 1n };
+  // Move the mantissa's trailing zero bits into the exponent: m/2^k is then in lowest terms.
+  while (e < 0 && mant % 2 === 0) {
+    mant /= 2;
+    e++;
+  }
+  const m = BigInt(mant);
+  const n = e > 0 ? m << BigInt(e) : m;
+  return { n: hi >>> 31 ? -n : n, d: e < 0 ? 1n << BigInt(-e) : 1n };
 }
 
 /** Round a nonnegative rational to an integer, ties to even. */
@@ -140,10 +306,10 @@ export function nearestF64(r: Rat): number {
 }
 
 /** Position of an f64 on the ordered line of all f64 values: the ulp distance is a difference. */
+const F64_AS_INT = new BigInt64Array(F64_BOX.buffer);
 function orderedBits(x: number): bigint {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const b = view.getBigInt64(0);
+  F64_BOX[0] = x;
+  const b = F64_AS_INT[0]!;
   return b < 0n ? -(b & 0x7fffffffffffffffn) : b;
 }
 
@@ -156,6 +322,9 @@ export function ulpDistance(a: number, b: number): bigint {
  * more digits than an f64 holds: round its string to the nearest f64, then allow 4 ulp.
  */
 export function issuerMultiplierMatches(issuer: string, chain: number, maxUlps = 4n): boolean {
+  // The issuer usually prints the f64's own shortest round-trip form: that string parses back
+  // to exactly `chain` (0 ulp), so skip the exact parse and rounding.
+  if (maxUlps >= 0n && issuer === String(chain)) return true;
   const parsed = tryParseDecimal(issuer);
   if (!parsed) return false;
   return ulpDistance(nearestF64(parsed), chain) <= maxUlps;
@@ -186,27 +355,9 @@ export function tryParseDecimal(s: string | null | undefined): Rat | null {
   return rat(n, d);
 }
 
-/** Powers of 2 and 5 in d, and what is left (trailing zero bits counted in one step). */
-function twosAndFives(d: bigint): { twos: number; fives: number; rest: bigint } {
-  const low = d & -d; // the largest power of two dividing d
-  const twos = bitLength(low) - 1;
-  let rest = d >> BigInt(twos);
-  let fives = 0;
-  while (rest % 5n === 0n) {
-    rest /= 5n;
-    fives++;
-  }
-  return { twos, fives, rest };
-}
-
 /** True when r has a finite decimal expansion (denominator 2^a·5^b). */
 export function isTerminating(r: Rat): boolean {
-  return twosAndFives(r.d).rest === 1n;
-}
-
-function placesNeeded(r: Rat): number {
-  const { twos, fives } = twosAndFives(r.d);
-  return Math.max(twos, fives);
+  return dyadicDecimal(r.d).pure;
 }
 
 function digitsOf(scaled: bigint, places: number): string {
@@ -217,30 +368,45 @@ function digitsOf(scaled: bigint, places: number): string {
 }
 
 function trimZeros(s: string): string {
-  if (!s.includes(".")) return s === "-0" ? "0" : s;
-  const t = s.replace(/0+$/, "").replace(/\.$/, "");
-  return t === "-0" ? "0" : t;
+  const last = s.charCodeAt(s.length - 1);
+  // Only a string ending in "0" or "." after a decimal point has anything to trim.
+  if ((last === 48 || last === 46) && s.includes(".")) {
+    const t = s.replace(/0+$/, "").replace(/\.$/, "");
+    return t === "-0" ? "0" : t;
+  }
+  return s === "-0" ? "0" : s;
+}
+
+/** r × 10^places rounded to an integer, ties to even. */
+function roundedScaled(r: Rat, places: number): bigint {
+  const n = r.n * pow10(places);
+  const q = roundHalfEvenInt(abs(n), r.d);
+  return n < 0n ? -q : q;
 }
 
 /** Round to `places` decimals, ties to even (the display rounding). */
 export function roundHalfEven(r: Rat, places: number): Rat {
-  const scale = pow10(places);
-  const n = r.n * scale;
-  const q = roundHalfEvenInt(abs(n), r.d);
-  return rat(n < 0n ? -q : q, scale);
+  return rat(roundedScaled(r, places), pow10(places));
 }
+
+/** k·10^-places with exactly `places` decimals (what formatFixed gives for that value). */
+export const formatScaled = (k: bigint, places: number): string => digitsOf(k, places);
 
 /** Fixed decimals, ties to even, zeros kept: formatFixed(1/3, 4) = "0.3333". */
 export function formatFixed(r: Rat, places: number): string {
-  const rounded = roundHalfEven(r, places);
-  return digitsOf((rounded.n * pow10(places)) / rounded.d, places);
+  return digitsOf(roundedScaled(r, places), places);
 }
 
 /** Exact decimal string of a terminating rational, trailing zeros trimmed. Throws otherwise. */
 export function formatExact(r: Rat): string {
-  if (!isTerminating(r)) throw new RangeError("rational has no finite decimal expansion");
-  const places = placesNeeded(r);
-  return trimZeros(digitsOf((r.n * pow10(places)) / r.d, places));
+  const { twos, fives, pure } = dyadicDecimal(r.d);
+  if (!pure) throw new RangeError("rational has no finite decimal expansion");
+  const places = Math.max(twos, fives);
+  // n·10^p / (2^a·5^b) = n·5^(p−b)·2^(p−a): a short multiplication and a shift, no long division.
+  let scaled = r.n;
+  if (places > fives) scaled *= pow5(places - fives);
+  if (places > twos) scaled <<= BigInt(places - twos);
+  return trimZeros(digitsOf(scaled, places));
 }
 
 /**

@@ -36,12 +36,25 @@ export function applyPlausibility(cs: Classified[]): Classified[] {
     .sort((a, b) => cmp(a.p, b.p));
   const n = order.length;
   if (n < 2) return cs;
-  const otherAt = (k: number, j: number): Rat => order[j < k ? j : j + 1]!.p; // j-th of the others
+  const otherAt = (k: number, j: number): number => (j < k ? j : j + 1); // index of the j-th of the others
+  const len = n - 1;
+  const mid = Math.floor(len / 2);
+  // Leaving one element out shifts the middle by at most one place: only a few distinct medians
+  // exist, so each is computed once (keyed by the indices it is built from).
+  const medians = new Map<number, Rat>();
+  const medianOfOthers = (k: number): Rat => {
+    if (len % 2) return order[otherAt(k, mid)]!.p;
+    const a = otherAt(k, mid - 1);
+    const b = otherAt(k, mid);
+    let m = medians.get(a * n + b);
+    if (!m) medians.set(a * n + b, (m = mul(rat(1, 2), add(order[a]!.p, order[b]!.p))));
+    return m;
+  };
+  // The products below are only compared, never kept: leave them unreduced (cmp cross-multiplies).
+  const times = (x: Rat, y: Rat): Rat => ({ n: x.n * y.n, d: x.d * y.d });
   order.forEach(({ p, i }, k) => {
-    const len = n - 1;
-    const mid = Math.floor(len / 2);
-    const m = len % 2 ? otherAt(k, mid) : mul(rat(1, 2), add(otherAt(k, mid - 1), otherAt(k, mid)));
-    if (cmp(p, mul(m, PLAUSIBILITY_BAND)) > 0 || cmp(mul(p, PLAUSIBILITY_BAND), m) < 0) {
+    const m = medianOfOthers(k);
+    if (cmp(p, times(m, PLAUSIBILITY_BAND)) > 0 || cmp(times(p, PLAUSIBILITY_BAND), m) < 0) {
       const c = cs[i]!;
       c.warnings.push(IMPLAUSIBLE_WARNING);
       c.cashPerShare = null;

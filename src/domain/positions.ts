@@ -5,7 +5,7 @@
 import type { BookingFacts } from "./book";
 import type { BalanceHistory } from "./balances";
 import { units } from "./book";
-import { add, cmp, div, eq, formatDecimal, formatExact, liftF64, mul, parseDecimal, type Rat, sub, ZERO } from "./numbers";
+import { add, cmp, div, eq, formatDecimal, formatExact, liftF64, mul, parseDecimal, type Rat, sub, sum, ZERO } from "./numbers";
 import type { ActionType, PositionRecord, Treatment } from "./types";
 
 export interface ReplayAction {
@@ -93,7 +93,7 @@ export function buildPosition(p: PositionInput): PositionRecord {
   }
   const convertible = formatDecimal(s.income);
   const income = p.actions.filter((a) => a.treatment === "income");
-  const incomeUsd = income.reduce((acc, a) => (a.usd ? add(acc, a.usd) : acc), ZERO);
+  const incomeUsd = sum(income.flatMap((a) => (a.usd ? [a.usd] : [])));
   const terminal = [...p.actions].reverse().find((a) => a.terminates);
   const status: PositionRecord["status"] = problems.length ? "partial" : terminal ? "terminated" : "ok";
   return {
@@ -109,7 +109,7 @@ export function buildPosition(p: PositionInput): PositionRecord {
     principalQuantity: formatDecimal(sub(quantity, parseDecimal(convertible))),
     convertibleQuantity: convertible,
     incomeUsd: formatExact(incomeUsd),
-    incomeUnits: formatExact(income.reduce((acc, a) => add(acc, a.facts.incomeUnits), ZERO)),
+    incomeUnits: formatExact(sum(income.map((a) => a.facts.incomeUnits))),
     unvaluedIncomeEvents: income.filter((a) => a.usd === null).length,
     status,
     statusReason: problems.length ? problems.join("; ") : terminal ? `terminated by ${terminal.type}` : null,

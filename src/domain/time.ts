@@ -6,6 +6,15 @@ export function isoFromUnix(sec: number): string {
 /** Parse an ISO-8601 string to unix seconds (fractional seconds kept); null when absent/invalid. */
 export function unixFromIso(iso: string | null | undefined): number | null {
   if (!iso) return null;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? null : ms / 1000;
+  // Lifecycles sort and filter on the same few issuer times for every action: parse each once.
+  let sec = parsed.get(iso);
+  if (sec === undefined) {
+    const ms = Date.parse(iso);
+    sec = Number.isNaN(ms) ? null : ms / 1000;
+    if (parsed.size >= 8192) parsed.clear();
+    parsed.set(iso, sec);
+  }
+  return sec;
 }
+
+const parsed = new Map<string, number | null>();

@@ -37,6 +37,13 @@ export function mintTransitions(updates: MultiplierUpdateObs[], now: number): Ch
   const state: MintState = { multiplier: INITIAL_MULTIPLIER, newMultiplier: INITIAL_MULTIPLIER, effectiveTs: 0 };
   const out: ChainTransition[] = [];
   let pending: ChainTransition | null = null;
+  // One transition's new multiplier is the next one's old: expand each f64 to decimal once.
+  const decimals = new Map<number, string>();
+  const decimal = (x: number): string => {
+    let s = decimals.get(x);
+    if (s === undefined) decimals.set(x, (s = f64ToDecimal(x)));
+    return s;
+  };
   for (const u of sorted) {
     const b = u.blockTime;
     // A schedule still ahead at this block is overwritten by this update: it never takes force.
@@ -54,6 +61,7 @@ export function mintTransitions(updates: MultiplierUpdateObs[], now: number): Ch
     if (u.effectiveTimestamp <= b) state.multiplier = u.multiplier;
     if (Object.is(u.multiplier, before)) continue; // re-assert: nothing changes
     const effective = Math.max(u.effectiveTimestamp, b);
+    const scheduledAt = isoFromUnix(u.effectiveTimestamp);
     const tr: ChainTransition = {
       key: transitionKey(u),
       mint: u.mint,
@@ -62,12 +70,12 @@ export function mintTransitions(updates: MultiplierUpdateObs[], now: number): Ch
       slot: u.slot,
       blockTime: isoFromUnix(b),
       blockTimeUnix: b,
-      multiplierOld: f64ToDecimal(before),
-      multiplierNew: f64ToDecimal(u.multiplier),
+      multiplierOld: decimal(before),
+      multiplierNew: decimal(u.multiplier),
       multiplierOldF64: before,
       multiplierNewF64: u.multiplier,
-      scheduledAt: isoFromUnix(u.effectiveTimestamp),
-      effectiveAt: isoFromUnix(effective),
+      scheduledAt,
+      effectiveAt: effective === u.effectiveTimestamp ? scheduledAt : isoFromUnix(effective),
       effectiveAtUnix: effective,
       state: now >= effective ? "activated" : "confirmed",
       supersededBy: null,
@@ -98,10 +106,14 @@ export const effectiveTransitions = (ts: ChainTransition[]): ChainTransition[] =
 
 /** Multiplier in force at time t given a mint's activated transitions (sorted). */
 export function multiplierAt(activated: ChainTransition[], t: number): number {
-  let m = INITIAL_MULTIPLIER;
-  for (const tr of activated) {
-    if (tr.effectiveAtUnix <= t) m = tr.multiplierNewF64;
-    else break;
+  // Binary search for the last transition in force at t (callers ask once per balance change,
+  // action and yield cut, so a linear scan made long histories quadratic).
+  let lo = 0;
+  let hi = activated.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (activated[mid]!.effectiveAtUnix <= t) lo = mid + 1;
+    else hi = mid;
   }
-  return m;
+  return lo === 0 ? INITIAL_MULTIPLIER : activated[lo - 1]!.multiplierNewF64;
 }

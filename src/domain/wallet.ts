@@ -8,7 +8,7 @@ import type { MintContext } from "./engine";
 import { bookingFor } from "./journal";
 import { buildLifecycle } from "./lifecycle";
 import { MATCH_WINDOW_SECONDS } from "./match";
-import { formatExact, liftF64, ONE, sub, ZERO } from "./numbers";
+import { eq, formatExact, liftF64, ONE, sub, ZERO } from "./numbers";
 import { buildPosition, type ReplayAction } from "./positions";
 import { currentRevision } from "./revisions";
 import { isoFromUnix, unixFromIso } from "./time";
@@ -46,13 +46,12 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
       const facts = bookTransition(c, raw, ctx.decimals);
       const event = c.match.kind === "matched" ? c.match.event : null;
       const firstSeen = wc.firstObservedActive[t.key] ?? null;
-      const lifecycle = buildLifecycle({
-        transition: t,
-        event,
-        matchedVersion: c.revision?.record.version ?? null,
-        firstObservedActiveAt: firstSeen,
-        now: wc.now,
-      });
+      // Nothing in a lifecycle depends on the wallet: build it once per transition.
+      let lifecycle = ctx.lifecycles.get(t.key);
+      if (!lifecycle) {
+        lifecycle = buildLifecycle({ transition: t, event, matchedVersion: c.revision?.record.version ?? null, firstObservedActiveAt: firstSeen, now: wc.now });
+        ctx.lifecycles.set(t.key, lifecycle);
+      }
       const a = transitionAction({
         owner: w.owner,
         symbol: ctx.symbol,
@@ -66,8 +65,10 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
         firstObservedActiveAt: firstSeen,
       });
       out.actions.push(a);
-      const delta = sub(facts.u1, facts.u0);
-      const b = bookingFor(a, formatExact(delta), formatExact(sub(delta, facts.incomeUnits)));
+      const delta = facts.delta;
+      // Income types book the whole delta as income units, already formatted on the action.
+      const unitsDelta = delta === facts.incomeUnits || eq(delta, facts.incomeUnits) ? a.incomeUnits : formatExact(delta);
+      const b = bookingFor(a, unitsDelta, formatExact(sub(delta, facts.incomeUnits)));
       if (!b) continue;
       out.bookings.push(b);
       replay.push({
@@ -122,7 +123,7 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
         at: ch.blockTime,
         type: "seizure",
         treatment: "not_booked",
-        facts: { u0: units(ch.preRaw, m, ctx.decimals), u1: units(ch.postRaw, m, ctx.decimals), incomeUnits: ZERO, scale: ONE, principalAdd: ZERO, usd: null, proceedsUsd: null, warnings: [] },
+        facts: { u0: units(ch.preRaw, m, ctx.decimals), u1: units(ch.postRaw, m, ctx.decimals), delta, incomeUnits: ZERO, scale: ONE, principalAdd: ZERO, usd: null, proceedsUsd: null, warnings: [] },
         usd: null,
         v1Unclassified: true,
         terminates: false,

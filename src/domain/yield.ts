@@ -3,7 +3,8 @@
 // window the ledger cannot cover fully is `partial` with a code instead of numbers.
 import type { BalanceHistory } from "./balances";
 import { BASIS_FACTOR_TYPES } from "./classify";
-import { add, cmp, div, formatDecimal, formatExact, liftF64, mul, ONE, pow10, type Rat, rat, ZERO } from "./numbers";
+import { units } from "./book";
+import { cmp, div, formatDecimal, formatExact, liftF64, mul, ONE, type Rat, rat, sum, ZERO } from "./numbers";
 import { isoFromUnix } from "./time";
 import type { ActionType, Treatment, YieldRecord, YieldWindow } from "./types";
 
@@ -64,7 +65,13 @@ export function buildYields(y: YieldInput): YieldRecord[] {
     }
     return raw;
   };
-  const qtyAt = (t: number): Rat => mul(div(mul(rat(rawAt(t)), liftF64(y.multiplierAt(t))), rat(pow10(y.decimals))), restate(t));
+  // The three windows share most of their cuts: value each instant once.
+  const quantities = new Map<number, Rat>();
+  const qtyAt = (t: number): Rat => {
+    let q = quantities.get(t);
+    if (!q) quantities.set(t, (q = mul(units(rawAt(t), liftF64(y.multiplierAt(t)), y.decimals), restate(t))));
+    return q;
+  };
   const firstSeen = y.history.changes.length ? y.history.changes[0]!.blockTime : null;
 
   const windows: [YieldWindow, number][] = [
@@ -103,17 +110,14 @@ export function buildYields(y: YieldInput): YieldRecord[] {
     for (const c of y.history.changes) if (c.blockTime > from && c.blockTime < to) cuts.add(c.blockTime);
     for (const a of acts) if (a.at > from && a.at < to) cuts.add(a.at);
     const times = [...cuts].sort((a, b) => a - b);
-    let area = ZERO;
-    for (let i = 0; i + 1 < times.length; i++) area = add(area, mul(qtyAt(times[i]!), rat(times[i + 1]! - times[i]!)));
-    const avg = div(area, rat(to - from));
+    const segments = times.slice(0, -1).map((t, i) => mul(qtyAt(t), rat(times[i + 1]! - t)));
+    const avg = div(sum(segments), rat(to - from));
 
     const inWindow = acts.filter((a) => a.treatment === "income" && a.at > from && a.at <= to);
-    const units = inWindow.reduce((s, a) => add(s, mul(a.incomeUnits, restate(a.at))), ZERO);
+    const units = sum(inWindow.map((a) => mul(a.incomeUnits, restate(a.at))));
     const unvalued = inWindow.some((a) => a.usd === null);
-    const usd = unvalued ? null : inWindow.reduce((s, a) => add(s, a.usd!), ZERO);
-    const perShare = inWindow.some((a) => a.cashPerShare === null)
-      ? null
-      : inWindow.reduce((s, a) => add(s, div(a.cashPerShare!, restate(a.at))), ZERO);
+    const usd = unvalued ? null : sum(inWindow.map((a) => a.usd!));
+    const perShare = inWindow.some((a) => a.cashPerShare === null) ? null : sum(inWindow.map((a) => div(a.cashPerShare!, restate(a.at))));
     const sy = cmp(avg, ZERO) > 0 ? div(units, avg) : null;
     return {
       ...base,

@@ -98,12 +98,12 @@ describe("demo ledger synced through the adapters, store and replay", () => {
     const row = l.sqlite.query("SELECT id, payload FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL ORDER BY id LIMIT 1").get() as { id: string; payload: string };
     const before = JSON.parse(row.payload) as ActionRecord;
     const matched = before.revisions.find((r) => r.version === before.matched!.version)!.record;
-    const journalBefore = l.sqlite.query("SELECT * FROM journal WHERE action_id = ? ORDER BY id").all(row.id);
+    const journalBefore = l.sqlite.query("SELECT * FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
     storeObservations(l.sqlite, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);
     expect(replayLedger(l.sqlite, later)).toMatchObject({ recognitions: 1, reversals: 1 });
     const journal = l.sqlite.query("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
-    expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j: any) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
+    expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);
     expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before.usd, change_reason: "issuer correction" });
     expect(replacement).toMatchObject({ entry_type: "recognition", reverses_id: null, change_reason: "issuer correction" });
