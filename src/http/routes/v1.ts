@@ -1,6 +1,6 @@
 // v1 routes (interface §4). Each handler validates, checks the tenant, and reads one read model.
 import { Elysia, status } from "elysia";
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import * as S from "../../../schemas/index.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
 import { listAssets } from "../../ledger/queries/assets.ts";
@@ -11,7 +11,7 @@ import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
 import { toCsv } from "../csv.ts";
-import { jsonPage } from "../json-page.ts";
+import { jsonBody, jsonPage } from "../json-page.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { coercedQuery } from "../params.ts";
@@ -89,7 +89,8 @@ export function v1Routes(ctx: AppContext) {
       "/v1/portfolio",
       ({ query, request }) => {
         registeredOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(query.owner) };
+        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(query.owner) };
+        return jsonBody(body);
       },
       { query: S.OwnerQuery, response: keyedResponses(S.Portfolio, walletErrors), detail: keyed("ledger", "Positions, income totals and unclassified adjustments", "ledger:read") },
     )
