@@ -248,4 +248,15 @@ describe("ca-ledger binary", () => {
       expect(ms).toBeLessThan(3_000);
     }
   }, 30_000);
+
+  test("serve --demo refuses a data dir that holds live data, and leaves it as it was", async () => {
+    // The main data dir of this file holds live registrations made through the client above.
+    const before = await run(["keys", "list", "--json", "--data-dir", dataDir]);
+    const refused = await run(["serve", "--demo", "--port", String(await freePort()), "--data-dir", dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/live data/);
+    expect(refused.stdout).not.toMatch(/cal_/); // no demo key was made
+    const after = await run(["keys", "list", "--json", "--data-dir", dataDir]);
+    expect(after.stdout).toBe(before.stdout);
+  }, 30_000);
 });
