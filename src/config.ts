@@ -24,6 +24,8 @@ export interface Config {
   mintPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   maxWallets: number;
+  rpcConcurrency: number;
+  rpcSpacingMs: number;
 }
 
 function defaultDataDir(env: Record<string, string | undefined>): string {
@@ -45,6 +47,8 @@ export const settings: Setting[] = [
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
+  { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
+  { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
 ];
 
 export class ConfigError extends Error {}
@@ -66,7 +70,7 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be a whole number, got ${JSON.stringify(raw)}`);
       const n = Number(raw);
       if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
-      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets") && n < 1)
+      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency") && n < 1)
         throw new ConfigError(`${s.env} must be at least 1`);
       return n;
     }

@@ -31,7 +31,7 @@ export interface WorkerDeps {
 export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
   const { ledger, config } = deps;
   const now = deps.now ?? (() => new Date());
-  const rpc = createRpc({ ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
+  const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
   try {
     const result = await syncWalletChain(rpc, job.owner, readCursors(ledger.sqlite) as Record<string, string>, {
       now: () => Math.floor(now().getTime() / 1000),
