@@ -34,11 +34,10 @@ export function createApp(deps: AppDeps) {
   const lookup = keyLookup(ledger.sqlite);
   const rate = createWindowCounter(() => config.rateLimitPerMinute);
   const failures = createWindowCounter(() => config.authFailuresPerMinute);
-  // The label is written once per data dir; read it once and refresh it when a demo load sets it.
-  let dataset = datasetLabelOrDefault(ledger.sqlite);
-  const refreshDataset = () => { dataset = datasetLabelOrDefault(ledger.sqlite); };
+  // The label is written once per data dir (the demo writes it before the app starts): read it once.
+  const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, refreshDataset, dataset: () => dataset, version: deps.version };
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
@@ -125,7 +124,7 @@ export function createApp(deps: AppDeps) {
     .use(v1Routes(ctx))
     .use(v2Routes(ctx));
 
-  return { app, metrics, refreshDataset, resetLimits: () => { rate.reset(); failures.reset(); } };
+  return { app, metrics };
 }
 
 export type AppContext = {
@@ -133,7 +132,6 @@ export type AppContext = {
   config: Config;
   metrics: Metrics;
   states: WeakMap<Request, RequestState>;
-  refreshDataset(): void;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
 };

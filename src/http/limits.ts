@@ -42,6 +42,5 @@ export function createWindowCounter(limit: () => number, windowMs = 60_000, maxE
       const w = windows.get(id);
       return w && now - w.start < windowMs ? result(w, now) : { allowed: true, limit: limit(), remaining: limit(), resetSeconds: Math.ceil(windowMs / 1000) };
     },
-    reset(): void { windows.clear(); },
   };
 }
