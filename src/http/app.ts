@@ -18,6 +18,8 @@ import { openapiDocumentation } from "./openapi.ts";
 import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
 
 export const maxBodyBytes = 16 * 1024;
+const integerQueryParams = ["limit", "offset"] as const;
+const pagedRoutes = new Set(["/v1/income", "/v1/journal", "/v2/actions"]);
 
 export interface AppDeps {
   ledger: Ledger;
@@ -49,6 +51,14 @@ export function createApp(deps: AppDeps) {
       if (state.refusal) {
         state.finalStatus = state.refusal.status;
         return withHeaders(state.refusal, common);
+      }
+      // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
+      if (pagedRoutes.has(state.route)) for (const name of integerQueryParams) {
+        const raw = url.searchParams.get(name);
+        if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) {
+          state.finalStatus = 400;
+          return withHeaders(errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`), common);
+        }
       }
       const length = Number(request.headers.get("content-length") ?? "0");
       if (length > maxBodyBytes) {

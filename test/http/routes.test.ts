@@ -500,3 +500,18 @@ describe("errors every route shares", () => {
     }
   });
 });
+
+describe("paging numbers are digits", () => {
+  test("limit and offset written as ' 5', 0x10, 1e2, 1.5 or -0 are 400 invalid_request naming the parameter", async () => {
+    const k = key; // the file's key: its tenant registered `owner`
+    for (const path of ["/v1/income", "/v1/journal", "/v2/actions"]) {
+      for (const bad of [" 5", "0x10", "1e2", "1.5", "-0", "+3"]) {
+        for (const name of ["limit", "offset"]) {
+          const a = await call(srv.url, `${path}?owner=${owner}&${name}=${encodeURIComponent(bad)}`, { key: k });
+          expectError(a, 400, "invalid_request", name);
+        }
+      }
+      expect((await call(srv.url, `${path}?owner=${owner}&limit=5&offset=0`, { key: k })).status).toBe(200);
+    }
+  });
+});
