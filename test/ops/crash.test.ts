@@ -71,18 +71,30 @@ function correct(issuer: IssuerServer, eventId: string, random: () => number): v
 
 interface Serving { proc: ReturnType<typeof Bun.spawn>; url: string }
 
+/** A port the OS just handed out (bound to port 0, then released). */
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
 async function serve(bin: string, dataDir: string, env: Record<string, string>, log: string): Promise<Serving> {
-  const port = 20_000 + Math.floor(Math.random() * 30_000);
-  const proc = Bun.spawn([bin, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdout: "ignore", stderr: Bun.file(log) });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 400; i++) {
-    if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}`);
-    try {
-      if ((await fetch(`${url}/v1/health`)).status === 200) return { proc, url };
-    } catch {}
-    await Bun.sleep(10);
+  // Another socket can take a probed port before the server binds it; that start exits 1
+  // ("port in use") at once, so try another port a few times. Any other failure repeats.
+  for (let attempt = 1; ; attempt++) {
+    const port = freePort();
+    const proc = Bun.spawn([bin, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdout: "ignore", stderr: Bun.file(log) });
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 400 && proc.exitCode === null; i++) {
+      try {
+        if ((await fetch(`${url}/v1/health`)).status === 200) return { proc, url };
+      } catch {}
+      await Bun.sleep(10);
+    }
+    if (proc.exitCode === null) throw new Error("serve did not start");
+    if (attempt >= 5) throw new Error(`serve exited ${proc.exitCode} on ${attempt} ports`);
   }
-  throw new Error("serve did not start");
 }
 
 function jobStates(dbPath: string): Record<string, number> {
