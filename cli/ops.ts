@@ -27,13 +27,11 @@ const opsFailure = (e: unknown): never => {
 export const backupCommand = defineCommand({
   meta: { name: "backup", description: "Write a consistent copy of the ledger to <file> (online: the server may keep running)" },
   args: {
-    file: { type: "positional", required: false, description: "Where to write the backup (must not exist)" },
+    file: { type: "positional", required: true, description: "Where to write the backup (must not exist)" },
     json: { type: "boolean", description: "Print one JSON object" },
     ...dataDirArg,
   },
   run({ args }) {
-    // Checked here rather than by citty, which exits 1 for a missing argument (usage is 2).
-    if (!args.file) fail("backup needs a file: ca-ledger backup <file> [--data-dir DIR]", 2);
     const ledger = openExisting(args);
     let summary: LedgerFileSummary;
     try {
@@ -51,12 +49,11 @@ export const backupCommand = defineCommand({
 export const restoreCommand = defineCommand({
   meta: { name: "restore", description: "Replace the ledger with a backup file (stop the server first)" },
   args: {
-    file: { type: "positional", required: false, description: "A backup written by `ca-ledger backup`" },
+    file: { type: "positional", required: true, description: "A backup written by `ca-ledger backup`" },
     force: { type: "boolean", description: "Replace a ledger that holds data (the old file is kept beside it)" },
     ...dataDirArg,
   },
   run({ args }) {
-    if (!args.file) fail("restore needs a file: ca-ledger restore <file> [--data-dir DIR] [--force]", 2);
     const { dataDir } = configFrom(args);
     try {
       const r = restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
