@@ -3,9 +3,11 @@
 // new recognition; an unchanged one gets nothing, so replaying twice appends nothing.
 import type { Database } from "bun:sqlite";
 import { diffJournal, runEngine } from "../domain/engine.ts";
+import { buildTransitions } from "../domain/timeline.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
 import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
+import { groupBy } from "./group.ts";
 import { actionDetailBase, actionSummary, v1Entry } from "./projections.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 
@@ -50,14 +52,18 @@ export interface ReplayResult { actions: number; recognitions: number; reversals
 export function replayLedger(sqlite: Database, now = new Date()): ReplayResult {
   let result: ReplayResult = { actions: 0, recognitions: 0, reversals: 0 };
   sqlite.transaction(() => {
-    // First sighting of transitions in force is itself an observation: record it before booking.
-    const first = loadEngineInput(sqlite, now);
+    const input = loadEngineInput(sqlite, now);
+    // The first sighting of a transition in force is itself an observation (one of the six
+    // timestamps): record it, and hand it to the engine, before booking. The timeline alone
+    // says which transitions are in force; the engine runs once.
     const seen = sqlite.query("INSERT INTO transitions_seen (key, first_observed_active_at) VALUES (?, ?) ON CONFLICT DO NOTHING");
-    const probe = runEngine(first);
-    let added = 0;
-    for (const t of probe.transitions) if (t.state === "activated" && !first.firstObservedActive?.[t.key]) added += seen.run(t.key, now.toISOString()).changes;
-    const out = added ? runEngine(loadEngineInput(sqlite, now)) : probe;
-    result = writeEngineOutput(sqlite, out, now);
+    const firstObserved = (input.firstObservedActive ??= {});
+    for (const t of buildTransitions(input.multiplierUpdates, input.now)) {
+      if (t.state !== "activated" || firstObserved[t.key]) continue;
+      seen.run(t.key, now.toISOString());
+      firstObserved[t.key] = now.toISOString();
+    }
+    result = writeEngineOutput(sqlite, runEngine(input), now);
     sqlite.query("DELETE FROM ledger_state WHERE key = 'replay_pending'").run();
   }).immediate();
   return result;
@@ -102,13 +108,13 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
        income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const wantedByOwner = new Map<string, JournalBooking[]>();
-  for (const b of out.bookings) wantedByOwner.set(b.owner, [...(wantedByOwner.get(b.owner) ?? []), b]);
+  const wantedByOwner = groupBy(out.bookings, (b) => b.owner);
   let recognitions = 0, reversals = 0;
   for (const owner of owners) {
     const rows = standing.all(owner) as { id: number; payload: string }[];
-    const idByAction = new Map(rows.map((r) => [(JSON.parse(r.payload) as JournalBooking).actionId, r.id]));
-    const diff = diffJournal(rows.map((r) => JSON.parse(r.payload) as JournalBooking), wantedByOwner.get(owner) ?? []);
+    const standingBookings = rows.map((r) => JSON.parse(r.payload) as JournalBooking);
+    const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
+    const diff = diffJournal(standingBookings, wantedByOwner.get(owner) ?? []);
     for (const { booking: b, changeReason } of diff.reversals) {
       const neg = negateBooking(b);
       insert.run(b.owner, b.actionId, "reversal", idByAction.get(b.actionId) ?? null, b.mint, b.symbol, b.type, b.treatment, b.kind, neg.unitsDelta, neg.principalUnitsDelta,
@@ -129,8 +135,7 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
   for (const owner of owners) delPositions.run(owner);
   for (const p of out.positions) insPosition.run(p.owner, p.mint, JSON.stringify(p), at);
 
-  const yieldsByOwner = new Map<string, unknown[]>();
-  for (const y of out.yields) yieldsByOwner.set(y.owner, [...(yieldsByOwner.get(y.owner) ?? []), y]);
+  const yieldsByOwner = groupBy(out.yields, (y) => y.owner);
   const upYield = sqlite.query("INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
   for (const owner of owners) upYield.run(owner, JSON.stringify(yieldsByOwner.get(owner) ?? []), at);
 

@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
+import { groupBy } from "./group.ts";
 import { loadEngineInput } from "./replay.ts";
 
 export interface CheckResult {
@@ -117,7 +118,7 @@ export function checkJournal(rows: JournalRow[]): CheckResult[] {
   const reversals = new Check("journal reversals");
   const standing = new Check("journal standing recognitions");
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const reversedBy = new Map<number, number[]>();
+  const reversalLinks: { target: number; by: number }[] = [];
 
   for (const r of rows) {
     rowsMatch.checked++;
@@ -155,18 +156,16 @@ export function checkJournal(rows: JournalRow[]): CheckResult[] {
     for (const [col] of AMOUNT_COLUMNS) {
       if (!isNegationOf(r[col], target[col])) reversals.fail(`journal ${r.id}: ${col} ${r[col]} is not the negation of ${target[col]} in ${target.id}`);
     }
-    reversedBy.set(target.id, [...(reversedBy.get(target.id) ?? []), r.id]);
+    reversalLinks.push({ target: target.id, by: r.id });
   }
-  for (const [target, by] of reversedBy) if (by.length > 1) reversals.fail(`journal ${target}: reversed ${by.length} times (${by.join(", ")})`);
+  const reversedBy = groupBy(reversalLinks, (x) => x.target);
+  for (const [target, by] of reversedBy) if (by.length > 1) reversals.fail(`journal ${target}: reversed ${by.length} times (${by.map((x) => x.by).join(", ")})`);
 
-  const standingByKey = new Map<string, number[]>();
-  for (const r of rows) {
-    if (r.entry_type !== "recognition" || reversedBy.has(r.id)) continue;
-    standing.checked++;
-    const key = `${r.owner} ${r.action_id}`;
-    standingByKey.set(key, [...(standingByKey.get(key) ?? []), r.id]);
+  const standingRows = rows.filter((r) => r.entry_type === "recognition" && !reversedBy.has(r.id));
+  standing.checked = standingRows.length;
+  for (const [key, list] of groupBy(standingRows, (r) => `${r.owner} ${r.action_id}`)) {
+    if (list.length > 1) standing.fail(`${key}: ${list.length} standing recognitions (${list.map((r) => r.id).join(", ")})`);
   }
-  for (const [key, ids] of standingByKey) if (ids.length > 1) standing.fail(`${key}: ${ids.length} standing recognitions (${ids.join(", ")})`);
   return [rowsMatch.result(), reversals.result(), standing.result()];
 }
 

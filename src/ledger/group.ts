@@ -1,0 +1,12 @@
+// Grouping rows by a key in one pass (spreading into a new array per row would be quadratic in
+// a wallet's size, and a replay groups every booking of every wallet).
+export function groupBy<T, K>(items: Iterable<T>, key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
