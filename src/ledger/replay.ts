@@ -149,27 +149,25 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
 
 /**
  * Re-sums each wallet's income from its journal rows (exact decimals). Reversals carry negated
- * amounts, so the plain sum is what stands; an unvalued entry that was reversed appears twice.
+ * amounts, so the plain sum is what stands; unvalued events are the standing income
+ * recognitions without USD.
  */
 export function refreshIncomeTotals(sqlite: Database, owners: string[], now = new Date()): void {
-  const rows = sqlite.query("SELECT mint, action_id, usd FROM journal WHERE owner = ? AND treatment = 'income'");
+  const valued = sqlite.query("SELECT mint, usd FROM journal WHERE owner = ? AND treatment = 'income'");
+  const unvalued = sqlite.query(
+    `SELECT mint, count(*) AS n FROM journal j WHERE owner = ? AND treatment = 'income' AND entry_type = 'recognition' AND usd IS NULL
+     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) GROUP BY mint`,
+  );
   const clear = sqlite.query("DELETE FROM income_totals WHERE owner = ?");
   const put = sqlite.query("INSERT INTO income_totals (owner, mint, usd, unvalued_events, updated_at) VALUES (?, ?, ?, ?, ?)");
   for (const owner of owners) {
     const usd = new Map<string, Rat>();
-    const unvalued = new Map<string, { mint: string; n: number }>();
-    for (const r of rows.all(owner) as { mint: string; action_id: string; usd: string | null }[]) {
-      if (!usd.has(r.mint)) usd.set(r.mint, ZERO);
-      if (r.usd === null) {
-        const u = unvalued.get(r.action_id) ?? { mint: r.mint, n: 0 };
-        unvalued.set(r.action_id, { mint: r.mint, n: u.n + 1 });
-      } else usd.set(r.mint, add(usd.get(r.mint)!, parseDecimal(r.usd)));
+    for (const r of valued.all(owner) as { mint: string; usd: string | null }[]) {
+      usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
     }
+    const open = new Map((unvalued.all(owner) as { mint: string; n: number }[]).map((r) => [r.mint, r.n]));
     clear.run(owner);
-    for (const [mint, total] of usd) {
-      const open = [...unvalued.values()].filter((u) => u.mint === mint && u.n % 2 === 1).length;
-      put.run(owner, mint, formatExact(total), open, now.toISOString());
-    }
+    for (const [mint, total] of usd) put.run(owner, mint, formatExact(total), open.get(mint) ?? 0, now.toISOString());
   }
 }
 

@@ -9,6 +9,7 @@ import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
+import { actionDetailBase, actionSummary, v1Entry } from "./projections.ts";
 import { loadEngineInput } from "./replay.ts";
 
 export interface CheckResult {
@@ -194,6 +195,52 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
 }
 
 /**
+ * The read models the API serves are derived state: each action's list item, v1 entry, v1 kind
+ * and detail are projections of its payload, and the income totals are sums of the journal.
+ * Recompute them all and compare, so a stale or tampered cache cannot go unnoticed.
+ */
+export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResult {
+  const c = new Check("read models match their sources");
+  const actions = sqlite.query("SELECT id, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id").iterate() as Iterable<{ id: string; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null }>;
+  for (const r of actions) {
+    c.checked++;
+    const a = JSON.parse(r.payload) as ActionRecord;
+    const v1 = v1Entry(a);
+    // The payload is stored canonically (sorted keys) and the projections in build order:
+    // compare both canonically.
+    const same = (stored: string | null, projected: unknown) => stored !== null && canonicalJson(JSON.parse(stored)) === canonicalJson(projected);
+    if (!same(r.summary, actionSummary(a))) c.fail(`action ${r.id}: the stored list item is not the projection of its payload`);
+    if ((v1 ? !same(r.v1_entry, v1) : r.v1_entry !== null) || r.v1_kind !== (v1?.kind ?? null)) c.fail(`action ${r.id}: the stored v1 entry is not the projection of its payload`);
+    // Rows written before migration 0004 have no stored detail: the route projects it then.
+    if (r.detail !== null && !same(r.detail, actionDetailBase(a))) c.fail(`action ${r.id}: the stored detail is not the projection of its payload`);
+  }
+
+  const key = (owner: string, mint: string) => `${owner} ${mint}`;
+  const sums = new Map<string, { usd: Rat; unvalued: number }>();
+  const reversed = new Set(rows.filter((r) => r.entry_type === "reversal").map((r) => r.reverses_id));
+  for (const r of rows) {
+    if (r.treatment !== "income") continue;
+    const k = key(r.owner, r.mint);
+    const t = sums.get(k) ?? { usd: ZERO, unvalued: 0 };
+    if (r.usd !== null) t.usd = add(t.usd, parseDecimal(r.usd));
+    else if (r.entry_type === "recognition" && !reversed.has(r.id)) t.unvalued++;
+    sums.set(k, t);
+  }
+  const totals = sqlite.query("SELECT owner, mint, usd, unvalued_events FROM income_totals").all() as { owner: string; mint: string; usd: string; unvalued_events: number }[];
+  for (const t of totals) {
+    c.checked++;
+    const k = key(t.owner, t.mint);
+    const want = sums.get(k) ?? { usd: ZERO, unvalued: 0 };
+    if (!eq(parseDecimal(t.usd), want.usd) || t.unvalued_events !== want.unvalued) {
+      c.fail(`income total ${k}: stored ${t.usd} USD and ${t.unvalued_events} unvalued, the journal sums to ${formatExact(want.usd)} USD and ${want.unvalued} unvalued`);
+    }
+    sums.delete(k);
+  }
+  for (const k of sums.keys()) c.fail(`income total ${k}: the journal has income, no total is stored`);
+  return c.result();
+}
+
+/**
  * No drift: the engine, run in memory over the stored observations at the time of the last
  * replay, derives exactly the stored actions and standing bookings. The last replay's time is
  * used (not the wall clock) because a scheduled change that activated since then is not drift.
@@ -260,6 +307,10 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
     checks.push(...guarded(["income equals journal"], () => {
       if (!journalRead) throw new Error("the journal could not be read");
       return checkIncome(sqlite, journalRows);
+    }));
+    checks.push(...guarded(["read models match their sources"], () => {
+      if (!journalRead) throw new Error("the journal could not be read");
+      return checkReadModels(sqlite, journalRows);
     }));
     checks.push(...guarded(["replay matches stored bookings"], () => {
       if (!journalRead) throw new Error("the journal could not be read");

@@ -76,6 +76,17 @@ describe("ca-ledger verify", () => {
     expect(r.failed).toContain("actions.evidence_sha256");
   });
 
+  test("a served read model that is not derived from its source fails, by name", async () => {
+    const summary = await verifyTampered((db) => db.exec(`UPDATE actions SET summary = json_set(summary, '$.usd', '999') WHERE rowid = (SELECT min(rowid) FROM actions WHERE usd IS NOT NULL)`));
+    expect(summary.code).toBe(1);
+    expect(summary.failed).toEqual(["read models match their sources"]);
+    const detail = await verifyTampered((db) => db.exec(`UPDATE actions SET detail = json_set(detail, '$.type', 'unknown') WHERE rowid = 2`));
+    expect(detail.failed).toEqual(["read models match their sources"]);
+    const total = await verifyTampered((db) => db.exec(`UPDATE income_totals SET usd = '12345' WHERE rowid = (SELECT min(rowid) FROM income_totals)`));
+    expect(total.code).toBe(1);
+    expect(total.failed).toEqual(["read models match their sources"]);
+  });
+
   test("journal tampering: amounts, duplicates, lost and forged reversals", async () => {
     const usd = await verifyTampered((db) => db.exec(`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
     expect(usd.code).toBe(1);
