@@ -9,8 +9,7 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { embeddedMigrations } from "../../migrations/embedded.ts";
-import { applyMigrations, ledgerPath } from "./db.ts";
+import { applyMigrations, ledgerPath, migrationHashes } from "./db.ts";
 import * as schema from "./schema.ts";
 
 export class OpsError extends Error {}
@@ -116,7 +115,7 @@ export function inspectLedgerFile(path: string): string[] {
     if (!tables.has("__drizzle_migrations")) {
       problems.push("no __drizzle_migrations table: not a ca-ledger database");
     } else {
-      const known = new Set(embeddedMigrations.map((m) => sha256(m.sql)));
+      const known = migrationHashes();
       const unknown = (db.query("SELECT hash FROM __drizzle_migrations").all() as { hash: string }[]).filter((r) => !known.has(r.hash));
       if (unknown.length) problems.push(`${unknown.length} applied migration(s) unknown to this build: the file comes from another ca-ledger version`);
     }
@@ -128,10 +127,6 @@ export function inspectLedgerFile(path: string): string[] {
   } finally {
     db.close();
   }
-}
-
-function sha256(s: string): string {
-  return new Bun.CryptoHasher("sha256").update(s).digest("hex");
 }
 
 /**

@@ -3,10 +3,10 @@
 // data dir never both migrate.
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../migrations/embedded.ts";
+import { sha256Hex } from "../domain/evidence.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -41,7 +41,7 @@ export function migrationStatus(sqlite: Database): MigrationStatus[] {
   ensureMigrationsTable(sqlite);
   const applied = new Set((sqlite.query("SELECT hash FROM __drizzle_migrations").all() as { hash: string }[]).map((r) => r.hash));
   return embeddedMigrations.map((m) => {
-    const hash = sha256(m.sql);
+    const hash = sha256Hex(m.sql);
     return { tag: m.tag, when: m.when, hash, applied: applied.has(hash) };
   });
 }
@@ -62,13 +62,14 @@ export function applyMigrations(sqlite: Database): number {
       for (const stmt of m.sql.split("--> statement-breakpoint")) {
         if (stmt.trim()) sqlite.exec(stmt);
       }
-      sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(sha256(m.sql), m.when);
+      sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(sha256Hex(m.sql), m.when);
       applied++;
     }
   }).immediate();
   return applied;
 }
 
-function sha256(s: string): string {
-  return createHash("sha256").update(s).digest("hex");
+/** The hash drizzle's migrator records for each migration: SHA-256 of the file's text. */
+export function migrationHashes(): Set<string> {
+  return new Set(embeddedMigrations.map((m) => sha256Hex(m.sql)));
 }

@@ -1,6 +1,7 @@
 // API keys and tenants. A key is shown once at creation; only its SHA-256 is stored. Lookups
 // go by the hash (an index) and then compare digests in constant time.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { sha256Hex } from "../domain/evidence.ts";
 import type { Database } from "bun:sqlite";
 
 export const allScopes = ["assets:read", "ledger:read", "wallets:sync", "ops:read"] as const;
@@ -25,7 +26,7 @@ export function parseScopes(list: string | undefined): Scope[] {
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return sha256Hex(key);
 }
 
 const base32 = "abcdefghijklmnopqrstuvwxyz234567";

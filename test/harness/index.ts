@@ -1,6 +1,7 @@
 // Test harness: the real server on a loopback port 0 with a temp data dir, keys created
 // directly in the ledger, ledger rows inserted as the engine would write them, and small HTTP
 // and schema helpers. Nothing here depends on the domain engine or the sync worker.
+import { getBase58Decoder } from "@solana/kit";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,22 +63,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 
 // ---- addresses ---------------------------------------------------------------------------
 
-const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-
-export function base58(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = n * 256n + BigInt(b);
-  let out = "";
-  while (n > 0n) {
-    out = alphabet[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = "1" + out;
-  }
-  return out;
-}
+/** Base58 text of raw bytes (a 32-byte array is an address). */
+export const base58 = (bytes: Uint8Array): string => getBase58Decoder().decode(bytes);
 
 /** A valid base58 Solana address (32 bytes), deterministic for a label. */
 export function address(label: string): string {
