@@ -2,6 +2,11 @@
 // written, so list reads only load stored JSON.
 import type { ActionRecord } from "../domain/types.ts";
 
+/** The time an action is listed by: the activation the chain wrote, else (announced) the issuer's. */
+export function actionListedAt(a: ActionRecord): string {
+  return a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "";
+}
+
 export function actionSummary(a: ActionRecord) {
   return {
     id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,

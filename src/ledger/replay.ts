@@ -8,7 +8,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
 import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
-import { actionDetailBase, actionSummary, v1Entry } from "./projections.ts";
+import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 
 export function loadEngineInput(sqlite: Database, now: Date): EngineInput {
@@ -85,7 +85,7 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
   for (const a of out.actions) {
     const payload = canonicalJson(a);
     const v1 = v1Entry(a);
-    upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "", a.usd, payload,
+    upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
       JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at, JSON.stringify(actionDetailBase(a)));
     let ids = liveIds.get(a.owner);
     if (!ids) liveIds.set(a.owner, (ids = new Set()));

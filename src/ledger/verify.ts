@@ -9,7 +9,7 @@ import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
-import { actionDetailBase, actionSummary, v1Entry } from "./projections.ts";
+import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { loadEngineInput } from "./replay.ts";
 
 export interface CheckResult {
@@ -201,11 +201,17 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
  */
 export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResult {
   const c = new Check("read models match their sources");
-  const actions = sqlite.query("SELECT id, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id").iterate() as Iterable<{ id: string; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null }>;
+  const actions = sqlite.query("SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id").iterate() as Iterable<{
+    id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
+    payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
+  }>;
   for (const r of actions) {
     c.checked++;
     const a = JSON.parse(r.payload) as ActionRecord;
     const v1 = v1Entry(a);
+    const columns = [r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd];
+    const fromPayload = [a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd];
+    if (columns.some((v, i) => v !== fromPayload[i])) c.fail(`action ${r.id}: its indexed columns differ from its payload`);
     // The payload is stored canonically (sorted keys) and the projections in build order:
     // compare both canonically.
     const same = (stored: string | null, projected: unknown) => stored !== null && canonicalJson(JSON.parse(stored)) === canonicalJson(projected);

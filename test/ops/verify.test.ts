@@ -82,6 +82,8 @@ describe("ca-ledger verify", () => {
     expect(summary.failed).toEqual(["read models match their sources"]);
     const detail = await verifyTampered((db) => db.exec(`UPDATE actions SET detail = json_set(detail, '$.type', 'unknown') WHERE rowid = 2`));
     expect(detail.failed).toEqual(["read models match their sources"]);
+    const column = await verifyTampered((db) => db.exec(`UPDATE actions SET treatment = 'not_booked' WHERE rowid = (SELECT min(rowid) FROM actions WHERE treatment = 'income')`));
+    expect(column.failed).toContain("read models match their sources");
     const total = await verifyTampered((db) => db.exec(`UPDATE income_totals SET usd = '12345' WHERE rowid = (SELECT min(rowid) FROM income_totals)`));
     expect(total.code).toBe(1);
     expect(total.failed).toEqual(["read models match their sources"]);
