@@ -6,7 +6,7 @@ import { diffJournal, runEngine } from "../domain/engine.ts";
 import { buildTransitions } from "../domain/timeline.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
-import type { EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
+import type { ActionRecord, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
@@ -69,24 +69,35 @@ export function replayLedger(sqlite: Database, now = new Date()): ReplayResult {
   return result;
 }
 
-export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date): ReplayResult {
-  const at = now.toISOString();
-  const owners = new Set(out.positions.map((p) => p.owner).concat(out.actions.map((a) => a.owner)));
-  for (const o of sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]) owners.add(o.owner);
-
-  const upsertAction = sqlite.query(
+/**
+ * Writes one action: its canonical payload and hash, the indexed columns, and the read models
+ * projected from it. A row whose payload did not change is left as it is.
+ */
+export function actionWriter(sqlite: Database) {
+  const upsert = sqlite.query(
     `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at, detail)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
      ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, payload = ?9, summary = ?10, v1_entry = ?11,
        v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16, detail = ?17
        WHERE payload_sha256 IS NOT ?13 OR detail IS NULL`,
   );
-  const liveIds = new Map<string, Set<string>>();
-  for (const a of out.actions) {
+  return (a: ActionRecord, at: string): void => {
     const payload = canonicalJson(a);
     const v1 = v1Entry(a);
-    upsertAction.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
+    upsert.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
       JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, sha256Hex(payload), a.evidenceSha256, a.timestamps.firstObservedActiveAt, at, JSON.stringify(actionDetailBase(a)));
+  };
+}
+
+export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date): ReplayResult {
+  const at = now.toISOString();
+  const owners = new Set(out.positions.map((p) => p.owner).concat(out.actions.map((a) => a.owner)));
+  for (const o of sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]) owners.add(o.owner);
+
+  const writeAction = actionWriter(sqlite);
+  const liveIds = new Map<string, Set<string>>();
+  for (const a of out.actions) {
+    writeAction(a, at);
     let ids = liveIds.get(a.owner);
     if (!ids) liveIds.set(a.owner, (ids = new Set()));
     ids.add(a.id);

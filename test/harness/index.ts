@@ -11,8 +11,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
-import { refreshIncomeTotals } from "../../src/ledger/replay";
-import { actionSummary, v1Entry } from "../../src/ledger/projections.ts";
+import { actionWriter, refreshIncomeTotals } from "../../src/ledger/replay";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -172,17 +171,9 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
   } as ActionRecord;
 }
 
+/** Writes an action the way a replay does (payload, hashes, projected read models). */
 export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()): void {
-  const v1 = v1Entry(a);
-  sqlite
-    .query(
-      `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, a.effectiveAt ?? "", a.usd, JSON.stringify(a), JSON.stringify(actionSummary(a)),
-      v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, a.evidence.payloadSha256, a.evidenceSha256, a.timestamps.firstObservedActiveAt, now.toISOString(),
-    );
+  actionWriter(sqlite)(a, now.toISOString());
 }
 
 export function bookingOf(a: ActionRecord): JournalBooking {
