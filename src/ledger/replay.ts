@@ -89,6 +89,20 @@ export function actionWriter(sqlite: Database) {
   };
 }
 
+export interface JournalEntryMeta { entryType: "recognition" | "reversal"; reversesId: number | null; changeReason: string | null; at: string }
+
+/** Appends one journal entry (a reversal passes its booking already negated); returns its id. */
+export function journalAppender(sqlite: Database) {
+  const insert = sqlite.query(
+    `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
+       income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return (b: JournalBooking, m: JournalEntryMeta): number =>
+    Number(insert.run(b.owner, b.actionId, m.entryType, m.reversesId, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta,
+      b.incomeUnits, b.usd, b.factor, b.effectiveAt ?? "", m.changeReason, b.evidenceSha256, canonicalJson(b), m.at).lastInsertRowid);
+}
+
 export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date): ReplayResult {
   const at = now.toISOString();
   const owners = new Set(out.positions.map((p) => p.owner).concat(out.actions.map((a) => a.owner)));
@@ -114,11 +128,7 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
     `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
      AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`,
   );
-  const insert = sqlite.query(
-    `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
-       income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const append = journalAppender(sqlite);
   const wantedByOwner = groupBy(out.bookings, (b) => b.owner);
   let recognitions = 0, reversals = 0;
   for (const owner of owners) {
@@ -127,14 +137,11 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wantedByOwner.get(owner) ?? []);
     for (const { booking: b, changeReason } of diff.reversals) {
-      const neg = negateBooking(b);
-      insert.run(b.owner, b.actionId, "reversal", idByAction.get(b.actionId) ?? null, b.mint, b.symbol, b.type, b.treatment, b.kind, neg.unitsDelta, neg.principalUnitsDelta,
-        neg.incomeUnits, neg.usd, b.factor, b.effectiveAt ?? "", changeReason, b.evidenceSha256, canonicalJson(neg), at);
+      append(negateBooking(b), { entryType: "reversal", reversesId: idByAction.get(b.actionId) ?? null, changeReason, at });
       reversals++;
     }
     for (const { booking: b, changeReason } of diff.recognitions) {
-      insert.run(b.owner, b.actionId, "recognition", null, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta,
-        b.incomeUnits, b.usd, b.factor, b.effectiveAt ?? "", changeReason, b.evidenceSha256, canonicalJson(b), at);
+      append(b, { entryType: "recognition", reversesId: null, changeReason, at });
       recognitions++;
     }
   }

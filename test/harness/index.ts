@@ -11,7 +11,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
-import { actionWriter, refreshIncomeTotals } from "../../src/ledger/replay";
+import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/replay";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -185,18 +185,9 @@ export function bookingOf(a: ActionRecord): JournalBooking {
 }
 
 /** Appends a journal row (the journal is append-only); returns its id. */
+/** Appends a journal entry the way a replay does. */
 export function insertJournal(sqlite: Database, b: JournalBooking, opts: { entryType?: "recognition" | "reversal"; reversesId?: number | null; changeReason?: string | null; now?: Date } = {}): number {
-  const r = sqlite
-    .query(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      b.owner, b.actionId, opts.entryType ?? "recognition", opts.reversesId ?? null, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta,
-      b.principalUnitsDelta, b.incomeUnits, b.usd, b.factor, b.effectiveAt ?? "", opts.changeReason ?? null, b.evidenceSha256, JSON.stringify(b),
-      (opts.now ?? new Date()).toISOString(),
-    );
-  return Number(r.lastInsertRowid);
+  return journalAppender(sqlite)(b, { entryType: opts.entryType ?? "recognition", reversesId: opts.reversesId ?? null, changeReason: opts.changeReason ?? null, at: (opts.now ?? new Date()).toISOString() });
 }
 
 export function makePosition(owner: string, inst: { mint: string; symbol: string; decimals: number }): PositionRecord {
