@@ -3,8 +3,10 @@ import { defineCommand } from "citty";
 import { isAddress } from "@solana/kit";
 import { ensureTenant } from "../src/ledger/keys.ts";
 import { createLogger } from "../src/log.ts";
-import { claimJob, registerAndEnqueue, type JobRow } from "../src/sync/queue.ts";
-import { pollIssuer, runSyncJob } from "../src/sync/worker.ts";
+import { bookEverythingDirty } from "../src/ledger/booking.ts";
+import { pollIssuer } from "../src/sync/issuer-poll.ts";
+import { runSyncJob } from "../src/sync/job.ts";
+import { claimJobFor, registerAndEnqueue } from "../src/sync/queue.ts";
 import { dataDirArg, fail, openFrom } from "./common.ts";
 
 export const syncCommand = defineCommand({
@@ -25,13 +27,14 @@ export const syncCommand = defineCommand({
       registerAndEnqueue(ledger.sqlite, tenantId, config.maxWallets, owner);
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
-        const r = await pollIssuer({ ledger, config, logger });
+        const r = await pollIssuer({ sqlite: ledger.sqlite, config });
         process.stderr.write(`${r.added} new revisions\n`);
       }
       // Claim this wallet's job (a running server might take it first: then we just report).
-      const job = claimJob(ledger.sqlite) as JobRow | null;
-      if (!job || job.owner !== owner) return void process.stderr.write("the job was taken by a running server; see GET /v1/wallets/{owner}/status\n");
-      const outcome = await runSyncJob({ ledger, config, logger }, job, (p) => {
+      const job = claimJobFor(ledger.sqlite, tenantId, owner);
+      if (!job) return void process.stderr.write("the job was taken by a running server; see GET /v1/wallets/{owner}/status\n");
+      const book = async () => void bookEverythingDirty(ledger.sqlite);
+      const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger, book }, job, (p) => {
         const width = 30;
         const filled = p.total ? Math.round((p.done / p.total) * width) : 0;
         process.stderr.write(`\r${p.phase.padEnd(20)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${p.done}/${p.total}   `);

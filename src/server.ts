@@ -2,13 +2,12 @@
 import { loadConfig, type Config } from "./config.ts";
 import { openLedger, type Ledger } from "./ledger/db.ts";
 import { createKey } from "./ledger/keys.ts";
-import { ensureIncomeTotals } from "./ledger/replay.ts";
-import { readDatasetLabel } from "./ledger/queries/common.ts";
+import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
-import { startWorker } from "./sync/worker.ts";
+import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
 import { version } from "./version.ts";
-import { demoOwners, demoSources, loadDemo } from "./demo/load.ts";
+import { DEMO_LABEL, demoOwners } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
@@ -16,16 +15,26 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const config = loadConfig(flags, opts.env ?? process.env);
   const logger = createLogger(config.logLevel);
   const ledger = openLedger(config.dataDir);
-  ensureIncomeTotals(ledger.sqlite);
   let demoKey: string | null = null;
-  if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
+  if (opts.demo) demoKey = prepareDemo(ledger);
 
-  const { app, metrics } = createApp({ ledger, config, logger, version });
-  // The demo is offline: its worker reads the same embedded recording as the demo load, so a
-  // wallet registered there syncs (and finds nothing) instead of calling the network.
-  const sources = opts.demo ? demoSources(config) : { config, fetch: undefined };
-  const worker = startWorker({ ledger, ...sources, logger, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
-  app.listen({ port: config.port, hostname: config.host });
+  let worker: WorkerThread | null = null;
+  const { app, metrics } = createApp({ ledger, config, logger, version, onWalletQueued: () => worker?.wake() });
+  // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
+  // booking write happen there, never on this thread, which answers HTTP. The demo's worker loads
+  // the embedded recording first, through its recorded transport. Offline (tests that write ledger
+  // rows themselves) there is no worker, except for the demo, whose worker then only loads it.
+  if (!opts.offline || opts.demo) {
+    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n) });
+    try {
+      await worker.ready;
+    } catch (e) {
+      await worker.stop();
+      ledger.close();
+      throw e;
+    }
+  }
+  app.listen({ port: config.port, hostname: config.host, reusePort: false });
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
@@ -40,7 +49,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
       // Stop accepting; in-flight requests finish, idle keep-alive connections are closed after a
       // short grace period rather than waiting for their idle timeout.
       await Promise.race([app.stop(false), new Promise((r) => setTimeout(r, 2000))]);
-      await worker.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
+      await worker?.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
       ledger.close();
     },
   };
@@ -48,15 +57,14 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 
 /**
  * The demo never mixes with live data: a data dir that holds live data is refused. On an empty
- * one it labels the ledger synthetic, loads the embedded demo and creates a demo key.
+ * one it labels the ledger synthetic and creates a demo key; the worker thread loads the data.
  */
-async function prepareDemo(ledger: Ledger, config: Config, logger: ReturnType<typeof createLogger>): Promise<string> {
+function prepareDemo(ledger: Ledger): string {
   const label = readDatasetLabel(ledger.sqlite);
   const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
   if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
     throw new Error("this data dir holds live data; --demo needs an empty data dir (use --data-dir)");
   }
-  const load = await loadDemo(ledger, new Date(), config);
-  if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
+  writeDatasetLabel(ledger.sqlite, DEMO_LABEL);
   return createKey(ledger.sqlite, { name: `demo-${Date.now()}`, tenant: "demo", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] }).key;
 }

@@ -27,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
+  onWalletQueued?: () => void;
 }
 
 export function createApp(deps: AppDeps) {
@@ -39,7 +41,7 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
@@ -144,6 +146,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  onWalletQueued(): void;
 };
 
 /**
