@@ -17,8 +17,9 @@ const main = defineCommand({
 });
 
 /**
- * citty exits 1 for everything; decisions §3 wants 2 for usage errors (unknown flags, extra or
- * missing arguments, unknown commands), 1 for a failed operation. Help and version stay citty's.
+ * citty exits 1 for everything; docs/cli.md#exit-codes wants 2 for usage errors (unknown flags,
+ * extra or missing arguments, unknown commands), 1 for a failed operation. Help and version stay
+ * citty's own (with our usage renderer).
  */
 async function run(): Promise<void> {
   // The ledger lists the wallets a tenant follows and backups copy it: every file this process
