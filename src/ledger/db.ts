@@ -30,17 +30,20 @@ export function ledgerPath(dataDir: string): string {
 export function prepareDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const st = statSync(dataDir);
-  if ((st.mode & 0o7777) !== 0o700 && !(st.mode & 0o1000) && st.uid === process.getuid?.()) chmodSync(dataDir, 0o700);
+  if ((st.mode & 0o7777) !== 0o700 && !(st.mode & 0o1000) && ownedHere(st.uid)) chmodSync(dataDir, 0o700);
 }
 
 /**
- * Creates `path` 0600 when missing and narrows it to 0600 when it exists. SQLite creates a
- * database's -wal and -shm with the database file's mode, so they follow.
+ * Creates `path` 0600 when missing and narrows it to 0600 when it exists (and is ours to change).
+ * SQLite creates a database's -wal and -shm with the database file's mode, so they follow.
  */
 export function makePrivate(path: string): void {
   if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  if ((statSync(path).mode & 0o777) !== 0o600) chmodSync(path, 0o600);
+  const st = statSync(path);
+  if ((st.mode & 0o777) !== 0o600 && ownedHere(st.uid)) chmodSync(path, 0o600);
 }
+
+const ownedHere = (uid: number) => uid === process.getuid?.();
 
 export function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): Ledger {
   prepareDataDir(dataDir);
@@ -90,8 +93,9 @@ export function applyMigrations(sqlite: Database): number {
       for (const stmt of m.sql.split("--> statement-breakpoint")) {
         if (stmt.trim()) sqlite.exec(stmt);
       }
-      sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(sha256Hex(m.sql), m.when);
-      sqlite.query("INSERT OR REPLACE INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?)").run(sha256Hex(m.sql), new Date().toISOString());
+      const hash = sha256Hex(m.sql);
+      sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
+      sqlite.query("INSERT OR REPLACE INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?)").run(hash, new Date().toISOString());
       applied++;
     }
   }).immediate();
