@@ -1,4 +1,4 @@
-// The sync queue lives in SQLite (decisions §5): one job row per tenant × wallet, claimed with a
+// The sync queue lives in SQLite (docs/operations.md#sync-queue): one job row per tenant × wallet, claimed with a
 // lease so a job that was running when the process died is claimed again after the lease ends.
 // Every transition is one statement or one IMMEDIATE transaction. A finished job is not the end:
 // every registered wallet is followed, so a finished job runs again at its `next_sync_at`.
@@ -57,11 +57,6 @@ export function claimJob(sqlite: Database, now = new Date()): JobRow | null {
   return claimWhere(sqlite, now, "1 = 1", []);
 }
 
-/** Claims this tenant's job for this wallet when it can run now (`ca-ledger sync`). */
-export function claimJobFor(sqlite: Database, tenantId: number, owner: string, now = new Date()): JobRow | null {
-  return claimWhere(sqlite, now, "j.tenant_id = ?2 AND j.owner = ?3", [tenantId, owner]);
-}
-
 function claimWhere(sqlite: Database, now: Date, filter: string, params: (string | number)[]): JobRow | null {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
@@ -86,6 +81,24 @@ function claimWhere(sqlite: Database, now: Date, filter: string, params: (string
       ).run(at, lease, row.id);
     }
     return sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow;
+  }).immediate();
+}
+
+/**
+ * Claims the job of one tenant × wallet for a foreground sync: queued (due or still backing off:
+ * the operator asked for it now) or running with an expired lease. A running job under a live
+ * lease belongs to a server: `held` then.
+ */
+export function claimWalletJob(sqlite: Database, tenantId: number, owner: string, now = new Date()): { job: JobRow } | { held: JobRow } {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  return sqlite.transaction(() => {
+    const row = sqlite.query("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) as JobRow;
+    if (row.status === "running" && row.lease_until !== null && row.lease_until >= at) return { held: row };
+    sqlite.query(
+      "UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+    ).run(at, lease, row.id);
+    return { job: sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow };
   }).immediate();
 }
 
