@@ -31,7 +31,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
   if (demoKey && !opts.quiet) {
     process.stdout.write(
-      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nTry:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`,
+      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nDashboard: open ${url}/ in a browser and sign in with the key above.\nOr try:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`,
     );
   }
   return {

@@ -1,7 +1,7 @@
 // The year's income by month and symbol, across the wallets asked for: the shape of the year
 // report (rows per month × symbol with events, gross, withheld, retained and net USD, unvalued
 // events, and totals). Until the API serves that report it is computed here from the income
-// entries; `loadIncomeReport` is the one place that changes when the route exists.
+// entries (`reportFromEntries`); when the route exists, the views take its answer instead.
 import type { Client, IncomeList } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
@@ -57,20 +57,15 @@ export function reportFromEntries(year: number, owners: string[], entries: Entry
 }
 
 /** Every income entry of a wallet from `year` on (the list is newest first, so paging stops early). */
-export async function entriesSince(api: Client, owner: string, year: number): Promise<Entry[]> {
+export async function entriesSince(api: Client, owner: string, year: number, pageSize = 200): Promise<Entry[]> {
   const out: Entry[] = [];
   for (let offset: number | null = 0; offset !== null; ) {
-    const page: IncomeList = await api.income(owner, { limit: 200, offset });
+    const page: IncomeList = await api.income(owner, { limit: pageSize, offset });
     out.push(...page.entries);
     const last = page.entries[page.entries.length - 1];
     offset = last && last.effectiveAt < `${year}-` ? null : page.nextOffset;
   }
   return out;
-}
-
-export async function loadIncomeReport(api: Client, owners: string[], year: number): Promise<IncomeReport> {
-  const lists = await Promise.all(owners.map((owner) => entriesSince(api, owner, year)));
-  return reportFromEntries(year, owners, lists.flat());
 }
 
 /** The years that have income entries, newest first. */

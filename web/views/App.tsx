@@ -2,7 +2,8 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { sessionClient } from "../src/api.ts";
-import { LedgerContext, type Ledger } from "../src/context.ts";
+import { LedgerContext, useLedger, type Ledger } from "../src/context.ts";
+import { useLoad } from "../src/load.ts";
 import { href, useRoute, type View } from "../src/route.ts";
 import { currentSession, signOut, type SessionState, type SessionView } from "../src/session.ts";
 import { ActionDetail } from "./ActionDetail.tsx";
@@ -47,6 +48,7 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
         <nav>
           {nav.map((n) => <a key={n.view} href={href(n.view)} class={route.view === n.view ? "current" : ""} aria-current={route.view === n.view ? "page" : undefined}>{n.label}</a>)}
         </nav>
+        <DatasetBadge />
         <div class="who">
           <span title={`key ${session.keyId}; scopes ${session.scopes.join(", ")}`}>tenant <strong>{session.tenant}</strong></span>
           <button type="button" class="secondary" onClick={ledger.refresh} title="Read everything again">Refresh</button>
@@ -58,6 +60,15 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
       </main>
     </LedgerContext.Provider>
   );
+}
+
+/** Says so when the ledger is the synthetic demo (every API answer carries the label). */
+function DatasetBadge() {
+  const ledger = useLedger();
+  const loaded = useLoad("health", () => ledger.api.health());
+  const dataset = loaded.status === "ok" ? loaded.data.dataset : null;
+  if (dataset?.kind !== "synthetic") return null;
+  return <span class="badge synthetic" title={dataset.description ?? ""}>Synthetic demo data</span>;
 }
 
 function Current({ view, id }: { view: View; id: string | null }): ComponentChildren {

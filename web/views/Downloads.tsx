@@ -17,6 +17,12 @@ import { Await } from "./states.tsx";
 /** The datasets the export route accepts, read from its schema: a new one appears here by itself. */
 const datasets = (schemas.ExportQuery.properties.dataset.anyOf as { const: string }[]).map((l) => l.const as ExportDataset);
 
+/** What each file holds; a dataset added to the route later shows with its name alone until described here. */
+const described: Record<string, string> = {
+  journal: "every journal entry: recognitions, reversals, units and USD, with evidence hashes",
+  income: "every income entry with its quantity, USD and evidence hash",
+};
+
 const exportHref = (owner: string, dataset: ExportDataset) => `${apiBase}/v1/export?owner=${encodeURIComponent(owner)}&dataset=${encodeURIComponent(dataset)}`;
 
 export function Downloads() {
@@ -42,6 +48,7 @@ export function Downloads() {
               </div>
               <p class="muted">One row per month and symbol: events, gross, withheld, retained and net USD, events without a USD value; totals last.</p>
               <h2>Exports</h2>
+              <ul class="plain">{datasets.map((d) => <li key={d}><strong>{d}</strong>{described[d] ? `: ${described[d]}` : ""}</li>)}</ul>
               <table class="data" id="exports">
                 <thead><tr><th>Wallet</th>{datasets.map((d) => <th key={d}>{d}</th>)}</tr></thead>
                 <tbody>

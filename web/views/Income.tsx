@@ -75,27 +75,43 @@ export function Income() {
   );
 }
 
+/** The breakdown amounts the report has any value for (all three arrive with the issuer's breakdown). */
+type Part = "grossUsd" | "withholdingTaxUsd" | "retainedUsd";
+const parts: { field: Part; label: string }[] = [
+  { field: "grossUsd", label: "Gross" },
+  { field: "withholdingTaxUsd", label: "Withheld" },
+  { field: "retainedUsd", label: "Retained" },
+];
+const knownParts = (rows: ReportFigures[]) => parts.filter((p) => rows.some((r) => r[p.field] !== null));
+
 function Totals({ totals }: { totals: ReportFigures }) {
-  const item = (label: string, value: ComponentChildren) => <div class="card"><div class="card-label">{label}</div><div class="card-value">{value}</div></div>;
+  const item = (label: string, value: ComponentChildren) => <div class="card" key={label}><div class="card-label">{label}</div><div class="card-value">{value}</div></div>;
   return (
     <div class="cards">
       {item("Net income", <Usd value={totals.usd} />)}
-      {item("Gross", <Usd value={totals.grossUsd} />)}
-      {item("Withheld", <Usd value={totals.withholdingTaxUsd} />)}
-      {item("Events", `${totals.events}${totals.unvaluedEvents ? ` (${totals.unvaluedEvents} without USD)` : ""}`)}
+      {knownParts([totals]).map((p) => item(p.label, <Usd value={totals[p.field]} />))}
+      {item("Income events", String(totals.events))}
+      {item("Events without a USD value", String(totals.unvaluedEvents))}
     </div>
   );
 }
 
 function ReportTable({ rows }: { rows: ({ month: string; symbol: string } & ReportFigures)[] }) {
+  const shown = knownParts(rows);
   return (
     <table class="data" id="income-report">
-      <thead><tr><th>Month</th><th>Symbol</th><th class="r">Events</th><th class="r">Gross</th><th class="r">Withheld</th><th class="r">Retained</th><th class="r">Net</th><th class="r">Without USD</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Month</th><th>Symbol</th><th class="r">Events</th>
+          {shown.map((p) => <th key={p.field} class="r">{p.label}</th>)}
+          <th class="r">Net</th><th class="r">Without USD</th>
+        </tr>
+      </thead>
       <tbody>
         {rows.map((r) => (
           <tr key={r.month + r.symbol}>
             <td>{r.month}</td><td>{r.symbol}</td><td class="r">{r.events}</td>
-            <td class="r"><Usd value={r.grossUsd} /></td><td class="r"><Usd value={r.withholdingTaxUsd} /></td><td class="r"><Usd value={r.retainedUsd} /></td>
+            {shown.map((p) => <td key={p.field} class="r"><Usd value={r[p.field]} /></td>)}
             <td class="r"><Usd value={r.usd} /></td><td class="r">{r.unvaluedEvents || ""}</td>
           </tr>
         ))}
