@@ -265,4 +265,24 @@ describe("the dashboard in a browser", () => {
     expect(await context!.cookies()).toEqual([]);
     await shot("10-session-ended");
   }, slow);
+  test("designed states: a tenant with no wallet sees what to do; a key without ledger:read sees why nothing loads", async () => {
+    const signInWith = async (tenant: string, scopes: string) => {
+      const created = await cli(["keys", "create", `${tenant}-viewer`, "--tenant", tenant, "--scopes", scopes, "--json"]);
+      expect(created.code).toBe(0);
+      await page.goto(url + "/#/holdings");
+      await page.fill("#key", JSON.parse(created.stdout).key);
+      await page.click("button[type=submit]");
+    };
+    await signInWith("newcomer", "assets:read,ledger:read");
+    await page.waitForSelector(".state.empty");
+    expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
+    await shot("11-empty-tenant");
+    await page.click("#sign-out");
+    await page.waitForSelector("#key");
+
+    await signInWith("demo", "assets:read");
+    await page.waitForSelector(".state.failure");
+    expect(await page.textContent(".state.failure")).toContain("This key lacks the scope ledger:read.");
+    await shot("12-missing-scope");
+  }, slow);
 });

@@ -1,16 +1,10 @@
 // The page's side of the session: it asks the server who is signed in, signs in by posting the
 // key once, and keeps only what the server answers (tenant, key id, scopes, CSRF token) in memory.
 // Nothing goes to localStorage, sessionStorage, IndexedDB or the URL.
+import type { SessionView } from "../../src/http/dashboard/session-routes.ts";
 
-export interface SessionView {
-  signedIn: true;
-  tenant: string;
-  keyId: string;
-  scopes: string[];
-  csrfToken: string;
-  expiresAt: string;
-  idleSeconds: number;
-}
+export type { SessionView };
+
 export type SessionState = SessionView | { signedIn: false; ended: boolean };
 
 export class SignInError extends Error {

@@ -5,14 +5,8 @@ import type { ComponentChildren } from "preact";
 import type { ExportDataset } from "@ca-ledger/client";
 import { schemas } from "@ca-ledger/client";
 import { apiBase } from "../src/api.ts";
-import { useLedger } from "../src/context.ts";
 import { reportCsv } from "../src/report-csv.ts";
-import { reportFromEntries, yearsOf } from "../src/income-report.ts";
-import { useLoad } from "../src/load.ts";
-import { useRoute } from "../src/route.ts";
-import { allIncome, chosenYear, YearPicker } from "./Income.tsx";
-import { NoWallets } from "./Holdings.tsx";
-import { Await } from "./states.tsx";
+import { YearReport } from "./YearReport.tsx";
 
 /** The datasets the export route accepts, read from its schema: a new one appears here by itself. */
 const datasets = (schemas.ExportQuery.properties.dataset.anyOf as { const: string }[]).map((l) => l.const as ExportDataset);
@@ -26,44 +20,36 @@ const described: Record<string, string> = {
 const exportHref = (owner: string, dataset: ExportDataset) => `${apiBase}/v1/export?owner=${encodeURIComponent(owner)}&dataset=${encodeURIComponent(dataset)}`;
 
 export function Downloads() {
-  const ledger = useLedger();
-  const route = useRoute();
-  const loaded = useLoad("income:all", () => allIncome(ledger));
   return (
     <section>
       <h1>Downloads</h1>
-      <Await loaded={loaded} what="wallets">
-        {({ owners, entries }) => {
-          if (owners.length === 0) return <NoWallets />;
-          const years = yearsOf(entries);
-          const year = chosenYear(route.query, years);
-          const report = reportFromEntries(year, owners, entries);
-          const file = new Blob([reportCsv(report)], { type: "text/csv" });
-          return (
-            <>
-              <h2>Income report</h2>
-              <div class="toolbar">
-                <YearPicker years={years} year={year} view="downloads" />
-                <ObjectLink blob={file} name={`ca-ledger-income-report-${year}.csv`} id="report-download">Income report {year} (CSV, all wallets)</ObjectLink>
-              </div>
-              <p class="muted">One row per month and symbol: events, gross, withheld, retained and net USD, events without a USD value; totals last.</p>
-              <h2>Exports</h2>
-              <ul class="plain">{datasets.map((d) => <li key={d}><strong>{d}</strong>{described[d] ? `: ${described[d]}` : ""}</li>)}</ul>
-              <table class="data" id="exports">
-                <thead><tr><th>Wallet</th>{datasets.map((d) => <th key={d}>{d}</th>)}</tr></thead>
-                <tbody>
-                  {owners.map((owner) => (
-                    <tr key={owner}>
-                      <td><code>{owner}</code></td>
-                      {datasets.map((d) => <td key={d}><a class="download" href={exportHref(owner, d)} download data-dataset={d}>{d}.csv</a></td>)}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
-          );
-        }}
-      </Await>
+      <YearReport view="downloads">
+        {(report, picker) => (
+          <>
+            <h2>Income report</h2>
+            <div class="toolbar">
+              {picker}
+              <ObjectLink blob={new Blob([reportCsv(report)], { type: "text/csv" })} name={`ca-ledger-income-report-${report.year}.csv`} id="report-download">
+                Income report {report.year} (CSV, all wallets)
+              </ObjectLink>
+            </div>
+            <p class="muted">One row per month and symbol: events, gross, withheld, retained and net USD, events without a USD value; totals last.</p>
+            <h2>Exports</h2>
+            <ul class="plain">{datasets.map((d) => <li key={d}><strong>{d}</strong>{described[d] ? `: ${described[d]}` : ""}</li>)}</ul>
+            <table class="data" id="exports">
+              <thead><tr><th>Wallet</th>{datasets.map((d) => <th key={d}>{d}</th>)}</tr></thead>
+              <tbody>
+                {report.owners.map((owner) => (
+                  <tr key={owner}>
+                    <td><code>{owner}</code></td>
+                    {datasets.map((d) => <td key={d}><a class="download" href={exportHref(owner, d)} download data-dataset={d}>{d}.csv</a></td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </YearReport>
     </section>
   );
 }
