@@ -1,5 +1,5 @@
 // The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of decisions §4), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
@@ -29,6 +29,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** Set when serving the offline demo: the only wallets it has data for. */
+  demoOwners?: readonly string[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -41,7 +43,8 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners };
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request) };
@@ -152,6 +155,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  demoOwners: ReadonlySet<string> | null;
 };
 
 /**

@@ -83,13 +83,21 @@ export function revokeKey(sqlite: Database, id: string, now = new Date()): boole
   return res.changes === 1;
 }
 
-export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; maxWallets: number; scopes: Scope[] }
+/** Revokes a tenant's active keys whose name starts with `namePrefix`; returns how many. */
+export function revokeKeysNamed(sqlite: Database, tenant: string, namePrefix: string, now = new Date()): number {
+  return sqlite.query(
+    `UPDATE api_keys SET revoked_at = ?1 WHERE revoked_at IS NULL AND substr(name, 1, length(?2)) = ?2
+     AND tenant_id = (SELECT id FROM tenants WHERE slug = ?3)`,
+  ).run(now.toISOString(), namePrefix, tenant).changes;
+}
 
-const principalColumns = "k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug, t.max_wallets";
-interface PrincipalRow { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string; max_wallets: number }
+export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
+
+const principalColumns = "k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug";
+interface PrincipalRow { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string }
 
 function toPrincipal(row: PrincipalRow): KeyPrincipal {
-  return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, maxWallets: row.max_wallets, scopes: row.scopes.split(",") as Scope[] };
+  return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };
 }
 
 /**

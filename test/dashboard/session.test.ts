@@ -235,7 +235,7 @@ describe("the session ends", () => {
     const ledger = openLedger(tempDir());
     try {
       const key = createKey(ledger.sqlite, { name: "t", tenant: "acme", scopes: [...allScopes] });
-      const principal = { keyId: key.id, tenantId: 1, tenant: "acme", maxWallets: 100, scopes: [...allScopes] };
+      const principal = { keyId: key.id, tenantId: 1, tenant: "acme", scopes: [...allScopes] };
       const store = sessionStore(ledger.sqlite);
       const t0 = Date.parse("2026-06-01T00:00:00Z");
       const at = (minutes: number) => new Date(t0 + minutes * 60_000);

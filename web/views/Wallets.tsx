@@ -93,15 +93,19 @@ function Register() {
   const [owner, setOwner] = useState("");
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  // The wallet just asked for: its sync's progress shows under the form until it ends.
+  const [tracked, setTracked] = useState<{ owner: string; status: string } | null>(null);
   const allowed = canSync(ledger.session);
 
   async function submit(e: Event) {
     e.preventDefault();
     setBusy(true);
     setMessage(null);
+    setTracked(null);
     try {
       const r = await ledger.api.requestSync(owner.trim());
       setMessage({ ok: true, text: `${r.registration === "registered" ? "Registered" : "Already registered"}; sync ${r.job === "enqueued" ? "queued" : "already pending"}.` });
+      setTracked({ owner: r.owner, status: r.status });
       setOwner("");
       ledger.refresh();
     } catch (err) {
@@ -126,6 +130,7 @@ function Register() {
         <button type="submit" disabled={!allowed || busy || owner.trim() === ""}>{busy ? "Registering…" : "Register and sync"}</button>
       </div>
       {message && <p class={message.ok ? "ok-text" : "error-text"} role="status">{message.text}</p>}
+      {tracked && <div class="tracked" id="register-progress"><code>{tracked.owner}</code> <SyncState key={tracked.owner} owner={tracked.owner} initial={tracked.status} /></div>}
     </form>
   );
 }
