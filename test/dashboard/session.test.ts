@@ -63,6 +63,15 @@ describe("sign-in", () => {
     expect(dump).not.toContain(k.key);
   });
 
+  test("signing in again replaces the browser's session", async () => {
+    const k = srv.key();
+    const first = await signIn(srv, k.key);
+    const again = await call(srv.url, "/ui/session", { body: { key: k.key }, headers: { origin: first.origin, cookie: first.cookie } });
+    expect(again.status).toBe(201);
+    expect((await read(srv, first, "/ui/api/v1/wallets")).body.code).toBe("session_required");
+    expect(srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?").get(k.id)).toEqual({ n: 1 });
+  });
+
   test("the API's own refusals: no key, an unknown key, a revoked key; none opens a session", async () => {
     const before = srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions").get() as { n: number };
     const revoked = srv.key();

@@ -51,6 +51,7 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
     const trimmed = typeof key === "string" && key.trim() !== "" ? key.trim() : null;
     const principal = identify({ key: trimmed }, address, deps.auth);
     if (principal instanceof Response) return principal;
+    sessions.close(cookieId(request)); // signing in again replaces the browser's session
     const opened = sessions.open(principal);
     return json(201, view(opened.session), { "set-cookie": setSessionCookie(opened.id, sessionLimits.absoluteSeconds, secure(request, url)) });
   }
