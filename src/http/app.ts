@@ -9,7 +9,7 @@ import { keyLookup } from "../ledger/keys.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import type { Logger } from "../log.ts";
 import { authenticate, type AuthDeps, type RequestState } from "./auth.ts";
-import { readCapped } from "./body.ts";
+import { readCapped } from "../capped-read.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
 import { createWindowCounter } from "./limits.ts";
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
     .onParse(async ({ request }) => {
       if (!request.body) return;
-      const text = await readCapped(request, maxBodyBytes);
+      const text = await readCapped(request.body, maxBodyBytes);
       if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
       try {
         return JSON.parse(text);

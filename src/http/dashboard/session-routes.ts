@@ -4,7 +4,7 @@
 // key is not kept anywhere but as the hash api_keys already holds.
 import type { Config } from "../../config.ts";
 import { identify, type AuthDeps } from "../auth.ts";
-import { readCapped } from "../body.ts";
+import { readCapped } from "../../capped-read.ts";
 import { errorResponse } from "../errors.ts";
 import { clearSessionCookie, readCookie, sessionCookieName, setSessionCookie } from "./cookies.ts";
 import { carriesToken, fromOwnPage, overHttps } from "./request-checks.ts";
@@ -40,7 +40,7 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
   async function signIn(request: Request, url: URL, address: string): Promise<Response> {
     if (!fromOwnPage(request)) return errorResponse("csrf_refused", "Sign in from the dashboard's own page.");
     if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) return errorResponse("invalid_request", "Send the key as a JSON body {\"key\": \"cal_...\"}.");
-    const text = await readCapped(request, maxSignInBytes);
+    const text = await readCapped(request.body, maxSignInBytes);
     if (text === null) return errorResponse("payload_too_large", `The request body is over ${maxSignInBytes} bytes.`);
     let key: unknown;
     try {
