@@ -1,7 +1,7 @@
 // v1 ledger reads: portfolio, income, journal, yield, export. v1 shows every action as a
 // `kind` (dividend, split, unclassified_adjustment), read from the same rows as v2.
 import { Type } from "@sinclair/typebox";
-import { Address, DatasetLabel, Decimal, NextOffset, NullableDecimal, NullableString, NullableTimestamp, Sha256, Timestamp, Usd } from "../common.ts";
+import { Address, DatasetLabel, DateFilterProperties, Decimal, literals, NextOffset, NullableDecimal, NullableString, NullableTimestamp, Sha256, Timestamp, Usd } from "../common.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")]);
 
@@ -120,10 +120,21 @@ export const YieldResponse = Type.Object({
   positions: Type.Array(Type.Object({ mint: Type.String(), symbol: NullableString, windows: Type.Array(YieldWindow) })),
 });
 
+export const exportDatasets = ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken"] as const;
 export const ExportQuery = Type.Object({
   owner: Address,
-  dataset: Type.Optional(Type.Union([Type.Literal("journal"), Type.Literal("income")], { default: "journal" })),
+  dataset: Type.Optional(
+    literals(exportDatasets, {
+      default: "journal",
+      description:
+        "journal (every entry), income (the v1 income entries), tax (one row per income event with its breakdown, signature and evidence hash), " +
+        "or a tax tool's own import template, income rows only: koinly (universal), cointracker, coinledger (universal manual import), awaken (standard)",
+    }),
+  ),
+  ...DateFilterProperties,
 });
-export const CsvText = Type.String({ description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" });
+export const CsvText = Type.String({
+  description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`, except the tax tools' templates (koinly, cointracker, coinledger, awaken), whose header is the tool's own",
+});
 
 export const IncomeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });

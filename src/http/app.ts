@@ -16,12 +16,20 @@ import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
+import { reportRoutes } from "./routes/reports.ts";
 import { openapiDocumentation } from "./openapi.ts";
 import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
+import { CsvText } from "../../schemas/v1/ledger.ts";
 
 export const maxBodyBytes = 16 * 1024;
-const integerQueryParams = ["limit", "offset"] as const;
-const pagedRoutes = new Set(["/v1/income", "/v1/journal", "/v2/actions"]);
+/** The integer query parameters of each route. */
+const integerQueryParams: Record<string, readonly string[]> = {
+  "/v1/income": ["limit", "offset", "year"],
+  "/v1/journal": ["limit", "offset", "year"],
+  "/v2/actions": ["limit", "offset", "year"],
+  "/v1/export": ["year"],
+  "/v2/reports/income": ["year"],
+};
 
 export interface AppDeps {
   ledger: Ledger;
@@ -65,8 +73,8 @@ export function createApp(deps: AppDeps) {
         state.finalStatus = state.refusal.status;
         return withHeaders(state.refusal, common);
       }
-      // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
-      if (pagedRoutes.has(state.route)) for (const name of integerQueryParams) {
+      // Paging numbers and years are plain digits: Number() would also take " 5", "0x10" or "1e2".
+      for (const name of integerQueryParams[state.route] ?? []) {
         const raw = url.searchParams.get(name);
         if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) {
           state.finalStatus = 400;
@@ -131,7 +139,7 @@ export function createApp(deps: AppDeps) {
       if (!request.url.endsWith("/v1/openapi.json")) return;
       const paths = (response as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: unknown }>; requestBody?: { content?: Record<string, unknown> } }>> })?.paths;
       const ok = paths?.["/v1/export"]?.get?.responses?.["200"];
-      if (ok) ok.content = { "text/csv": { schema: { type: "string", description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" } } };
+      if (ok) ok.content = { "text/csv": { schema: { type: "string", description: CsvText.description } } };
       const body = paths?.["/v1/wallets/sync"]?.post?.requestBody;
       if (body && !Object.keys(body.content ?? {}).length) body.content = { "application/json": { schema: JSON.parse(JSON.stringify(SyncRequestBody)) } };
     })
@@ -145,7 +153,8 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(v1Routes(ctx))
-    .use(v2Routes(ctx));
+    .use(v2Routes(ctx))
+    .use(reportRoutes(ctx));
 
   return { app, metrics };
 }

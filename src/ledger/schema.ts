@@ -303,9 +303,26 @@ export const journal = sqliteTable(
   },
   (t) => [
     index("journal_owner").on(t.owner, t.id),
+    // Date filters and the year report read a wallet's entries of a period off this index.
+    index("journal_owner_effective").on(t.owner, t.effectiveAt, t.id),
     index("journal_action").on(t.actionId),
     index("journal_reverses").on(t.reversesId),
   ],
+);
+
+// The ECB's euro reference rates, as `ca-ledger rates import` read them from eurofxref-hist.csv:
+// units of a currency per euro on a business day, exactly as published (a day the ECB quoted no
+// rate for a currency has no row). The year report converts USD through them
+// (docs/income-and-tax.md#reference-rates).
+export const referenceRates = sqliteTable(
+  "reference_rates",
+  {
+    currency: text("currency").notNull(),
+    date: text("date").notNull(), // YYYY-MM-DD
+    perEur: text("per_eur").notNull(),
+    importedAt: text("imported_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.currency, t.date] })],
 );
 
 // Income per wallet × mint, summed from the journal by each replay (reversals carry negated

@@ -1,0 +1,30 @@
+// Income events for the tax exports: each standing income action a wallet's v1 income shows, in
+// time order, with its instrument's ISIN. Read off the partial index on owner × effective_at that
+// the v1 list uses; amounts as the action's detail shows them (rounded for people).
+import type { Database } from "bun:sqlite";
+import type { DateRange } from "../../domain/date-range.ts";
+import type { TaxEvent } from "../../domain/tax-exports.ts";
+import type { ActionRecord } from "../../domain/types.ts";
+import { actionDetailBase } from "../projections.ts";
+
+export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin
+  FROM actions a LEFT JOIN instruments i ON i.mint = a.mint
+  WHERE a.owner = ?1 AND a.v1_entry IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
+  ORDER BY a.effective_at, a.id LIMIT ?4`;
+
+type Detail = ReturnType<typeof actionDetailBase> & Partial<Record<"grossUsd" | "withholdingTaxRate" | "withholdingTaxUsd" | "retainedUsd", string | null>>;
+
+export function taxEventQueries(sqlite: Database) {
+  const q = sqlite.query(taxEventsSql);
+  /** At most `max` events, oldest first (`max + 1` lets the caller refuse an oversize export). */
+  return (owner: string, range: DateRange, max: number): TaxEvent[] =>
+    (q.all(owner, range.from, range.before, max) as { detail: string | null; payload: string | null; isin: string | null }[]).map((r) => {
+      // Rows written before the stored detail existed carry only the payload.
+      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
+      return {
+        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.isin, type: d.type, decimals: d.decimals,
+        units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,
+        retainedUsd: d.retainedUsd ?? null, usd: d.usd, signature: d.chain.signature!, evidenceSha256: d.evidenceSha256, reason: d.reason, warnings: d.warnings,
+      };
+    });
+}
