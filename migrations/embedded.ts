@@ -21,5 +21,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0005_write_path", when: 1795436120515, sql: m5 },
   { tag: "0006_rebook_after_write_path", when: 1795436120805, sql: m6 },
   { tag: "0007_dashboard_sessions", when: 1795436840436, sql: m7 },
-  { tag: "0008_reference_rates", when: 1795437730104, sql: m8 },
+  { tag: "0008_reference_rates", when: 1795438163225, sql: m8 },
 ];

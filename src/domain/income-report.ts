@@ -61,8 +61,6 @@ function newTally(conversion: Conversion | null): Tally {
   };
 }
 
-const signed = (r: Rat, sign: 1 | -1): Rat => (sign === 1 ? r : { n: -r.n, d: r.d });
-
 function addEntry(t: Tally, e: IncomeEntry, quote: RateQuote | null): void {
   const sign = e.entryType === "reversal" ? -1 : 1;
   t.events += sign;
@@ -79,7 +77,8 @@ function addEntry(t: Tally, e: IncomeEntry, quote: RateQuote | null): void {
   for (const part of PARTS) {
     const text = e[part];
     if (text === null) continue;
-    const amount = signed(parseDecimal(text), sign);
+    // A reversal's amounts are already negated: amounts add as they are, counts take the sign.
+    const amount = parseDecimal(text);
     t.carriers[part] += sign;
     t.sums[part] = add(t.sums[part], amount);
     if (c && quote) c.sums[part] = add(c.sums[part], mul(amount, quote.rate));

@@ -46,9 +46,9 @@ export const usDate = (iso: string): string => `${iso.slice(5, 7)}/${iso.slice(8
 
 const symbolOf = (e: TaxEvent): string => e.symbol ?? e.mint;
 
-/** Awaken takes at most 8 decimal places; mints with more are rounded there (half-even). */
-const AWAKEN_PLACES = 8;
-const awakenUnits = (e: TaxEvent): string => (e.decimals > AWAKEN_PLACES ? roundedText(parseDecimal(e.units), AWAKEN_PLACES) : e.units);
+/** Awaken takes at most 8 decimal places: units at the mint's decimals, or 8 (half-even) for a mint with more. */
+export const AWAKEN_PLACES = 8;
+const awakenUnits = (e: TaxEvent): string => roundedText(parseDecimal(e.units), Math.min(e.decimals, AWAKEN_PLACES));
 
 /** The income label each tool reads as a dividend (why each: docs/income-and-tax.md#income-labels). */
 export const INCOME_LABEL = { koinly: "income", cointracker: "interest", coinledger: "Income", awaken: "rewards_income" } as const;

@@ -19,7 +19,13 @@ import { v2Routes } from "./routes/v2.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { openapiDocumentation } from "./openapi.ts";
 import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
-import { CsvText } from "../../schemas/v1/ledger.ts";
+import { CsvText, ExportQuery } from "../../schemas/v1/ledger.ts";
+
+type OpenApiOperation = {
+  responses?: Record<string, { content?: unknown }>;
+  requestBody?: { content?: Record<string, unknown> };
+  parameters?: { name: string; description?: string }[];
+};
 
 export const maxBodyBytes = 16 * 1024;
 /** The integer query parameters of each route. */
@@ -133,13 +139,17 @@ export function createApp(deps: AppDeps) {
         logger.info("request", { requestId: state.requestId, method: request.method, route: state.route, status: state.finalStatus ?? status, ms: Math.round(seconds * 1000) });
       }
     })
-    // Two corrections to the generated document: the export answers CSV (the generator says
-    // JSON), and the capped body parser above hides the sync body's content type from it.
+    // Three corrections to the generated document: the export answers CSV (the generator says
+    // JSON) and its dataset enum loses its description, and the capped body parser above hides
+    // the sync body's content type from it.
     .onAfterHandle({ as: "global" }, ({ request, response }) => {
       if (!request.url.endsWith("/v1/openapi.json")) return;
-      const paths = (response as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: unknown }>; requestBody?: { content?: Record<string, unknown> } }>> })?.paths;
-      const ok = paths?.["/v1/export"]?.get?.responses?.["200"];
+      const paths = (response as { paths?: Record<string, Record<string, OpenApiOperation>> })?.paths;
+      const exportOp = paths?.["/v1/export"]?.get;
+      const ok = exportOp?.responses?.["200"];
       if (ok) ok.content = { "text/csv": { schema: { type: "string", description: CsvText.description } } };
+      const dataset = exportOp?.parameters?.find((p) => p.name === "dataset");
+      if (dataset) dataset.description = ExportQuery.properties.dataset.description;
       const body = paths?.["/v1/wallets/sync"]?.post?.requestBody;
       if (body && !Object.keys(body.content ?? {}).length) body.content = { "application/json": { schema: JSON.parse(JSON.stringify(SyncRequestBody)) } };
     })

@@ -269,7 +269,9 @@ export const actions = sqliteTable(
   (t) => [
     // The list orders (newest first, by id on ties) read straight off these indexes.
     index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
-    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id).where(sql`v1_entry IS NOT NULL`),
+    // v1 lists and counts rows with a v1 entry (v1_kind is set exactly when v1_entry is); with
+    // v1_kind among its columns the index answers a date-filtered count alone.
+    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id, t.v1Kind).where(sql`v1_kind IS NOT NULL`),
     // The portfolio counts unclassified adjustments without reading the rows' large JSON.
     index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
   ],

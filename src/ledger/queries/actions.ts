@@ -15,13 +15,14 @@ function withValidation(stored: string, validation: string): string {
 /**
  * The list reads, each within a date range on `effective_at` (the whole history by default). Every
  * one reads an index on owner × effective_at: the v2 list `actions_owner_effective`, the v1 list
- * and its count the partial `actions_owner_v1` (rows with a v1 entry).
+ * and its count the partial `actions_owner_v1` (rows with a v1 entry, which is exactly the rows
+ * with a v1_kind; the count reads the index alone).
  */
 export const listSql = {
   count: "SELECT count(*) AS n FROM actions WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3",
   page: "SELECT type, summary FROM actions WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3 ORDER BY effective_at DESC, id DESC LIMIT ?4 OFFSET ?5",
-  v1Count: "SELECT count(*) AS n FROM actions WHERE owner = ?1 AND v1_entry IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3",
-  v1Page: "SELECT v1_entry FROM actions WHERE owner = ?1 AND v1_entry IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3 ORDER BY effective_at DESC, id DESC LIMIT ?4 OFFSET ?5",
+  v1Count: "SELECT count(*) AS n FROM actions WHERE owner = ?1 AND v1_kind IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3",
+  v1Page: "SELECT v1_entry FROM actions WHERE owner = ?1 AND v1_kind IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3 ORDER BY effective_at DESC, id DESC LIMIT ?4 OFFSET ?5",
 };
 
 export function actionQueries(sqlite: Database) {

@@ -9,7 +9,7 @@ import { actionDetailBase } from "../projections.ts";
 
 export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin
   FROM actions a LEFT JOIN instruments i ON i.mint = a.mint
-  WHERE a.owner = ?1 AND a.v1_entry IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
+  WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
   ORDER BY a.effective_at, a.id LIMIT ?4`;
 
 type Detail = ReturnType<typeof actionDetailBase> & Partial<Record<"grossUsd" | "withholdingTaxRate" | "withholdingTaxUsd" | "retainedUsd", string | null>>;
