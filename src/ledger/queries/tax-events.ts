@@ -1,5 +1,6 @@
 // Income events for the tax exports: each standing income action a wallet's v1 income shows, in
-// time order, with its instrument's ISIN. Read off the partial index on owner × effective_at that
+// time order, with the ISIN of the instrument held (the matched issuer record's, else the
+// instrument's). Read off the partial index on owner × effective_at that
 // the v1 list uses; amounts as the action's detail shows them (rounded for people).
 import type { Database } from "bun:sqlite";
 import type { DateRange } from "../../domain/date-range.ts";
@@ -14,6 +15,13 @@ export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.
 
 type Detail = ReturnType<typeof actionDetailBase> & Partial<Record<"grossUsd" | "withholdingTaxRate" | "withholdingTaxUsd" | "retainedUsd", string | null>>;
 
+/** The ISIN the matched issuer record gives the instrument held (the xStock's own), if any. */
+function matchedIsin(d: Detail): string | null {
+  const m = d.matched;
+  const revision = m ? d.revisions.find((r) => r.eventId === m.eventId && r.version === m.version) : undefined;
+  return (revision?.record as { xstockIsin?: string | null } | undefined)?.xstockIsin ?? null;
+}
+
 export function taxEventQueries(sqlite: Database) {
   const q = sqlite.query(taxEventsSql);
   /** At most `max` events, oldest first (`max + 1` lets the caller refuse an oversize export). */
@@ -22,7 +30,7 @@ export function taxEventQueries(sqlite: Database) {
       // Rows written before the stored detail existed carry only the payload.
       const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
       return {
-        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.isin, type: d.type, decimals: d.decimals,
+        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: matchedIsin(d) ?? r.isin, type: d.type, decimals: d.decimals,
         units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,
         retainedUsd: d.retainedUsd ?? null, usd: d.usd, signature: d.chain.signature!, evidenceSha256: d.evidenceSha256, reason: d.reason, warnings: d.warnings,
       };
