@@ -1,4 +1,4 @@
-// The CSV exports of /v1/export (docs/api.md#exports): the journal, the v1 income entries, and the
+// The CSV exports of /v1/export (docs/api.md#csv-exports): the journal, the v1 income entries, and the
 // tax exports (src/domain/tax-exports.ts), each within the request's date range. Every dataset but
 // the four tax tools' templates starts with a `dataset` column holding the ledger's label.
 import type { Database } from "bun:sqlite";
