@@ -7,6 +7,7 @@ import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts"
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
+import { registerAndEnqueue } from "./sync/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
@@ -35,7 +36,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
-  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, onWalletQueued: () => worker?.wake() });
+  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: async (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) });
   // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
   // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
   // loads the embedded recording through its recorded transport (the demo is offline). Offline

@@ -18,6 +18,7 @@ import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
 import { openapiDocumentation } from "./openapi.ts";
 import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
+import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
 const integerQueryParams = ["limit", "offset"] as const;
@@ -29,8 +30,12 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
-  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
-  onWalletQueued?: () => void;
+  /**
+   * Registers a wallet and queues its sync. `serve` hands it to the worker thread, which owns the
+   * writes, so this thread never waits on the worker's write lock; without a worker (tests that
+   * write rows themselves) it is written here.
+   */
+  registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
 }
@@ -46,7 +51,7 @@ export function createApp(deps: AppDeps) {
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? (async (tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) };
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request) };
@@ -157,7 +162,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
-  onWalletQueued(): void;
+  registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
   demoOwners: ReadonlySet<string> | null;
 };
 

@@ -41,6 +41,9 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions,
     url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal,
   });
+  const started = performance.now();
+  const took: Record<string, number> = {};
+  const lap = (name: string, since: number) => (took[name] = Math.round(performance.now() - since));
   try {
     const scope = tenantScope(job.tenant_id);
     const result = await syncWalletChain(rpc, job.owner, cursorsFor(sqlite, scope, job.owner), {
@@ -56,6 +59,8 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     });
     // Stopping the worker is not the end of a run: leave the job to its lease, write nothing half-read.
     if (deps.signal?.aborted) return "failed";
+    lap("chainMs", started);
+    const stored = performance.now();
     const walked = new Set([...result.accounts.map((a) => a.tokenAccount), ...Object.keys(result.cursors.authorities)]);
     const cursors: StoredCursor[] = [
       ...Object.entries(result.cursors.accounts).map(([address, cursor]) => ({ scope, address, cursor })),
@@ -71,8 +76,12 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
     }, now());
     reportProgress(sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
+    lap("storeMs", stored);
+    const booking = performance.now();
     await deps.book();
+    lap("bookMs", booking);
     finishJob(sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    deps.logger.debug("sync finished", { job: job.id, rpcCalls: result.rpcCalls, transactions: result.walletTransactions, ...took, totalMs: Math.round(performance.now() - started) });
     if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
     return result.gaps.length ? "partial" : "complete";
   } catch (e) {

@@ -4,6 +4,8 @@
 import { demoSources, loadDemo } from "../demo/load.ts";
 import { openLedger } from "../ledger/db.ts";
 import { createLogger } from "../log.ts";
+import type { Database } from "bun:sqlite";
+import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
 
@@ -12,6 +14,7 @@ declare const self: Worker;
 const post = (m: FromWorker) => self.postMessage(m);
 let worker: SyncWorker | null = null;
 let close: (() => void) | null = null;
+let sqlite: Database | null = null;
 const counts = new Map<string, number>();
 const flush = () => {
   if (!counts.size) return;
@@ -26,6 +29,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     try {
       const ledger = openLedger(m.config.dataDir, { migrate: false });
       close = () => ledger.close();
+      sqlite = ledger.sqlite;
       const logger = createLogger(m.config.logLevel);
       if (m.demo) {
         const load = await loadDemo(ledger, new Date(), m.config);
@@ -45,6 +49,15 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     }
   } else if (m.type === "wake") {
     worker?.wake();
+  } else if (m.type === "register") {
+    try {
+      if (!sqlite) throw new Error("the worker has not started");
+      const result = registerAndEnqueue(sqlite, m.tenantId, m.maxWallets, m.owner);
+      post({ type: "registered", id: m.id, result });
+      if (result.job === "enqueued") worker?.wake();
+    } catch (e) {
+      post({ type: "register_failed", id: m.id, quota: e instanceof QuotaExceeded, error: String((e as Error)?.message ?? e) });
+    }
   } else if (m.type === "stop") {
     await worker?.stop();
     flush();
