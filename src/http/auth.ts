@@ -2,6 +2,7 @@
 // present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
 import type { Config } from "../config.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
+import { lockoutNetwork } from "./address.ts";
 import { errorResponse } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
@@ -22,14 +23,20 @@ type Counter = ReturnType<typeof createWindowCounter>;
 
 export interface AuthDeps { config: Config; lookup: (key: string) => KeyPrincipal | null; rate: Counter; failures: Counter; metrics: Metrics }
 
-/** The client address: the socket's, or behind a trusted proxy the last hop it appended. */
+/**
+ * The network one failure budget covers (see address.ts): the socket's address, or behind a
+ * trusted proxy the last hop it appended. A hop that is not an address falls back to the socket
+ * (the proxy's own budget), so garbage in the header never mints a fresh budget.
+ */
 export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
-  if (!trustProxy) return socketAddress;
+  const socket = lockoutNetwork(socketAddress) ?? socketAddress;
+  if (!trustProxy) return socket;
   const xff = request.headers.get("x-forwarded-for");
-  if (!xff) return socketAddress;
+  if (!xff) return socket;
   // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
   const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
-  return hops[hops.length - 1] ?? socketAddress;
+  const last = hops[hops.length - 1];
+  return (last === undefined ? null : lockoutNetwork(last)) ?? socket;
 }
 
 /** Reads the key from `authorization: Bearer` (wins) or `x-api-key`. */
