@@ -40,31 +40,18 @@ export function createApp(deps: AppDeps) {
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
   const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const observe = requestObserver(states, metrics, logger, config.logLevel);
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const url = requestUrl(request.url);
       const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics });
       states.set(request, state);
-      const common = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
-      Object.assign(set.headers, common);
-      if (state.refusal) {
-        state.finalStatus = state.refusal.status;
-        return withHeaders(state.refusal, common);
-      }
-      // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
-      if (pagedRoutes.has(state.route)) for (const name of integerQueryParams) {
-        const raw = url.searchParams.get(name);
-        if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) {
-          state.finalStatus = 400;
-          return withHeaders(errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`), common);
-        }
-      }
-      const length = Number(request.headers.get("content-length") ?? "0");
-      if (length > maxBodyBytes) {
-        state.finalStatus = 413;
-        return withHeaders(errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`), common);
-      }
+      Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
+      // Thrown, never returned: a response returned from here skips the error and after-response
+      // hooks, and with them the request's metrics and log line.
+      const refusal = state.refusal ?? admissionRefusal(request, url, state.route);
+      if (refusal) throw refusal;
     })
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
     .onParse(async ({ request }) => {
@@ -102,16 +89,8 @@ export function createApp(deps: AppDeps) {
       if (state) state.finalStatus = res.status;
       return withHeaders(res, { ...(set.headers as Record<string, string>) });
     })
-    .onAfterResponse(({ request, set }) => {
-      const state = states.get(request);
-      if (!state) return;
-      const status = typeof set.status === "number" ? set.status : 200;
-      const seconds = (performance.now() - state.started) / 1000;
-      metrics.observeRequest(request.method, state.route, state.finalStatus ?? status, seconds);
-      if (config.logLevel === "debug" || (state.finalStatus ?? status) >= 500) {
-        logger.info("request", { requestId: state.requestId, method: request.method, route: state.route, status: state.finalStatus ?? status, ms: Math.round(seconds * 1000) });
-      }
-    })
+    // Every response passes here, refusals included: one place counts and logs them all.
+    .onAfterResponse(({ request, set }) => observe(request, set.status))
     // Two corrections to the generated document: the export answers CSV (the generator says
     // JSON), and the capped body parser above hides the sync body's content type from it.
     .onAfterHandle({ as: "global" }, ({ request, response }) => {
@@ -161,6 +140,35 @@ export function requestUrl(raw: string): URL {
       return new URL("http://invalid.host/");
     }
   }
+}
+
+/** The checks that need no key and no database: paging numbers and the declared body size. */
+function admissionRefusal(request: Request, url: URL, route: string): ApiFailure | null {
+  // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
+  if (pagedRoutes.has(route)) for (const name of integerQueryParams) {
+    const raw = url.searchParams.get(name);
+    if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return new ApiFailure("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
+  }
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (length > maxBodyBytes) return new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
+  return null;
+}
+
+/**
+ * Counts and times each answered request by method, route template (`unmatched` when no route
+ * matched, never the raw path) and status, and logs it at debug level (always when it failed).
+ */
+function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, level: Config["logLevel"]) {
+  return (request: Request, setStatus: unknown): void => {
+    const state = states.get(request);
+    const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
+    const route = state?.route ?? "unmatched";
+    const seconds = state ? (performance.now() - state.started) / 1000 : 0;
+    metrics.observeRequest(request.method, route, status, seconds);
+    if (level === "debug" || status >= 500) {
+      logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
+    }
+  };
 }
 
 /** The body as text, or null once it passes `max` bytes (reading stops there). */

@@ -3,7 +3,7 @@
 import type { Config } from "../config.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
-import { errorResponse } from "./errors.ts";
+import { ApiFailure } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import { matchRoute } from "./route-table.ts";
@@ -15,7 +15,8 @@ export interface RequestState {
   route: string;
   principal: KeyPrincipal | null;
   headers: Record<string, string>;
-  refusal: Response | null;
+  /** Set when a check refused the request; the app throws it, so the error hook answers it. */
+  refusal: ApiFailure | null;
   finalStatus?: number;
 }
 
@@ -58,12 +59,12 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   const state: RequestState = { requestId: crypto.randomUUID(), started: performance.now(), route: "unmatched", principal: null, headers: {}, refusal: null };
   const match = matchRoute(request.method, url.pathname);
   if (match.kind === "none") {
-    state.refusal = errorResponse("route_not_found", "No such route.");
+    state.refusal = new ApiFailure("route_not_found", "No such route.");
     return state;
   }
   if (match.kind === "method_not_allowed") {
     state.route = match.template;
-    state.refusal = errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
+    state.refusal = new ApiFailure("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
     return state;
   }
   state.route = match.spec.template;
@@ -75,20 +76,20 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   const locked = deps.failures.blocked(address);
   if (locked) {
     metrics.authFailure("locked_out");
-    state.refusal = errorResponse("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+    state.refusal = new ApiFailure("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
     return state;
   }
   const key = presentedKey(request);
   if (key === null) {
     metrics.authFailure("missing_key");
-    state.refusal = errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
+    state.refusal = new ApiFailure("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
     return state;
   }
   const principal = deps.lookup(key);
   if (!principal) {
     deps.failures.hit(address);
     metrics.authFailure("invalid_key");
-    state.refusal = errorResponse("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
+    state.refusal = new ApiFailure("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
     return state;
   }
   state.principal = principal;
@@ -96,14 +97,14 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
     // Checked before the rate limit (decisions §4), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
-    state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
+    state.refusal = new ApiFailure("missing_scope", `This key lacks the scope ${scope}.`);
     return state;
   }
   const r = deps.rate.hit(principal.keyId);
   state.headers = rateHeaders(r);
   if (!r.allowed) {
     metrics.rateLimited();
-    state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
+    state.refusal = new ApiFailure("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
   }
   return state;
 }
