@@ -19,11 +19,11 @@ export interface ObservationBatch {
   clearedGaps?: { owner: string; address: string }[];
 }
 
-export interface StoreResult { issuerRevisionsAdded: number; editedRevisions: number; multiplierUpdatesAdded: number; balanceChangesAdded: number }
+export interface StoreResult { issuerRevisionsAdded: number; editedRevisions: number; multiplierUpdatesAdded: number; balanceChangesAdded: number; instrumentsChanged: number }
 
 export function storeObservations(sqlite: Database, batch: ObservationBatch, now = new Date()): StoreResult {
   const at = now.toISOString();
-  const result: StoreResult = { issuerRevisionsAdded: 0, editedRevisions: 0, multiplierUpdatesAdded: 0, balanceChangesAdded: 0 };
+  const result: StoreResult = { issuerRevisionsAdded: 0, editedRevisions: 0, multiplierUpdatesAdded: 0, balanceChangesAdded: 0, instrumentsChanged: 0 };
   sqlite.transaction(() => {
     const inst = sqlite.query(
       `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -32,7 +32,8 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
        WHERE symbol IS NOT excluded.symbol OR name IS NOT excluded.name OR underlying IS NOT coalesce(excluded.underlying, underlying)
           OR isin IS NOT coalesce(excluded.isin, isin) OR decimals IS NOT coalesce(excluded.decimals, decimals)`,
     );
-    for (const i of batch.instruments ?? []) inst.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at);
+    // An instrument's symbol, underlying and ISIN feed the lineage: a changed row needs a replay.
+    for (const i of batch.instruments ?? []) result.instrumentsChanged += inst.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at).changes;
 
     const known = sqlite.query("SELECT payload_sha256 FROM issuer_revisions WHERE event_id = ? AND version = ?");
     const rev = sqlite.query(
@@ -86,7 +87,7 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
 
     const clear = sqlite.query("DELETE FROM wallet_gaps WHERE owner = ? AND address = ?");
     for (const g of batch.clearedGaps ?? []) clear.run(g.owner, g.address);
-    if (result.issuerRevisionsAdded || result.multiplierUpdatesAdded || result.balanceChangesAdded || (batch.mintStates?.length ?? 0) || (batch.tokenAccounts?.length ?? 0)) {
+    if (result.issuerRevisionsAdded || result.instrumentsChanged || result.multiplierUpdatesAdded || result.balanceChangesAdded || (batch.mintStates?.length ?? 0) || (batch.tokenAccounts?.length ?? 0)) {
       markReplayPending(sqlite, at);
     }
     const gap = sqlite.query("INSERT INTO wallet_gaps (owner, address, reason, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at");

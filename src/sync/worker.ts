@@ -10,6 +10,7 @@ import type { Logger } from "../log.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
 import { syncWalletChain, type SyncProgress } from "../sources/solana/history.ts";
 import { createIssuerClient } from "../sources/xstocks/client.ts";
+import { issuerObservations } from "../sources/xstocks/feed.ts";
 import type { FetchLike } from "../sources/retry.ts";
 import { claimJob, failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
 
@@ -79,13 +80,9 @@ export async function pollIssuer(deps: WorkerDeps): Promise<{ added: number }> {
   const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
   try {
     const [assets, history, upcoming] = await Promise.all([issuer.assets(), issuer.corporateActionsHistory(), issuer.corporateActionsUpcoming()]);
-    const res = storeObservations(ledger.sqlite, {
-      instruments: assets.instruments,
-      issuerRecords: [...history.records, ...upcoming.records],
-      issuerRejections: [...assets.rejections, ...history.rejections, ...upcoming.rejections].map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
-    }, now());
+    const res = storeObservations(ledger.sqlite, issuerObservations(assets, history, upcoming), now());
     markFeed(ledger.sqlite, "issuer", { ok: true }, now());
-    if (res.issuerRevisionsAdded > 0) replayLedger(ledger.sqlite, now());
+    if (res.issuerRevisionsAdded > 0 || res.instrumentsChanged > 0) replayLedger(ledger.sqlite, now());
     return { added: res.issuerRevisionsAdded };
   } catch (e) {
     markFeed(ledger.sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
