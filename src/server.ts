@@ -3,6 +3,7 @@ import { loadConfig, type Config } from "./config.ts";
 import { openLedger, type Ledger } from "./ledger/db.ts";
 import { createKey } from "./ledger/keys.ts";
 import { ensureIncomeTotals } from "./ledger/replay.ts";
+import { sealRows } from "./ledger/seals.ts";
 import { readDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger } from "./log.ts";
 import { createApp } from "./http/app.ts";
@@ -17,6 +18,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const logger = createLogger(config.logLevel);
   const ledger = openLedger(config.dataDir);
   ensureIncomeTotals(ledger.sqlite);
+  ledger.sqlite.transaction(() => sealRows(ledger.sqlite)).immediate(); // rows from before seals existed
   let demoKey: string | null = null;
   if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
 

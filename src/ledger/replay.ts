@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
 import type { ActionRecord, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
+import { sealRows } from "./seals.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 
@@ -65,6 +66,7 @@ export function replayLedger(sqlite: Database, now = new Date()): ReplayResult {
     }
     result = writeEngineOutput(sqlite, runEngine(input), now);
     sqlite.query("DELETE FROM ledger_state WHERE key = 'replay_pending'").run();
+    sealRows(sqlite); // last: seals the journal entries this replay appended
   }).immediate();
   return result;
 }

@@ -3,6 +3,7 @@
 // a batch, and running the same batch twice records nothing new.
 import type { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import { sealRows } from "./seals.ts";
 import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../domain/observations.ts";
 
 export interface ObservationBatch {
@@ -92,6 +93,7 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
     }
     const gap = sqlite.query("INSERT INTO wallet_gaps (owner, address, reason, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at");
     for (const g of batch.gaps ?? []) gap.run(g.owner, g.address, g.reason, at);
+    sealRows(sqlite); // last: seals the rows this transaction wrote
   }).immediate();
   return result;
 }

@@ -7,10 +7,11 @@ import { actionEvidencePayload, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
-import type { ActionRecord, JournalBooking } from "../domain/types.ts";
+import type { ActionRecord, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { loadEngineInput } from "./replay.ts";
+import { brokenSeals, sealedRowCount } from "./seals.ts";
 
 export interface CheckResult {
   name: string;
@@ -56,6 +57,14 @@ export function checkIssuerRevisionHashes(sqlite: Database): CheckResult {
     c.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
   }
+  return c.result();
+}
+
+/** Rows nothing derives (observations, the journal, the dataset label) against their seals. */
+export function checkSeals(sqlite: Database): CheckResult {
+  const c = new Check("sealed rows match their seals");
+  c.checked = sealedRowCount(sqlite);
+  for (const b of brokenSeals(sqlite)) c.fail(`${b.table} row ${b.rowid}: ${b.problem}`);
   return c.result();
 }
 
@@ -201,20 +210,20 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
  */
 export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResult {
   const c = new Check("read models match their sources");
-  const actions = sqlite.query("SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id").iterate() as Iterable<{
+  const actions = sqlite.query(
+    "SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id",
+  ).iterate() as Iterable<{
     id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
-    payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
+    first_observed_active_at: string | null; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
   }>;
   for (const r of actions) {
     c.checked++;
     const a = JSON.parse(r.payload) as ActionRecord;
     const v1 = v1Entry(a);
-    const columns = [r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd];
-    const fromPayload = [a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd];
+    const columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.first_observed_active_at];
+    const fromPayload = [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, a.timestamps.firstObservedActiveAt];
     if (columns.some((v, i) => v !== fromPayload[i])) c.fail(`action ${r.id}: its indexed columns differ from its payload`);
-    // The payload is stored canonically (sorted keys) and the projections in build order:
-    // compare both canonically.
-    const same = (stored: string | null, projected: unknown) => stored !== null && canonicalJson(JSON.parse(stored)) === canonicalJson(projected);
+    const same = (stored: string | null, projected: unknown) => stored !== null && sameJson(stored, projected);
     if (!same(r.summary, actionSummary(a))) c.fail(`action ${r.id}: the stored list item is not the projection of its payload`);
     if ((v1 ? !same(r.v1_entry, v1) : r.v1_entry !== null) || r.v1_kind !== (v1?.kind ?? null)) c.fail(`action ${r.id}: the stored v1 entry is not the projection of its payload`);
     // Rows written before migration 0004 have no stored detail: the route projects it then.
@@ -236,8 +245,10 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
   for (const t of totals) {
     c.checked++;
     const k = key(t.owner, t.mint);
-    const want = sums.get(k) ?? { usd: ZERO, unvalued: 0 };
-    if (!eq(parseDecimal(t.usd), want.usd) || t.unvalued_events !== want.unvalued) {
+    const want = sums.get(k);
+    // Compared as text: the served string is exactly what the replay wrote (formatExact of the sum).
+    if (!want) c.fail(`income total ${k}: stored, but the journal has no income for it`);
+    else if (t.usd !== formatExact(want.usd) || t.unvalued_events !== want.unvalued) {
       c.fail(`income total ${k}: stored ${t.usd} USD and ${t.unvalued_events} unvalued, the journal sums to ${formatExact(want.usd)} USD and ${want.unvalued} unvalued`);
     }
     sums.delete(k);
@@ -251,9 +262,8 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
  * replay, derives exactly the stored actions and standing bookings. The last replay's time is
  * used (not the wall clock) because a scheduled change that activated since then is not drift.
  */
-export function checkReplay(sqlite: Database, journalRows: JournalRow[], replayedAt: Date): CheckResult {
+export function checkReplay(sqlite: Database, journalRows: JournalRow[], out: EngineOutput): CheckResult {
   const c = new Check("replay matches stored bookings");
-  const out = runEngine(loadEngineInput(sqlite, replayedAt));
 
   const stored = new Map((sqlite.query("SELECT id, payload_sha256 FROM actions").all() as { id: string; payload_sha256: string }[]).map((r) => [r.id, r.payload_sha256]));
   for (const a of out.actions) {
@@ -280,6 +290,54 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], replaye
   return c.result();
 }
 
+/**
+ * The tables a replay rewrites whole (lineage, taxonomy census, positions, yields) hold exactly,
+ * byte for byte, what the engine derives now from the stored observations: a replay writes
+ * `JSON.stringify` of the engine's records, so the same records give the same bytes.
+ */
+export function checkDerivedTables(sqlite: Database, out: EngineOutput): CheckResult {
+  const c = new Check("derived tables match a replay");
+  const yields = groupBy(out.yields, (y) => y.owner);
+  const derived: { table: string; rows: string; want: Map<string, string> }[] = [
+    { table: "lineage", rows: "SELECT mint AS k, payload FROM lineage", want: new Map(out.lineage.map((l) => [l.mint, JSON.stringify(l)])) },
+    { table: "taxonomy_census", rows: "SELECT type AS k, payload FROM taxonomy_census", want: new Map(out.census.map((e) => [e.type, JSON.stringify(e)])) },
+    { table: "positions", rows: "SELECT owner || ' ' || mint AS k, payload FROM positions", want: new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])) },
+    // Every wallet the replay saw has a yields row, an empty list when it earned nothing.
+    { table: "yields", rows: "SELECT owner AS k, payload FROM yields", want: new Map(replayedOwners(sqlite, out).map((o) => [o, JSON.stringify(yields.get(o) ?? [])])) },
+  ];
+  for (const { table, rows, want } of derived) {
+    for (const r of sqlite.query(rows).iterate() as Iterable<{ k: string; payload: string }>) {
+      c.checked++;
+      const w = want.get(r.k);
+      if (w === undefined) c.fail(`${table} ${r.k}: stored, but the engine derives no such row`);
+      else if (r.payload !== w) c.fail(`${table} ${r.k}: the stored row is not what the engine derives`);
+      want.delete(r.k);
+    }
+    for (const k of want.keys()) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
+  }
+  return c.result();
+}
+
+/** The wallets a replay writes read models for: the registered ones and any the engine derives output for. */
+function replayedOwners(sqlite: Database, out: EngineOutput): string[] {
+  const registered = (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]).map((r) => r.owner);
+  return [...new Set([...registered, ...out.positions.map((p) => p.owner), ...out.actions.map((a) => a.owner)])];
+}
+
+/**
+ * Stored JSON equals a projection: the same value (compared canonically, since the payload a
+ * projection is rebuilt from has sorted keys) and stored exactly as `JSON.stringify` writes it,
+ * so a changed byte that parses to the same value (an escape's hex case, `1e5` for `1E5`) fails too.
+ */
+function sameJson(stored: string, projected: unknown): boolean {
+  try {
+    const parsed = JSON.parse(stored);
+    return JSON.stringify(parsed) === stored && canonicalJson(parsed) === canonicalJson(projected);
+  } catch {
+    return false;
+  }
+}
+
 /** When the ledger was last replayed: every replay rewrites each registered wallet's yields row. */
 export function lastReplayAt(sqlite: Database): Date | null {
   const r = sqlite.query("SELECT max(updated_at) AS at FROM yields").get() as { at: string | null };
@@ -304,6 +362,7 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
   try {
     checks.push(...guarded(["integrity_check"], () => checkIntegrity(sqlite)));
     checks.push(...guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(sqlite)));
+    checks.push(...guarded(["sealed rows match their seals"], () => checkSeals(sqlite)));
     checks.push(...guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(sqlite)));
     let journalRows: JournalRow[] = [];
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
@@ -318,11 +377,15 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
       if (!journalRead) throw new Error("the journal could not be read");
       return checkReadModels(sqlite, journalRows);
     }));
-    checks.push(...guarded(["replay matches stored bookings"], () => {
+    // The engine runs once, in memory, at the time of the last replay; two checks compare with it.
+    let out: EngineOutput | null = null;
+    const replayed = () => {
       if (!journalRead) throw new Error("the journal could not be read");
       replayedAt = lastReplayAt(sqlite) ?? now;
-      return checkReplay(sqlite, journalRows, replayedAt);
-    }));
+      return (out ??= runEngine(loadEngineInput(sqlite, replayedAt)));
+    };
+    checks.push(...guarded(["replay matches stored bookings"], () => checkReplay(sqlite, journalRows, replayed())));
+    checks.push(...guarded(["derived tables match a replay"], () => checkDerivedTables(sqlite, replayed())));
   } finally {
     // A read transaction: ending it can only fail on a corrupt file, which a check already named.
     try {
