@@ -22,11 +22,11 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   let demoKey: string | null = null;
   if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
 
-  const { app, metrics } = createApp({ ledger, config, logger, version });
+  const { app, metrics, health } = createApp({ ledger, config, logger, version });
   // The demo is offline: its worker reads the same embedded recording as the demo load, so a
   // wallet registered there syncs (and finds nothing) instead of calling the network.
   const sources = opts.demo ? demoSources(config) : { config, fetch: undefined };
-  const worker = startWorker({ ledger, ...sources, logger, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
+  const worker = startWorker({ ledger, ...sources, logger, health, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
   app.listen({ port: config.port, hostname: config.host });
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;

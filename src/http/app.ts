@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
+import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup } from "../ledger/keys.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import type { Logger } from "../log.ts";
@@ -27,11 +28,13 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  health?: DatabaseHealth;
 }
 
 export function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
+  const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
   const lookup = keyLookup(ledger.sqlite);
   const rate = createWindowCounter(() => config.rateLimitPerMinute);
@@ -39,13 +42,13 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version };
   const observe = requestObserver(states, metrics, logger, config.logLevel);
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const url = requestUrl(request.url);
-      const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics });
+      const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics, unavailable: databaseGate(health) });
       states.set(request, state);
       Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
       // Thrown, never returned: a response returned from here skips the error and after-response
@@ -79,8 +82,8 @@ export function createApp(deps: AppDeps) {
         } else res = errorResponse("invalid_request", describeValidation(error, requestUrl(request.url)));
       } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
-      else if (isDatabaseUnavailable(error)) {
-        logger.error("database unavailable", { requestId: state?.requestId, error: String((error as Error)?.message ?? error) });
+      else if (health.noteError(error)) {
+        logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
         res = errorResponse("unavailable", "The ledger database cannot be read right now.", { "retry-after": "5" });
       } else {
         logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
@@ -110,16 +113,19 @@ export function createApp(deps: AppDeps) {
         exclude: { paths: ["/v1/openapi.json", "/v1/openapi"] },
       }),
     )
+    .onStart(() => health.start())
+    .onStop(() => health.stop())
     .use(v1Routes(ctx))
     .use(v2Routes(ctx));
 
-  return { app, metrics };
+  return { app, metrics, health };
 }
 
 export type AppContext = {
   ledger: Ledger;
   config: Config;
   metrics: Metrics;
+  health: DatabaseHealth;
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
@@ -194,7 +200,17 @@ function withHeaders(res: Response, headers: Record<string, string>): Response {
   return res;
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
-  const msg = String((error as Error)?.message ?? "");
-  return /SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|CORRUPT)|database is locked|unable to open database|disk I\/O error/i.test(msg);
+// Routes that read no ledger data, or report on the ledger itself.
+const databaseFreeRoutes = new Set(["/v1/health", "/v1/openapi.json", "/v1/ops/status", "/v1/ops/metrics"]);
+
+/**
+ * Once the path no longer holds the file the server opened (deleted or replaced), every other
+ * route answers 503: its writes would be lost with the old inode, and keys created or revoked
+ * with `ca-ledger keys` land in another file, so this server could still accept a revoked key.
+ */
+function databaseGate(health: DatabaseHealth) {
+  return (route: string): ApiFailure | null => {
+    if (databaseFreeRoutes.has(route) || health.check()?.kind !== "missing") return null;
+    return new ApiFailure("unavailable", "The ledger database file was removed or replaced under the running server; the operator must restart it.", { "retry-after": "60" });
+  };
 }

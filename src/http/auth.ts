@@ -22,7 +22,15 @@ export interface RequestState {
 
 type Counter = ReturnType<typeof createWindowCounter>;
 
-export interface AuthDeps { config: Config; lookup: (key: string) => KeyPrincipal | null; rate: Counter; failures: Counter; metrics: Metrics }
+export interface AuthDeps {
+  config: Config;
+  lookup: (key: string) => KeyPrincipal | null;
+  rate: Counter;
+  failures: Counter;
+  metrics: Metrics;
+  /** A refusal for a route the database cannot serve now; checked first, since keys live there too. */
+  unavailable?: (route: string) => ApiFailure | null;
+}
 
 /**
  * The network one failure budget covers (see address.ts): the socket's address, or behind a
@@ -68,6 +76,8 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
     return state;
   }
   state.route = match.spec.template;
+  state.refusal = deps.unavailable?.(state.route) ?? null;
+  if (state.refusal) return state;
   const scope = match.spec.scope;
   if (scope === null) return state;
 

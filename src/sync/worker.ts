@@ -6,6 +6,7 @@ import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { replayLedger } from "../ledger/replay.ts";
 import { markFeed, readCursors, replayPending, storeObservations } from "../ledger/store.ts";
+import type { DatabaseHealth } from "../ledger/health.ts";
 import type { Logger } from "../log.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
 import { syncWalletChain, type SyncProgress } from "../sources/solana/history.ts";
@@ -26,6 +27,8 @@ export interface WorkerDeps {
   now?: () => Date;
   /** Aborted when the worker stops: retries end and the job is left to its lease. */
   signal?: AbortSignal;
+  /** Told of every error a step hits, so damage to the database turns health red. */
+  health?: Pick<DatabaseHealth, "noteError">;
 }
 
 /** Runs one claimed job to its end: fetch the wallet's chain history, store it, re-book. */
@@ -58,6 +61,7 @@ export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p:
   } catch (e) {
     // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
     if (isAbort(e)) return "failed";
+    deps.health?.noteError(e);
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
     failJob(ledger.sqlite, job.id, message, now());
@@ -85,6 +89,7 @@ export async function pollIssuer(deps: WorkerDeps): Promise<{ added: number }> {
     if (res.issuerRevisionsAdded > 0 || res.instrumentsChanged > 0) replayLedger(ledger.sqlite, now());
     return { added: res.issuerRevisionsAdded };
   } catch (e) {
+    deps.health?.noteError(e);
     markFeed(ledger.sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
     throw e;
   }
@@ -142,6 +147,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
         const job = deps.pollNetwork ? claimJob(deps.ledger.sqlite) : null;
         if (job) { await runSyncJob(stepDeps, job); continue; }
       } catch (e) {
+        deps.health?.noteError(e);
         if (!stopped) deps.logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
       }
       await new Promise<void>((r) => { const t = setTimeout(r, 500); wake = () => { clearTimeout(t); r(); }; });
