@@ -1,4 +1,4 @@
-// Every error body is {"error": "<sentence>", "code": "<code>"} (decisions §4).
+// Every error body is {"error": "<sentence>", "code": "<code>"} (docs/api.md#errors).
 import { Type, type Static } from "@sinclair/typebox";
 import { literals } from "./common.ts";
 
@@ -13,6 +13,7 @@ export const errorCodes = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  demo_offline: 409,
   payload_too_large: 413,
   export_too_large: 422,
   rate_limited: 429,
@@ -50,6 +51,7 @@ export const errors = {
   403: errorSchema(["missing_scope", "wallet_quota_exceeded"], "The key lacks the route's scope, or the tenant has no wallet left"),
   404: errorSchema(["wallet_not_registered", "not_found", "route_not_found"], "Not registered, or not found"),
   405: errorSchema(["method_not_allowed"], "Known path, wrong method"),
+  409: errorSchema(["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
   413: errorSchema(["payload_too_large"], "Body over 16 KiB"),
   422: errorSchema(["export_too_large"], "Export over 100,000 rows"),
   429: errorSchema(["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),

@@ -1,5 +1,5 @@
 // The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of decisions §4), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
@@ -29,6 +29,10 @@ export interface AppDeps {
   version: string;
   metrics?: Metrics;
   health?: DatabaseHealth;
+  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
+  onWalletQueued?: () => void;
+  /** Set when serving the offline demo: the only wallets it has data for. */
+  demoOwners?: readonly string[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -42,7 +46,8 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version };
+  const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
+  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
   const observe = requestObserver(states, metrics, logger, config.logLevel);
 
   const app = new Elysia({ normalize: false })
@@ -129,6 +134,8 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  onWalletQueued(): void;
+  demoOwners: ReadonlySet<string> | null;
 };
 
 /**

@@ -7,10 +7,12 @@ import { actionEvidencePayload, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
-import type { ActionRecord, EngineOutput, JournalBooking } from "../domain/types.ts";
+import { computeCensus } from "../domain/taxonomy.ts";
+import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/types.ts";
+import { storedCensusInstances } from "./booking.ts";
+import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
-import { loadEngineInput } from "./replay.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
 
 export interface CheckResult {
@@ -119,7 +121,7 @@ function readJournal(sqlite: Database): JournalRow[] {
 }
 
 /**
- * Journal invariants (domain §5): rows agree with their own payload; every reversal reverses an
+ * Journal invariants (docs/journal.md#invariants): rows agree with their own payload; every reversal reverses an
  * earlier recognition of the same owner × action, at most once, with the negated amounts; at most
  * one recognition stands per owner × action.
  */
@@ -246,7 +248,7 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
     c.checked++;
     const k = key(t.owner, t.mint);
     const want = sums.get(k);
-    // Compared as text: the served string is exactly what the replay wrote (formatExact of the sum).
+    // Compared as text: the served string is exactly what booking wrote (formatExact of the sum).
     if (!want) c.fail(`income total ${k}: stored, but the journal has no income for it`);
     else if (t.usd !== formatExact(want.usd) || t.unvalued_events !== want.unvalued) {
       c.fail(`income total ${k}: stored ${t.usd} USD and ${t.unvalued_events} unvalued, the journal sums to ${formatExact(want.usd)} USD and ${want.unvalued} unvalued`);
@@ -262,11 +264,17 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
  * replay, derives exactly the stored actions and standing bookings. The last replay's time is
  * used (not the wall clock) because a scheduled change that activated since then is not drift.
  */
-export function checkReplay(sqlite: Database, journalRows: JournalRow[], out: EngineOutput): CheckResult {
+export function checkReplay(sqlite: Database, journalRows: JournalRow[], replayedAt: Date): CheckResult {
   const c = new Check("replay matches stored bookings");
+  const out = runEngine(loadEngineInput(sqlite, replayedAt));
+  // Wallets still marked dirty wait for their booking (a running server books them shortly): what
+  // is stored for them is what was booked before their newest observations.
+  const waiting = pendingOwners(sqlite);
+  const settled = <T extends { owner: string }>(xs: T[]) => xs.filter((x) => !waiting.has(x.owner));
 
-  const stored = new Map((sqlite.query("SELECT id, payload_sha256 FROM actions").all() as { id: string; payload_sha256: string }[]).map((r) => [r.id, r.payload_sha256]));
-  for (const a of out.actions) {
+  const stored = new Map((sqlite.query("SELECT id, owner, payload_sha256 FROM actions").all() as { id: string; owner: string; payload_sha256: string }[])
+    .filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
+  for (const a of settled(out.actions)) {
     c.checked++;
     const hash = stored.get(a.id);
     if (hash === undefined) c.fail(`action ${a.id}: the engine derives it, the ledger does not hold it`);
@@ -277,8 +285,8 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], out: En
 
   const reversed = new Set(journalRows.filter((r) => r.entry_type === "reversal").map((r) => r.reverses_id));
   const standing = new Map<string, JournalBooking>();
-  for (const r of journalRows) if (r.entry_type === "recognition" && !reversed.has(r.id)) standing.set(`${r.owner} ${r.action_id}`, JSON.parse(r.payload) as JournalBooking);
-  for (const b of out.bookings) {
+  for (const r of settled(journalRows)) if (r.entry_type === "recognition" && !reversed.has(r.id)) standing.set(`${r.owner} ${r.action_id}`, JSON.parse(r.payload) as JournalBooking);
+  for (const b of settled(out.bookings)) {
     c.checked++;
     const key = `${b.owner} ${b.actionId}`;
     const s = standing.get(key);
@@ -291,37 +299,66 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], out: En
 }
 
 /**
- * The tables a replay rewrites whole (lineage, taxonomy census, positions, yields) hold exactly,
- * byte for byte, what the engine derives now from the stored observations: a replay writes
- * `JSON.stringify` of the engine's records, so the same records give the same bytes.
+ * The tables booking writes from the engine's records hold exactly, byte for byte, what the
+ * engine derives from the stored observations at the time each was booked: booking writes
+ * `JSON.stringify` of the records, so the same records give the same bytes. Booking is
+ * incremental, so each mint is re-derived at its own booking time (lineage and census instances,
+ * stamped in `mint_schedule`) and each wallet at its own (positions and yields, stamped in
+ * `yields`); what is still marked dirty waits for its booking and is left out. The taxonomy is the
+ * census of the stored instances.
  */
-export function checkDerivedTables(sqlite: Database, out: EngineOutput): CheckResult {
-  const c = new Check("derived tables match a replay");
-  const yields = groupBy(out.yields, (y) => y.owner);
-  const derived: { table: string; rows: string; want: Map<string, string> }[] = [
-    { table: "lineage", rows: "SELECT mint AS k, payload FROM lineage", want: new Map(out.lineage.map((l) => [l.mint, JSON.stringify(l)])) },
-    { table: "taxonomy_census", rows: "SELECT type AS k, payload FROM taxonomy_census", want: new Map(out.census.map((e) => [e.type, JSON.stringify(e)])) },
-    { table: "positions", rows: "SELECT owner || ' ' || mint AS k, payload FROM positions", want: new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])) },
-    // Every wallet the replay saw has a yields row, an empty list when it earned nothing.
-    { table: "yields", rows: "SELECT owner AS k, payload FROM yields", want: new Map(replayedOwners(sqlite, out).map((o) => [o, JSON.stringify(yields.get(o) ?? [])])) },
-  ];
-  for (const { table, rows, want } of derived) {
-    for (const r of sqlite.query(rows).iterate() as Iterable<{ k: string; payload: string }>) {
+export function checkDerivedTables(sqlite: Database): CheckResult {
+  const c = new Check("derived tables match the engine");
+  const compare = (table: string, stored: Map<string, string>, derived: Map<string, string>) => {
+    for (const [k, bytes] of stored) {
       c.checked++;
-      const w = want.get(r.k);
-      if (w === undefined) c.fail(`${table} ${r.k}: stored, but the engine derives no such row`);
-      else if (r.payload !== w) c.fail(`${table} ${r.k}: the stored row is not what the engine derives`);
-      want.delete(r.k);
+      const want = derived.get(k);
+      if (want === undefined) c.fail(`${table} ${k}: stored, but the engine derives no such row`);
+      else if (bytes !== want) c.fail(`${table} ${k}: the stored row is not what the engine derives`);
     }
-    for (const k of want.keys()) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
+    for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
+  };
+  const rows = (sql: string, ...params: string[]) => new Map((sqlite.query(sql).all(...params) as { k: string; v: string }[]).map((r) => [r.k, r.v]));
+  const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
+  const IN_LIST = "(SELECT value FROM json_each(?1))";
+
+  const dirtyMints = new Set((sqlite.query("SELECT mint FROM dirty_mints").all() as { mint: string }[]).map((r) => r.mint));
+  const mintsAt = groupBy((sqlite.query("SELECT mint, updated_at FROM mint_schedule").all() as { mint: string; updated_at: string }[]).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const checkedMints = new Set<string>();
+  for (const [at, group] of mintsAt) {
+    const mints = group.map((r) => r.mint);
+    const list = JSON.stringify(mints);
+    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners: [], mints }));
+    const inGroup = new Set(mints);
+    compare("lineage", rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
+      new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
+    compare("census_instances", new Map(storedCensusInstances(sqlite, mints).map((i) => [i.transitionKey, instanceRow(i)])),
+      new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
+    for (const m of mints) checkedMints.add(m);
+  }
+  for (const { mint } of sqlite.query("SELECT mint FROM lineage").all() as { mint: string }[]) {
+    if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
+  }
+  compare("taxonomy_census", rows("SELECT type AS k, payload AS v FROM taxonomy_census"),
+    new Map(computeCensus(storedCensusInstances(sqlite)).map((e) => [e.type, JSON.stringify(e)])));
+
+  const waiting = pendingOwners(sqlite);
+  const ownersAt = groupBy((sqlite.query("SELECT owner, updated_at FROM yields").all() as { owner: string; updated_at: string }[]).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const checkedOwners = new Set<string>();
+  for (const [at, group] of ownersAt) {
+    const owners = group.map((r) => r.owner);
+    const list = JSON.stringify(owners);
+    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners }));
+    const yields = groupBy(out.yields, (y) => y.owner);
+    compare("positions", rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
+      new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
+    compare("yields", rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    for (const o of owners) checkedOwners.add(o);
+  }
+  for (const { owner } of sqlite.query("SELECT DISTINCT owner FROM positions").all() as { owner: string }[]) {
+    if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
   }
   return c.result();
-}
-
-/** The wallets a replay writes read models for: the registered ones and any the engine derives output for. */
-function replayedOwners(sqlite: Database, out: EngineOutput): string[] {
-  const registered = (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]).map((r) => r.owner);
-  return [...new Set([...registered, ...out.positions.map((p) => p.owner), ...out.actions.map((a) => a.owner)])];
 }
 
 /**
@@ -338,7 +375,16 @@ function sameJson(stored: string, projected: unknown): boolean {
   }
 }
 
-/** When the ledger was last replayed: every replay rewrites each registered wallet's yields row. */
+/** Owners waiting to be booked: marked dirty themselves, or holding a mint that is. */
+function pendingOwners(sqlite: Database): Set<string> {
+  const rows = sqlite.query(
+    `SELECT owner FROM dirty_wallets UNION SELECT owner FROM token_accounts WHERE mint IN (SELECT mint FROM dirty_mints)
+     UNION SELECT owner FROM balance_changes WHERE mint IN (SELECT mint FROM dirty_mints)`,
+  ).all() as { owner: string }[];
+  return new Set(rows.map((r) => r.owner));
+}
+
+/** When the ledger was last booked: every booking rewrites the booked wallets' yields rows. */
 export function lastReplayAt(sqlite: Database): Date | null {
   const r = sqlite.query("SELECT max(updated_at) AS at FROM yields").get() as { at: string | null };
   return r.at ? new Date(r.at) : null;
@@ -377,15 +423,12 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
       if (!journalRead) throw new Error("the journal could not be read");
       return checkReadModels(sqlite, journalRows);
     }));
-    // The engine runs once, in memory, at the time of the last replay; two checks compare with it.
-    let out: EngineOutput | null = null;
-    const replayed = () => {
+    checks.push(...guarded(["replay matches stored bookings"], () => {
       if (!journalRead) throw new Error("the journal could not be read");
       replayedAt = lastReplayAt(sqlite) ?? now;
-      return (out ??= runEngine(loadEngineInput(sqlite, replayedAt)));
-    };
-    checks.push(...guarded(["replay matches stored bookings"], () => checkReplay(sqlite, journalRows, replayed())));
-    checks.push(...guarded(["derived tables match a replay"], () => checkDerivedTables(sqlite, replayed())));
+      return checkReplay(sqlite, journalRows, replayedAt);
+    }));
+    checks.push(...guarded(["derived tables match the engine"], () => checkDerivedTables(sqlite)));
   } finally {
     // A read transaction: ending it can only fail on a corrupt file, which a check already named.
     try {

@@ -58,7 +58,7 @@ describe("the database under a serving binary", () => {
     const { rootpage } = db.query("SELECT rootpage FROM sqlite_master WHERE name = 'lineage'").get() as { rootpage: number };
     const { page_size } = db.query("PRAGMA page_size").get() as { page_size: number };
     db.close();
-    const srv = await serveBinary(dir);
+    const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       expect((await get(srv, "/v1/health")).status).toBe(200);
       // Scribble over the lineage table's page (the server has not read it yet, so nothing is cached).
@@ -86,7 +86,7 @@ describe("the database under a serving binary", () => {
 
   test("ledger.db deleted while serving: logged without any request, health 503, ops critical, ledger routes 503", async () => {
     const { dir, key } = await demoWithKey();
-    const srv = await serveBinary(dir);
+    const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       expect((await get(srv, "/v1/assets", key)).status).toBe(200);
       rmSync(join(dir, "ledger.db"));
@@ -113,7 +113,7 @@ describe("the database under a serving binary", () => {
   test("ledger.db replaced by another file while serving: health 503, ops critical", async () => {
     const { dir, key } = await demoWithKey();
     const other = tempDir();
-    const srv = await serveBinary(dir);
+    const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       copyFileSync(join(dir, "ledger.db"), join(other, "ledger.db"));
       renameSync(join(other, "ledger.db"), join(dir, "ledger.db"));
@@ -127,7 +127,7 @@ describe("the database under a serving binary", () => {
 
   test("a scribbled file header: health 503, ops critical", async () => {
     const { dir, key } = await demoWithKey();
-    const srv = await serveBinary(dir);
+    const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       const fd = openSync(join(dir, "ledger.db"), "r+");
       writeSync(fd, Buffer.from("not a database!!"), 0, 16, 0);

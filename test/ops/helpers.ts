@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
-import { replayLedger } from "../../src/ledger/replay.ts";
+import { rebookEverything } from "../../src/ledger/booking.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 
 export const root = join(import.meta.dir, "..", "..");
@@ -26,15 +26,14 @@ function newestSource(dir: string): number {
 /**
  * The compiled binary, built when missing or older than the sources (the tests must exercise
  * the commands as they are now). Built beside and renamed, so a concurrent run never executes a
- * half-written file. Same flags as `bun run build`, minus the migrations generator (a generated
- * file other work owns).
+ * half-written file. The same build as `bun run build` (scripts/build.ts), minus the migrations
+ * generator (a generated file other work owns).
  */
 export function ensureBinary(): string {
   const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
-  const r = Bun.spawnSync([bun, "build", "--compile", "--minify-syntax", "--minify-whitespace", "--define", 'process.env.NODE_ENV="production"',
-    "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--target", "bun", "cli/main.ts", "--outfile", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr.toString()}`);
   renameSync(tmp, binary);
   return binary;
@@ -94,7 +93,7 @@ export function appendCorrection(sqlite: Database, step: number, now = new Date(
   const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
   sqlite.transaction(() => {
     storeObservations(sqlite, { issuerRecords: [corrected] }, now);
-    replayLedger(sqlite, now);
+    rebookEverything(sqlite, now);
   }).immediate();
 }
 
@@ -114,11 +113,11 @@ export function withLedger<T>(dir: string, fn: (l: Ledger) => T): T {
 export interface Serving { url: string; stderr(): string; kill(): Promise<void> }
 
 /** `ca-ledger serve` from the compiled binary on a free loopback port, once it answers health. */
-export async function serveBinary(dataDir: string, env: Record<string, string> = {}): Promise<Serving> {
+export async function serveBinary(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Serving> {
   const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = probe.port;
   probe.stop(true);
-  const proc = Bun.spawn([ensureBinary(), "serve", "--data-dir", dataDir, "--port", String(port)], {
+  const proc = Bun.spawn([ensureBinary(), "serve", "--data-dir", dataDir, "--port", String(port), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...env },
     stdout: "ignore", stderr: "pipe",
   });
