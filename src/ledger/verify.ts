@@ -339,8 +339,10 @@ export function checkDerivedTables(sqlite: Database): CheckResult {
   for (const { mint } of sqlite.query("SELECT mint FROM lineage").all() as { mint: string }[]) {
     if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
   }
-  compare("taxonomy_census", rows("SELECT type AS k, payload AS v FROM taxonomy_census"),
-    new Map(computeCensus(storedCensusInstances(sqlite)).map((e) => [e.type, JSON.stringify(e)])));
+  // A type with no stored row is served as its empty census (a ledger never booked has none).
+  const census = rows("SELECT type AS k, payload AS v FROM taxonomy_census");
+  for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
+  compare("taxonomy_census", census, new Map(computeCensus(storedCensusInstances(sqlite)).map((e) => [e.type, JSON.stringify(e)])));
 
   const waiting = pendingOwners(sqlite);
   const ownersAt = groupBy((sqlite.query("SELECT owner, updated_at FROM yields").all() as { owner: string; updated_at: string }[]).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);

@@ -19,6 +19,8 @@ const served: Record<string, string[]> = {
     "income_units", "usd", "factor", "effective_at", "change_reason", "evidence_sha256", "payload", "created_at"],
   lineage: ["mint", "payload"],
   taxonomy_census: ["type", "payload"],
+  // What the taxonomy is summed from, per mint.
+  census_instances: ["transition_key", "mint", "type", "event_id", "version", "reconciled"],
   positions: ["owner", "mint", "payload"],
   yields: ["owner", "payload"],
   income_totals: ["owner", "mint", "usd", "unvalued_events"],

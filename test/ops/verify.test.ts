@@ -38,7 +38,7 @@ describe("ca-ledger verify", () => {
     const r = cli(["verify", "--data-dir", dir]);
     expect(r.code).toBe(0);
     for (const name of ["integrity_check", "issuer_revisions.payload_sha256", "actions.payload_sha256", "actions.evidence_sha256", "journal reversals",
-      "journal standing recognitions", "income equals journal", "replay matches stored bookings", "sealed rows match their seals", "derived tables match a replay"]) {
+      "journal standing recognitions", "income equals journal", "replay matches stored bookings", "sealed rows match their seals", "derived tables match the engine"]) {
       expect(r.stdout).toContain(`ok    ${name} (`);
     }
     const json = JSON.parse(cli(["verify", "--data-dir", dir, "--json"]).stdout);
