@@ -9,7 +9,9 @@ import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup } from "../ledger/keys.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import type { Logger } from "../log.ts";
-import { authenticate, type RequestState } from "./auth.ts";
+import { authenticate, newRequestState, type AuthDeps, type RequestState } from "./auth.ts";
+import { readCapped } from "../capped-read.ts";
+import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -49,22 +51,31 @@ export function createApp(deps: AppDeps) {
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
   const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
   const observe = requestObserver(states, metrics, logger, config.logLevel);
+  // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
+  // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
+  const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
+  const dashboard = createDashboard({ sqlite: ledger.sqlite, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const url = requestUrl(request.url);
-      const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics, unavailable: databaseGate(health) });
+      const socketAddress = server?.requestIP(request)?.address ?? "unknown";
+      // Every early answer is thrown, never returned: a response returned from here skips the
+      // error and after-response hooks, and with them the request's metrics and log line.
+      if (dashboard.serves(url.pathname)) {
+        states.set(request, newRequestState(dashboardRoute(url.pathname)));
+        return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
+      }
+      const state = authenticate(request, url, socketAddress, auth);
       states.set(request, state);
       Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
-      // Thrown, never returned: a response returned from here skips the error and after-response
-      // hooks, and with them the request's metrics and log line.
       const refusal = state.refusal ?? admissionRefusal(request, url, state.route);
-      if (refusal) throw refusal;
+      if (refusal) throw new Answered(refusal);
     })
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
     .onParse(async ({ request }) => {
       if (!request.body) return;
-      const text = await readCapped(request, maxBodyBytes);
+      const text = await readCapped(request.body, maxBodyBytes);
       if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
       try {
         return JSON.parse(text);
@@ -77,7 +88,11 @@ export function createApp(deps: AppDeps) {
       let res: Response;
       // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
       const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
-      if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
+      if (error instanceof Answered) {
+        res = error.response;
+        // The dashboard names its own requests: log them under the id the browser saw.
+        if (state) state.requestId = res.headers.get("x-request-id") ?? state.requestId;
+      } else if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
       else if (code === "VALIDATION") {
         const e = error as unknown as { type?: string };
         // A response that breaks its own schema is our bug, not the caller's.
@@ -155,15 +170,31 @@ export function requestUrl(raw: string): URL {
   }
 }
 
+/** A response decided in onRequest, thrown so that it reaches the error and after-response hooks. */
+class Answered extends Error {
+  constructor(readonly response: Response) { super("answered before routing"); }
+}
+
+/**
+ * The dashboard's paths as metric labels, never the raw path: its page and assets, its session,
+ * and its API path (a forwarded call is counted there and again under the API route it reaches).
+ */
+export const dashboardRoutes = ["/ui", "/ui/session", "/ui/api"] as const;
+
+function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
+  if (path === "/ui/session") return "/ui/session";
+  return path === "/ui/api" || path.startsWith("/ui/api/") ? "/ui/api" : "/ui";
+}
+
 /** The checks that need no key and no database: paging numbers and the declared body size. */
-function admissionRefusal(request: Request, url: URL, route: string): ApiFailure | null {
+function admissionRefusal(request: Request, url: URL, route: string): Response | null {
   // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
   if (pagedRoutes.has(route)) for (const name of integerQueryParams) {
     const raw = url.searchParams.get(name);
-    if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return new ApiFailure("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
+    if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
   }
   const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > maxBodyBytes) return new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
+  if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
   return null;
 }
 
@@ -184,24 +215,6 @@ function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metric
   };
 }
 
-/** The body as text, or null once it passes `max` bytes (reading stops there). */
-async function readCapped(request: Request, max: number): Promise<string | null> {
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function withHeaders(res: Response, headers: Record<string, string>): Response {
   for (const [k, v] of Object.entries(headers)) if (!res.headers.has(k)) res.headers.set(k, v);
   return res;
@@ -216,8 +229,8 @@ const databaseFreeRoutes = new Set(["/v1/health", "/v1/openapi.json", "/v1/ops/s
  * with `ca-ledger keys` land in another file, so this server could still accept a revoked key.
  */
 function databaseGate(health: DatabaseHealth) {
-  return (route: string): ApiFailure | null => {
+  return (route: string): Response | null => {
     if (databaseFreeRoutes.has(route) || health.check()?.kind !== "missing") return null;
-    return new ApiFailure("unavailable", "The ledger database file was removed or replaced under the running server; the operator must restart it.", { "retry-after": "60" });
+    return errorResponse("unavailable", "The ledger database file was removed or replaced under the running server; the operator must restart it.", { "retry-after": "60" });
   };
 }

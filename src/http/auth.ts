@@ -3,7 +3,7 @@
 import type { Config } from "../config.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
-import { ApiFailure } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import { matchRoute } from "./route-table.ts";
@@ -15,12 +15,17 @@ export interface RequestState {
   route: string;
   principal: KeyPrincipal | null;
   headers: Record<string, string>;
-  /** Set when a check refused the request; the app throws it, so the error hook answers it. */
-  refusal: ApiFailure | null;
+  refusal: Response | null;
   finalStatus?: number;
 }
 
 type Counter = ReturnType<typeof createWindowCounter>;
+
+/**
+ * A request the dashboard forwards on behalf of a signed-in session: the principal its key row
+ * resolved to on this request, and the browser's address (the forwarded request has no socket).
+ */
+export interface Delegation { principal: KeyPrincipal; address: string }
 
 export interface AuthDeps {
   config: Config;
@@ -28,8 +33,9 @@ export interface AuthDeps {
   rate: Counter;
   failures: Counter;
   metrics: Metrics;
+  delegated?: (request: Request) => Delegation | undefined;
   /** A refusal for a route the database cannot serve now; checked first, since keys live there too. */
-  unavailable?: (route: string) => ApiFailure | null;
+  unavailable?: (route: string) => Response | null;
 }
 
 /**
@@ -63,16 +69,21 @@ function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number
   return { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
 }
 
+/** A request's state before any check: no route matched yet. */
+export function newRequestState(route = "unmatched"): RequestState {
+  return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
+}
+
 export function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): RequestState {
-  const state: RequestState = { requestId: crypto.randomUUID(), started: performance.now(), route: "unmatched", principal: null, headers: {}, refusal: null };
+  const state = newRequestState();
   const match = matchRoute(request.method, url.pathname);
   if (match.kind === "none") {
-    state.refusal = new ApiFailure("route_not_found", "No such route.");
+    state.refusal = errorResponse("route_not_found", "No such route.");
     return state;
   }
   if (match.kind === "method_not_allowed") {
     state.route = match.template;
-    state.refusal = new ApiFailure("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
+    state.refusal = errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
     return state;
   }
   state.route = match.spec.template;
@@ -81,40 +92,54 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   const scope = match.spec.scope;
   if (scope === null) return state;
 
-  const { config, metrics } = deps;
-  const address = clientAddress(request, socketAddress, config.trustProxy);
-  const locked = deps.failures.blocked(address);
-  if (locked) {
-    metrics.authFailure("locked_out");
-    state.refusal = new ApiFailure("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+  const { metrics } = deps;
+  const delegation = deps.delegated?.(request);
+  const address = delegation?.address ?? clientAddress(request, socketAddress, deps.config.trustProxy);
+  const identified = identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
+  if (identified instanceof Response) {
+    state.refusal = identified;
     return state;
   }
-  const key = presentedKey(request);
-  if (key === null) {
-    metrics.authFailure("missing_key");
-    state.refusal = new ApiFailure("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
-    return state;
-  }
-  const principal = deps.lookup(key);
-  if (!principal) {
-    deps.failures.hit(address);
-    metrics.authFailure("invalid_key");
-    state.refusal = new ApiFailure("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
-    return state;
-  }
+  const principal = identified;
   state.principal = principal;
   if (!principal.scopes.includes(scope)) {
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
-    state.refusal = new ApiFailure("missing_scope", `This key lacks the scope ${scope}.`);
+    state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
     return state;
   }
   const r = deps.rate.hit(principal.keyId);
   state.headers = rateHeaders(r);
   if (!r.allowed) {
     metrics.rateLimited();
-    state.refusal = new ApiFailure("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
+    state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
   }
   return state;
+}
+
+/**
+ * The checks before the scope: the address's lockout, then the key (present, known, not
+ * revoked). A dashboard session arrives with its principal already resolved from the key row and
+ * still meets the lockout; the dashboard's sign-in runs the same checks on the key it is given.
+ */
+export function identify(credential: { key: string | null } | { principal: KeyPrincipal }, address: string, deps: AuthDeps): KeyPrincipal | Response {
+  const { metrics } = deps;
+  const locked = deps.failures.blocked(address);
+  if (locked) {
+    metrics.authFailure("locked_out");
+    return errorResponse("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+  }
+  if ("principal" in credential) return credential.principal;
+  if (credential.key === null) {
+    metrics.authFailure("missing_key");
+    return errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
+  }
+  const principal = deps.lookup(credential.key);
+  if (!principal) {
+    deps.failures.hit(address);
+    metrics.authFailure("invalid_key");
+    return errorResponse("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
+  }
+  return principal;
 }

@@ -105,6 +105,24 @@ describe("every request counted", () => {
     expect(exposition).not.toContain("not-a-route");
   });
 
+  test("the dashboard's answers are counted under its fixed labels", async () => {
+    const before = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.13") })).text;
+    const sentNow: Sent[] = [];
+    for (const [path, route] of [["/", "/ui"], ["/ui/session", "/ui/session"], ["/ui/api/v1/assets", "/ui/api"], ["/ui/no-such-asset", "/ui"]] as const) {
+      const r = await fetch(url + path);
+      await r.arrayBuffer();
+      sentNow.push({ method: "GET", route, status: r.status });
+    }
+    await Bun.sleep(20);
+    const after = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.14") })).text;
+    const countOf = (text: string, k: string) => {
+      const [method, route, status] = k.split(" ");
+      return Number(text.match(new RegExp(`^caledger_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, "m"))?.[1] ?? 0);
+    };
+    for (const [k, n] of tally(sentNow, (x) => `${x.method} ${x.route} ${x.status}`)) expect({ k, n: countOf(after, k) - countOf(before, k) }).toEqual({ k, n });
+    expect(after).not.toContain("no-such-asset");
+  });
+
   test("a method no route knows is labelled other, not by the client's token", async () => {
     const r = await fetch(`${url}/v1/assets`, { method: "PROPFIND" });
     expect(r.status).toBeGreaterThanOrEqual(400);
