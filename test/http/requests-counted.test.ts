@@ -74,17 +74,21 @@ function tally(list: Sent[], by: (s: Sent) => string): Map<string, number> {
   return m;
 }
 
+const byStatus = (s: Sent) => `${s.method} ${s.route} ${s.status}`;
+
+/** The value of caledger_http_requests_total for a `method route status` key (0 when absent). */
+function requestCount(text: string, k: string): number {
+  const [method, route, status] = k.split(" ");
+  return Number(text.match(new RegExp(`^caledger_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, "m"))?.[1] ?? 0);
+}
+
 describe("every request counted", () => {
   test("the sample covers every refusal answered before a route runs", () => {
     expect(new Set(sent.map((s) => s.status))).toEqual(new Set([200, 400, 401, 403, 404, 405, 413, 429]));
   });
 
   test("caledger_http_requests_total has each method × route × status exactly as sent", () => {
-    for (const [k, n] of tally(sent, (s) => `${s.method} ${s.route} ${s.status}`)) {
-      const [method, route, status] = k.split(" ");
-      expect({ k, n: exposition.match(new RegExp(`^caledger_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, "m"))?.[1] })
-        .toEqual({ k, n: String(n) });
-    }
+    for (const [k, n] of tally(sent, byStatus)) expect({ k, n: requestCount(exposition, k) }).toEqual({ k, n });
   });
 
   test("the duration histogram counts every request of each route", () => {
@@ -98,8 +102,7 @@ describe("every request counted", () => {
   test("the debug log has one line per request with its status and route, never the raw path", async () => {
     await Bun.sleep(20); // after-response hooks run once the body is sent
     const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.route !== "/v1/ops/metrics");
-    expect(tally(logged.map((l) => ({ method: l.method, route: l.route, status: l.status })), (s) => `${s.method} ${s.route} ${s.status}`))
-      .toEqual(tally(sent, (s) => `${s.method} ${s.route} ${s.status}`));
+    expect(tally(logged.map((l) => ({ method: l.method, route: l.route, status: l.status })), byStatus)).toEqual(tally(sent, byStatus));
     for (const l of logged) expect(l.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.join("\n")).not.toContain(secretPath.split("/").pop()!);
     expect(exposition).not.toContain("not-a-route");
@@ -115,11 +118,7 @@ describe("every request counted", () => {
     }
     await Bun.sleep(20);
     const after = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.14") })).text;
-    const countOf = (text: string, k: string) => {
-      const [method, route, status] = k.split(" ");
-      return Number(text.match(new RegExp(`^caledger_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, "m"))?.[1] ?? 0);
-    };
-    for (const [k, n] of tally(sentNow, (x) => `${x.method} ${x.route} ${x.status}`)) expect({ k, n: countOf(after, k) - countOf(before, k) }).toEqual({ k, n });
+    for (const [k, n] of tally(sentNow, byStatus)) expect({ k, n: requestCount(after, k) - requestCount(before, k) }).toEqual({ k, n });
     expect(after).not.toContain("no-such-asset");
   });
 
