@@ -23,6 +23,8 @@ export interface WorkerThreadOptions {
   pollNetwork: boolean;
   logger: Logger;
   onRpc(method: string, outcome: string, n: number): void;
+  /** A database error the worker met (health.noteError). */
+  onDatabaseError?(error: Error): void;
 }
 
 /**
@@ -50,6 +52,7 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       if (m.type === "ready") markReady();
       else if (m.type === "rpc") for (const [method, outcome, n] of m.counts) opts.onRpc(method, outcome, n);
       else if (m.type === "stopped") stopped();
+      else if (m.type === "database_error") opts.onDatabaseError?.(Object.assign(new Error(m.message), { code: m.code ?? undefined }));
       else if (m.type === "registered") pending.get(m.id)?.resolve(m.result);
       else if (m.type === "register_failed") pending.get(m.id)?.reject(m.quota ? new QuotaExceeded(m.error) : new Error(m.error));
       else if (m.type === "failed") {

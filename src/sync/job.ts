@@ -25,6 +25,8 @@ export interface SyncDeps {
   signal?: AbortSignal;
   /** Books what is dirty (the worker's single booker); resolves once the run's wallet is booked. */
   book: () => Promise<void>;
+  /** Every error a step hits, for the database's health (a damaged file shows first here). */
+  onError?: (error: unknown) => void;
 }
 
 /** Authority cursors are shared by every wallet and tenant. */
@@ -87,6 +89,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   } catch (e) {
     // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
     if (deps.signal?.aborted || isAbort(e)) return "failed";
+    deps.onError?.(e);
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
     failJob(sqlite, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);

@@ -14,5 +14,6 @@ export type FromWorker =
   | { type: "rpc"; counts: [method: string, outcome: string, n: number][] }
   | { type: "registered"; id: number; result: EnqueueResult }
   | { type: "register_failed"; id: number; quota: boolean; error: string }
+  | { type: "database_error"; message: string; code: string | null }
   | { type: "stopped" }
   | { type: "failed"; error: string };

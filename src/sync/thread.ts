@@ -3,6 +3,7 @@
 // metrics, about once a second.
 import { demoSources, loadDemo } from "../demo/load.ts";
 import { openLedger } from "../ledger/db.ts";
+import { classifyDatabaseError } from "../ledger/health.ts";
 import { createLogger } from "../log.ts";
 import type { Database } from "bun:sqlite";
 import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
@@ -41,6 +42,8 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         ...sources,
         logger,
         pollNetwork: m.pollNetwork,
+        // The HTTP thread's health check learns of damage the worker met first.
+        onError: (e) => { if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null }); },
         onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),
       });
       post({ type: "ready" });
