@@ -4,7 +4,7 @@
 //
 // Every property carries a description (a test walks the OpenAPI document for it), and a schema
 // with a `title` becomes a named component there (its title is its export name).
-import { Type, type Static, type TLiteral, type TSchema, type TUnion, type SchemaOptions } from "@sinclair/typebox";
+import { Type, type Static, type TArray, type TLiteral, type TSchema, type TUnion, type SchemaOptions } from "@sinclair/typebox";
 
 /** The same schema, described for one place it is used (validation is unchanged). */
 export function describe<T extends TSchema>(schema: T, description: string): T {
@@ -41,6 +41,15 @@ export type DatasetLabel = Static<typeof DatasetLabel>;
 
 export const NextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Offset of the next page; null on the last page" });
 export const Total = Type.Integer({ minimum: 0, description: "Number of items in the whole list, across all pages" });
+
+type PageProperties<K extends string, T extends TSchema> =
+  { owner: typeof OwnerField; dataset: typeof DatasetLabel; total: typeof Total; nextOffset: typeof NextOffset } & { [P in K]: TArray<T> };
+
+/** A page of a wallet's list, newest first: {owner, dataset, <items>, total, nextOffset}. */
+export function pageOf<const K extends string, T extends TSchema>(itemsKey: K, item: T, options: { title: string; description: string }) {
+  const items = Type.Array(item, { description: "This page of the list, newest first" });
+  return Type.Object({ owner: OwnerField, dataset: DatasetLabel, [itemsKey]: items, total: Total, nextOffset: NextOffset } as PageProperties<K, T>, options);
+}
 
 /** Query of wallet-scoped reads. */
 export const OwnerQuery = Type.Object({ owner: describe(Address, "The wallet to read (base58); it must be registered by this tenant") });

@@ -2,8 +2,8 @@
 // `kind` (dividend, split, unclassified_adjustment), read from the same rows as v2.
 import { Type } from "@sinclair/typebox";
 import {
-  DatasetLabel, Decimal, EffectiveAtField, EvidenceField, MintField, NextOffset, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
-  OwnerQuery, Sha256, SymbolField, Timestamp, Total, Usd, describe, literals,
+  DatasetLabel, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
+  OwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")], {
@@ -77,16 +77,7 @@ export const IncomeEntry = Type.Object(
   },
   { title: "IncomeEntry", description: "A change to a position as v1 shows it" },
 );
-export const IncomeList = Type.Object(
-  {
-    owner: OwnerField,
-    dataset: DatasetLabel,
-    entries: Type.Array(IncomeEntry, { description: "This page of entries, newest first" }),
-    total: Total,
-    nextOffset: NextOffset,
-  },
-  { title: "IncomeList", description: "A page of the wallet's v1 entries, newest first" },
-);
+export const IncomeList = pageOf("entries", IncomeEntry, { title: "IncomeList", description: "A page of the wallet's v1 entries, newest first" });
 
 export const EntryType = literals(["recognition", "reversal"], {
   title: "EntryType",
@@ -120,16 +111,7 @@ export const JournalEntry = Type.Object(
   },
   { title: "JournalEntry", description: "One append-only journal entry" },
 );
-export const JournalList = Type.Object(
-  {
-    owner: OwnerField,
-    dataset: DatasetLabel,
-    entries: Type.Array(JournalEntry, { description: "This page of entries, newest first" }),
-    total: Total,
-    nextOffset: NextOffset,
-  },
-  { title: "JournalList", description: "A page of the wallet's journal, newest first" },
-);
+export const JournalList = pageOf("entries", JournalEntry, { title: "JournalList", description: "A page of the wallet's journal, newest first" });
 
 export const IncomeChain = Type.Object(
   {
@@ -148,13 +130,18 @@ export const Classification = Type.Object(
   },
   { title: "Classification", description: "How v1 classified the change" },
 );
-export const MatchedIssuerRecord = Type.Object(
+/** One issuer revision of an event; the shapes below that show a revision start with these. */
+export const RevisionRef = Type.Object(
   {
     eventId: Type.String({ description: "Issuer event id" }),
     version: Type.Integer({ description: "Issuer revision number of the event" }),
-    sha256: describe(Sha256, "SHA-256 of the record's canonical JSON (RFC 8785), as stored"),
-    record: Type.Record(Type.String(), Type.Unknown(), { description: "The issuer's record exactly as received" }),
   },
+  { title: "RevisionRef", description: "One issuer revision of an event" },
+);
+export const RecordSha256 = describe(Sha256, "SHA-256 of the record's canonical JSON (RFC 8785), as stored");
+export const IssuerRecordJson = Type.Record(Type.String(), Type.Unknown(), { description: "The issuer's record exactly as received" });
+export const MatchedIssuerRecord = Type.Object(
+  { ...RevisionRef.properties, sha256: RecordSha256, record: IssuerRecordJson },
   { title: "MatchedIssuerRecord", description: "The issuer record matched to the change" },
 );
 export const IncomeEvidence = Type.Object(

@@ -3,10 +3,10 @@
 import { Type } from "@sinclair/typebox";
 import { LineageLink } from "./lineage.ts";
 import {
-  DatasetLabel, Decimal, EvidenceField, MintField, NextOffset, NullableDecimal, NullableString, NullableTimestamp, OwnerField, OwnerQuery,
-  PagedOwnerQuery, Sha256, SymbolField, Timestamp, Total, Usd, describe, literals,
+  DatasetLabel, Decimal, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField, OwnerQuery,
+  PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
-import { ActionId, JournalEntry } from "../v1/ledger.ts";
+import { ActionId, IssuerRecordJson, JournalEntry, RecordSha256, RevisionRef } from "../v1/ledger.ts";
 
 export const actionTypes = [
   "cash_dividend", "withholding_adjustment", "stock_dividend", "cash_and_stock_dividend",
@@ -37,14 +37,6 @@ export const Validation = Type.Object(
   },
   { title: "Validation", description: "How far the type's automatic booking is proven on real data (computed from the stored census)" },
 );
-export const RevisionRef = Type.Object(
-  {
-    eventId: Type.String({ description: "Issuer event id" }),
-    version: Type.Integer({ description: "Issuer revision number" }),
-  },
-  { title: "RevisionRef", description: "One issuer revision of an event" },
-);
-
 export const EvidenceSummary = Type.Object(
   {
     chainKey: Type.Union([Type.String(), Type.Null()], { description: "mint:signature:instruction of the multiplier change; null while only announced" }),
@@ -97,16 +89,7 @@ export const ActionSummary = Type.Object(
 );
 
 export const ActionsQuery = PagedOwnerQuery;
-export const ActionsList = Type.Object(
-  {
-    owner: OwnerField,
-    dataset: DatasetLabel,
-    actions: Type.Array(ActionSummary, { description: "This page of actions, newest first" }),
-    total: Total,
-    nextOffset: NextOffset,
-  },
-  { title: "ActionsList", description: "A page of the wallet's corporate actions, newest first" },
-);
+export const ActionsList = pageOf("actions", ActionSummary, { title: "ActionsList", description: "A page of the wallet's corporate actions, newest first" });
 
 export const LifecycleStep = Type.Object(
   {
@@ -125,15 +108,14 @@ export const RevisionStanding = literals(["standing", "cancelled", "superseded",
 });
 export const StoredRevision = Type.Object(
   {
-    eventId: Type.String({ description: "Issuer event id" }),
-    version: Type.Integer({ description: "Issuer revision number" }),
+    ...RevisionRef.properties,
     status: Type.String({ description: "The issuer's status of the revision (Initial, Scheduled, Corrected, Cancelled)" }),
     caType: Type.String({ description: "The issuer's corporate-action type (e.g. CashDividend, ForwardSplit)" }),
-    sha256: describe(Sha256, "SHA-256 of the record's canonical JSON (RFC 8785), as stored"),
+    sha256: RecordSha256,
     ingestedAt: describe(Timestamp, "When the ledger stored this revision"),
     edited: Type.Boolean({ description: "True when the issuer changed the record without a new version (an earlier observation of the same version had another hash)" }),
     standing: RevisionStanding,
-    record: Type.Record(Type.String(), Type.Unknown(), { description: "The issuer's record exactly as received" }),
+    record: IssuerRecordJson,
   },
   { title: "StoredRevision", description: "An issuer revision as stored, kept forever, with its own hash" },
 );
@@ -169,11 +151,7 @@ export const ChainEvidence = Type.Object(
   { title: "ChainEvidence", description: "What the chain did; all null for an action with no multiplier change of its own" },
 );
 export const MatchedRevision = Type.Object(
-  {
-    eventId: Type.String({ description: "Issuer event id" }),
-    version: Type.Integer({ description: "Issuer revision number" }),
-    sha256: describe(Sha256, "SHA-256 of the record's canonical JSON"),
-  },
+  { ...RevisionRef.properties, sha256: RecordSha256 },
   { title: "MatchedRevision", description: "The issuer revision the booking uses" },
 );
 
