@@ -1,5 +1,5 @@
-// Every error body is {"error": "<sentence>", "code": "<code>"}; each status has its own named
-// shape listing the codes it can carry (Error400, Error401, ...).
+// Every error body is {"error": "<sentence>", "code": "<code>"} (docs/api.md#errors); each status
+// has its own named shape listing the codes it can carry (Error400, Error401, ...).
 import { Type, type Static } from "@sinclair/typebox";
 import { literals } from "./common.ts";
 
@@ -14,6 +14,7 @@ export const errorCodes = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  demo_offline: 409,
   payload_too_large: 413,
   export_too_large: 422,
   rate_limited: 429,
@@ -56,6 +57,7 @@ export const errors = {
   403: errorSchema(403, ["missing_scope", "wallet_quota_exceeded"], "The key lacks the route's scope, or the tenant has no wallet left"),
   404: errorSchema(404, ["wallet_not_registered", "not_found", "route_not_found"], "Not registered, or not found"),
   405: errorSchema(405, ["method_not_allowed"], "Known path, wrong method"),
+  409: errorSchema(409, ["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
   413: errorSchema(413, ["payload_too_large"], "Body over 16 KiB"),
   422: errorSchema(422, ["export_too_large"], "Export over 100,000 rows"),
   429: errorSchema(429, ["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),

@@ -1,4 +1,4 @@
-// @ca-ledger/client: typed access to every ca-ledger endpoint.
+// @ca-ledger/client: typed access to every ca-ledger endpoint (docs/api.md#typescript-client).
 // Runs in Bun, Node 20+ and browsers: it uses only `fetch` and string URL building, and depends
 // on nothing beyond TypeBox (the shared schemas it re-exports are TypeBox values).
 import type { Static } from "@sinclair/typebox";

@@ -1,4 +1,4 @@
-// Loads the embedded demo (decisions §9) into an empty data dir. It registers the demo wallets
+// Loads the embedded demo (docs/demo.md) into an empty data dir. It registers the demo wallets
 // and syncs them through the same worker code a live sync uses (issuer poll, chain sync, store,
 // replay), with a recorded transport in place of the network.
 import { loadConfig, type Config } from "../config.ts";
@@ -12,6 +12,8 @@ import recording from "./recording.json" with { type: "json" };
 import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
 
 export const demoTenant = "demo";
+/** Names of the keys `serve --demo` prints (`demo-<ms>`): each start revokes the earlier ones. */
+export const demoKeyPrefix = "demo-";
 
 export function demoOwners(): string[] {
   return recording.owners;

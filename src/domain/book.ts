@@ -1,4 +1,4 @@
-// Booking rules, one function per type (domain §4), for one wallet holding raw balance R at the
+// Booking rules, one function per type (docs/action-types.md#booking), for one wallet holding raw balance R at the
 // activation. U0 = R·M_old/10^d, U1 = R·M_new/10^d, exact. Quantities a position replays always
 // follow the chain exactly (U1 − U0); issuer figures only value and label them.
 import type { Classified } from "./classify";

@@ -1,4 +1,4 @@
-// The v1 presentation of a v2 action (interface §9): kind, splitFactor, headline and reasons.
+// The v1 presentation of a v2 action (docs/api.md#v1-presentation): kind, splitFactor, headline and reasons.
 // The sentences are the contract, verbatim, with F and X% filled in.
 import { typeInfo } from "./taxonomy";
 import type { ActionType, V1Projection } from "./types";

@@ -1,5 +1,5 @@
 // The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of decisions §4), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
@@ -26,6 +26,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** Set when serving the offline demo: the only wallets it has data for. */
+  demoOwners?: readonly string[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -38,7 +40,8 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners };
   const finishedDocs = new WeakMap<object, object>();
 
   const app = new Elysia({ normalize: false })
@@ -142,6 +145,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  demoOwners: ReadonlySet<string> | null;
 };
 
 /** The request bodies the routes declare, for the OpenAPI document. */

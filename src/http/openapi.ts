@@ -16,8 +16,7 @@ export function openapiDocumentation(version: string) {
         "Read-only corporate actions ledger for tokenized stocks on Solana (Token-2022 Scaled UI Amount). " +
         "Every error body is {error, code}. Amounts are exact decimal strings; USD is null when unknown. " +
         "Keys go in `authorization: Bearer <key>` or `x-api-key`.",
-      // The repository grants no license (no license file); SPDX has no id for that, hence a LicenseRef.
-      license: { name: "UNLICENSED", identifier: "LicenseRef-UNLICENSED" },
+      license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [

@@ -1,4 +1,4 @@
-// The sync queue lives in SQLite (decisions §5): one job row per tenant × wallet, claimed with a
+// The sync queue lives in SQLite (docs/operations.md#sync-queue): one job row per tenant × wallet, claimed with a
 // lease so a job that was running when the process died is claimed again after the lease ends.
 // Every transition is one statement or one IMMEDIATE transaction.
 import type { Database } from "bun:sqlite";
@@ -62,6 +62,24 @@ export function claimJob(sqlite: Database, now = new Date()): JobRow | null {
       "UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?",
     ).run(at, lease, row.id);
     return sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow;
+  }).immediate();
+}
+
+/**
+ * Claims the job of one tenant × wallet for a foreground sync: queued (due or still backing off:
+ * the operator asked for it now) or running with an expired lease. A running job under a live
+ * lease belongs to a server: `held` then.
+ */
+export function claimWalletJob(sqlite: Database, tenantId: number, owner: string, now = new Date()): { job: JobRow } | { held: JobRow } {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  return sqlite.transaction(() => {
+    const row = sqlite.query("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) as JobRow;
+    if (row.status === "running" && row.lease_until !== null && row.lease_until >= at) return { held: row };
+    sqlite.query(
+      "UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+    ).run(at, lease, row.id);
+    return { job: sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow };
   }).immediate();
 }
 
