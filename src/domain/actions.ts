@@ -16,7 +16,6 @@ import type {
   Lifecycle,
   LineageLinkView,
   RevisionView,
-  Validation,
 } from "./types";
 import { projectV1 } from "./v1";
 
@@ -110,7 +109,6 @@ export interface TransitionActionInput {
   facts: BookingFacts;
   event: EventRevisions | null;
   lifecycle: Lifecycle;
-  validation: Validation;
   firstObservedActiveAt: string | null;
 }
 
@@ -181,7 +179,6 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     warnings,
     reason: c.reason,
     lifecycle: i.lifecycle,
-    validation: i.validation,
     timestamps: {
       issuerEffectiveAt: rev?.record.effectiveTimeUtc ?? null,
       issuerCreatedAt: rev?.record.createdTimeUtc ?? null,
@@ -231,7 +228,6 @@ export interface PlainActionInput {
   event: EventRevisions | null;
   revision: IssuerRevisionObs | null;
   lifecycle: Lifecycle;
-  validation: Validation;
   chain?: ChainEvidence;
   warnings?: string[];
 }
@@ -273,7 +269,6 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     warnings: i.warnings ?? [],
     reason: i.reason,
     lifecycle: i.lifecycle,
-    validation: i.validation,
     timestamps: {
       issuerEffectiveAt: i.revision?.record.effectiveTimeUtc ?? null,
       issuerCreatedAt: i.revision?.record.createdTimeUtc ?? null,

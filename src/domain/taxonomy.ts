@@ -1,6 +1,8 @@
 // The 18 action types: label, category, treatment, how v1 shows them, and the census that
 // computes each type's validation status from the data (never written as a constant).
-import type { ActionType, Category, TaxonomyEntry, Treatment, V1Kind, Validation } from "./types";
+import type { ActionType, CensusInstance, Category, TaxonomyEntry, Treatment, V1Kind, Validation } from "./types";
+
+export type { CensusInstance } from "./types";
 
 export interface TypeInfo {
   type: ActionType;
@@ -48,16 +50,6 @@ export function typeInfo(type: ActionType): TypeInfo {
 }
 
 export const ACTION_TYPES: readonly ActionType[] = TAXONOMY.map((i) => i.type);
-
-/** One chain transition matched to an issuer record of a type, and whether its booking reconciled. */
-export interface CensusInstance {
-  type: ActionType;
-  mint: string;
-  transitionKey: string;
-  eventId: string;
-  version: number;
-  reconciled: boolean;
-}
 
 /**
  * Validation from data: `not_built` when the type has no booking rule (treatment not_booked);

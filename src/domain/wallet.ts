@@ -12,7 +12,7 @@ import { eq, formatExact, liftF64, ONE, sub, ZERO } from "./numbers";
 import { buildPosition, type ReplayAction } from "./positions";
 import { currentRevision } from "./revisions";
 import { isoFromUnix, unixFromIso } from "./time";
-import type { ActionRecord, ActionType, EngineWallet, JournalBooking, PositionRecord, Validation, YieldRecord } from "./types";
+import type { ActionRecord, ActionType, EngineWallet, JournalBooking, PositionRecord, YieldRecord } from "./types";
 import { buildYields, type YieldAction } from "./yield";
 
 export interface ActionRecordParts {
@@ -24,7 +24,6 @@ export interface ActionRecordParts {
 
 export interface WalletContext {
   now: number;
-  validation: (t: ActionType) => Validation;
   firstObservedActive: Record<string, string>;
 }
 
@@ -61,7 +60,6 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
         facts,
         event,
         lifecycle,
-        validation: wc.validation(c.type),
         firstObservedActiveAt: firstSeen,
       });
       out.actions.push(a);
@@ -103,7 +101,6 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
         event: null,
         revision: null,
         lifecycle: { state: "activated", steps: [{ state: "activated", at: isoFromUnix(ch.blockTime), revision: null, supersedes: null, note: "tokens moved by the permanent delegate" }] },
-        validation: wc.validation("seizure"),
         chain: {
           signature: ch.signature,
           slot: ch.slot,
@@ -158,7 +155,6 @@ export function assembleWallet(w: EngineWallet, contexts: Map<string, MintContex
             event: ev,
             revision: cur,
             lifecycle: buildLifecycle({ transition: null, event: ev, matchedVersion: null, firstObservedActiveAt: null, now: wc.now }),
-            validation: wc.validation(type),
           }),
         );
       }

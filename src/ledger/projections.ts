@@ -1,5 +1,7 @@
 // What each read model shows of an engine ActionRecord. Computed once, when the action is
-// written, so list reads only load stored JSON.
+// written, so list reads only load stored JSON. An action's `validation` is not stored with it:
+// it is the census of its type across the whole ledger, which changes whenever any mint's census
+// does, so the v2 reads add it per request (queries/actions.ts).
 import type { ActionRecord } from "../domain/types.ts";
 
 /** The time an action is listed by: the activation the chain wrote, else (announced) the issuer's. */
@@ -11,7 +13,7 @@ export function actionSummary(a: ActionRecord) {
   return {
     id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,
     quantityDisplay: a.quantityDisplay, usd: a.usd, effectiveAt: a.effectiveAt, lifecycle: { state: a.lifecycle.state },
-    validation: a.validation, evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
+    evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
     distributedFraction: a.distributedFraction, proceedsUsd: a.proceedsUsd, underlying: a.underlying, refundNote: a.refundNote,
     retentionRate: a.retentionRate, warnings: a.warnings, reason: a.reason, splitFactor: a.splitFactor,
   };

@@ -1,6 +1,7 @@
 // Shared pieces of the two HTTP transports (Solana RPC, xStocks API): backoff with jitter,
 // `retry-after` parsing and a cancellable sleep. Plain functions so both clients and their
 // tests can drive them with a fixed random source.
+import { readCapped } from "../capped-read.ts";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -25,6 +26,30 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - nowMs);
+}
+
+/** Thrown when an answer's body passes the cap: the rest is never read or held in memory. */
+export class BodyTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`answer larger than ${maxBytes} bytes`);
+    this.name = "BodyTooLarge";
+  }
+}
+
+/**
+ * The body as text, reading at most `maxBytes` (a hostile or broken server can send hundreds of
+ * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
+ * past the cap.
+ */
+export async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new BodyTooLarge(maxBytes);
+  }
+  const text = await readCapped(res.body, maxBytes);
+  if (text === null) throw new BodyTooLarge(maxBytes);
+  return text;
 }
 
 export function sleep(ms: number): Promise<void> {
