@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { ApiError, createClient, NetworkError, schemas } from "../../client/src/index.ts";
+import { explain } from "../../web/src/api.ts";
 import * as S from "../../schemas/index.ts";
 import {
   address, allScopes, insertInstrument, mints, randomAddress, registerWallet, repoRoot, schemaErrors, seedWallet, startTestServer,
@@ -221,6 +222,13 @@ describe("NetworkError: no HTTP answer reaches the caller as a typed error", () 
     const e = await networkRejection(createClient({ baseUrl: cut.url }).health());
     expect(e.code).toBe("network_error");
     await cut.close();
+  });
+
+  test("the dashboard tells a person the server cannot be reached", async () => {
+    const gone = await rawServer(() => {});
+    await gone.close();
+    const e = await networkRejection(createClient({ baseUrl: gone.url }).health());
+    expect(explain(e)).toBe("The server cannot be reached. Is ca-ledger still running?");
   });
 
   test("a 2xx that is not JSON (a proxy's page) is an ApiError with code invalid_response", async () => {
