@@ -5,32 +5,28 @@
 import type { Database } from "bun:sqlite";
 import type { DateRange } from "../../domain/date-range.ts";
 import type { TaxEvent } from "../../domain/tax-exports.ts";
-import type { ActionRecord } from "../../domain/types.ts";
-import { actionDetailBase } from "../projections.ts";
+import { actionDetailBase, type StoredAction } from "../projections.ts";
 
-export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin
+// The matched issuer record is stored once, in issuer_revisions: its ISIN is read from there.
+export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin,
+  (SELECT json_extract(r.payload, '$.xstockIsin') FROM issuer_revisions r
+    WHERE r.event_id = json_extract(coalesce(a.detail, a.payload), '$.matched.eventId') AND r.version = json_extract(coalesce(a.detail, a.payload), '$.matched.version')
+      AND r.payload_sha256 = json_extract(coalesce(a.detail, a.payload), '$.matched.sha256')) AS recordIsin
   FROM actions a LEFT JOIN instruments i ON i.mint = a.mint
   WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
   ORDER BY a.effective_at, a.id LIMIT ?4`;
 
 type Detail = ReturnType<typeof actionDetailBase> & Partial<Record<"grossUsd" | "withholdingTaxRate" | "withholdingTaxUsd" | "retainedUsd", string | null>>;
 
-/** The ISIN the matched issuer record gives the instrument held (the xStock's own), if any. */
-function matchedIsin(d: Detail): string | null {
-  const m = d.matched;
-  const revision = m ? d.revisions.find((r) => r.eventId === m.eventId && r.version === m.version) : undefined;
-  return (revision?.record as { xstockIsin?: string | null } | undefined)?.xstockIsin ?? null;
-}
-
 export function taxEventQueries(sqlite: Database) {
   const q = sqlite.query(taxEventsSql);
   /** At most `max` events, oldest first (`max + 1` lets the caller refuse an oversize export). */
   return (owner: string, range: DateRange, max: number): TaxEvent[] =>
-    (q.all(owner, range.from, range.before, max) as { detail: string | null; payload: string | null; isin: string | null }[]).map((r) => {
+    (q.all(owner, range.from, range.before, max) as { detail: string | null; payload: string | null; isin: string | null; recordIsin: string | null }[]).map((r) => {
       // Rows written before the stored detail existed carry only the payload.
-      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
+      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as StoredAction)) as Detail;
       return {
-        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: matchedIsin(d) ?? r.isin, type: d.type, decimals: d.decimals,
+        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.recordIsin ?? r.isin, type: d.type, decimals: d.decimals,
         units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,
         retainedUsd: d.retainedUsd ?? null, usd: d.usd, signature: d.chain.signature!, evidenceSha256: d.evidenceSha256, reason: d.reason, warnings: d.warnings,
       };
