@@ -25,10 +25,8 @@ export function importRates(sqlite: Database, history: EcbHistory, now = new Dat
      ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at`,
   );
   const at = now.toISOString();
-  const result: RatesImport = { days: history.days.length, currencies: history.currencies.length, first: "", last: "", added: 0, changed: 0, unchanged: 0 };
   const dates = history.days.map((d) => d.date).sort();
-  result.first = dates[0]!;
-  result.last = dates[dates.length - 1]!;
+  const result: RatesImport = { days: dates.length, currencies: history.currencies.length, first: dates[0]!, last: dates[dates.length - 1]!, added: 0, changed: 0, unchanged: 0 };
   sqlite.transaction(() => {
     for (const day of history.days) {
       for (const [currency, perEur] of day.perEur) {
@@ -44,12 +42,6 @@ export function importRates(sqlite: Database, history: EcbHistory, now = new Dat
     }
   }).immediate();
   return result;
-}
-
-/** Whether any quote of this currency was imported (EUR needs only the dollar's). */
-export function hasRates(sqlite: Database, currency: string): boolean {
-  const quoted = currency === "EUR" ? "USD" : currency;
-  return sqlite.query("SELECT 1 FROM reference_rates WHERE currency = ? LIMIT 1").get(quoted) !== null;
 }
 
 /**

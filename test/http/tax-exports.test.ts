@@ -7,7 +7,7 @@ import { parse } from "csv-parse/sync";
 import { createClient } from "../../client/src/index.ts";
 import { roundedText } from "../../src/domain/display.ts";
 import { parseDecimal } from "../../src/domain/numbers.ts";
-import { call } from "../harness/index.ts";
+import { address, allScopes, call, registerWallet, seedWallet, startTestServer } from "../harness/index.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
 
@@ -145,5 +145,26 @@ describe("filters and the client", () => {
     const text = await c.exportCsv(owner, "coinledger", { from: "2026-01-01", to: "2026-06-30" });
     expect(text).toBe((await call(srv.url, `/v1/export?owner=${owner}&dataset=coinledger&from=2026-01-01&to=2026-06-30`, { key: srv.key })).text);
     expect(text.split("\r\n")[0]).toBe(HEADERS.coinledger);
+  });
+});
+
+describe("the formula guard", () => {
+  test("a text cell a spreadsheet would run is quoted in every file; amounts are left as numbers", async () => {
+    const server = await startTestServer();
+    try {
+      const key = server.key([...allScopes]).key;
+      const owner = address("tax:formula");
+      registerWallet(server.sqlite, "acme", owner);
+      seedWallet(server.sqlite, owner, 4, { reasonFor: (i) => (i === 0 ? '=HYPERLINK("http://x","y")' : undefined) });
+      for (const [dataset, column] of [["tax", "reason"], ["koinly", "Description"], ["coinledger", "Description (Optional)"], ["awaken", "Notes"]] as const) {
+        const a = await call(server.url, `/v1/export?owner=${owner}&dataset=${dataset}`, { key });
+        const rows = parse(a.text, { columns: true, record_delimiter: "\r\n" }) as Record<string, string>[];
+        const guarded = rows.find((r) => r[column]!.includes("HYPERLINK"))!;
+        expect({ dataset, cell: guarded[column] }).toEqual({ dataset, cell: `'=HYPERLINK("http://x","y")` });
+        for (const r of rows) expect(Object.values(r).some((v) => /^'[0-9]/.test(v))).toBe(false);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
