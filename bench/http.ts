@@ -139,12 +139,12 @@ function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owne
   };
 }
 
-async function coldStart(dataDir: string, runs = 5): Promise<number[]> {
+async function coldStart(dataDir: string, demo: boolean, runs = 5): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const port = freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir], { env: env(), stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
     children.push(proc);
     await waitHealthy(`http://127.0.0.1:${port}`);
     times.push(performance.now() - t0);
@@ -174,7 +174,7 @@ async function main() {
   console.error(`(a) demo ledger: owner ${a.owner}, action ${a.actionId}`);
   rows.push(...(await benchLedger("demo", demo2, keyA, join(demoDir, "ledger.db"), a.routes)));
   await stop(demo2);
-  cold.demo = await coldStart(demoDir);
+  cold.demo = await coldStart(demoDir, true);
 
   // (b) 10,000 wallets, synced through the binary.
   const big = await growLedger(10_000);
@@ -186,7 +186,7 @@ async function main() {
   const b = pickRoutes(join(bigDir, "ledger.db"), big.heavyOwner);
   rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes)));
   await stop(sB);
-  cold["10k"] = await coldStart(bigDir);
+  cold["10k"] = await coldStart(bigDir, false);
 
   // Report.
   const f = (n: number, d = 0) => n.toFixed(d);

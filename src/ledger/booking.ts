@@ -15,7 +15,6 @@ import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
-import { storedAction } from "./projections.ts";
 import { groupBy } from "./group.ts";
 import { sealRows } from "./seals.ts";
 import { actionRow, actionWriter, journalAppender, negateBooking, refreshIncomeTotals, type ActionRow } from "./writers.ts";
@@ -209,11 +208,10 @@ function changedActionRows(sqlite: Database, owners: string[], actions: EngineOu
   const stored = new Map((sqlite.query(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`).all(JSON.stringify(owners)) as { id: string; owner: string; payload_sha256: string }[]).map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
   for (const a of actions) {
-    const form = storedAction(a);
-    const payload = canonicalJson(form);
+    const payload = canonicalJson(a);
     const hash = sha256Hex(payload);
     if (stored.get(a.id)?.payload_sha256 === hash) result.actionsUnchanged++;
-    else rows.push({ ...actionRow(a, form, payload, hash), owner: a.owner });
+    else rows.push({ ...actionRow(a, payload, hash), owner: a.owner });
     stored.delete(a.id);
   }
   return { rows, gone: [...stored.values()] };

@@ -12,7 +12,7 @@ import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
 import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/writers.ts";
-import { canonicalJson, canonicalSha256 } from "../../src/domain/evidence.ts";
+import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -174,15 +174,8 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
 }
 
 /** Writes an action the way a replay does (payload, hashes, projected read models). */
-/**
- * Writes an action the way booking does, with the issuer revisions it names stored as the store
- * stores them (an action keeps only their hashes; the detail reads the records back).
- */
+/** Writes an action the way booking does (payload, hashes, projected read models). */
 export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()): void {
-  for (const r of a.revisions) {
-    sqlite.query("INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING")
-      .run(r.eventId, r.version, a.symbol, canonicalJson(r.record), r.sha256, r.ingestedAt);
-  }
   actionWriter(sqlite)(a, now.toISOString());
 }
 
