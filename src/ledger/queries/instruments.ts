@@ -8,6 +8,8 @@ const EMPTY_VALIDATIONS = new Map(computeCensus([]).map((e) => [e.type, JSON.str
 export function instrumentQueries(sqlite: Database) {
   const census = sqlite.query("SELECT payload FROM taxonomy_census");
   const validation = sqlite.query("SELECT type, json_extract(payload, '$.validation') AS v FROM taxonomy_census");
+  const dataVersion = sqlite.query("PRAGMA data_version");
+  let cached: { version: number; map: Map<ActionType, string> } | null = null;
   const lineage = sqlite.query("SELECT payload FROM lineage WHERE mint = ?");
   const instrument = sqlite.query("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?");
   const taxonomy = (): TaxonomyEntry[] => {
@@ -26,9 +28,14 @@ export function instrumentQueries(sqlite: Database) {
      * parsing the census payloads, over the fixed answer of an empty census.
      */
     validations(): Map<ActionType, string> {
-      const out = new Map(EMPTY_VALIDATIONS);
-      for (const r of validation.all() as { type: ActionType; v: string }[]) out.set(r.type, r.v);
-      return out;
+      // Read again only after some connection committed (PRAGMA data_version changes then):
+      // between syncs it is one tiny pragma per request, measured on the detail route.
+      const version = (dataVersion.get() as { data_version: number }).data_version;
+      if (cached?.version === version) return cached.map;
+      const map = new Map(EMPTY_VALIDATIONS);
+      for (const r of validation.all() as { type: ActionType; v: string }[]) map.set(r.type, r.v);
+      cached = { version, map };
+      return map;
     },
     lineage(mint: string): (LineageRecord & { symbol: string | null }) | null {
       const row = lineage.get(mint) as { payload: string } | null;
