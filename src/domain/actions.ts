@@ -2,23 +2,15 @@
 // chain transition, announced issuer event or custody transfer. JSON-safe: exact decimals as
 // strings, ISO times, null where unknown.
 import type { BookingFacts } from "./book";
-import { BASIS_FACTOR_TYPES, type Classified } from "./classify";
+import type { Classified } from "./classify";
+import { displayedChange, quantityForPeople, uiAmount } from "./display";
 import { canonicalJson, sha256Hex } from "./evidence";
-import { formatDecimal, formatExact, formatFixed, formatScaled, mul, pow10, rat, type Rat, sub } from "./numbers";
+import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
-import { typeInfo } from "./taxonomy";
-import type {
-  ActionRecord,
-  ActionType,
-  ChainEvidence,
-  ChainTransition,
-  Lifecycle,
-  LineageLinkView,
-  RevisionView,
-  Validation,
-} from "./types";
-import { projectV1 } from "./v1";
+import { projectV1, ruleOf } from "./rules";
+import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, Validation } from "./types";
+import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
 
@@ -88,18 +80,8 @@ function buildRevisionViews(ev: EventRevisions): RevisionView[] {
   }));
 }
 
-/** Display quantity as a wallet shows it: trunc(raw × M) / 10^d. */
-export function displayUnits(raw: bigint, m: Rat, decimals: number): Rat {
-  return rat(displayRaw(raw, m), pow10(decimals));
-}
-
-/** trunc(raw × M), the integer a wallet displays in units of 10^-d (BigInt division truncates). */
-const displayRaw = (raw: bigint, m: Rat): bigint => (raw * m.n) / m.d;
-
 const fmt = (r: Rat | null): string | null => (r === null ? null : formatDecimal(r));
 const money = (r: Rat | null): string | null => (r === null ? null : formatExact(r));
-
-const SPLIT_TYPES = new Set<ActionType>(["forward_split", "reverse_split", "unit_split"]);
 
 export interface TransitionActionInput {
   owner: string;
@@ -117,10 +99,10 @@ export interface TransitionActionInput {
 export function transitionAction(i: TransitionActionInput): ActionRecord {
   const { c, facts: f } = i;
   const t = c.transition;
-  const info = typeInfo(c.type);
+  const rule = ruleOf(c.type);
   const rev: IssuerRevisionObs | null = c.revision;
-  const factor = BASIS_FACTOR_TYPES.has(c.type) && c.factor ? formatDecimal(c.factor) : null;
-  const percent = c.distributedFraction ? formatDecimal(mul(c.distributedFraction, rat(100)), 4) : null;
+  const factor = rule.restatesBasis && c.factor ? formatDecimal(c.factor) : null;
+  const percent = c.distributedFraction ? percentOf(c.distributedFraction) : null;
   const chain: ChainEvidence = {
     signature: t.signature,
     slot: t.slot,
@@ -132,18 +114,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     updateSignature: t.signature,
   };
   const id = actionId(i.owner, t.key);
-  const lineageLink: LineageLinkView | null =
-    info.treatment === "identity"
-      ? {
-          type: "identity_change",
-          from: c.underlying?.from ?? i.symbol,
-          to: c.underlying?.to ?? i.symbol,
-          basisFraction: "1",
-          cashFraction: "0",
-          at: t.effectiveAt,
-          actionId: id,
-        }
-      : null;
+  const lineageLink = rule.actionLink?.(c, i.symbol, id) ?? null;
   const base = {
     owner: i.owner,
     mint: t.mint,
@@ -156,28 +127,32 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
   if (chainText === undefined) transitionChainJson.set(t, (chainText = chainJson(chain)));
   const evidenceSha256 = evidenceSha256Of(base, chainText);
   const warnings = [...c.warnings, ...f.warnings];
-  // Difference of the two displayed quantities, in units of 10^-d: already at display precision.
-  const display = displayRaw(i.raw, c.mNew) - displayRaw(i.raw, c.mOld);
+  // What the holder's wallet showed before and after, as the Token-2022 program renders it.
+  const shown = (m: number): string => uiAmount(i.raw, m, i.decimals);
   return {
     id,
     ...base,
     symbol: i.symbol,
     decimals: i.decimals,
     type: c.type,
-    treatment: info.treatment,
-    category: info.category,
-    quantityDisplay: formatScaled(display, i.decimals),
+    treatment: rule.treatment,
+    category: rule.category,
+    quantityDisplay: displayedChange(shown(t.multiplierOldF64), shown(t.multiplierNewF64)),
     unitsBefore: formatExact(f.u0),
     unitsAfter: formatExact(f.u1),
     incomeUnits: formatExact(f.incomeUnits),
     usd: money(f.usd),
+    grossUsd: money(f.grossUsd),
+    withholdingTaxRate: fmt(c.cash?.withholdingTaxRate ?? null),
+    withholdingTaxUsd: money(f.withholdingUsd),
+    retentionRate: fmt(c.cash?.retentionRate ?? null),
+    retainedUsd: money(f.retainedUsd),
     factor,
-    splitFactor: SPLIT_TYPES.has(c.type) ? factor : null,
+    splitFactor: rule.v1Kind === "split" ? factor : null,
     distributedFraction: fmt(c.distributedFraction),
     proceedsUsd: money(f.proceedsUsd),
     underlying: c.underlying,
     refundNote: c.refundNote,
-    retentionRate: fmt(c.retentionRate),
     warnings,
     reason: c.reason,
     lifecycle: i.lifecycle,
@@ -193,7 +168,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     effectiveAt: t.effectiveAt,
     revisions: revisionViews(i.event),
     lineageLink,
-    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote }),
+    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote, netPerShare: c.cash?.net ?? null }),
     evidence: {
       chainKey: t.key,
       matchedRevisionSha256: rev?.sha256 ?? null,
@@ -234,11 +209,13 @@ export interface PlainActionInput {
   validation: Validation;
   chain?: ChainEvidence;
   warnings?: string[];
+  /** The change as the holder's wallet showed it, when it is a change of displayed amounts. */
+  quantityDisplay?: string;
 }
 
 /** Actions without a multiplier change of their own: announced issuer events and custody transfers. */
 export function plainAction(i: PlainActionInput): ActionRecord {
-  const info = typeInfo(i.type);
+  const rule = ruleOf(i.type);
   const chain = i.chain ?? NULL_CHAIN;
   const base = {
     owner: i.owner,
@@ -256,20 +233,24 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     symbol: i.symbol,
     decimals: i.decimals,
     type: i.type,
-    treatment: info.treatment,
-    category: info.category,
-    quantityDisplay: formatFixed(delta, i.decimals),
+    treatment: rule.treatment,
+    category: rule.category,
+    quantityDisplay: i.quantityDisplay ?? quantityForPeople(delta, i.decimals),
     unitsBefore: formatExact(i.unitsBefore),
     unitsAfter: formatExact(i.unitsAfter),
     incomeUnits: "0",
     usd: null,
+    grossUsd: null,
+    withholdingTaxRate: null,
+    withholdingTaxUsd: null,
+    retentionRate: null,
+    retainedUsd: null,
     factor: null,
     splitFactor: null,
     distributedFraction: null,
     proceedsUsd: null,
     underlying: null,
     refundNote: null,
-    retentionRate: null,
     warnings: i.warnings ?? [],
     reason: i.reason,
     lifecycle: i.lifecycle,
@@ -285,7 +266,7 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     effectiveAt: i.effectiveAt,
     revisions: revisionViews(i.event),
     lineageLink: null,
-    v1: projectV1({ type: "unknown", factor: null, percent: null, reason: i.reason, refundNote: null }),
+    v1: projectV1({ type: "unknown", factor: null, percent: null, reason: i.reason, refundNote: null, netPerShare: null }),
     evidence: {
       chainKey: base.transitionKey,
       matchedRevisionSha256: i.revision?.sha256 ?? null,

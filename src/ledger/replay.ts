@@ -3,6 +3,7 @@
 // new recognition; an unchanged one gets nothing, so replaying twice appends nothing.
 import type { Database } from "bun:sqlite";
 import { diffJournal, runEngine } from "../domain/engine.ts";
+import { reversalOf } from "../domain/journal.ts";
 import { buildTransitions } from "../domain/timeline.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { IssuerRecord } from "../domain/observations.ts";
@@ -137,7 +138,7 @@ export function writeEngineOutput(sqlite: Database, out: EngineOutput, now: Date
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wantedByOwner.get(owner) ?? []);
     for (const { booking: b, changeReason } of diff.reversals) {
-      append(negateBooking(b), { entryType: "reversal", reversesId: idByAction.get(b.actionId) ?? null, changeReason, at });
+      append(reversalOf(b), { entryType: "reversal", reversesId: idByAction.get(b.actionId) ?? null, changeReason, at });
       reversals++;
     }
     for (const { booking: b, changeReason } of diff.recognitions) {
@@ -193,15 +194,4 @@ export function refreshIncomeTotals(sqlite: Database, owners: string[], now = ne
 export function ensureIncomeTotals(sqlite: Database): void {
   const missing = sqlite.query("SELECT DISTINCT owner FROM journal WHERE owner NOT IN (SELECT owner FROM income_totals)").all() as { owner: string }[];
   if (missing.length) sqlite.transaction(() => refreshIncomeTotals(sqlite, missing.map((r) => r.owner))).immediate();
-}
-
-function negate(s: string | null): string | null {
-  if (s === null) return null;
-  if (/^-?0(\.0+)?$/.test(s)) return s.replace(/^-/, "");
-  return s.startsWith("-") ? s.slice(1) : "-" + s;
-}
-
-/** A reversal carries the standing entry's amounts negated, so a plain sum of the journal stands. */
-function negateBooking(b: JournalBooking): JournalBooking {
-  return { ...b, unitsDelta: negate(b.unitsDelta)!, principalUnitsDelta: negate(b.principalUnitsDelta)!, incomeUnits: negate(b.incomeUnits)!, usd: negate(b.usd) };
 }

@@ -1,0 +1,75 @@
+// Custody: the mint's permanent delegate moved tokens out of the wallet without the owner's
+// signature. A custody transfer, never a sale or a plain withdrawal: not booked, nothing
+// convertible. It comes from a balance change, not from a multiplier change or an issuer record.
+import type { PlainActionInput } from "../actions";
+import { type BookingFacts, bookNotBooked, units } from "../book";
+import { displayedChange, uiAmount } from "../display";
+import { formatExact, liftF64, ONE, sub, ZERO } from "../numbers";
+import type { BalanceChangeObs } from "../observations";
+import { isoFromUnix } from "../time";
+import type { Validation } from "../types";
+import { reasonV1 } from "../v1";
+import type { TypeRule } from "./rule";
+
+export const seizure: TypeRule = {
+  type: "seizure",
+  label: "Seizure (custody transfer)",
+  category: "custody",
+  treatment: "not_booked",
+  v1Kind: "unclassified_adjustment",
+  caTypes: [],
+  book: bookNotBooked,
+  lineage: null,
+  restatesBasis: false,
+  v1: reasonV1,
+};
+
+export const SEIZURE_REASON = "custody transfer by the permanent delegate without the owner's signature: not a sale, not a withdrawal";
+
+/** A decrease the permanent delegate made without the owner signing. */
+export const isSeizure = (change: BalanceChangeObs): boolean =>
+  change.byPermanentDelegate === true && change.ownerSigned === false && change.postRaw < change.preRaw;
+
+export interface SeizureContext {
+  owner: string;
+  mint: string;
+  symbol: string;
+  decimals: number;
+  /** The multiplier in force at the transfer (the chain's f64). */
+  multiplier: number;
+  validation: Validation;
+}
+
+/** What the seizure's action shows, and the units it took (at the multiplier then in force). */
+export function seizureOf(change: BalanceChangeObs, x: SeizureContext): { action: PlainActionInput; facts: BookingFacts } {
+  const at = isoFromUnix(change.blockTime);
+  const multiplier = liftF64(x.multiplier);
+  const u0 = units(change.preRaw, multiplier, x.decimals);
+  const u1 = units(change.postRaw, multiplier, x.decimals);
+  const m = formatExact(multiplier);
+  const action: PlainActionInput = {
+    owner: x.owner,
+    mint: x.mint,
+    symbol: x.symbol,
+    decimals: x.decimals,
+    key: `${x.mint}:${change.signature}:seizure:${change.tokenAccount}`,
+    type: "seizure",
+    reason: SEIZURE_REASON,
+    raw: change.preRaw,
+    unitsBefore: u0,
+    unitsAfter: u1,
+    effectiveAt: at,
+    event: null,
+    revision: null,
+    lifecycle: { state: "activated", steps: [{ state: "activated", at, revision: null, supersedes: null, note: "tokens moved by the permanent delegate" }] },
+    validation: x.validation,
+    quantityDisplay: displayedChange(uiAmount(change.preRaw, x.multiplier, x.decimals), uiAmount(change.postRaw, x.multiplier, x.decimals)),
+    chain: { signature: change.signature, slot: change.slot, blockTime: at, multiplierOld: m, multiplierNew: m, scheduledAt: null, effectiveAt: at, updateSignature: null },
+  };
+  const delta = sub(u1, u0);
+  const facts: BookingFacts = {
+    u0, u1, delta, incomeUnits: ZERO, scale: ONE, principalAdd: ZERO,
+    usd: null, grossUsd: null, withholdingUsd: null, retainedUsd: null, proceedsUsd: null, warnings: [],
+  };
+  return { action, facts };
+}
