@@ -13,7 +13,7 @@ export function openFrom(args: Record<string, unknown>) {
   return { config, ledger: openLedger(config.dataDir) };
 }
 
-/** Exit codes: 1 for a failed operation, 2 for a usage error (decisions §3). */
+/** Exit codes: 1 for a failed operation, 2 for a usage error (docs/cli.md#exit-codes). */
 export function fail(message: string, code: 1 | 2 = 1): never {
   process.stderr.write(`ca-ledger: ${message}\n`);
   process.exit(code);

@@ -1,4 +1,4 @@
-// `ca-ledger keys create|list|revoke` (decisions §3).
+// `ca-ledger keys create|list|revoke` (docs/cli.md#keys).
 import { defineCommand } from "citty";
 import { createKey, KeyError, listKeys, parseScopes, revokeKey } from "../src/ledger/keys.ts";
 import { dataDirArg, fail, openFrom } from "./common.ts";

@@ -14,7 +14,7 @@ const main = defineCommand({
 });
 
 /**
- * citty exits 1 for everything; decisions §3 wants 2 for usage errors (missing or unknown
+ * citty exits 1 for everything; docs/cli.md#exit-codes wants 2 for usage errors (missing or unknown
  * arguments and commands), 1 for a failed operation. Help and version stay citty's own.
  */
 async function run(): Promise<void> {

@@ -1,4 +1,4 @@
-// Operator commands: `backup`, `restore`, `verify`, `migrate` (decisions §3). All but `restore`
+// Operator commands: `backup`, `restore`, `verify`, `migrate` (docs/cli.md#operator-commands). All but `restore`
 // work while a server runs on the same data dir; exit 0 ok, 1 failure, 2 usage.
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";

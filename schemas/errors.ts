@@ -1,4 +1,4 @@
-// Every error body is {"error": "<sentence>", "code": "<code>"} (decisions §4).
+// Every error body is {"error": "<sentence>", "code": "<code>"} (docs/api.md#errors).
 import { Type, type Static } from "@sinclair/typebox";
 import { literals } from "./common.ts";
 

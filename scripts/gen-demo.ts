@@ -21,7 +21,7 @@ const signature = (label: string) => {
   return getAddressDecoder().decode(h.subarray(0, 32)) + getAddressDecoder().decode(h.subarray(32, 64));
 };
 
-// What each symbol shows (decisions §9).
+// What each symbol shows (docs/demo.md#what-it-shows).
 const shows: Record<string, string> = {
   SPYx: "cash dividends; one record without net cash (usd null with a warning)",
   NVOx: "a dividend, then a withholding refund (Corrected follow-on revision)",

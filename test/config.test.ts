@@ -1,5 +1,5 @@
 // Settings: a flag wins over the environment, the environment over the default; bad values are
-// refused with the variable's name; the data dir follows decisions §2.
+// refused with the variable's name; the data dir follows docs/operations.md#data-dir.
 import { expect, test } from "bun:test";
 import { ConfigError, loadConfig, settings } from "../src/config.ts";
 

@@ -1,4 +1,4 @@
-// @ca-ledger/client: typed access to every ca-ledger endpoint (interface §4, decisions §6).
+// @ca-ledger/client: typed access to every ca-ledger endpoint (docs/api.md#typescript-client).
 // Runs in Bun, Node 20+ and browsers: it uses only `fetch` and string URL building, and depends
 // on nothing beyond TypeBox (for the static types of the shared schemas).
 import type { Static } from "@sinclair/typebox";

@@ -1,4 +1,4 @@
-// Loads the embedded demo (decisions §9) into an empty data dir. It registers the demo wallets
+// Loads the embedded demo (docs/demo.md) into an empty data dir. It registers the demo wallets
 // and syncs them through the same worker code a live sync uses (issuer poll, chain sync, store,
 // replay), with a recorded transport in place of the network.
 import { loadConfig, type Config } from "../config.ts";

@@ -1,7 +1,8 @@
 // What a booking computes for one wallet holding raw balance R at the activation, and the steps
-// every type's booking is made of. U0 = R·M_old/10^d, U1 = R·M_new/10^d, exact. Quantities a
-// position replays always follow the chain exactly (U1 − U0); issuer figures only value and
-// label them. Each type's own booking lives with its rules (src/domain/rules).
+// every type's booking is made of (docs/action-types.md#booking). U0 = R·M_old/10^d,
+// U1 = R·M_new/10^d, exact. Quantities a position replays always follow the chain exactly
+// (U1 − U0); issuer figures only value and label them. Each type's own booking lives with its
+// rules (src/domain/rules).
 import type { CashPerShare } from "./cash";
 import type { Classified } from "./classify";
 import { mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";

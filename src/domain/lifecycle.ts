@@ -1,4 +1,4 @@
-// Lifecycle of an action (decisions §7): issuer steps from every stored revision of the event,
+// Lifecycle of an action (docs/matching.md#lifecycle): issuer steps from every stored revision of the event,
 // chain steps from the transition. The state is the last thing that happened, relative to `now`.
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";

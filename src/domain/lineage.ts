@@ -1,4 +1,4 @@
-// Instrument lineage (domain §6): the identities a mint has carried, the links between them
+// Instrument lineage (docs/evidence.md#lineage): the identities a mint has carried, the links between them
 // (identity changes, spin-offs, transforms, terminations) and where the earliest identity's basis
 // sits now. Fractions are exact and always sum to exactly 1.
 import type { Classified } from "./classify";

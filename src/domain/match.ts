@@ -1,4 +1,4 @@
-// Matching a chain transition to issuer records (domain §3): same mint, a revision that is not
+// Matching a chain transition to issuer records (docs/matching.md#matching-rule): same mint, a revision that is not
 // cancelled, M_old and M_new within 4 ulp of the chain values, effective within 36 h of the
 // activation. Exactly one candidate event matches; none or several give `unknown` with a reason.
 import { describeRevision } from "./issuer";

@@ -1,4 +1,4 @@
-// Plausibility of issuer cash (domain §4): the reinvestment price a cash record implies must lie
+// Plausibility of issuer cash (docs/action-types.md#plausibility): the reinvestment price a cash record implies must lie
 // within ×3 of the same asset's other implied prices, once all are restated in one unit basis
 // (splits, stock dividends and identity changes between them). Implausible cash -> usd null.
 import { IMPLAUSIBLE_CASH, withoutAmounts } from "./cash";

@@ -1,4 +1,4 @@
-// The v1 presentation of a v2 action (interface §9): kind, splitFactor, headline and reasons.
+// The v1 presentation of a v2 action (docs/api.md#v1-presentation): kind, splitFactor, headline and reasons.
 // The contract's sentences stay verbatim, with F and X% filled in; each type's entry in
 // src/domain/rules picks one of the shapes below.
 import { usdInText } from "./display";

@@ -1,4 +1,4 @@
-// Yield per position and window (domain §7): income USD and units, time-weighted average quantity
+// Yield per position and window (docs/yield.md): income USD and units, time-weighted average quantity
 // in the current unit basis, share yield (annualised) and distribution per current share. A
 // window the ledger cannot cover fully is `partial` with a code instead of numbers.
 import type { BalanceHistory } from "./balances";

@@ -1,5 +1,5 @@
 // The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of decisions §4), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";

@@ -1,4 +1,4 @@
-// Authentication and limits for one request, in the order of decisions §4: lockout, key
+// Authentication and limits for one request, in the order of docs/api.md#check-order: lockout, key
 // present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
 import type { Config } from "../config.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
@@ -86,7 +86,7 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   }
   state.principal = principal;
   if (!principal.scopes.includes(scope)) {
-    // Checked before the rate limit (decisions §4), so it is not counted; the headers still tell.
+    // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
     state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);

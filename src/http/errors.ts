@@ -1,4 +1,4 @@
-// Error responses: every body is {"error", "code"}; status follows decisions §4.
+// Error responses: every body is {"error", "code"}; status follows docs/api.md#errors.
 import { errorCodes, type ErrorCode } from "../../schemas/errors.ts";
 
 export class ApiFailure extends Error {

@@ -1,4 +1,4 @@
-// The two in-memory limits of interface §8: requests per key per minute, and failed key
+// The two in-memory limits (docs/api.md#limits): requests per key per minute, and failed key
 // attempts per client address per minute (a lockout that refuses even a valid key).
 // Fixed one-minute windows that start at a key's (or address's) first hit.
 

@@ -1,5 +1,5 @@
-// Every route of interface §4 with the scope it needs. Auth runs in onRequest, before body
-// parsing and validation (decisions §4 order), so it matches paths against this table itself;
+// Every route with the scope it needs (docs/api.md#routes-and-scopes). Auth runs in onRequest, before body
+// parsing and validation (docs/api.md#check-order), so it matches paths against this table itself;
 // a test checks the table and the registered routes agree.
 import type { Scope } from "../ledger/keys.ts";
 

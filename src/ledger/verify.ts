@@ -110,7 +110,7 @@ function readJournal(sqlite: Database): JournalRow[] {
 }
 
 /**
- * Journal invariants (domain §5): rows agree with their own payload; every reversal reverses an
+ * Journal invariants (docs/journal.md#invariants): rows agree with their own payload; every reversal reverses an
  * earlier recognition of the same owner × action, at most once, with the negated amounts; at most
  * one recognition stands per owner × action.
  */

@@ -1,4 +1,4 @@
-// The sync queue lives in SQLite (decisions §5): one job row per tenant × wallet, claimed with a
+// The sync queue lives in SQLite (docs/operations.md#sync-queue): one job row per tenant × wallet, claimed with a
 // lease so a job that was running when the process died is claimed again after the lease ends.
 // Every transition is one statement or one IMMEDIATE transaction.
 import type { Database } from "bun:sqlite";

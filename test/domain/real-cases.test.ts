@@ -1,4 +1,4 @@
-// Every row of spec/real-cases.md, run through the whole engine. Inputs: the recorded issuer
+// Every row of docs/real-cases.md, run through the whole engine. Inputs: the recorded issuer
 // records and multiplier histories in test/fixtures/recorded; the chain updates are SYNTHESIZED
 // from the recorded activations and f64 multipliers (see helpers.ts), and the wallet holds a
 // chosen raw balance R = 1,000,000,000 (10 tokens at 8 decimals) from 2025-06-01.

@@ -267,7 +267,7 @@ export async function call<T = any>(base: string, path: string, opts: CallOption
   }
   const res = await fetch(base + path, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
   const text = await res.text();
-  // decisions §4/§6: every response, whatever its status, carries these two headers.
+  // docs/api.md#headers: every response, whatever its status, carries these two headers.
   if (!/^[0-9a-f-]{36}$/.test(res.headers.get("x-request-id") ?? "")) throw new Error(`${res.status} ${path}: no x-request-id`);
   if (!res.headers.get("x-ca-ledger-dataset")) throw new Error(`${res.status} ${path}: no x-ca-ledger-dataset`);
   let parsed: unknown = text;

@@ -301,7 +301,7 @@ describe("hostile requests to every route", () => {
     expect(failures).toEqual([]);
   }, 30_000);
 
-  test("invalid_request names the refused parameter (decisions §4)", async () => {
+  test("invalid_request names the refused parameter (docs/api.md#errors)", async () => {
     const bad = fc.constantFrom("0", "-1", "-0", "201", "1.5", "NaN", "abc", "99999999999", "9".repeat(30), "1e10", "-1e3");
     await fc.assert(
       fc.asyncProperty(fc.constantFrom("limit", "offset"), bad, fc.constantFrom("/v1/income", "/v1/journal", "/v2/actions"), async (param, value, route) => {

@@ -1,6 +1,6 @@
 // Helpers for the hostile tests: a timed fetch, a raw-socket HTTP/1.1 client (for bytes fetch
 // will not send: odd Host headers, request targets, chunked bodies), the error-body contract of
-// decisions §4, and a content snapshot of the ledger tables to prove a request wrote nothing.
+// docs/api.md#errors, and a content snapshot of the ledger tables to prove a request wrote nothing.
 import { createHash, randomBytes } from "node:crypto";
 import type { Database } from "bun:sqlite";
 import { errorCodes } from "../../schemas/errors.ts";
@@ -90,7 +90,7 @@ function parseRaw(raw: string, timedOut: boolean): RawReply {
 }
 
 /**
- * The contract of every error answered by the application (decisions §4): body exactly
+ * The contract of every error answered by the application (docs/api.md#errors): body exactly
  * {error, code}, a known code, the status that code maps to, and the headers the table promises.
  * Returns the problems found (empty when the reply keeps the contract).
  */

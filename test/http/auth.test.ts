@@ -56,7 +56,7 @@ function sampleRequest(method: string, template: string): { path: string; body?:
   return { path: s.path, body: s.body?.(), ok: s.ok };
 }
 
-/** The scope each route needs, from interface §4/§5 (independent of the route table). */
+/** The scope each route needs, from docs/api.md#routes-and-scopes (independent of the route table). */
 const specScopes: Record<string, Scope | null> = {
   "GET /v1/health": null, "GET /v1/openapi.json": null, "GET /v1/assets": "assets:read", "POST /v1/wallets/sync": "wallets:sync",
   "GET /v1/wallets": "ledger:read", "GET /v1/wallets/:owner/status": "ledger:read", "GET /v1/portfolio": "ledger:read", "GET /v1/income": "ledger:read",

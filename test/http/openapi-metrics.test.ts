@@ -22,7 +22,7 @@ afterAll(async () => { await srv?.close(); });
 const toOpenApiPath = (template: string) => template.replace(/:([a-z]+)/g, "{$1}");
 const methods = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
-/** Query parameters each route takes (decisions §5, §6). */
+/** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging). */
 const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/portfolio": [{ name: "owner", required: true }],
   "/v1/income": [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }],

@@ -45,7 +45,7 @@ describe("demo ledger synced through the adapters, store and replay", () => {
   const l = openLedger(tempDir());
   const ready = loadDemo(l, now);
 
-  test("covers the cases decisions §9 lists", async () => {
+  test("covers the cases docs/demo.md#what-it-shows lists", async () => {
     await ready;
     const actions = (l.sqlite.query("SELECT payload FROM actions").all() as { payload: string }[]).map((r) => JSON.parse(r.payload) as ActionRecord);
     const types = new Set(actions.map((a) => a.type));

@@ -1,4 +1,4 @@
-// v1 routes (interface §4). Each handler validates, checks the tenant, and reads one read model.
+// v1 routes (docs/api.md#routes-and-scopes). Each handler validates, checks the tenant, and reads one read model.
 import { Elysia, status } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import * as S from "../../../schemas/index.ts";

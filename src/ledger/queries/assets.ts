@@ -10,7 +10,7 @@ export function listAssets(sqlite: Database, nowSeconds = Math.floor(Date.now() 
      ORDER BY i.symbol, i.mint`,
   ).all() as { mint: string; symbol: string; name: string | null; underlying: string | null; isin: string | null; decimals: number | null; updated_at: string; multiplier: string | null; new_multiplier: string | null; new_multiplier_effective_ts: number | null }[];
   return rows.map((r) => {
-    // The multiplier in force is the new one once its timestamp has passed (domain.md §1).
+    // The multiplier in force is the new one once its timestamp has passed (docs/scaled-ui-amount.md#the-multiplier-in-force).
     const inForce = r.multiplier === null ? null : r.new_multiplier_effective_ts !== null && nowSeconds >= r.new_multiplier_effective_ts ? r.new_multiplier! : r.multiplier;
     return {
       mint: r.mint, symbol: r.symbol, name: r.name, underlying: r.underlying, isin: r.isin, decimals: r.decimals,

@@ -1,5 +1,5 @@
 // Chain bytes → observations, with the @solana-program/token-2022 codecs only: the service never
-// depends on a provider's `jsonParsed` rendering (domain.md §2). Pure functions, no network.
+// depends on a provider's `jsonParsed` rendering (docs/sources.md#chain). Pure functions, no network.
 import {
   getMintDecoder,
   getTokenDecoder,

@@ -1,6 +1,6 @@
 // JSON-RPC transport to any standard Solana RPC provider: bounded concurrency, spacing between
 // request starts, retries with exponential backoff + jitter (honouring `retry-after`), a
-// deadline per attempt, and typed errors. Only the methods domain.md §2 names are exposed, all
+// deadline per attempt, and typed errors. Only the methods docs/sources.md#rpc-methods names are exposed, all
 // at `finalized` commitment, so any provider works and nothing depends on `jsonParsed`.
 //
 // The URL can carry a provider key (`?api-key=`): it never appears in an error message.

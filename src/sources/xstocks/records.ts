@@ -15,7 +15,7 @@ export interface SourceRejection {
 
 /**
  * One step of the issuer's multiplier history. Not evidence of an action's type (its `reason`
- * labels spin-offs "Dividend", domain.md §2): kept for display and cross-checks only.
+ * labels spin-offs "Dividend", docs/sources.md#issuer-multiplier-history): kept for display and cross-checks only.
  */
 export interface IssuerMultiplierPoint {
   symbol: string;
