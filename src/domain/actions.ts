@@ -8,8 +8,8 @@ import { canonicalJson, sha256Hex } from "./evidence";
 import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
-import { projectV1, ruleOf } from "./rules";
-import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, Validation } from "./types";
+import { projectV1, ruleOf, type TypeRule } from "./rules";
+import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, V1Projection, Validation } from "./types";
 import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
@@ -96,13 +96,43 @@ export interface TransitionActionInput {
   firstObservedActiveAt: string | null;
 }
 
+/** What a transition shows the same on every wallet's action: built once per transition. */
+interface TransitionView {
+  rule: TypeRule;
+  factor: string | null;
+  splitFactor: string | null;
+  distributedFraction: string | null;
+  withholdingTaxRate: string | null;
+  retentionRate: string | null;
+  v1: V1Projection;
+}
+const transitionViews = new WeakMap<Classified, TransitionView>();
+
+function transitionView(c: Classified): TransitionView {
+  let view = transitionViews.get(c);
+  if (view) return view;
+  const rule = ruleOf(c.type);
+  const factor = rule.restatesBasis && c.factor ? formatDecimal(c.factor) : null;
+  const percent = c.distributedFraction ? percentOf(c.distributedFraction) : null;
+  view = {
+    rule,
+    factor,
+    splitFactor: rule.v1Kind === "split" ? factor : null,
+    distributedFraction: fmt(c.distributedFraction),
+    withholdingTaxRate: fmt(c.cash?.withholdingTaxRate ?? null),
+    retentionRate: fmt(c.cash?.retentionRate ?? null),
+    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote, netPerShare: c.cash?.net ?? null }),
+  };
+  transitionViews.set(c, view);
+  return view;
+}
+
 export function transitionAction(i: TransitionActionInput): ActionRecord {
   const { c, facts: f } = i;
   const t = c.transition;
-  const rule = ruleOf(c.type);
+  const view = transitionView(c);
+  const rule = view.rule;
   const rev: IssuerRevisionObs | null = c.revision;
-  const factor = rule.restatesBasis && c.factor ? formatDecimal(c.factor) : null;
-  const percent = c.distributedFraction ? percentOf(c.distributedFraction) : null;
   const chain: ChainEvidence = {
     signature: t.signature,
     slot: t.slot,
@@ -143,13 +173,13 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     incomeUnits: formatExact(f.incomeUnits),
     usd: money(f.usd),
     grossUsd: money(f.grossUsd),
-    withholdingTaxRate: fmt(c.cash?.withholdingTaxRate ?? null),
+    withholdingTaxRate: view.withholdingTaxRate,
     withholdingTaxUsd: money(f.withholdingUsd),
-    retentionRate: fmt(c.cash?.retentionRate ?? null),
+    retentionRate: view.retentionRate,
     retainedUsd: money(f.retainedUsd),
-    factor,
-    splitFactor: rule.v1Kind === "split" ? factor : null,
-    distributedFraction: fmt(c.distributedFraction),
+    factor: view.factor,
+    splitFactor: view.splitFactor,
+    distributedFraction: view.distributedFraction,
     proceedsUsd: money(f.proceedsUsd),
     underlying: c.underlying,
     refundNote: c.refundNote,
@@ -168,7 +198,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     effectiveAt: t.effectiveAt,
     revisions: revisionViews(i.event),
     lineageLink,
-    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote, netPerShare: c.cash?.net ?? null }),
+    v1: view.v1,
     evidence: {
       chainKey: t.key,
       matchedRevisionSha256: rev?.sha256 ?? null,
