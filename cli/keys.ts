@@ -1,7 +1,7 @@
 // `ca-ledger keys create|list|revoke` (docs/cli.md#keys).
 import { defineCommand } from "citty";
 import { createKey, KeyError, listKeys, parseScopes, revokeKey } from "../src/ledger/keys.ts";
-import { dataDirArg, fail, openFrom } from "./common.ts";
+import { fail, openExisting, openFrom, settingArgs } from "./common.ts";
 
 const create = defineCommand({
   meta: { name: "create", description: "Create a key (the tenant is created on first use); the key is shown once" },
@@ -10,7 +10,7 @@ const create = defineCommand({
     tenant: { type: "string", required: true, description: "Tenant slug, ^[a-z0-9][a-z0-9-]{1,39}$" },
     scopes: { type: "string", description: "Comma-separated: assets:read,ledger:read,wallets:sync,ops:read (default assets:read,ledger:read)" },
     json: { type: "boolean", description: "Print one JSON object" },
-    ...dataDirArg,
+    ...settingArgs("keys"),
   },
   run({ args }) {
     let scopes;
@@ -31,9 +31,9 @@ const create = defineCommand({
 
 const list = defineCommand({
   meta: { name: "list", description: "List keys (never the key or its hash)" },
-  args: { tenant: { type: "string", description: "Only this tenant" }, json: { type: "boolean", description: "Print JSON" }, ...dataDirArg },
+  args: { tenant: { type: "string", description: "Only this tenant" }, json: { type: "boolean", description: "Print JSON" }, ...settingArgs("keys") },
   run({ args }) {
-    const { ledger } = openFrom(args);
+    const ledger = openExisting(args, { migrate: true });
     const keys = listKeys(ledger.sqlite, args.tenant);
     ledger.close();
     if (args.json) return void process.stdout.write(JSON.stringify(keys) + "\n");
@@ -47,9 +47,9 @@ const list = defineCommand({
 
 const revoke = defineCommand({
   meta: { name: "revoke", description: "Revoke a key; a running server refuses it on the next request" },
-  args: { id: { type: "positional", required: true, description: "Key id (key_...)" }, ...dataDirArg },
+  args: { id: { type: "positional", required: true, description: "Key id (key_...)" }, ...settingArgs("keys") },
   run({ args }) {
-    const { ledger } = openFrom(args);
+    const ledger = openExisting(args, { migrate: true });
     const ok = revokeKey(ledger.sqlite, String(args.id));
     ledger.close();
     if (!ok) fail(`no active key with id ${args.id}`, 1);

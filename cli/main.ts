@@ -6,6 +6,9 @@ import { keysCommand } from "./keys.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
 import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
+import { isClosedPipe } from "./common.ts";
+import { checkArgs } from "./strict-args.ts";
+import { showUsage } from "./usage.ts";
 import { version } from "../src/version.ts";
 
 const main = defineCommand({
@@ -14,15 +17,22 @@ const main = defineCommand({
 });
 
 /**
- * citty exits 1 for everything; docs/cli.md#exit-codes wants 2 for usage errors (missing or unknown
- * arguments and commands), 1 for a failed operation. Help and version stay citty's own.
+ * citty exits 1 for everything; docs/cli.md#exit-codes wants 2 for usage errors (unknown flags,
+ * extra or missing arguments, unknown commands), 1 for a failed operation. Help and version stay
+ * citty's own (with our usage renderer).
  */
 async function run(): Promise<void> {
+  // The ledger lists the wallets a tenant follows and backups copy it: every file this process
+  // creates is the owner's alone, whatever umask it was started with.
+  process.umask(0o077);
+  process.stdout.on("error", (e) => process.exit(isClosedPipe(e) ? 0 : 1));
   const rawArgs = process.argv.slice(2);
-  if (rawArgs.some((a) => a === "--help" || a === "-h") || (rawArgs.length === 1 && ["--version", "-v"].includes(rawArgs[0]!))) return runMain(main);
   try {
+    if (rawArgs.some((a) => a === "--help" || a === "-h") || (rawArgs.length === 1 && ["--version", "-v"].includes(rawArgs[0]!))) return await runMain(main, { rawArgs, showUsage });
+    await checkArgs(main, rawArgs);
     await runCommand(main, { rawArgs });
   } catch (e) {
+    if (isClosedPipe(e)) process.exit(0);
     const code = (e as { code?: unknown })?.code;
     if (typeof code === "string" && /^E(ARG|_UNKNOWN_COMMAND|_NO_COMMAND)$/.test(code)) {
       process.stderr.write(`ca-ledger: ${(e as Error).message}\nRun 'ca-ledger --help' or 'ca-ledger <command> --help' for usage.\n`);

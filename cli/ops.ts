@@ -1,18 +1,10 @@
 // Operator commands: `backup`, `restore`, `verify`, `migrate` (docs/cli.md#operator-commands). All but `restore`
 // work while a server runs on the same data dir; exit 0 ok, 1 failure, 2 usage.
 import { defineCommand } from "citty";
-import { existsSync } from "node:fs";
-import { applyMigrations, ledgerPath, migrationStatus, openLedger, type Ledger } from "../src/ledger/db.ts";
+import { applyMigrations, migrationStatus, openLedger, type MigrationStatus } from "../src/ledger/db.ts";
 import { backupLedger, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
 import { verifyLedger } from "../src/ledger/verify.ts";
-import { configFrom, dataDirArg, fail } from "./common.ts";
-
-/** Opens an existing ledger without migrating it: read-mostly commands never change the schema. */
-function openExisting(args: Record<string, unknown>): Ledger {
-  const { dataDir } = configFrom(args);
-  if (!existsSync(ledgerPath(dataDir))) fail(`no ledger at ${ledgerPath(dataDir)}`, 1);
-  return openLedger(dataDir, { migrate: false });
-}
+import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
 
 function printSummary(verb: string, s: LedgerFileSummary): void {
   const tables = s.tables.filter((t) => !t.name.startsWith("__")).map((t) => `${t.name}=${t.rows}`).join(" ");
@@ -29,7 +21,7 @@ export const backupCommand = defineCommand({
   args: {
     file: { type: "positional", required: true, description: "Where to write the backup (must not exist)" },
     json: { type: "boolean", description: "Print one JSON object" },
-    ...dataDirArg,
+    ...settingArgs("backup"),
   },
   run({ args }) {
     const ledger = openExisting(args);
@@ -51,7 +43,7 @@ export const restoreCommand = defineCommand({
   args: {
     file: { type: "positional", required: true, description: "A backup written by `ca-ledger backup`" },
     force: { type: "boolean", description: "Replace a ledger that holds data (the old file is kept beside it)" },
-    ...dataDirArg,
+    ...settingArgs("restore"),
   },
   run({ args }) {
     const { dataDir } = configFrom(args);
@@ -67,7 +59,7 @@ export const restoreCommand = defineCommand({
 
 export const verifyCommand = defineCommand({
   meta: { name: "verify", description: "Recompute every evidence hash, check the journal, income and a replay; exit 1 on any mismatch" },
-  args: { json: { type: "boolean", description: "Print one JSON object" }, ...dataDirArg },
+  args: { json: { type: "boolean", description: "Print one JSON object" }, ...settingArgs("verify") },
   run({ args }) {
     const ledger = openExisting(args);
     let report;
@@ -89,17 +81,22 @@ export const verifyCommand = defineCommand({
   },
 });
 
+/** When it was applied here (older ledgers did not record it), and when it was written. */
+function describeMigration(m: MigrationStatus): string {
+  const written = `written ${new Date(m.when).toISOString()}`;
+  if (!m.applied) return written;
+  return `applied ${m.appliedAt ?? "at an unrecorded time (before ca-ledger kept it)"}, ${written}`;
+}
+
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Apply pending embedded migrations, or list them with --status" },
   args: {
     status: { type: "boolean", description: "List the embedded migrations, applied or pending; change nothing" },
     json: { type: "boolean", description: "Print JSON (with --status)" },
-    ...dataDirArg,
+    ...settingArgs("migrate"),
   },
   run({ args }) {
-    const { dataDir } = configFrom(args);
-    if (args.status && !existsSync(ledgerPath(dataDir))) fail(`no ledger at ${ledgerPath(dataDir)}`, 1);
-    const ledger = openLedger(dataDir, { migrate: false });
+    const ledger = args.status ? openExisting(args) : openLedger(configFrom(args).dataDir, { migrate: false });
     try {
       if (!args.status) {
         const n = applyMigrations(ledger.sqlite);
@@ -107,7 +104,7 @@ export const migrateCommand = defineCommand({
       }
       const status = migrationStatus(ledger.sqlite);
       if (args.json) return void process.stdout.write(JSON.stringify({ migrations: status }) + "\n");
-      if (args.status) for (const m of status) process.stdout.write(`${m.applied ? "applied" : "pending"}  ${m.tag}  ${new Date(m.when).toISOString()}  ${m.hash.slice(0, 12)}\n`);
+      if (args.status) for (const m of status) process.stdout.write(`${m.applied ? "applied" : "pending"}  ${m.tag}  ${describeMigration(m)}  ${m.hash.slice(0, 12)}\n`);
     } finally {
       ledger.close();
     }

@@ -1,16 +1,11 @@
 // `ca-ledger serve`: the HTTP server and the sync worker in one process. Runs until SIGINT or
 // SIGTERM, then stops accepting, lets in-flight requests finish and closes the database.
 import { defineCommand } from "citty";
-import { settings } from "../src/config.ts";
-import { dataDirArg, fail } from "./common.ts";
-
-const flagArgs = Object.fromEntries(
-  settings.filter((s) => s.flag !== "data-dir").map((s) => [s.flag, { type: s.key === "trustProxy" ? ("boolean" as const) : ("string" as const), description: `${s.description} (env ${s.env}, default ${s.default})` }]),
-);
+import { fail, settingArgs } from "./common.ts";
 
 export const serveCommand = defineCommand({
   meta: { name: "serve", description: "Start the HTTP API and the sync worker (every flag also reads its env variable)" },
-  args: { ...flagArgs, ...dataDirArg, demo: { type: "boolean", description: "Load the embedded synthetic demo into an empty data dir and print a key" } },
+  args: { ...settingArgs("serve"), demo: { type: "boolean", description: "Serve the embedded synthetic demo (offline) from its own data dir and print a fresh key" } },
   async run({ args }) {
     const { startServer } = await import("../src/server.ts");
     let handle;

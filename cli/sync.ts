@@ -1,19 +1,23 @@
 // `ca-ledger sync <owner> [--tenant]`: one sync in the foreground, with a progress bar on stderr.
 import { defineCommand } from "citty";
 import { isAddress } from "@solana/kit";
+import type { Ledger } from "../src/ledger/db.ts";
 import { ensureTenant } from "../src/ledger/keys.ts";
+import { readDatasetLabel } from "../src/ledger/queries/common.ts";
 import { createLogger } from "../src/log.ts";
-import { claimJob, registerAndEnqueue, type JobRow } from "../src/sync/queue.ts";
+import { claimWalletJob, registerAndEnqueue, type JobRow } from "../src/sync/queue.ts";
 import { pollIssuer, runSyncJob } from "../src/sync/worker.ts";
-import { dataDirArg, fail, openFrom } from "./common.ts";
+import { fail, openFrom, settingArgs } from "./common.ts";
+
+const defaultTenant = "local";
 
 export const syncCommand = defineCommand({
   meta: { name: "sync", description: "Register a wallet for a tenant and sync it now, in the foreground" },
   args: {
     owner: { type: "positional", required: true, description: "Wallet address (base58)" },
-    tenant: { type: "string", default: "local", description: "Tenant slug the wallet is registered for" },
+    tenant: { type: "string", description: `Tenant slug the wallet is registered for (default ${defaultTenant})` },
     "skip-issuer": { type: "boolean", description: "Do not poll the issuer feed first" },
-    ...dataDirArg,
+    ...settingArgs("sync"),
   },
   async run({ args }) {
     const owner = String(args.owner);
@@ -21,25 +25,42 @@ export const syncCommand = defineCommand({
     const { config, ledger } = openFrom(args);
     const logger = createLogger(config.logLevel);
     try {
-      const tenantId = ensureTenant(ledger.sqlite, String(args.tenant), config.maxWallets);
+      // A sync writes live issuer and chain data: never into the demo's synthetic ledger.
+      if (readDatasetLabel(ledger.sqlite)?.kind === "synthetic") {
+        fail(`data dir ${config.dataDir} holds the synthetic demo ledger; sync live wallets into another one (pass --data-dir)`, 1);
+      }
+      const tenant = args.tenant === undefined ? defaultTenant : String(args.tenant);
+      if (args.tenant === undefined) process.stderr.write(`tenant ${tenant} (the default; choose one with --tenant)\n`);
+      const tenantId = ensureTenant(ledger.sqlite, tenant, config.maxWallets);
       registerAndEnqueue(ledger.sqlite, tenantId, config.maxWallets, owner);
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
         const r = await pollIssuer({ ledger, config, logger });
         process.stderr.write(`${r.added} new revisions\n`);
       }
-      // Claim this wallet's job (a running server might take it first: then we just report).
-      const job = claimJob(ledger.sqlite) as JobRow | null;
-      if (!job || job.owner !== owner) return void process.stderr.write("the job was taken by a running server; see GET /v1/wallets/{owner}/status\n");
-      const outcome = await runSyncJob({ ledger, config, logger }, job, (p) => {
+      const claim = claimWalletJob(ledger.sqlite, tenantId, owner);
+      if ("held" in claim) {
+        return void process.stderr.write(`a running server is syncing this wallet now (since ${claim.held.started_at}); see GET /v1/wallets/${owner}/status\n`);
+      }
+      const outcome = await runSyncJob({ ledger, config, logger }, claim.job, (p) => {
         const width = 30;
         const filled = p.total ? Math.round((p.done / p.total) * width) : 0;
         process.stderr.write(`\r${p.phase.padEnd(20)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${p.done}/${p.total}   `);
       });
       process.stderr.write(`\nsync ${outcome}\n`);
-      if (outcome === "failed") process.exitCode = 1;
+      if (outcome === "failed") {
+        process.stderr.write(failureReport(ledger, claim.job.id));
+        process.exitCode = 1;
+      }
     } finally {
       ledger.close();
     }
   },
 });
+
+/** What went wrong, from the job row, and what happens next. */
+function failureReport(ledger: Ledger, id: number): string {
+  const job = ledger.sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(id) as JobRow;
+  const next = job.status === "queued" && job.next_retry_at ? `ca-ledger serve retries it after ${job.next_retry_at}; run sync again to retry now` : `no more automatic retries (attempt ${job.attempts}); run sync again to retry`;
+  return `error: ${job.error ?? "unknown"}\n${next}\n`;
+}

@@ -28,16 +28,20 @@ export interface Config {
   rpcSpacingMs: number;
 }
 
-function defaultDataDir(env: Record<string, string | undefined>): string {
-  if (env.CA_LEDGER_DATA_DIR) return env.CA_LEDGER_DATA_DIR;
-  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "ca-ledger");
-  return join(env.HOME || homedir(), ".local", "share", "ca-ledger");
+/**
+ * The data dir when neither the flag nor CA_LEDGER_DATA_DIR names one. The demo has its own, so
+ * `serve --demo` never writes into the folder that holds (or will hold) live data.
+ */
+export function defaultDataDir(env: Record<string, string | undefined>, demo = false): string {
+  const name = demo ? "ca-ledger-demo" : "ca-ledger";
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, name);
+  return join(env.HOME || homedir(), ".local", "share", name);
 }
 
 export const settings: Setting[] = [
   { key: "port", env: "PORT", flag: "port", default: "4600", description: "TCP port to listen on" },
   { key: "host", env: "HOST", flag: "host", default: "127.0.0.1", description: "Address to bind" },
-  { key: "dataDir", env: "CA_LEDGER_DATA_DIR", flag: "data-dir", default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger", description: "Folder holding ledger.db" },
+  { key: "dataDir", env: "CA_LEDGER_DATA_DIR", flag: "data-dir", default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger; with --demo, ca-ledger-demo there (never CA_LEDGER_DATA_DIR)", description: "Folder holding ledger.db" },
   { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
   { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
@@ -50,6 +54,29 @@ export const settings: Setting[] = [
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
 ];
+
+/** The commands that read settings. */
+export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate";
+
+/**
+ * The settings each command reads, so each gets exactly those as flags: `serve` reads every
+ * setting; the others name theirs. A new setting is a `serve` flag at once, and a flag of another
+ * command once it is listed here.
+ */
+const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
+  sync: ["dataDir", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs"],
+  keys: ["dataDir"],
+  backup: ["dataDir"],
+  restore: ["dataDir"],
+  verify: ["dataDir"],
+  migrate: ["dataDir"],
+};
+
+export function settingsFor(command: CommandName): Setting[] {
+  if (command === "serve") return settings;
+  const keys = commandSettings[command];
+  return settings.filter((s) => keys.includes(s.key));
+}
 
 export class ConfigError extends Error {}
 
@@ -77,14 +104,18 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
   }
 }
 
-/** Resolves the configuration from flags (citty args, by flag name) over env over defaults. */
-export function loadConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Resolves the configuration from flags (citty args, by flag name) over env over defaults. With
+ * `demo`, the data dir is the flag's or the demo's own default, never CA_LEDGER_DATA_DIR.
+ */
+export function loadConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env, opts: { demo?: boolean } = {}): Config {
   const out: Record<string, unknown> = {};
   for (const s of settings) {
     const flag = flags[s.flag] ?? flags[camel(s.flag)];
     let raw: string | undefined = flag === undefined || flag === null ? undefined : String(flag);
-    if (raw === undefined && env[s.env] !== undefined && env[s.env] !== "") raw = env[s.env];
-    if (raw === undefined) raw = s.key === "dataDir" ? defaultDataDir(env) : s.default;
+    const fromEnv = !(opts.demo && s.key === "dataDir");
+    if (raw === undefined && fromEnv && env[s.env] !== undefined && env[s.env] !== "") raw = env[s.env];
+    if (raw === undefined) raw = s.key === "dataDir" ? defaultDataDir(env, opts.demo) : s.default;
     out[s.key] = parseValue(s, raw);
   }
   return out as unknown as Config;
@@ -92,8 +123,4 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
 
 function camel(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-export function settingsHelp(): string {
-  return settings.map((s) => `  --${s.flag.padEnd(26)} ${s.env.padEnd(26)} default ${s.default}\n      ${s.description}`).join("\n");
 }

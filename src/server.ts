@@ -1,38 +1,53 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
 import { loadConfig, type Config } from "./config.ts";
 import { openLedger, type Ledger } from "./ledger/db.ts";
-import { createKey } from "./ledger/keys.ts";
+import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
+import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { ensureIncomeTotals } from "./ledger/replay.ts";
 import { readDatasetLabel } from "./ledger/queries/common.ts";
-import { createLogger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorker } from "./sync/worker.ts";
 import { version } from "./version.ts";
-import { demoOwners, demoSources, loadDemo } from "./demo/load.ts";
+import { demoKeyPrefix, demoOwners, demoSources, demoTenant, loadDemo } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
+/**
+ * `offline` (tests) starts neither the issuer and mint polls nor the job claims. `demo` serves the
+ * embedded demo from the demo's own data dir and prints a fresh demo key.
+ */
 export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; offline?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
-  const config = loadConfig(flags, opts.env ?? process.env);
+  const config = loadConfig(flags, opts.env ?? process.env, { demo: opts.demo });
   const logger = createLogger(config.logLevel);
-  const ledger = openLedger(config.dataDir);
-  ensureIncomeTotals(ledger.sqlite);
-  let demoKey: string | null = null;
-  if (opts.demo) demoKey = await prepareDemo(ledger, config, logger);
+  const lock = holdDataDir(config.dataDir); // one server per data dir, for this process's life
+  let ledger: Ledger | null = null;
+  try {
+    ledger = openLedger(config.dataDir);
+    ensureIncomeTotals(ledger.sqlite);
+    checkDataset(ledger, config, opts);
+    if (opts.demo) await loadDemoData(ledger, config, logger);
+    return await serve(ledger, config, logger, lock, opts);
+  } catch (e) {
+    ledger?.close();
+    lock.release();
+    throw e;
+  }
+}
 
-  const { app, metrics } = createApp({ ledger, config, logger, version });
+async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
+  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined });
+  listen(app, config);
   // The demo is offline: its worker reads the same embedded recording as the demo load, so a
   // wallet registered there syncs (and finds nothing) instead of calling the network.
   const sources = opts.demo ? demoSources(config) : { config, fetch: undefined };
   const worker = startWorker({ ledger, ...sources, logger, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
-  app.listen({ port: config.port, hostname: config.host });
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
-  if (demoKey && !opts.quiet) {
-    process.stdout.write(
-      `\nca-ledger demo is ready at ${url} (synthetic dataset).\nDemo key (all scopes, shown once):\n  ${demoKey}\nTry:\n  curl -s -H 'authorization: Bearer ${demoKey}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`,
-    );
+  if (opts.demo) {
+    const key = rotateDemoKey(ledger);
+    if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));
   }
   return {
     url, port, config, ledger,
@@ -42,21 +57,61 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
       await Promise.race([app.stop(false), new Promise((r) => setTimeout(r, 2000))]);
       await worker.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
       ledger.close();
+      lock.release();
     },
   };
 }
 
 /**
- * The demo never mixes with live data: a data dir that holds live data is refused. On an empty
- * one it labels the ledger synthetic, loads the embedded demo and creates a demo key.
+ * One server per port: Elysia asks Bun for SO_REUSEPORT, which would let a second server bind
+ * the same port and the kernel split requests between two ledgers. Refused instead.
  */
-async function prepareDemo(ledger: Ledger, config: Config, logger: ReturnType<typeof createLogger>): Promise<string> {
-  const label = readDatasetLabel(ledger.sqlite);
-  const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
-  if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
-    throw new Error("this data dir holds live data; --demo needs an empty data dir (use --data-dir)");
+function listen(app: ReturnType<typeof createApp>["app"], config: Config): void {
+  try {
+    app.listen({ port: config.port, hostname: config.host, reusePort: false });
+  } catch (e) {
+    if ((e as { code?: string }).code === "EADDRINUSE") throw new Error(`port ${config.port} on ${config.host} is in use`);
+    throw e;
   }
+}
+
+/**
+ * A demo ledger is never mixed with live data. `--demo` refuses a data dir holding live data;
+ * a server without it refuses the demo's data dir, where its polls and syncs would write live
+ * issuer and chain data (an offline server, which fetches nothing, may open it).
+ */
+function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; offline?: boolean }): void {
+  const label = readDatasetLabel(ledger.sqlite);
+  if (opts.demo) {
+    const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
+    if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
+      throw new Error(`data dir ${config.dataDir} holds live data; --demo needs an empty data dir or the demo's own (use --data-dir)`);
+    }
+  } else if (label?.kind === "synthetic" && !opts.offline) {
+    throw new Error(`data dir ${config.dataDir} holds the synthetic demo ledger; serve it with --demo, or pass --data-dir for live data`);
+  }
+}
+
+/** Labels the ledger synthetic and loads the embedded demo (once; a later start finds it loaded). */
+async function loadDemoData(ledger: Ledger, config: Config, logger: Logger): Promise<void> {
   const load = await loadDemo(ledger, new Date(), config);
   if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
-  return createKey(ledger.sqlite, { name: `demo-${Date.now()}`, tenant: "demo", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] }).key;
+}
+
+/** Each demo start prints a fresh all-scope key and revokes the ones earlier starts printed. */
+function rotateDemoKey(ledger: Ledger): { key: string; revoked: number } {
+  return ledger.sqlite.transaction(() => {
+    const revoked = revokeKeysNamed(ledger.sqlite, demoTenant, demoKeyPrefix);
+    const { key } = createKey(ledger.sqlite, { name: `${demoKeyPrefix}${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
+    return { key, revoked };
+  }).immediate();
+}
+
+function demoBanner(url: string, dataDir: string, demo: { key: string; revoked: number }): string {
+  const earlier = demo.revoked === 0 ? "" : `(The ${demo.revoked === 1 ? "key" : `${demo.revoked} keys`} printed by earlier demo starts ${demo.revoked === 1 ? "is" : "are"} now revoked.)\n`;
+  return (
+    `\nca-ledger demo is ready at ${url} (synthetic dataset).\nData dir: ${dataDir} (the demo's own; live data never goes there)\n` +
+    `Demo key (all scopes, shown once):\n  ${demo.key}\n${earlier}` +
+    `Try:\n  curl -s -H 'authorization: Bearer ${demo.key}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`
+  );
 }

@@ -12,6 +12,8 @@ import recording from "./recording.json" with { type: "json" };
 import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
 
 export const demoTenant = "demo";
+/** Names of the keys `serve --demo` prints (`demo-<ms>`): each start revokes the earlier ones. */
+export const demoKeyPrefix = "demo-";
 
 export function demoOwners(): string[] {
   return recording.owners;

@@ -27,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** Set when serving the offline demo: the only wallets it has data for. */
+  demoOwners?: readonly string[];
 }
 
 export function createApp(deps: AppDeps) {
@@ -39,7 +41,8 @@ export function createApp(deps: AppDeps) {
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version };
+  const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners };
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
@@ -144,6 +147,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  demoOwners: ReadonlySet<string> | null;
 };
 
 /**

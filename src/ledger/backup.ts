@@ -9,7 +9,7 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { applyMigrations, ledgerPath, migrationHashes } from "./db.ts";
+import { applyMigrations, ledgerPath, makePrivate, migrationHashes } from "./db.ts";
 import * as schema from "./schema.ts";
 
 export class OpsError extends Error {}
@@ -82,6 +82,7 @@ export function backupLedger(sqlite: Database, file: string): LedgerFileSummary 
   const tmp = tmpBeside(target, "partial");
   try {
     sqlite.query("VACUUM INTO ?").run(tmp);
+    makePrivate(tmp); // a copy of the ledger is as private as the ledger
     fsyncPath(tmp);
     try {
       linkSync(tmp, target);
@@ -188,6 +189,7 @@ export function restoreLedger(dataDir: string, file: string, opts: { force?: boo
     } finally {
       src.close();
     }
+    makePrivate(tmp);
     const copy = new Database(tmp, { strict: true });
     try {
       applyMigrations(copy); // an older backup comes back at this build's schema

@@ -83,7 +83,15 @@ export function revokeKey(sqlite: Database, id: string, now = new Date()): boole
   return res.changes === 1;
 }
 
-export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; maxWallets: number; scopes: Scope[] }
+/** Revokes a tenant's active keys whose name starts with `namePrefix`; returns how many. */
+export function revokeKeysNamed(sqlite: Database, tenant: string, namePrefix: string, now = new Date()): number {
+  return sqlite.query(
+    `UPDATE api_keys SET revoked_at = ?1 WHERE revoked_at IS NULL AND substr(name, 1, length(?2)) = ?2
+     AND tenant_id = (SELECT id FROM tenants WHERE slug = ?3)`,
+  ).run(now.toISOString(), namePrefix, tenant).changes;
+}
+
+export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
 
 /**
  * Prepares the lookup used on every request. It reads the database each time, so a revocation
@@ -91,7 +99,7 @@ export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string;
  */
 export function keyLookup(sqlite: Database) {
   const byHash = sqlite.query(
-    `SELECT k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug, t.max_wallets
+    `SELECT k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`,
   );
   const touch = sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
@@ -99,7 +107,7 @@ export function keyLookup(sqlite: Database) {
   return (key: string, now = new Date()): KeyPrincipal | null => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const row = byHash.get(digest) as { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string; max_wallets: number } | null;
+    const row = byHash.get(digest) as { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string } | null;
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const expected = Buffer.from(row?.key_sha256 ?? "0".repeat(64), "hex");
     const ok = timingSafeEqual(Buffer.from(digest, "hex"), expected) && row !== null && row.revoked_at === null;
@@ -109,6 +117,6 @@ export function keyLookup(sqlite: Database) {
     if (touched.get(row.id) !== minute) {
       try { touch.run(minute, row.id, minute); touched.set(row.id, minute); } catch { /* a locked database must not fail a read */ }
     }
-    return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, maxWallets: row.max_wallets, scopes: row.scopes.split(",") as Scope[] };
+    return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };
   };
 }

@@ -65,6 +65,24 @@ export function claimJob(sqlite: Database, now = new Date()): JobRow | null {
   }).immediate();
 }
 
+/**
+ * Claims the job of one tenant × wallet for a foreground sync: queued (due or still backing off:
+ * the operator asked for it now) or running with an expired lease. A running job under a live
+ * lease belongs to a server: `held` then.
+ */
+export function claimWalletJob(sqlite: Database, tenantId: number, owner: string, now = new Date()): { job: JobRow } | { held: JobRow } {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  return sqlite.transaction(() => {
+    const row = sqlite.query("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) as JobRow;
+    if (row.status === "running" && row.lease_until !== null && row.lease_until >= at) return { held: row };
+    sqlite.query(
+      "UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+    ).run(at, lease, row.id);
+    return { job: sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow };
+  }).immediate();
+}
+
 export function reportProgress(sqlite: Database, id: number, p: { phase: string; done: number; total: number; transactionsFetched?: number }, now = new Date()): void {
   sqlite.query(
     "UPDATE sync_jobs SET phase = ?, progress_done = ?, progress_total = ?, transactions_fetched = coalesce(?, transactions_fetched), lease_until = ? WHERE id = ? AND status = 'running'",

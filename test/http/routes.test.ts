@@ -134,19 +134,23 @@ describe("v1 assets and wallets", () => {
     expectError(a, 413, "payload_too_large");
   });
 
-  test("POST /v1/wallets/sync beyond the tenant's quota is 403 wallet_quota_exceeded", async () => {
-    srv.sqlite.query("INSERT INTO tenants (slug, max_wallets, created_at) VALUES ('tiny', 1, ?)").run(new Date().toISOString());
-    const k = srv.key(["wallets:sync", "ledger:read"], "tiny").key;
-    const first = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
-    expect(first.status).toBe(202);
-    const second = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
-    expectError(second, 403, "wallet_quota_exceeded", /1/);
-    // Re-requesting an already registered wallet is not a new wallet: still allowed.
-    const again = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: first.body.owner } });
-    expect(again.status).toBe(202);
-    const w = await get("/v1/wallets", k);
-    expect(w.body.maxWallets).toBe(1);
-    expect(w.body.wallets).toHaveLength(1);
+  test("POST /v1/wallets/sync beyond the server's MAX_WALLETS_PER_TENANT is 403 wallet_quota_exceeded", async () => {
+    const tiny = await startTestServer({ MAX_WALLETS_PER_TENANT: "1" });
+    try {
+      const k = tiny.key(["wallets:sync", "ledger:read"], "tiny").key;
+      const first = await call(tiny.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
+      expect(first.status).toBe(202);
+      const second = await call(tiny.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
+      expectError(second, 403, "wallet_quota_exceeded", /1/);
+      // Re-requesting an already registered wallet is not a new wallet: still allowed.
+      const again = await call(tiny.url, "/v1/wallets/sync", { key: k, body: { owner: first.body.owner } });
+      expect(again.status).toBe(202);
+      const w = await call(tiny.url, "/v1/wallets", { key: k });
+      expect(w.body.maxWallets).toBe(1);
+      expect(w.body.wallets).toHaveLength(1);
+    } finally {
+      await tiny.close();
+    }
   });
 
   test("GET /v1/wallets lists this tenant's wallets with status", async () => {

@@ -98,13 +98,18 @@ describe("tenant isolation", () => {
   });
 
   test("a quota refusal says nothing about other tenants' wallets", async () => {
-    srv.sqlite.query("INSERT INTO tenants (slug, max_wallets, created_at) VALUES ('solo', 1, ?)").run(new Date().toISOString());
-    const k = srv.key(["wallets:sync"], "solo").key;
-    expect((await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } })).status).toBe(202);
-    const refusedKnown = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: walletA } });
-    const refusedUnknown = await call(srv.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
-    expect(refusedKnown.body.code).toBe("wallet_quota_exceeded");
-    expect(visible(refusedKnown)).toEqual(visible(refusedUnknown));
+    const solo = await startTestServer({ MAX_WALLETS_PER_TENANT: "1" });
+    try {
+      const k = solo.key(["wallets:sync"], "solo").key;
+      registerWallet(solo.sqlite, "acme", walletA, "complete");
+      expect((await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } })).status).toBe(202);
+      const refusedKnown = await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: walletA } });
+      const refusedUnknown = await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
+      expect(refusedKnown.body.code).toBe("wallet_quota_exceeded");
+      expect(visible(refusedKnown)).toEqual(visible(refusedUnknown));
+    } finally {
+      await solo.close();
+    }
   });
 
   test("ops status and metrics name no tenant, wallet or key", async () => {

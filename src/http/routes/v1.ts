@@ -53,8 +53,11 @@ export function v1Routes(ctx: AppContext) {
       ({ body, request }) => {
         const p = principalOf(ctx, request);
         checkOwner(body.owner);
+        if (ctx.demoOwners && !ctx.demoOwners.has(body.owner)) {
+          throw new ApiFailure("demo_offline", "This is the offline demo: it holds recorded data for its demo wallets only and cannot sync another wallet. Serve live data without --demo, on another data dir.");
+        }
         try {
-          const r = registerAndEnqueue(sqlite, p.tenantId, p.maxWallets, body.owner);
+          const r = registerAndEnqueue(sqlite, p.tenantId, ctx.config.maxWallets, body.owner);
           return status(202, { owner: body.owner, ...r });
         } catch (e) {
           if (e instanceof QuotaExceeded) throw new ApiFailure("wallet_quota_exceeded", e.message);
@@ -63,15 +66,15 @@ export function v1Routes(ctx: AppContext) {
       },
       {
         body: S.SyncRequestBody,
-        response: { ...keyedErrors, 202: S.SyncRequestResponse, 400: S.errors[400], 413: S.errors[413] },
-        detail: keyed("wallets", "Register a wallet and queue a sync", "wallets:sync", "Answers 202. A second request while a sync is queued or running answers job `already_pending`."),
+        response: { ...keyedErrors, 202: S.SyncRequestResponse, 400: S.errors[400], 409: S.errors[409], 413: S.errors[413] },
+        detail: keyed("wallets", "Register a wallet and queue a sync", "wallets:sync", "Answers 202. A second request while a sync is queued or running answers job `already_pending`. The offline demo answers 409 `demo_offline` for a wallet it has no recording of. The quota is the server's MAX_WALLETS_PER_TENANT, for every tenant."),
       },
     )
     .get(
       "/v1/wallets",
       ({ request }) => {
         const p = principalOf(ctx, request);
-        return { tenant: p.tenant, maxWallets: p.maxWallets, wallets: listWallets(sqlite, p.tenantId) };
+        return { tenant: p.tenant, maxWallets: ctx.config.maxWallets, wallets: listWallets(sqlite, p.tenantId) };
       },
       { response: keyedResponses(S.WalletsResponse), detail: keyed("wallets", "Wallets this tenant registered", "ledger:read") },
     )
