@@ -2,27 +2,17 @@
 // signature. A custody transfer, never a sale or a plain withdrawal: not booked, nothing
 // convertible. It comes from a balance change, not from a multiplier change or an issuer record.
 import type { PlainActionInput } from "../actions";
-import { type BookingFacts, bookNotBooked, units } from "../book";
+import { type BookingFacts, units } from "../book";
 import { displayedChange, uiAmount } from "../display";
 import { formatExact, liftF64, ONE, sub, ZERO } from "../numbers";
 import type { BalanceChangeObs } from "../observations";
 import { isoFromUnix } from "../time";
 import type { Validation } from "../types";
-import { reasonV1 } from "../v1";
 import type { TypeRule } from "./rule";
+import { notBooked } from "./unknown";
 
-export const seizure: TypeRule = {
-  type: "seizure",
-  label: "Seizure (custody transfer)",
-  category: "custody",
-  treatment: "not_booked",
-  v1Kind: "unclassified_adjustment",
-  caTypes: [],
-  book: bookNotBooked,
-  lineage: null,
-  restatesBasis: false,
-  v1: reasonV1,
-};
+/** Never from an issuer record: recognised from the balance change itself (isSeizure). */
+export const seizure: TypeRule = { ...notBooked, type: "seizure", label: "Seizure (custody transfer)", category: "custody", caTypes: [] };
 
 export const SEIZURE_REASON = "custody transfer by the permanent delegate without the owner's signature: not a sale, not a withdrawal";
 

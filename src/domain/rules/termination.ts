@@ -1,22 +1,17 @@
 // Terminations: the line ends (in cash, or partly in another line). Not booked: the units still
 // move on chain but add nothing convertible; the lineage records a terminate link and the
 // position is marked terminated.
-import { bookNotBooked } from "../book";
 import type { Classified } from "../classify";
-import { reasonV1 } from "../v1";
 import type { TypeRule } from "./rule";
+import { notBooked } from "./unknown";
 
 const terminates = (reason: string) => ({
+  ...notBooked,
   category: "termination",
-  treatment: "not_booked",
-  v1Kind: "unclassified_adjustment",
   classify: (c: Classified) => {
     c.reason = reason;
   },
-  book: bookNotBooked,
   lineage: "terminate",
-  restatesBasis: false,
-  v1: reasonV1,
 }) as const;
 
 export const cashMerger: TypeRule = {

@@ -4,15 +4,14 @@ import { bookNotBooked } from "../book";
 import { reasonV1 } from "../v1";
 import type { TypeRule } from "./rule";
 
-export const unknown: TypeRule = {
-  type: "unknown",
-  label: "Unknown multiplier change",
-  category: "unknown",
+/** Recorded and shown, with no booking rule: nothing convertible, v1 shows the reason. */
+export const notBooked = {
   treatment: "not_booked",
   v1Kind: "unclassified_adjustment",
-  caTypes: [],
   book: bookNotBooked,
   lineage: null,
   restatesBasis: false,
   v1: reasonV1,
-};
+} as const;
+
+export const unknown: TypeRule = { ...notBooked, type: "unknown", label: "Unknown multiplier change", category: "unknown", caTypes: [] };
