@@ -11,7 +11,8 @@ import { ensureTenant } from "../src/ledger/keys.ts";
 import { createLogger } from "../src/log.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../src/sources/solana/wire.ts";
 import { claimJob, registerAndEnqueue } from "../src/sync/queue.ts";
-import { runSyncJob } from "../src/sync/worker.ts";
+import { runSyncJob } from "../src/sync/job.ts";
+import { bookEverythingDirty } from "../src/ledger/booking.ts";
 import { loadDemo } from "../src/demo/load.ts";
 import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx, updateMultiplierTx, XSTOCKS_AUTHORITY } from "../test/support/chain.ts";
 import { addTransaction, emptyChain, startRpcServer } from "../test/support/rpc-server.ts";
@@ -73,7 +74,7 @@ try {
   registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "bench"), 100, owner);
   peak = 0;
   const t1 = performance.now();
-  const outcome = await runSyncJob({ ledger, config, logger: createLogger("error") }, claimJob(ledger.sqlite)!);
+  const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger: createLogger("error"), book: async () => void bookEverythingDirty(ledger.sqlite) }, claimJob(ledger.sqlite)!);
   const seconds = (performance.now() - t1) / 1000;
   const calls = server.requests - before;
   const syncPeak = peak;

@@ -5,8 +5,10 @@ import type { Ledger } from "../src/ledger/db.ts";
 import { ensureTenant } from "../src/ledger/keys.ts";
 import { readDatasetLabel } from "../src/ledger/queries/common.ts";
 import { createLogger } from "../src/log.ts";
+import { bookEverythingDirty } from "../src/ledger/booking.ts";
+import { pollIssuer } from "../src/sync/issuer-poll.ts";
+import { runSyncJob } from "../src/sync/job.ts";
 import { claimWalletJob, registerAndEnqueue, type JobRow } from "../src/sync/queue.ts";
-import { pollIssuer, runSyncJob } from "../src/sync/worker.ts";
 import { fail, openFrom, settingArgs } from "./common.ts";
 
 const defaultTenant = "local";
@@ -35,14 +37,16 @@ export const syncCommand = defineCommand({
       registerAndEnqueue(ledger.sqlite, tenantId, config.maxWallets, owner);
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
-        const r = await pollIssuer({ ledger, config, logger });
+        const r = await pollIssuer({ sqlite: ledger.sqlite, config });
         process.stderr.write(`${r.added} new revisions\n`);
       }
       const claim = claimWalletJob(ledger.sqlite, tenantId, owner);
       if ("held" in claim) {
         return void process.stderr.write(`a running server is syncing this wallet now (since ${claim.held.started_at}); see GET /v1/wallets/${owner}/status\n`);
       }
-      const outcome = await runSyncJob({ ledger, config, logger }, claim.job, (p) => {
+      // Booked here, in the foreground: this process is the only writer it knows of.
+      const book = async () => void bookEverythingDirty(ledger.sqlite);
+      const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger, book }, claim.job, (p) => {
         const width = 30;
         const filled = p.total ? Math.round((p.done / p.total) * width) : 0;
         process.stderr.write(`\r${p.phase.padEnd(20)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${p.done}/${p.total}   `);

@@ -5,6 +5,8 @@ import m1 from "./0001_append_only.sql" with { type: "text" };
 import m2 from "./0002_read_paths.sql" with { type: "text" };
 import m3 from "./0003_ledger_state.sql" with { type: "text" };
 import m4 from "./0004_action_detail.sql" with { type: "text" };
+import m5 from "./0005_write_path.sql" with { type: "text" };
+import m6 from "./0006_rebook_after_write_path.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -14,4 +16,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0002_read_paths", when: 1795307096248, sql: m2 },
   { tag: "0003_ledger_state", when: 1795307421707, sql: m3 },
   { tag: "0004_action_detail", when: 1795308867858, sql: m4 },
+  { tag: "0005_write_path", when: 1795436120515, sql: m5 },
+  { tag: "0006_rebook_after_write_path", when: 1795436120805, sql: m6 },
 ];

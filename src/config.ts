@@ -26,6 +26,10 @@ export interface Config {
   maxWallets: number;
   rpcConcurrency: number;
   rpcSpacingMs: number;
+  resyncSeconds: number;
+  syncConcurrency: number;
+  jobDeadlineSeconds: number;
+  maxSignaturePages: number;
 }
 
 /**
@@ -53,6 +57,10 @@ export const settings: Setting[] = [
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
+  { key: "resyncSeconds", env: "RESYNC_SECONDS", flag: "resync-seconds", default: "3600", description: "Re-sync every followed wallet this often (±20% jitter); 0 turns following off" },
+  { key: "syncConcurrency", env: "SYNC_CONCURRENCY", flag: "sync-concurrency", default: "4", description: "Sync jobs run at once (they share the RPC limits)" },
+  { key: "jobDeadlineSeconds", env: "JOB_DEADLINE_SECONDS", flag: "job-deadline-seconds", default: "1800", description: "A sync job stops reading after this long; what it read is kept, the rest is a named gap" },
+  { key: "maxSignaturePages", env: "MAX_SIGNATURE_PAGES", flag: "max-signature-pages", default: "10", description: "Signature pages (1000 each) one address's walk reads per sync; longer histories resume next sync" },
 ];
 
 /** The commands that read settings. */
@@ -64,7 +72,7 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
  * command once it is listed here.
  */
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
-  sync: ["dataDir", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs"],
+  sync: ["dataDir", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir"],
   backup: ["dataDir"],
   restore: ["dataDir"],
@@ -97,7 +105,8 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be a whole number, got ${JSON.stringify(raw)}`);
       const n = Number(raw);
       if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
-      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency") && n < 1)
+      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency" || s.key === "syncConcurrency"
+        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages") && n < 1)
         throw new ConfigError(`${s.env} must be at least 1`);
       return n;
     }

@@ -3,13 +3,12 @@ import { loadConfig, type Config } from "./config.ts";
 import { openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
-import { ensureIncomeTotals } from "./ledger/replay.ts";
-import { readDatasetLabel } from "./ledger/queries/common.ts";
+import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
-import { startWorker } from "./sync/worker.ts";
+import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
 import { version } from "./version.ts";
-import { demoKeyPrefix, demoOwners, demoSources, demoTenant, loadDemo } from "./demo/load.ts";
+import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/load.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
@@ -24,9 +23,8 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   let ledger: Ledger | null = null;
   try {
     ledger = openLedger(config.dataDir);
-    ensureIncomeTotals(ledger.sqlite);
     checkDataset(ledger, config, opts);
-    if (opts.demo) await loadDemoData(ledger, config, logger);
+    if (opts.demo) writeDatasetLabel(ledger.sqlite, DEMO_LABEL);
     return await serve(ledger, config, logger, lock, opts);
   } catch (e) {
     ledger?.close();
@@ -36,12 +34,28 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 }
 
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
-  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined });
-  listen(app, config);
-  // The demo is offline: its worker reads the same embedded recording as the demo load, so a
-  // wallet registered there syncs (and finds nothing) instead of calling the network.
-  const sources = opts.demo ? demoSources(config) : { config, fetch: undefined };
-  const worker = startWorker({ ledger, ...sources, logger, pollNetwork: !opts.offline, onRpcRequest: (m, o) => metrics.rpcRequest(m, String(o)) });
+  let worker: WorkerThread | null = null;
+  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, onWalletQueued: () => worker?.wake() });
+  // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
+  // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
+  // loads the embedded recording through its recorded transport (the demo is offline). Offline
+  // (tests that write ledger rows themselves) there is no worker, except for the demo's, which
+  // then only loads it.
+  if (!opts.offline || opts.demo) {
+    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n) });
+    try {
+      await worker.ready;
+    } catch (e) {
+      await worker.stop();
+      throw e;
+    }
+  }
+  try {
+    listen(app, config);
+  } catch (e) {
+    await worker?.stop();
+    throw e;
+  }
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
@@ -55,7 +69,7 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
       // Stop accepting; in-flight requests finish, idle keep-alive connections are closed after a
       // short grace period rather than waiting for their idle timeout.
       await Promise.race([app.stop(false), new Promise((r) => setTimeout(r, 2000))]);
-      await worker.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
+      await worker?.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
       ledger.close();
       lock.release();
     },
@@ -90,12 +104,6 @@ function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; of
   } else if (label?.kind === "synthetic" && !opts.offline) {
     throw new Error(`data dir ${config.dataDir} holds the synthetic demo ledger; serve it with --demo, or pass --data-dir for live data`);
   }
-}
-
-/** Labels the ledger synthetic and loads the embedded demo (once; a later start finds it loaded). */
-async function loadDemoData(ledger: Ledger, config: Config, logger: Logger): Promise<void> {
-  const load = await loadDemo(ledger, new Date(), config);
-  if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
 }
 
 /** Each demo start prints a fresh all-scope key and revokes the ones earlier starts printed. */

@@ -8,7 +8,7 @@
 // journal entries) and all its positions; one "heavy" wallet gets 10 copies of all 20, so list
 // pages of 50 are full. All 10,000 are registered (sync complete) for tenant "bench".
 import { getBase58Decoder } from "@solana/kit";
-import { refreshIncomeTotals } from "../../src/ledger/replay.ts";
+import { refreshIncomeTotals } from "../../src/ledger/writers.ts";
 import { createHash } from "node:crypto";
 import { openLedger } from "../../src/ledger/db.ts";
 import { loadDemo } from "../../src/demo/load.ts";

@@ -2,12 +2,14 @@
 // and syncs them through the same worker code a live sync uses (issuer poll, chain sync, store,
 // replay), with a recorded transport in place of the network.
 import { loadConfig, type Config } from "../config.ts";
+import { bookEverythingDirty } from "../ledger/booking.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { ensureTenant } from "../ledger/keys.ts";
 import { writeDatasetLabel } from "../ledger/queries/common.ts";
 import { createLogger } from "../log.ts";
+import { pollIssuer } from "../sync/issuer-poll.ts";
+import { runSyncJob } from "../sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../sync/queue.ts";
-import { pollIssuer, runSyncJob } from "../sync/worker.ts";
 import recording from "./recording.json" with { type: "json" };
 import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
 
@@ -26,13 +28,16 @@ export function demoSources(base: Config) {
 
 export interface DemoLoad { synced: number; failed: number; ms: number }
 
+export const DEMO_LABEL = { kind: "synthetic" as const, description: "Embedded demo: real xStocks mints, multipliers and issuer figures; synthetic wallets" };
+
 export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = loadConfig({}, {})): Promise<DemoLoad> {
   const started = performance.now();
   const { sqlite } = ledger;
-  writeDatasetLabel(sqlite, { kind: "synthetic", description: "Embedded demo: real xStocks mints, multipliers and issuer figures; synthetic wallets" }, now);
+  writeDatasetLabel(sqlite, DEMO_LABEL, now);
   const result: DemoLoad = { synced: 0, failed: 0, ms: 0 };
   if ((sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n > 0) return result; // already loaded
-  const deps = { ledger, ...demoSources(base), logger: createLogger("warn"), now: () => now };
+  const book = async () => void bookEverythingDirty(sqlite, now);
+  const deps = { sqlite, ...demoSources(base), logger: createLogger("warn"), now: () => now, book };
   await pollIssuer(deps);
   const tenantId = ensureTenant(sqlite, demoTenant, base.maxWallets, now);
   for (const owner of recording.owners) registerAndEnqueue(sqlite, tenantId, base.maxWallets, owner, now);

@@ -9,7 +9,7 @@ import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
 import { projectV1, ruleOf, type TypeRule } from "./rules";
-import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, V1Projection, Validation } from "./types";
+import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, V1Projection } from "./types";
 import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
@@ -92,7 +92,6 @@ export interface TransitionActionInput {
   facts: BookingFacts;
   event: EventRevisions | null;
   lifecycle: Lifecycle;
-  validation: Validation;
   firstObservedActiveAt: string | null;
 }
 
@@ -186,7 +185,6 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     warnings,
     reason: c.reason,
     lifecycle: i.lifecycle,
-    validation: i.validation,
     timestamps: {
       issuerEffectiveAt: rev?.record.effectiveTimeUtc ?? null,
       issuerCreatedAt: rev?.record.createdTimeUtc ?? null,
@@ -236,7 +234,6 @@ export interface PlainActionInput {
   event: EventRevisions | null;
   revision: IssuerRevisionObs | null;
   lifecycle: Lifecycle;
-  validation: Validation;
   chain?: ChainEvidence;
   warnings?: string[];
   /** The change as the holder's wallet showed it, when it is a change of displayed amounts. */
@@ -284,7 +281,6 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     warnings: i.warnings ?? [],
     reason: i.reason,
     lifecycle: i.lifecycle,
-    validation: i.validation,
     timestamps: {
       issuerEffectiveAt: i.revision?.record.effectiveTimeUtc ?? null,
       issuerCreatedAt: i.revision?.record.createdTimeUtc ?? null,

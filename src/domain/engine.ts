@@ -4,12 +4,14 @@
 import { type ActionRecordParts, assembleWallet } from "./wallet";
 import { type Classified, classifyMint } from "./classify";
 import { buildLineage } from "./lineage";
+import { MATCH_WINDOW_SECONDS } from "./match";
+import { unixFromIso } from "./time";
 import type { EventRevisions } from "./revisions";
 import { groupEvents } from "./revisions";
 import type { MintStateObs } from "./observations";
-import { type CensusInstance, computeCensus, validationFor } from "./taxonomy";
+import { type CensusInstance, computeCensus } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
-import type { ActionType, ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection, Validation } from "./types";
+import type { ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection } from "./types";
 
 export type { EngineInput, EngineOutput } from "./types";
 export { diffJournal } from "./journal";
@@ -35,6 +37,22 @@ export interface MintContext {
 
 function inForce(s: MintStateObs, t: number): number {
   return t >= s.newMultiplierEffectiveTimestamp ? s.newMultiplier : s.multiplier;
+}
+
+/**
+ * When a mint's books next change with no new observation: a scheduled change takes force, or an
+ * announced event that never reached the chain is dropped (see assembleWallet).
+ */
+function nextClockChange(ts: ChainTransition[], events: EventRevisions[], matched: Set<string>, now: number): number | null {
+  const ahead: number[] = ts.filter((t) => t.state === "confirmed").map((t) => t.effectiveAtUnix);
+  for (const ev of events) {
+    if (matched.has(ev.eventId)) continue;
+    const effs = ev.revisions.map((r) => unixFromIso(r.record.effectiveTimeUtc)).filter((x): x is number => x !== null);
+    // Dropped once now > latest effective time + the window (see assembleWallet): one second on.
+    if (effs.length) ahead.push(Math.max(...effs) + MATCH_WINDOW_SECONDS + 1);
+  }
+  const future = ahead.filter((at) => at > now);
+  return future.length ? Math.min(...future) : null;
 }
 
 export function runEngine(input: EngineInput): EngineOutput {
@@ -76,6 +94,7 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   const census: CensusInstance[] = [];
+  const clockChanges: EngineOutput["clockChanges"] = [];
   const contexts = new Map<string, MintContext>();
   const lineage = [];
   for (const mint of [...mints].sort()) {
@@ -118,17 +137,11 @@ export function runEngine(input: EngineInput): EngineOutput {
       lifecycles: new Map(),
     });
     if (inst) lineage.push(buildLineage(inst, live.filter((c) => c.transition.state === "activated")));
+    clockChanges.push({ mint, at: nextClockChange(ts, events, matchedEvents, now) });
   }
 
-  const validations = new Map<ActionType, Validation>();
-  const validation = (type: ActionType): Validation => {
-    let v = validations.get(type);
-    if (!v) validations.set(type, (v = validationFor(type, census)));
-    return v;
-  };
-
   const out: ActionRecordParts = { actions: [], bookings: [], positions: [], yields: [] };
-  for (const w of input.wallets) assembleWallet(w, contexts, { now, validation, firstObservedActive: input.firstObservedActive ?? {} }, out);
+  for (const w of input.wallets) assembleWallet(w, contexts, { now, firstObservedActive: input.firstObservedActive ?? {} }, out);
 
   return {
     transitions,
@@ -138,6 +151,8 @@ export function runEngine(input: EngineInput): EngineOutput {
     yields: out.yields,
     lineage,
     census: computeCensus(census),
+    censusInstances: census,
+    clockChanges,
     rejections,
   };
 }

@@ -2,7 +2,9 @@
 // type's entry in src/domain/rules), and the census that computes each type's validation status
 // from the data (never written as a constant).
 import { ruleOf, RULES } from "./rules";
-import type { ActionType, Category, TaxonomyEntry, Treatment, V1Kind, Validation } from "./types";
+import type { ActionType, CensusInstance, Category, TaxonomyEntry, Treatment, V1Kind, Validation } from "./types";
+
+export type { CensusInstance } from "./types";
 
 export interface TypeInfo {
   type: ActionType;
@@ -17,16 +19,6 @@ export const TAXONOMY: readonly TypeInfo[] = RULES.map(({ type, label, category,
 export const typeInfo = (type: ActionType): TypeInfo => ruleOf(type);
 
 export const ACTION_TYPES: readonly ActionType[] = TAXONOMY.map((i) => i.type);
-
-/** One chain transition matched to an issuer record of a type, and whether its booking reconciled. */
-export interface CensusInstance {
-  type: ActionType;
-  mint: string;
-  transitionKey: string;
-  eventId: string;
-  version: number;
-  reconciled: boolean;
-}
 
 /**
  * Validation from data: `not_built` when the type has no booking rule (treatment not_booked);

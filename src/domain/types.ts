@@ -212,7 +212,6 @@ export interface ActionRecord {
   warnings: string[];
   reason: string;
   lifecycle: Lifecycle;
-  validation: Validation;
   timestamps: ActionTimestamps;
   /** The activation time the chain wrote (issuer effective time for `announced`). */
   effectiveAt: string | null;
@@ -339,5 +338,22 @@ export interface EngineOutput {
   yields: YieldRecord[];
   lineage: LineageRecord[];
   census: TaxonomyEntry[];
+  /** The matched chain transitions the census counts, per mint (stored per mint, summed by type). */
+  censusInstances: CensusInstance[];
+  /**
+   * Per mint, the next time its books change by the clock alone (a scheduled multiplier takes
+   * force, an announced event expires unexecuted); null when nothing is ahead.
+   */
+  clockChanges: { mint: string; at: number | null }[];
   rejections: Rejection[];
+}
+
+/** One chain transition matched to an issuer record of a type, and whether its booking reconciled. */
+export interface CensusInstance {
+  type: ActionType;
+  mint: string;
+  transitionKey: string;
+  eventId: string;
+  version: number;
+  reconciled: boolean;
 }

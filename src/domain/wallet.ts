@@ -15,7 +15,7 @@ import { currentRevision, type EventRevisions } from "./revisions";
 import { bookTransition, ruleOf } from "./rules";
 import { isSeizure, seizureOf } from "./rules/custody";
 import { unixFromIso } from "./time";
-import type { ActionRecord, ActionType, ChainTransition, EngineWallet, JournalBooking, PositionRecord, Validation, YieldRecord } from "./types";
+import type { ActionRecord, ChainTransition, EngineWallet, JournalBooking, PositionRecord, YieldRecord } from "./types";
 import { buildYields, type YieldAction } from "./yield";
 
 export interface ActionRecordParts {
@@ -27,7 +27,6 @@ export interface ActionRecordParts {
 
 export interface WalletContext {
   now: number;
-  validation: (t: ActionType) => Validation;
   firstObservedActive: Record<string, string>;
 }
 
@@ -70,7 +69,7 @@ function transitionStep(h: Holding, t: ChainTransition): void {
     lifecycle = buildLifecycle({ transition: t, event, matchedVersion: c.revision?.record.version ?? null, firstObservedActiveAt: firstSeen, now: wc.now });
     ctx.lifecycles.set(t.key, lifecycle);
   }
-  const a = transitionAction({ owner: h.owner, symbol: ctx.symbol, decimals: ctx.decimals, raw, c, facts, event, lifecycle, validation: wc.validation(c.type), firstObservedActiveAt: firstSeen });
+  const a = transitionAction({ owner: h.owner, symbol: ctx.symbol, decimals: ctx.decimals, raw, c, facts, event, lifecycle, firstObservedActiveAt: firstSeen });
   h.out.actions.push(a);
   const delta = facts.delta;
   // Income types book the whole delta as income units, already formatted on the action.
@@ -87,7 +86,7 @@ function transitionStep(h: Holding, t: ChainTransition): void {
 function seizureStep(h: Holding, change: EngineWallet["balanceChanges"][number]): void {
   const { ctx } = h;
   const multiplier = ctx.multiplierAt(change.blockTime);
-  const { action, facts } = seizureOf(change, { owner: h.owner, mint: ctx.mint, symbol: ctx.symbol, decimals: ctx.decimals, multiplier, validation: h.wc.validation("seizure") });
+  const { action, facts } = seizureOf(change, { owner: h.owner, mint: ctx.mint, symbol: ctx.symbol, decimals: ctx.decimals, multiplier });
   const a = plainAction(action);
   h.out.actions.push(a);
   const b = bookingFor(a, formatExact(facts.delta), formatExact(facts.delta));
@@ -122,7 +121,6 @@ function announcementStep(h: Holding, ev: EventRevisions): void {
       event: ev,
       revision: cur,
       lifecycle: buildLifecycle({ transition: null, event: ev, matchedVersion: null, firstObservedActiveAt: null, now: wc.now }),
-      validation: wc.validation(type),
     }),
   );
 }

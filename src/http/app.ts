@@ -27,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
+  onWalletQueued?: () => void;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
 }
@@ -42,7 +44,7 @@ export function createApp(deps: AppDeps) {
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners };
+  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
@@ -147,6 +149,7 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
+  onWalletQueued(): void;
   demoOwners: ReadonlySet<string> | null;
 };
 

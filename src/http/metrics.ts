@@ -24,7 +24,7 @@ export function createMetrics(startedAt = Date.now()) {
     },
     authFailure(reason: string): void { inc(authFailures, reason); },
     rateLimited(): void { rateLimited++; },
-    rpcRequest(method: string, outcome: string): void { inc(rpc, `${method}\u0000${outcome}`); },
+    rpcRequest(method: string, outcome: string, n = 1): void { inc(rpc, `${method}\u0000${outcome}`, n); },
     rpcErrorCounts(): { errors: number; total: number } {
       let errors = 0, total = 0;
       for (const [k, v] of rpc) { total += v; if (!k.endsWith("\u0000ok")) errors += v; }

@@ -1,6 +1,9 @@
 // What each read model shows of an engine ActionRecord. Computed once, when the action is
 // written, so list reads only load stored JSON. Amounts are shown for people by one rounding rule
-// (src/domain/display.ts); each item keeps the exact values under `exact`.
+// (src/domain/display.ts); each item keeps the exact values under `exact`. An action's
+// `validation` is not stored with it: it is the census of its type across the whole ledger,
+// which changes whenever any mint's census does, so the v2 reads add it per request
+// (queries/actions.ts).
 import { quantityForPeople, uiAmount, usdTextForPeople } from "../domain/display.ts";
 import { add, eq, formatExact, nearestF64, parseDecimal, sub } from "../domain/numbers.ts";
 import type { ActionRecord } from "../domain/types.ts";
@@ -42,7 +45,7 @@ export function actionSummary(a: ActionRecord) {
   return {
     id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,
     quantityDisplay: a.quantityDisplay, ...incomeShown(a), effectiveAt: a.effectiveAt, lifecycle: { state: a.lifecycle.state },
-    validation: a.validation, evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
+    evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
     distributedFraction: a.distributedFraction, proceedsUsd: usdTextForPeople(a.proceedsUsd), underlying: a.underlying, refundNote: a.refundNote,
     warnings: a.warnings, reason: a.reason, splitFactor: a.splitFactor,
     exact: { ...breakdown(a), proceedsUsd: a.proceedsUsd },

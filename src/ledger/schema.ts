@@ -35,6 +35,9 @@ export const tenantWallets = sqliteTable(
     tenantId: integer("tenant_id").notNull().references(() => tenants.id),
     owner: text("owner").notNull(),
     registeredAt: text("registered_at").notNull(),
+    // When this tenant's own sync of the wallet first finished: the tenant sees the wallet's
+    // books only from then on, whatever other tenants that follow the same wallet did before.
+    firstSyncedAt: text("first_synced_at"),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.owner] }), index("tenant_wallets_owner").on(t.owner)],
 );
@@ -60,8 +63,12 @@ export const syncJobs = sqliteTable(
     transactionsFetched: integer("transactions_fetched").notNull().default(0),
     gaps: text("gaps").notNull().default("[]"), // JSON array of {address, reason}
     error: text("error"),
+    // A finished job runs again from here on (following: every RESYNC_SECONDS, jittered).
+    nextSyncAt: text("next_sync_at"),
+    // Set when the job's last run hit its deadline (what it read is kept; the rest is a gap).
+    deadlinePassedAt: text("deadline_passed_at"),
   },
-  (t) => [uniqueIndex("sync_jobs_tenant_owner").on(t.tenantId, t.owner), index("sync_jobs_status").on(t.status)],
+  (t) => [uniqueIndex("sync_jobs_tenant_owner").on(t.tenantId, t.owner), index("sync_jobs_status").on(t.status), index("sync_jobs_next_sync").on(t.nextSyncAt)],
 );
 
 // ---- observations (append-only) --------------------------------------------------------
@@ -139,7 +146,7 @@ export const tokenAccounts = sqliteTable(
     rawBalance: text("raw_balance").notNull(),
     slot: integer("slot").notNull(),
   },
-  (t) => [index("token_accounts_owner").on(t.owner)],
+  (t) => [index("token_accounts_owner").on(t.owner), index("token_accounts_mint").on(t.mint, t.owner)],
 );
 
 export const balanceChanges = sqliteTable(
@@ -158,14 +165,27 @@ export const balanceChanges = sqliteTable(
     ownerSigned: integer("owner_signed", { mode: "boolean" }),
     byPermanentDelegate: integer("by_permanent_delegate", { mode: "boolean" }),
   },
-  (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner)],
+  (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner), index("balance_changes_mint").on(t.mint, t.owner)],
 );
 
-export const syncCursors = sqliteTable("sync_cursors", {
-  address: text("address").primaryKey(),
-  newestSignature: text("newest_signature"),
-  updatedAt: text("updated_at").notNull(),
-});
+// Where each signature walk stands. `scope` is the tenant id for a wallet's token accounts (each
+// tenant follows a wallet from its own cursors, so what it is told never depends on another
+// tenant's syncs) and "*" for a multiplier authority (walked once for every mint it controls).
+// A walk cut short by its page budget keeps where to resume: it walks on from `resume_before`
+// down to `resume_until`, and only then moves the cursor up to `resume_newest`.
+export const walkCursors = sqliteTable(
+  "walk_cursors",
+  {
+    scope: text("scope").notNull(),
+    address: text("address").notNull(),
+    newestSignature: text("newest_signature"),
+    resumeBefore: text("resume_before"),
+    resumeUntil: text("resume_until"),
+    resumeNewest: text("resume_newest"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.address] })],
+);
 
 export const walletGaps = sqliteTable(
   "wallet_gaps",
@@ -182,6 +202,26 @@ export const walletGaps = sqliteTable(
 export const transitionsSeen = sqliteTable("transitions_seen", {
   key: text("key").primaryKey(),
   firstObservedActiveAt: text("first_observed_active_at").notNull(),
+});
+
+// ---- what waits to be booked -----------------------------------------------------------
+
+// Dirty sets: the store marks the wallets and mints that new observations touch, in the same
+// transaction as the observations. Booking clears a mark in the transaction that books it, and
+// only if `seq` is still the one it read (a mark bumped meanwhile stays for the next round).
+// `not_before` holds back a mark whose booking failed (the engine threw on it) until a retry.
+export const dirtyWallets = sqliteTable("dirty_wallets", {
+  owner: text("owner").primaryKey(),
+  seq: integer("seq").notNull(),
+  markedAt: text("marked_at").notNull(),
+  notBefore: text("not_before"),
+});
+
+export const dirtyMints = sqliteTable("dirty_mints", {
+  mint: text("mint").primaryKey(),
+  seq: integer("seq").notNull(),
+  markedAt: text("marked_at").notNull(),
+  notBefore: text("not_before"),
 });
 
 // ---- the engine's output ----------------------------------------------------------------
@@ -293,6 +333,29 @@ export const lineage = sqliteTable("lineage", {
   updatedAt: text("updated_at").notNull(),
 });
 
+// The chain transitions matched to an issuer record, per mint: the census every type's
+// validation is counted from. Replaced per mint when the mint is booked; the taxonomy sums it.
+export const censusInstances = sqliteTable(
+  "census_instances",
+  {
+    transitionKey: text("transition_key").primaryKey(),
+    mint: text("mint").notNull(),
+    type: text("type").notNull(),
+    eventId: text("event_id").notNull(),
+    version: integer("version").notNull(),
+    reconciled: integer("reconciled", { mode: "boolean" }).notNull(),
+  },
+  (t) => [index("census_instances_mint").on(t.mint), index("census_instances_type").on(t.type)],
+);
+
+// Per mint, when its next scheduled multiplier takes force (as of its last booking): the mint
+// poll marks the mint dirty once that time has passed, so the change is booked without a sync.
+export const mintSchedule = sqliteTable("mint_schedule", {
+  mint: text("mint").primaryKey(),
+  nextActivationTs: integer("next_activation_ts"),
+  updatedAt: text("updated_at").notNull(),
+});
+
 export const taxonomyCensus = sqliteTable("taxonomy_census", {
   type: text("type").primaryKey(),
   payload: text("payload").notNull(),
@@ -308,9 +371,7 @@ export const datasetLabel = sqliteTable("dataset_label", {
   createdAt: text("created_at").notNull(),
 });
 
-// Small facts about the ledger itself. `replay_pending` is set in the same transaction that
-// stores new observations and cleared by the replay that books them, so a crash in between is
-// noticed at the next start.
+// Small facts about the ledger itself (key → value).
 export const ledgerState = sqliteTable("ledger_state", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
@@ -321,5 +382,7 @@ export const feedStatus = sqliteTable("feed_status", {
   lastSuccessAt: text("last_success_at"),
   lastErrorAt: text("last_error_at"),
   lastError: text("last_error"),
+  // Set when the feed answered but its content is suspect (e.g. most issuer rows rejected).
+  degraded: text("degraded"),
   updatedAt: text("updated_at").notNull(),
 });

@@ -1,9 +1,16 @@
 // Writes observations. Every write is idempotent (INSERT … ON CONFLICT DO NOTHING on natural
 // keys) and runs in one IMMEDIATE transaction, so a crash mid-sync leaves either all or none of
-// a batch, and running the same batch twice records nothing new.
+// a batch, and running the same batch twice records nothing new. The same transaction marks
+// what the new observations touch as dirty (see dirty.ts): the wallets whose history changed and
+// the mints whose multiplier history, state, issuer records or instrument changed.
 import type { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../domain/observations.ts";
+import type { WalkCursor } from "../sources/solana/signatures.ts";
+import { markDirty } from "./dirty.ts";
+
+/** A walk cursor as stored: `scope` is a tenant id for token accounts, "*" for authorities. */
+export interface StoredCursor { scope: string; address: string; cursor: WalkCursor }
 
 export interface ObservationBatch {
   instruments?: InstrumentObs[];
@@ -13,108 +20,210 @@ export interface ObservationBatch {
   multiplierUpdates?: MultiplierUpdateObs[];
   tokenAccounts?: TokenAccountObs[];
   balanceChanges?: BalanceChangeObs[];
-  cursors?: Record<string, string | null>;
+  cursors?: StoredCursor[];
   gaps?: { owner: string; address: string; reason: string }[];
   /** Addresses whose gap is healed by this batch (history read in full). */
   clearedGaps?: { owner: string; address: string }[];
 }
 
-export interface StoreResult { issuerRevisionsAdded: number; editedRevisions: number; multiplierUpdatesAdded: number; balanceChangesAdded: number }
+export interface StoreResult {
+  issuerRevisionsAdded: number;
+  editedRevisions: number;
+  multiplierUpdatesAdded: number;
+  balanceChangesAdded: number;
+  mintStatesChanged: number;
+  /** Wallets and mints this batch marked dirty. */
+  dirtyWallets: number;
+  dirtyMints: number;
+}
 
 export function storeObservations(sqlite: Database, batch: ObservationBatch, now = new Date()): StoreResult {
   const at = now.toISOString();
-  const result: StoreResult = { issuerRevisionsAdded: 0, editedRevisions: 0, multiplierUpdatesAdded: 0, balanceChangesAdded: 0 };
+  const result: StoreResult = { issuerRevisionsAdded: 0, editedRevisions: 0, multiplierUpdatesAdded: 0, balanceChangesAdded: 0, mintStatesChanged: 0, dirtyWallets: 0, dirtyMints: 0 };
+  const wallets = new Set<string>();
+  const mints = new Set<string>();
   sqlite.transaction(() => {
-    const inst = sqlite.query(
-      `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = coalesce(excluded.underlying, underlying),
-       isin = coalesce(excluded.isin, isin), decimals = coalesce(excluded.decimals, decimals), updated_at = excluded.updated_at
-       WHERE symbol IS NOT excluded.symbol OR name IS NOT excluded.name OR underlying IS NOT coalesce(excluded.underlying, underlying)
-          OR isin IS NOT coalesce(excluded.isin, isin) OR decimals IS NOT coalesce(excluded.decimals, decimals)`,
-    );
-    for (const i of batch.instruments ?? []) inst.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at);
+    for (const mint of storeInstruments(sqlite, batch.instruments ?? [], at)) mints.add(mint);
+    const revisions = storeIssuerRecords(sqlite, batch.issuerRecords ?? [], at);
+    result.issuerRevisionsAdded = revisions.added;
+    result.editedRevisions = revisions.edited;
+    for (const mint of revisions.mints) mints.add(mint);
+    storeRejections(sqlite, batch.issuerRejections ?? [], at);
 
-    const known = sqlite.query("SELECT payload_sha256 FROM issuer_revisions WHERE event_id = ? AND version = ?");
-    const rev = sqlite.query(
-      "INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    for (const r of batch.issuerRecords ?? []) {
-      const payload = canonicalJson(r);
-      const hash = sha256Hex(payload);
-      const prior = known.all(r.eventId, r.version) as { payload_sha256: string }[];
-      if (prior.some((p) => p.payload_sha256 === hash)) continue;
-      // The same (eventId, version) with other content: the issuer edited a record without a new
-      // version. Keep both, flag the new one; never drop either.
-      const edited = prior.length > 0;
-      rev.run(r.eventId, r.version, r.xstockSymbol, payload, hash, edited ? 1 : 0, at);
-      result.issuerRevisionsAdded++;
-      if (edited) result.editedRevisions++;
-    }
-    const rej = sqlite.query("INSERT INTO issuer_rejections (source, payload, reason, received_at) VALUES (?, ?, ?, ?)");
-    for (const r of batch.issuerRejections ?? []) rej.run(r.source, canonicalJson(r.payload ?? null), r.reason, at);
+    const states = storeMintStates(sqlite, batch.mintStates ?? []);
+    result.mintStatesChanged = states.length;
+    for (const mint of states) mints.add(mint);
+    const updates = storeMultiplierUpdates(sqlite, batch.multiplierUpdates ?? []);
+    result.multiplierUpdatesAdded = updates.length;
+    for (const mint of updates) mints.add(mint);
 
-    const ms = sqlite.query(
-      `INSERT INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    for (const s of batch.mintStates ?? []) ms.run(s.mint, s.slot, s.decimals, s.multiplierAuthority, String(s.multiplier), String(s.newMultiplier), s.newMultiplierEffectiveTimestamp, s.observedAt);
+    for (const owner of storeTokenAccounts(sqlite, batch.tokenAccounts ?? [])) wallets.add(owner);
+    const changes = storeBalanceChanges(sqlite, batch.balanceChanges ?? []);
+    result.balanceChangesAdded = changes.length;
+    for (const owner of changes) wallets.add(owner);
 
-    const mu = sqlite.query(
-      "INSERT INTO multiplier_updates (signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    for (const u of batch.multiplierUpdates ?? []) {
-      result.multiplierUpdatesAdded += mu.run(u.signature, u.ixIndex, u.mint, u.slot, u.blockTime, String(u.multiplier), u.effectiveTimestamp, u.authority).changes;
-    }
+    storeCursors(sqlite, batch.cursors ?? [], at);
+    for (const owner of storeGaps(sqlite, batch.gaps ?? [], batch.clearedGaps ?? [], at)) wallets.add(owner);
 
-    const ta = sqlite.query(
-      `INSERT INTO token_accounts (address, owner, mint, raw_balance, slot) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(address) DO UPDATE SET raw_balance = excluded.raw_balance, slot = excluded.slot WHERE excluded.slot >= slot`,
-    );
-    for (const a of batch.tokenAccounts ?? []) ta.run(a.tokenAccount, a.owner, a.mint, a.rawBalance.toString(), a.slot);
-
-    const bc = sqlite.query(
-      `INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    for (const b of batch.balanceChanges ?? []) {
-      const flag = (v: boolean | undefined) => (v === undefined ? null : v ? 1 : 0);
-      result.balanceChangesAdded += bc.run(b.signature, b.tokenAccount, b.owner, b.mint, b.slot, b.blockTime, b.preRaw.toString(), b.postRaw.toString(), flag(b.ownerSigned), flag(b.byPermanentDelegate)).changes;
-    }
-
-    const cur = sqlite.query("INSERT INTO sync_cursors (address, newest_signature, updated_at) VALUES (?, ?, ?) ON CONFLICT(address) DO UPDATE SET newest_signature = excluded.newest_signature, updated_at = excluded.updated_at");
-    for (const [address, sig] of Object.entries(batch.cursors ?? {})) cur.run(address, sig, at);
-
-    const clear = sqlite.query("DELETE FROM wallet_gaps WHERE owner = ? AND address = ?");
-    for (const g of batch.clearedGaps ?? []) clear.run(g.owner, g.address);
-    if (result.issuerRevisionsAdded || result.multiplierUpdatesAdded || result.balanceChangesAdded || (batch.mintStates?.length ?? 0) || (batch.tokenAccounts?.length ?? 0)) {
-      markReplayPending(sqlite, at);
-    }
-    const gap = sqlite.query("INSERT INTO wallet_gaps (owner, address, reason, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at");
-    for (const g of batch.gaps ?? []) gap.run(g.owner, g.address, g.reason, at);
+    result.dirtyWallets = markDirty(sqlite, "wallet", wallets, at);
+    result.dirtyMints = markDirty(sqlite, "mint", mints, at);
   }).immediate();
   return result;
 }
 
-export function readCursors(sqlite: Database, addresses?: string[]): Record<string, string | null> {
-  const rows = sqlite.query("SELECT address, newest_signature FROM sync_cursors").all() as { address: string; newest_signature: string | null }[];
-  const wanted = addresses ? new Set(addresses) : null;
-  return Object.fromEntries(rows.filter((r) => !wanted || wanted.has(r.address)).map((r) => [r.address, r.newest_signature]));
+/** Upserts instruments; returns the mints whose row changed. */
+function storeInstruments(sqlite: Database, instruments: InstrumentObs[], at: string): string[] {
+  const upsert = sqlite.query(
+    `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = coalesce(excluded.underlying, underlying),
+     isin = coalesce(excluded.isin, isin), decimals = coalesce(excluded.decimals, decimals), updated_at = excluded.updated_at
+     WHERE symbol IS NOT excluded.symbol OR name IS NOT excluded.name OR underlying IS NOT coalesce(excluded.underlying, underlying)
+        OR isin IS NOT coalesce(excluded.isin, isin) OR decimals IS NOT coalesce(excluded.decimals, decimals)`,
+  );
+  return instruments.filter((i) => upsert.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at).changes > 0).map((i) => i.mint);
 }
 
-export function markFeed(sqlite: Database, name: "issuer" | "mint_poll", outcome: { ok: true } | { ok: false; error: string }, now = new Date()): void {
-  const at = now.toISOString();
-  if (outcome.ok) {
-    sqlite.query("INSERT INTO feed_status (name, last_success_at, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_success_at = excluded.last_success_at, updated_at = excluded.updated_at").run(name, at, at);
-  } else {
-    sqlite.query("INSERT INTO feed_status (name, last_error_at, last_error, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_error_at = excluded.last_error_at, last_error = excluded.last_error, updated_at = excluded.updated_at").run(name, at, outcome.error, at);
+/**
+ * Stores each revision not seen before, hashed. The same (eventId, version) with other content is
+ * an edit the issuer made without a new version: kept beside the first, flagged, never dropped.
+ * Returns the mints the new revisions speak of (through the instrument list).
+ */
+function storeIssuerRecords(sqlite: Database, records: IssuerRecord[], at: string) {
+  const known = sqlite.query("SELECT payload_sha256 FROM issuer_revisions WHERE event_id = ? AND version = ?");
+  const insert = sqlite.query(
+    "INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  const mintOf = sqlite.query("SELECT mint FROM instruments WHERE symbol = ?");
+  const out = { added: 0, edited: 0, mints: new Set<string>() };
+  for (const r of records) {
+    const payload = canonicalJson(r);
+    const hash = sha256Hex(payload);
+    const prior = known.all(r.eventId, r.version) as { payload_sha256: string }[];
+    if (prior.some((p) => p.payload_sha256 === hash)) continue;
+    const edited = prior.length > 0;
+    insert.run(r.eventId, r.version, r.xstockSymbol, payload, hash, edited ? 1 : 0, at);
+    out.added++;
+    if (edited) out.edited++;
+    for (const m of mintOf.all(r.xstockSymbol) as { mint: string }[]) out.mints.add(m.mint);
+  }
+  return out;
+}
+
+function storeRejections(sqlite: Database, rejections: NonNullable<ObservationBatch["issuerRejections"]>, at: string): void {
+  const insert = sqlite.query("INSERT INTO issuer_rejections (source, payload, reason, received_at) VALUES (?, ?, ?, ?)");
+  for (const r of rejections) insert.run(r.source, canonicalJson(r.payload ?? null), r.reason, at);
+}
+
+/**
+ * A mint state is stored when it differs from the latest one stored (the mint poll reads every
+ * followed mint every few minutes; an unchanged state is not a new observation). Returns the
+ * mints whose state changed.
+ */
+function storeMintStates(sqlite: Database, states: MintStateObs[]): string[] {
+  const latest = sqlite.query("SELECT slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts FROM mint_states WHERE mint = ? ORDER BY slot DESC LIMIT 1");
+  const insert = sqlite.query(
+    `INSERT INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const changed: string[] = [];
+  for (const s of states) {
+    const prev = latest.get(s.mint) as { slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number } | null;
+    if (prev && prev.slot >= s.slot) continue;
+    const same = prev && prev.decimals === s.decimals && prev.authority === s.multiplierAuthority && prev.multiplier === String(s.multiplier)
+      && prev.new_multiplier === String(s.newMultiplier) && prev.new_multiplier_effective_ts === s.newMultiplierEffectiveTimestamp;
+    if (same) continue;
+    if (insert.run(s.mint, s.slot, s.decimals, s.multiplierAuthority, String(s.multiplier), String(s.newMultiplier), s.newMultiplierEffectiveTimestamp, s.observedAt).changes > 0) changed.push(s.mint);
+  }
+  return changed;
+}
+
+/** Returns the mint of every update stored for the first time. */
+function storeMultiplierUpdates(sqlite: Database, updates: MultiplierUpdateObs[]): string[] {
+  const insert = sqlite.query(
+    "INSERT INTO multiplier_updates (signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  return updates.filter((u) => insert.run(u.signature, u.ixIndex, u.mint, u.slot, u.blockTime, String(u.multiplier), u.effectiveTimestamp, u.authority).changes > 0).map((u) => u.mint);
+}
+
+/** Upserts token accounts; returns the owners whose account is new or whose balance changed. */
+function storeTokenAccounts(sqlite: Database, accounts: TokenAccountObs[]): string[] {
+  const current = sqlite.query("SELECT raw_balance FROM token_accounts WHERE address = ?");
+  const upsert = sqlite.query(
+    `INSERT INTO token_accounts (address, owner, mint, raw_balance, slot) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(address) DO UPDATE SET raw_balance = excluded.raw_balance, slot = excluded.slot WHERE excluded.slot >= slot`,
+  );
+  const owners: string[] = [];
+  for (const a of accounts) {
+    const before = current.get(a.tokenAccount) as { raw_balance: string } | null;
+    const applied = upsert.run(a.tokenAccount, a.owner, a.mint, a.rawBalance.toString(), a.slot).changes > 0;
+    if (applied && before?.raw_balance !== a.rawBalance.toString()) owners.push(a.owner);
+  }
+  return owners;
+}
+
+/** Returns the owner of every balance change stored for the first time. */
+function storeBalanceChanges(sqlite: Database, changes: BalanceChangeObs[]): string[] {
+  const insert = sqlite.query(
+    `INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const flag = (v: boolean | undefined) => (v === undefined ? null : v ? 1 : 0);
+  return changes
+    .filter((b) => insert.run(b.signature, b.tokenAccount, b.owner, b.mint, b.slot, b.blockTime, b.preRaw.toString(), b.postRaw.toString(), flag(b.ownerSigned), flag(b.byPermanentDelegate)).changes > 0)
+    .map((b) => b.owner);
+}
+
+function storeCursors(sqlite: Database, cursors: StoredCursor[], at: string): void {
+  const upsert = sqlite.query(
+    `INSERT INTO walk_cursors (scope, address, newest_signature, resume_before, resume_until, resume_newest, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(scope, address) DO UPDATE SET newest_signature = excluded.newest_signature, resume_before = excluded.resume_before,
+       resume_until = excluded.resume_until, resume_newest = excluded.resume_newest, updated_at = excluded.updated_at`,
+  );
+  for (const { scope, address, cursor } of cursors) {
+    upsert.run(scope, address, cursor.newest, cursor.resume?.before ?? null, cursor.resume?.until ?? null, cursor.resume?.newest ?? null, at);
   }
 }
 
-/** Notes, inside the caller's transaction, that stored observations wait for a replay. */
-export function markReplayPending(sqlite: Database, at: string): void {
-  sqlite.query("INSERT INTO ledger_state (key, value) VALUES ('replay_pending', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(at);
+/** Records and heals named gaps; returns the owners whose gaps changed (a position's status reads them). */
+function storeGaps(sqlite: Database, gaps: NonNullable<ObservationBatch["gaps"]>, cleared: NonNullable<ObservationBatch["clearedGaps"]>, at: string): string[] {
+  const owners: string[] = [];
+  const clear = sqlite.query("DELETE FROM wallet_gaps WHERE owner = ? AND address = ?");
+  for (const g of cleared) if (clear.run(g.owner, g.address).changes > 0) owners.push(g.owner);
+  const reason = sqlite.query("SELECT reason FROM wallet_gaps WHERE owner = ? AND address = ?");
+  const upsert = sqlite.query("INSERT INTO wallet_gaps (owner, address, reason, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET reason = excluded.reason, recorded_at = excluded.recorded_at");
+  for (const g of gaps) {
+    const before = reason.get(g.owner, g.address) as { reason: string } | null;
+    upsert.run(g.owner, g.address, g.reason, at);
+    if (before?.reason !== g.reason) owners.push(g.owner);
+  }
+  return owners;
 }
 
-export function replayPending(sqlite: Database): boolean {
-  return sqlite.query("SELECT 1 FROM ledger_state WHERE key = 'replay_pending'").get() !== null;
+/** The stored walk cursors of `scope` for these addresses (absent: never walked in that scope). */
+export function readCursors(sqlite: Database, scope: string, addresses: string[]): Record<string, WalkCursor> {
+  const q = sqlite.query("SELECT newest_signature, resume_before, resume_until, resume_newest FROM walk_cursors WHERE scope = ? AND address = ?");
+  const out: Record<string, WalkCursor> = {};
+  for (const address of addresses) {
+    const r = q.get(scope, address) as { newest_signature: string | null; resume_before: string | null; resume_until: string | null; resume_newest: string | null } | null;
+    if (!r) continue;
+    out[address] = {
+      newest: r.newest_signature,
+      resume: r.resume_before && r.resume_newest ? { before: r.resume_before, until: r.resume_until, newest: r.resume_newest } : null,
+    };
+  }
+  return out;
+}
+
+export type FeedOutcome = { ok: true; degraded?: string | null } | { ok: false; error: string };
+
+export function markFeed(sqlite: Database, name: "issuer" | "mint_poll", outcome: FeedOutcome, now = new Date()): void {
+  const at = now.toISOString();
+  if (outcome.ok) {
+    sqlite.query(
+      `INSERT INTO feed_status (name, last_success_at, degraded, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET last_success_at = excluded.last_success_at, degraded = excluded.degraded, updated_at = excluded.updated_at`,
+    ).run(name, at, outcome.degraded ?? null, at);
+  } else {
+    sqlite.query("INSERT INTO feed_status (name, last_error_at, last_error, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_error_at = excluded.last_error_at, last_error = excluded.last_error, updated_at = excluded.updated_at").run(name, at, outcome.error, at);
+  }
 }

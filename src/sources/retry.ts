@@ -27,6 +27,42 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
   return Math.max(0, at - nowMs);
 }
 
+/** Thrown when an answer's body passes the cap: the rest is never read or held in memory. */
+export class BodyTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`answer larger than ${maxBytes} bytes`);
+    this.name = "BodyTooLarge";
+  }
+}
+
+/**
+ * The body as text, reading at most `maxBytes` (a hostile or broken server can send hundreds of
+ * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
+ * past the cap.
+ */
+export async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new BodyTooLarge(maxBytes);
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export function sleep(ms: number): Promise<void> {
   return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,6 +1,7 @@
 // The sync queue lives in SQLite (docs/operations.md#sync-queue): one job row per tenant × wallet, claimed with a
 // lease so a job that was running when the process died is claimed again after the lease ends.
-// Every transition is one statement or one IMMEDIATE transaction.
+// Every transition is one statement or one IMMEDIATE transaction. A finished job is not the end:
+// every registered wallet is followed, so a finished job runs again at its `next_sync_at`.
 import type { Database } from "bun:sqlite";
 
 export const maxAttempts = 5;
@@ -14,6 +15,7 @@ export interface JobRow {
   id: number; tenant_id: number; owner: string; status: JobStatus; requested_at: string; started_at: string | null;
   finished_at: string | null; lease_until: string | null; attempts: number; next_retry_at: string | null;
   phase: string | null; progress_done: number; progress_total: number; transactions_fetched: number; gaps: string; error: string | null;
+  next_sync_at: string | null; deadline_passed_at: string | null;
 }
 
 export interface EnqueueResult { registration: "registered" | "already_registered"; status: "queued" | "running"; job: "enqueued" | "already_pending" }
@@ -46,21 +48,38 @@ export function registerAndEnqueue(sqlite: Database, tenantId: number, maxWallet
   }).immediate();
 }
 
-/** Claims the oldest runnable job: queued and due, or running with an expired lease. */
+/**
+ * Claims the most urgent runnable job: queued and due (a request or a retry), running with an
+ * expired lease (its process died), or finished and due to be followed again. A wallet another
+ * job is syncing right now waits: two jobs would walk the same accounts for nothing.
+ */
 export function claimJob(sqlite: Database, now = new Date()): JobRow | null {
+  return claimWhere(sqlite, now, "1 = 1", []);
+}
+
+function claimWhere(sqlite: Database, now: Date, filter: string, params: (string | number)[]): JobRow | null {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   return sqlite.transaction((): JobRow | null => {
     const row = sqlite.query(
-      `SELECT id FROM sync_jobs
-       WHERE (status = 'queued' AND (next_retry_at IS NULL OR next_retry_at <= ?1))
-          OR (status = 'running' AND lease_until < ?1)
-       ORDER BY requested_at, id LIMIT 1`,
-    ).get(at) as { id: number } | null;
+      `SELECT j.id, j.status FROM sync_jobs j
+       WHERE ((j.status = 'queued' AND (j.next_retry_at IS NULL OR j.next_retry_at <= ?1))
+          OR (j.status = 'running' AND j.lease_until < ?1)
+          OR (j.status IN ('complete', 'partial', 'failed') AND j.next_sync_at IS NOT NULL AND j.next_sync_at <= ?1))
+         AND NOT EXISTS (SELECT 1 FROM sync_jobs o WHERE o.owner = j.owner AND o.id <> j.id AND o.status = 'running' AND o.lease_until >= ?1)
+         AND ${filter}
+       ORDER BY CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END, coalesce(j.next_sync_at, j.requested_at), j.id LIMIT 1`,
+    ).get(at, ...params) as { id: number; status: JobStatus } | null;
     if (!row) return null;
-    sqlite.query(
-      "UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?",
-    ).run(at, lease, row.id);
+    if (row.status === "queued" || row.status === "running") {
+      sqlite.query("UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?").run(at, lease, row.id);
+    } else {
+      // Followed again: a new run, requested by the schedule.
+      sqlite.query(
+        `UPDATE sync_jobs SET status = 'running', requested_at = next_sync_at, started_at = ?, finished_at = NULL, lease_until = ?, attempts = 1,
+         next_retry_at = NULL, next_sync_at = NULL, phase = NULL, progress_done = 0, progress_total = 0, error = NULL WHERE id = ?`,
+      ).run(at, lease, row.id);
+    }
     return sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(row.id) as JobRow;
   }).immediate();
 }
@@ -89,20 +108,47 @@ export function reportProgress(sqlite: Database, id: number, p: { phase: string;
   ).run(p.phase, p.done, p.total, p.transactionsFetched ?? null, new Date(now.getTime() + leaseSeconds * 1000).toISOString(), id);
 }
 
-export function finishJob(sqlite: Database, id: number, outcome: { gaps: { address: string; reason: string }[]; transactionsFetched: number }, now = new Date()): void {
-  const status: JobStatus = outcome.gaps.length ? "partial" : "complete";
-  sqlite.query(
-    `UPDATE sync_jobs SET status = ?, finished_at = ?, lease_until = NULL, phase = 'done', gaps = ?, transactions_fetched = ?,
-     error = NULL, next_retry_at = NULL WHERE id = ?`,
-  ).run(status, now.toISOString(), JSON.stringify(outcome.gaps), outcome.transactionsFetched, id);
+/** When a finished job runs again: `resyncSeconds` later, ±20% so thousands of wallets spread out; never with 0. */
+export function nextSyncAt(now: Date, resyncSeconds: number, random = Math.random): string | null {
+  if (resyncSeconds <= 0) return null;
+  return new Date(now.getTime() + resyncSeconds * 1000 * (0.8 + 0.4 * random())).toISOString();
 }
 
-/** Records a failure: queued again with backoff until maxAttempts, then failed for good. */
-export function failJob(sqlite: Database, id: number, error: string, now = new Date(), random = Math.random): void {
+export interface JobOutcome {
+  gaps: { address: string; reason: string }[];
+  transactionsFetched: number;
+  deadlinePassed?: boolean;
+}
+
+/**
+ * Finishes a run: complete, or partial with its named gaps. From now on the tenant sees the
+ * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`.
+ */
+export function finishJob(sqlite: Database, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): void {
+  const at = now.toISOString();
+  const status: JobStatus = outcome.gaps.length ? "partial" : "complete";
+  sqlite.transaction(() => {
+    sqlite.query(
+      `UPDATE sync_jobs SET status = ?, finished_at = ?, lease_until = NULL, phase = 'done', gaps = ?, transactions_fetched = ?,
+       error = NULL, next_retry_at = NULL, next_sync_at = ?, deadline_passed_at = ? WHERE id = ?`,
+    ).run(status, at, JSON.stringify(outcome.gaps), outcome.transactionsFetched, nextSyncAt(now, resyncSeconds), outcome.deadlinePassed ? at : null, id);
+    sqlite.query(
+      `UPDATE tenant_wallets SET first_synced_at = ? WHERE first_synced_at IS NULL
+       AND (tenant_id, owner) IN (SELECT tenant_id, owner FROM sync_jobs WHERE id = ?)`,
+    ).run(at, id);
+  }).immediate();
+}
+
+/**
+ * Records a failure: queued again with backoff until maxAttempts, then failed; a failed wallet is
+ * still followed, and tried again at its next scheduled sync.
+ */
+export function failJob(sqlite: Database, id: number, error: string, now = new Date(), random = Math.random, resyncSeconds = 0): void {
   const job = sqlite.query("SELECT attempts FROM sync_jobs WHERE id = ?").get(id) as { attempts: number } | null;
   if (!job) return;
   if (job.attempts >= maxAttempts) {
-    sqlite.query("UPDATE sync_jobs SET status = 'failed', finished_at = ?, lease_until = NULL, error = ?, next_retry_at = NULL WHERE id = ?").run(now.toISOString(), error, id);
+    sqlite.query("UPDATE sync_jobs SET status = 'failed', finished_at = ?, lease_until = NULL, error = ?, next_retry_at = NULL, next_sync_at = ? WHERE id = ?")
+      .run(now.toISOString(), error, nextSyncAt(now, resyncSeconds, random), id);
     return;
   }
   const delay = Math.min(3600, 5 * 2 ** (job.attempts - 1)) * (0.75 + random() * 0.5);

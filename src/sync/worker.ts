@@ -1,163 +1,106 @@
-// The worker runs in the server's process: it drains the SQLite job queue, polls the issuer
-// feed and the mints, and re-books when new evidence arrives. Every step writes through the
-// store and the replay, which are transactional and idempotent, so a crash at any point is
-// repaired by running the step again.
-import type { Config } from "../config.ts";
-import type { Ledger } from "../ledger/db.ts";
-import { replayLedger } from "../ledger/replay.ts";
-import { markFeed, readCursors, replayPending, storeObservations } from "../ledger/store.ts";
+// The sync worker: follows every registered wallet. It polls the issuer feed and the mints, runs
+// up to SYNC_CONCURRENCY sync jobs at once (requests, retries and scheduled re-syncs), and books
+// what they stored through one booker. In `serve` it runs on its own thread (thread.ts) with its
+// own SQLite connection, so neither the engine nor a booking transaction ever runs on the thread
+// that answers HTTP. Every step writes through the store and the booking, which are
+// transactional and idempotent, so a crash at any point is repaired by running the step again.
+import { markDirty } from "../ledger/dirty.ts";
 import type { Logger } from "../log.ts";
-import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
-import { syncWalletChain, type SyncProgress } from "../sources/solana/history.ts";
-import { createIssuerClient } from "../sources/xstocks/client.ts";
-import type { FetchLike } from "../sources/retry.ts";
-import { claimJob, failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
+import { createBooker, type Booker } from "./booker.ts";
+import { pollIssuer } from "./issuer-poll.ts";
+import { runSyncJob, type SyncDeps } from "./job.ts";
+import { pollMints } from "./mint-poll.ts";
+import { claimJob } from "./queue.ts";
 
-export interface WorkerDeps {
-  ledger: Ledger;
-  config: Config;
-  logger: Logger;
-  onRpcRequest?: (method: RpcMethod, outcome: RpcOutcome) => void;
-  /** The transport to the outside world (tests and the demo pass a loopback or recorded one). */
-  fetch?: FetchLike;
-  /** Retry and pacing settings for the RPC client (tests shorten them). */
-  rpcOptions?: { maxRetries?: number; baseDelayMs?: number; timeoutMs?: number; concurrency?: number };
-  now?: () => Date;
-  /** Aborted when the worker stops: retries end and the job is left to its lease. */
-  signal?: AbortSignal;
+export type WorkerDeps = Omit<SyncDeps, "book" | "signal">;
+
+export interface Worker {
+  /** Looks for work now (a wallet was just registered). */
+  wake(): void;
+  /** Stops within about a second: jobs in flight are abandoned to their lease. */
+  stop(): Promise<void>;
+  booker: Booker;
 }
 
-/** Runs one claimed job to its end: fetch the wallet's chain history, store it, re-book. */
-export async function runSyncJob(deps: WorkerDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
-  const { ledger, config } = deps;
-  const now = deps.now ?? (() => new Date());
-  const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
-  try {
-    const result = await syncWalletChain(rpc, job.owner, readCursors(ledger.sqlite) as Record<string, string>, {
-      now: () => Math.floor(now().getTime() / 1000),
-      onProgress: (p) => {
-        reportProgress(ledger.sqlite, job.id, p, now());
-        onProgress?.(p);
-      },
-    });
-    const touched = new Set(result.accounts.map((a) => a.tokenAccount));
-    storeObservations(ledger.sqlite, {
-      mintStates: result.mints,
-      multiplierUpdates: result.multiplierUpdates,
-      tokenAccounts: result.accounts,
-      balanceChanges: result.balanceChanges,
-      cursors: result.cursors,
-      gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
-      clearedGaps: [...touched].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
-    }, now());
-    reportProgress(ledger.sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.transactionsFetched }, now());
-    replayLedger(ledger.sqlite, now());
-    finishJob(ledger.sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.transactionsFetched }, now());
-    return result.gaps.length ? "partial" : "complete";
-  } catch (e) {
-    // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
-    if (isAbort(e)) return "failed";
-    const message = e instanceof Error ? e.message : String(e);
-    deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
-    failJob(ledger.sqlite, job.id, message, now());
-    return "failed";
-  }
-}
+/** How often a wallet's derived figures (yield windows, announced events) are refreshed by the clock alone. */
+export const REFRESH_SECONDS = 24 * 3600;
+const TICK_MS = 500;
 
-function isAbort(e: unknown): boolean {
-  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
-    const err = c as { name?: string; message?: string };
-    if (err.name === "AbortError" || err.message === "worker stopping") return true;
-  }
-  return false;
-}
-
-/** Polls the issuer feed; stores every revision (hashing each) and re-books when any is new. */
-export async function pollIssuer(deps: WorkerDeps): Promise<{ added: number }> {
-  const { ledger, config } = deps;
-  const now = deps.now ?? (() => new Date());
-  const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
-  try {
-    const [assets, history, upcoming] = await Promise.all([issuer.assets(), issuer.corporateActionsHistory(), issuer.corporateActionsUpcoming()]);
-    const res = storeObservations(ledger.sqlite, {
-      instruments: assets.instruments,
-      issuerRecords: [...history.records, ...upcoming.records],
-      issuerRejections: [...assets.rejections, ...history.rejections, ...upcoming.rejections].map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
-    }, now());
-    markFeed(ledger.sqlite, "issuer", { ok: true }, now());
-    if (res.issuerRevisionsAdded > 0) replayLedger(ledger.sqlite, now());
-    return { added: res.issuerRevisionsAdded };
-  } catch (e) {
-    markFeed(ledger.sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
-    throw e;
-  }
-}
-
-/**
- * Re-books when a scheduled multiplier has passed its activation since the last replay: the
- * transition turns from `confirmed` to `activated` without any new observation.
- */
-export function pollActivations(deps: WorkerDeps): boolean {
-  const { ledger } = deps;
-  const now = (deps.now ?? (() => new Date()))();
-  const nowSec = Math.floor(now.getTime() / 1000);
-  const due = ledger.sqlite.query(
-    `SELECT count(*) AS n FROM multiplier_updates u WHERE u.effective_ts <= ?
-     AND NOT EXISTS (SELECT 1 FROM transitions_seen s WHERE s.key = u.mint || ':' || u.signature || ':' || u.ix_index)
-     AND EXISTS (SELECT 1 FROM actions a WHERE a.mint = u.mint AND a.state = 'confirmed')`,
-  ).get(nowSec) as { n: number };
-  markFeed(ledger.sqlite, "mint_poll", { ok: true }, now);
-  if (due.n === 0) return false;
-  replayLedger(ledger.sqlite, now);
-  return true;
-}
-
-export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }) {
+export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker {
   let stopped = false;
-  // Stopping aborts the requests in flight: a cut job keeps its lease and is claimed again after
-  // it, and every write it made was its own transaction, so nothing is half-booked.
   const abort = new AbortController();
-  const base = deps.fetch ?? ((input, init) => fetch(input, init));
-  const stepDeps: WorkerDeps = { ...deps, signal: abort.signal, fetch: (input, init) => base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, abort.signal]) : abort.signal }) };
+  const logger: Logger = deps.logger;
+  const clock = deps.now ?? (() => new Date());
+  const booker = createBooker(deps.sqlite, logger, { now: clock, stopped: () => stopped });
+  const stepDeps: SyncDeps = { ...deps, signal: abort.signal, book: () => booker.request() };
+  const running = new Set<Promise<unknown>>();
   let wake: () => void = () => {};
-  let lastIssuer = 0, lastMint = 0;
-  const loop = async () => {
-    // A crash between storing observations and booking them leaves them unbooked, and the next
-    // poll would see nothing new: the store marks a pending replay in its own transaction, and
-    // the replay clears it in its own, so finish that booking first.
-    try {
-      if (replayPending(deps.ledger.sqlite)) replayLedger(deps.ledger.sqlite);
-    } catch (e) {
-      deps.logger.error("start-up replay failed", { error: String((e as Error)?.message ?? e) });
+  let lastIssuer = 0, lastMint = 0, lastRefresh = 0;
+  let jobsInFlight = 0;
+
+  const track = (name: string, p: Promise<unknown>) => {
+    const tracked = p.catch((e) => { if (!stopped) logger.warn(`${name} failed`, { error: String((e as Error)?.message ?? e) }); }).finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+
+  const tick = () => {
+    const nowMs = Date.now();
+    if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
+      lastIssuer = nowMs;
+      track("issuer poll", pollIssuer(stepDeps).then(() => booker.request()));
     }
-    while (!stopped) {
-      const nowMs = Date.now();
-      try {
-        if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
-          lastIssuer = nowMs;
-          await pollIssuer(stepDeps).catch((e) => { if (!stopped) deps.logger.warn("issuer poll failed", { error: String(e?.message ?? e) }); });
-        }
-        if (stopped) break;
-        if (nowMs - lastMint >= deps.config.mintPollSeconds * 1000) {
-          lastMint = nowMs;
-          pollActivations(stepDeps);
-        }
-        const job = deps.pollNetwork ? claimJob(deps.ledger.sqlite) : null;
-        if (job) { await runSyncJob(stepDeps, job); continue; }
-      } catch (e) {
-        if (!stopped) deps.logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
-      }
-      await new Promise<void>((r) => { const t = setTimeout(r, 500); wake = () => { clearTimeout(t); r(); }; });
+    if (deps.pollNetwork && nowMs - lastMint >= deps.config.mintPollSeconds * 1000) {
+      lastMint = nowMs;
+      track("mint poll", pollMints(stepDeps).then(() => booker.request()));
+    }
+    if (deps.pollNetwork && nowMs - lastRefresh >= 60_000) {
+      lastRefresh = nowMs;
+      if (markStale(deps, clock())) track("refresh", booker.request());
+    }
+    // Jobs: up to SYNC_CONCURRENCY at once (polls share the RPC limits but not these slots).
+    while (deps.pollNetwork && jobsInFlight < deps.config.syncConcurrency) {
+      const job = claimJob(deps.sqlite, clock());
+      if (!job) break;
+      jobsInFlight++;
+      track("sync", runSyncJob(stepDeps, job).finally(() => { jobsInFlight--; wake(); }));
     }
   };
-  const running = loop();
+
+  const loop = async () => {
+    // Marks left by a crash between storing and booking (or by an upgrade) are booked first.
+    track("start-up booking", booker.request());
+    while (!stopped) {
+      try {
+        tick();
+      } catch (e) {
+        if (!stopped) logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
+      }
+      await new Promise<void>((r) => { const t = setTimeout(r, TICK_MS); wake = () => { clearTimeout(t); r(); }; });
+    }
+  };
+  const done = loop();
   return {
-    /** Stops within about a second: waits for the step in hand, or abandons it to its lease. */
+    wake: () => wake(),
+    booker,
     async stop() {
       stopped = true;
       abort.abort(new Error("worker stopping"));
       wake();
-      await Promise.race([running, new Promise((r) => setTimeout(r, 1000))]);
+      await Promise.race([Promise.all([done, ...running]), new Promise((r) => setTimeout(r, 1000))]);
     },
   };
+}
+
+/**
+ * Wallets whose books were last derived a day ago or more are marked dirty, a few hundred at a
+ * time: yield windows and announced events move with the clock, not only with observations.
+ */
+function markStale(deps: WorkerDeps, now: Date): number {
+  const before = new Date(now.getTime() - REFRESH_SECONDS * 1000).toISOString();
+  const stale = deps.sqlite.query(
+    `SELECT owner FROM yields WHERE updated_at < ? AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
+  ).all(before) as { owner: string }[];
+  if (!stale.length) return 0;
+  deps.sqlite.transaction(() => markDirty(deps.sqlite, "wallet", stale.map((r) => r.owner), now.toISOString())).immediate();
+  return stale.length;
 }

@@ -32,7 +32,7 @@ const booked: Booked[] = recordedSymbols().flatMap(({ symbol, transitions, revis
     const facts = bookTransition(c, R, 8);
     const event = c.match.kind === "matched" ? c.match.event : null;
     const lifecycle = { state: t.state, steps: [] };
-    const action = transitionAction({ owner: OWNER, symbol, decimals: 8, raw: R, c, facts, event, lifecycle, validation: { status: "validated", realInstances: 1 }, firstObservedActiveAt: null });
+    const action = transitionAction({ owner: OWNER, symbol, decimals: 8, raw: R, c, facts, event, lifecycle, firstObservedActiveAt: null });
     return { symbol, c, facts, action, booking: bookingFor(action, formatExact(facts.delta), "0") };
   });
 });

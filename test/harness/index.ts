@@ -11,7 +11,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
-import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/replay";
+import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/writers.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -88,7 +88,9 @@ export function sha(s: string): string {
 export function registerWallet(sqlite: Database, tenant: string, owner: string, status = "complete", at = new Date()): void {
   const tenantId = ensureTenant(sqlite, tenant);
   const iso = at.toISOString();
-  sqlite.query("INSERT OR IGNORE INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)").run(tenantId, owner, iso);
+  // A finished first sync is what lets the tenant see the wallet's books.
+  const synced = status === "complete" || status === "partial" ? iso : null;
+  sqlite.query("INSERT OR IGNORE INTO tenant_wallets (tenant_id, owner, registered_at, first_synced_at) VALUES (?, ?, ?, ?)").run(tenantId, owner, iso, synced);
   sqlite
     .query(
       `INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
@@ -154,7 +156,6 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
         ...(announced ? [] : [{ state: "activated" as const, at: effectiveAt, revision: null, supersedes: null, note: "Multiplier in force on chain." }]),
       ],
     },
-    validation: { status: type === "cash_dividend" ? "validated" : "unvalidated", realInstances: type === "cash_dividend" ? 3 : 0 },
     timestamps: {
       issuerEffectiveAt: effectiveAt, issuerCreatedAt: blockTime, configuredActivationAt: announced ? null : effectiveAt,
       publicationBlockTime: announced ? null : blockTime, firstObservedActiveAt: announced ? null : effectiveAt, ingestedAt: blockTime,

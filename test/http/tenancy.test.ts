@@ -19,7 +19,9 @@ beforeAll(async () => {
   keyA = srv.key([...allScopes], "acme").key;
   keyB = srv.key([...allScopes], "globex").key;
   opsB = srv.key(["ops:read"], "globex").key;
-  registerWallet(srv.sqlite, "acme", walletA, "running");
+  registerWallet(srv.sqlite, "acme", walletA, "complete");
+  // A synced once (its books are visible) and is re-syncing now.
+  srv.sqlite.query("UPDATE sync_jobs SET status = 'running' WHERE owner = ?").run(walletA);
   actionIdA = seedWallet(srv.sqlite, walletA, 4).actions[0]!.id;
   registerWallet(srv.sqlite, "globex", walletB, "complete");
   seedWallet(srv.sqlite, walletB, 2);

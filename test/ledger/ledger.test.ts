@@ -6,8 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyMigrations, migrationStatus, openLedger } from "../../src/ledger/db.ts";
 import { loadDemo, demoOwners } from "../../src/demo/load.ts";
-import { replayLedger } from "../../src/ledger/replay.ts";
-import { replayPending, storeObservations } from "../../src/ledger/store.ts";
+import { bookEverythingDirty, rebookEverything, totalsOf } from "../../src/ledger/booking.ts";
+import { dirtyBacklog } from "../../src/ledger/dirty.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
 import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
 import { usdForPeople } from "../../src/domain/display.ts";
@@ -64,13 +65,14 @@ describe("demo ledger synced through the adapters, store and replay", () => {
     expect(azn!.revisions.length).toBeGreaterThanOrEqual(5);
   });
 
-  test("a second replay appends nothing to the journal", async () => {
+  test("re-booking everything again appends nothing and rewrites no action", async () => {
     await ready;
     const before = (l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
     expect(before).toBeGreaterThan(0);
-    const r = replayLedger(l.sqlite, now);
-    expect(r.recognitions).toBe(0);
-    expect(r.reversals).toBe(0);
+    const r = rebookEverything(l.sqlite, now);
+    expect(r.booked).toBeGreaterThan(0);
+    expect(r).toMatchObject({ recognitions: 0, reversals: 0, actionsWritten: 0 });
+    expect(r.actionsUnchanged).toBe((l.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n);
     expect((l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(before);
   });
 
@@ -86,14 +88,16 @@ describe("demo ledger synced through the adapters, store and replay", () => {
     }
   });
 
-  test("stored observations mark a pending replay in their transaction; the replay clears it", async () => {
+  test("stored observations mark their mint dirty in their transaction; booking clears it after re-booking the holders", async () => {
     await ready;
-    expect(replayPending(l.sqlite)).toBe(false);
-    const row = l.sqlite.query("SELECT payload FROM issuer_revisions ORDER BY id LIMIT 1").get() as { payload: string };
+    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 0 });
+    const row = l.sqlite.query("SELECT payload, symbol FROM issuer_revisions ORDER BY id LIMIT 1").get() as { payload: string; symbol: string };
     storeObservations(l.sqlite, { issuerRecords: [{ ...JSON.parse(row.payload), version: 999, notes: "a later revision" }] });
-    expect(replayPending(l.sqlite)).toBe(true); // a crash here is noticed at the next start
-    replayLedger(l.sqlite, now);
-    expect(replayPending(l.sqlite)).toBe(false);
+    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 1 }); // a crash here is booked at the next start
+    const chunks = bookEverythingDirty(l.sqlite, now);
+    const holders = l.sqlite.query("SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ?)").get(row.symbol) as { n: number };
+    expect(chunks.map((c) => [c.kind, c.booked])).toEqual([["mints", 1], ["wallets", holders.n]]);
+    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 0 });
   });
 
   test("an issuer correction after activation appends a reversal and a replacement; nothing is rewritten", async () => {
@@ -104,7 +108,7 @@ describe("demo ledger synced through the adapters, store and replay", () => {
     const journalBefore = l.sqlite.query("SELECT * FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
     storeObservations(l.sqlite, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);
-    expect(replayLedger(l.sqlite, later)).toMatchObject({ recognitions: 1, reversals: 1 });
+    expect(totalsOf(bookEverythingDirty(l.sqlite, later))).toMatchObject({ recognitions: 1, reversals: 1 });
     const journal = l.sqlite.query("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);

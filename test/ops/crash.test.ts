@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { sameBooking } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { openLedger } from "../../src/ledger/db.ts";
-import { replayLedger } from "../../src/ledger/replay.ts";
+import { rebookEverything } from "../../src/ledger/booking.ts";
 import { encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
 import { addTransaction, startRpcServer } from "../support/rpc-server.ts";
@@ -132,7 +132,7 @@ function cleanRebuild(crashedPath: string): string {
     }
   })();
   fresh.sqlite.exec("DETACH DATABASE crashed");
-  replayLedger(fresh.sqlite);
+  rebookEverything(fresh.sqlite);
   fresh.close();
   return join(dir, "ledger.db");
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
-import { replayLedger } from "../../src/ledger/replay.ts";
+import { rebookEverything } from "../../src/ledger/booking.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 
 export const root = join(import.meta.dir, "..", "..");
@@ -26,15 +26,14 @@ function newestSource(dir: string): number {
 /**
  * The compiled binary, built when missing or older than the sources (the tests must exercise
  * the commands as they are now). Built beside and renamed, so a concurrent run never executes a
- * half-written file. Same flags as `bun run build`, minus the migrations generator (a generated
- * file other work owns).
+ * half-written file. The same build as `bun run build` (scripts/build.ts), minus the migrations
+ * generator (a generated file other work owns).
  */
 export function ensureBinary(): string {
   const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
-  const r = Bun.spawnSync([bun, "build", "--compile", "--minify-syntax", "--minify-whitespace", "--define", 'process.env.NODE_ENV="production"',
-    "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--target", "bun", "cli/main.ts", "--outfile", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`build failed: ${r.stderr.toString()}`);
   renameSync(tmp, binary);
   return binary;
@@ -94,7 +93,7 @@ export function appendCorrection(sqlite: Database, step: number, now = new Date(
   const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
   sqlite.transaction(() => {
     storeObservations(sqlite, { issuerRecords: [corrected] }, now);
-    replayLedger(sqlite, now);
+    rebookEverything(sqlite, now);
   }).immediate();
 }
 

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { authorityCursorKey, syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
+import { syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
+import { findMultiplierUpdates } from "../../src/sources/solana/decode";
+import type { WalkCursor } from "../../src/sources/solana/signatures";
 import { createRpc, RpcTransportError, type RpcConfig } from "../../src/sources/solana/rpc";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeMint, encodeTokenAccount, randomAddress, randomSignature, readFixture, seededRandom, updateMultiplierTx } from "../support/chain";
@@ -28,6 +30,12 @@ function observations(r: WalletChainSync) {
 }
 
 const now = () => 1_790_000_000;
+const at = (newest: string): WalkCursor => ({ newest, resume: null });
+
+/** Every UpdateMultiplier the authority ever signed in the scenario's chain, oldest first. */
+function allAuthorityUpdates(s: WalletScenario) {
+  return [...s.chain.signatures.get(XSTOCKS_AUTHORITY)!].reverse().flatMap((x) => findMultiplierUpdates(s.chain.transactions.get(x.signature)!, { signature: x.signature }));
+}
 
 describe("a full sync, then incremental ones", () => {
   test("2,500 signatures across three pages; cursors make the next syncs fetch only what is new", async () => {
@@ -58,19 +66,22 @@ describe("a full sync, then incremental ones", () => {
         observedAt: now(),
       },
     ]);
-    // Only this wallet's mint: the recorded VRTx/UNHx updates in the same authority history are left out.
-    expect(first.multiplierUpdates).toHaveLength(2 * HONX_STEPS);
-    expect(new Set(first.multiplierUpdates.map((u) => u.mint))).toEqual(new Set([HONX_MINT]));
-    expect(first.multiplierUpdates.at(-1)).toMatchObject({ multiplier: 1.0011576563945983, effectiveTimestamp: 1786667400, authority: XSTOCKS_AUTHORITY, ixIndex: 1000 });
+    // The authority's whole history is kept, for every mint it controls (walked once, for every
+    // wallet): HONx's steps and the recorded VRTx/UNHx updates in the same history.
+    expect(first.multiplierUpdates.filter((u) => u.mint === HONX_MINT)).toHaveLength(2 * HONX_STEPS);
+    expect(first.multiplierUpdates).toEqual(allAuthorityUpdates(s));
+    expect(new Set(first.multiplierUpdates.map((u) => u.mint)).size).toBeGreaterThan(1);
+    expect(first.multiplierUpdates.filter((u) => u.mint === HONX_MINT).at(-1)).toMatchObject({ multiplier: 1.0011576563945983, effectiveTimestamp: 1786667400, authority: XSTOCKS_AUTHORITY, ixIndex: 1000 });
 
     const transfersListed = 2500;
     const failed = s.chain.signatures.get(s.tokenAccount)!.filter((x) => x.err != null).length;
     const authorityListed = s.chain.signatures.get(XSTOCKS_AUTHORITY)!.length;
     expect(first.transactionsFetched).toBe(transfersListed - failed + authorityListed);
+    expect(first.walletTransactions).toBe(transfersListed - failed); // the wallet's own history only
     expect(first.rpcCalls).toBe(server.requests);
     expect(first.cursors).toEqual({
-      [s.tokenAccount]: s.chain.signatures.get(s.tokenAccount)![0].signature,
-      [authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]: s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature,
+      accounts: { [s.tokenAccount]: at(s.chain.signatures.get(s.tokenAccount)![0].signature) },
+      authorities: { [XSTOCKS_AUTHORITY]: at(s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature) },
     });
     for (const phase of ["accounts", "mints", "account_history", "multiplier_history"]) {
       const p = phases.get(phase)!;
@@ -87,7 +98,7 @@ describe("a full sync, then incremental ones", () => {
     expect(idle.gaps).toEqual([]);
     expect(idle.cursors).toEqual(first.cursors);
     const pages = server.log.slice(before).filter((l) => l.method === "getSignaturesForAddress");
-    expect(pages.map((l) => l.params[1].until)).toEqual([first.cursors[s.tokenAccount], first.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]]);
+    expect(pages.map((l) => l.params[1].until)).toEqual([first.cursors.accounts[s.tokenAccount]!.newest, first.cursors.authorities[XSTOCKS_AUTHORITY]!.newest]);
 
     // Three transfers and a new scheduled multiplier: only those four transactions are fetched.
     const added = [s.addTransfer(5n), s.addTransfer(-3n), s.addTransfer(1_000_000n)];
@@ -102,49 +113,41 @@ describe("a full sync, then incremental ones", () => {
       [update, 1.0030000000000001, 1_792_000_000],
     ]);
     expect(next.mints[0]).toMatchObject({ multiplier: 1.0011576563945983, newMultiplier: 1.0030000000000001, newMultiplierEffectiveTimestamp: 1_792_000_000 });
-    expect(next.cursors[s.tokenAccount]).toBe(added[2]);
-    expect(next.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBe(update);
+    expect(next.cursors.accounts[s.tokenAccount]).toEqual(at(added[2]!));
+    expect(next.cursors.authorities[XSTOCKS_AUTHORITY]).toEqual(at(update));
   });
 
-  test("an authority walked for several mints keeps a cursor per mint", async () => {
+  test("an authority is walked once for every mint it controls: a second mint needs no re-walk", async () => {
     const random = seededRandom(99);
     const s = buildWalletScenario({ transfers: 3, seed: 3 });
-    // A second xStocks mint in the same wallet, with its own updates under the same authority.
+    // A second xStocks mint under the same authority, with its own updates.
     const other = randomAddress(random);
     const otherAccount = randomAddress(random);
-    const signatures: string[] = [];
     let slot = 446_500_000;
     for (const [multiplier, ts] of [[1.01, 1_780_000_000], [1.02, 1_785_000_000]] as const) {
       const signature = randomSignature(random);
       slot += 100;
       addTransaction(s.chain, signature, updateMultiplierTx({ signature, slot, blockTime: ts - 100, authority: XSTOCKS_AUTHORITY, updates: [{ mint: other, multiplier, effectiveTimestamp: ts }] }), [XSTOCKS_AUTHORITY]);
-      signatures.push(signature);
     }
     s.chain.accounts.set(other, { data: encodeMint({ authority: XSTOCKS_AUTHORITY, multiplier: 1.01, newMultiplier: 1.02, newMultiplierEffectiveTimestamp: 1_785_000_000 }), owner: TOKEN_2022_PROGRAM_ID });
+    const server = serve(s);
+    const rpc = client(server);
+
+    // A first wallet (HONx only) walks the whole authority history: the other mint's updates come too.
+    const first = await syncWalletChain(rpc, s.owner, {}, { now });
+    expect(first.gaps).toEqual([]);
+    expect(first.multiplierUpdates.filter((u) => u.mint === other).map((u) => u.multiplier)).toEqual([1.01, 1.02]);
+
+    // The wallet opens an account of the other mint: only the authority's newest page is asked for,
+    // until the shared cursor; no transaction of its history is fetched again.
     s.chain.accounts.set(otherAccount, { data: encodeTokenAccount({ mint: other, owner: s.owner, amount: 0n }), owner: TOKEN_2022_PROGRAM_ID });
-    const rpc = client(serve(s));
-
-    // HONx was synced before (its cursor is the newest authority signature); the new mint never was.
-    const honxKey = authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT);
-    const cursors = { [honxKey]: s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature };
-    const r = await syncWalletChain(rpc, s.owner, cursors, { now });
-    expect(r.gaps).toEqual([]);
-    expect(r.multiplierUpdates.map((u) => [u.mint, u.multiplier])).toEqual([
-      [other, 1.01],
-      [other, 1.02],
-    ]);
-    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, other)]).toBe(r.cursors[honxKey]);
-
-    // Rewind HONx's cursor to before its last step: exactly that step comes back, the other mint's nothing.
-    const list = s.chain.signatures.get(XSTOCKS_AUTHORITY)!;
-    const lastHonx = s.updateSignatures.at(-1)!;
-    const rewound = { ...r.cursors, [honxKey]: list[list.findIndex((x) => x.signature === lastHonx) + 1].signature };
-    const again = await syncWalletChain(rpc, s.owner, rewound, { now });
+    const before = server.log.length;
+    const again = await syncWalletChain(rpc, s.owner, first.cursors, { now });
     expect(again.gaps).toEqual([]);
-    expect(again.multiplierUpdates.map((u) => [u.signature, u.mint])).toEqual([
-      [lastHonx, HONX_MINT],
-      [lastHonx, HONX_MINT],
-    ]);
+    expect(again.multiplierUpdates).toEqual([]);
+    const authorityCalls = server.log.slice(before).filter((l) => l.method === "getSignaturesForAddress" && l.params[0] === XSTOCKS_AUTHORITY);
+    expect(authorityCalls.map((l) => l.params[1].until)).toEqual([first.cursors.authorities[XSTOCKS_AUTHORITY]!.newest]);
+    expect(server.log.slice(before).filter((l) => l.method === "getTransaction")).toHaveLength(0);
   });
 });
 
@@ -164,7 +167,9 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     server.inject({ method: "getMultipleAccounts", times: 2, fault: { kind: "not_json" } });
     server.inject({ method: "getTokenAccountsByOwner", times: 1, fault: { kind: "status", status: 503 } });
     server.inject({ method: "getTransaction", times: 3, fault: { kind: "rpc_error", code: -32005, message: "Node is behind" } });
-    const faulty = await syncWalletChain(client(server, { timeoutMs: 150, maxRetries: 8 }), s.owner, {}, opts);
+    // Walks keep only a few requests in flight, so a burst lands on the same few requests: they
+    // need more retries than when every request of the history was in flight at once.
+    const faulty = await syncWalletChain(client(server, { timeoutMs: 150, maxRetries: 40 }), s.owner, {}, opts);
     expect(observations(faulty)).toEqual(observations(clean));
     expect(faulty.rpcCalls).toBeGreaterThan(clean.rpcCalls + 30);
   });
@@ -179,18 +184,19 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     expect(r.gaps[0].address).toBe(s.tokenAccount);
     expect(r.gaps[0].reason).toContain(lost);
     expect(r.balanceChanges.map((c) => c.signature)).toEqual(s.transfers.filter((t) => t.signature !== lost).map((t) => t.signature));
-    expect(r.cursors[s.tokenAccount]).toBeUndefined();
-    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBeDefined(); // an unrelated walk still advances
+    expect(r.cursors.accounts[s.tokenAccount]).toBeUndefined();
+    expect(r.cursors.authorities[XSTOCKS_AUTHORITY]).toBeDefined(); // an unrelated walk still advances
   });
 
   test("a transaction the node does not have (null) is a named gap", async () => {
     const s = small();
     const missing = s.transfers[5].signature;
     s.chain.transactions.delete(missing);
-    const r = await syncWalletChain(client(serve(s)), s.owner, { [s.tokenAccount]: "keep-me" }, opts);
+    // Walked from before the start: pretend an earlier sync's cursor is an unknown signature.
+    const r = await syncWalletChain(client(serve(s)), s.owner, { accounts: { [s.tokenAccount]: at("keep-me") } }, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([s.tokenAccount]);
     expect(r.gaps[0].reason).toContain("not available");
-    expect(r.cursors[s.tokenAccount]).toBe("keep-me");
+    expect(r.cursors.accounts[s.tokenAccount]).toEqual(at("keep-me"));
   });
 
   test("a signature page that cannot be fetched is a named gap; older history is not invented", async () => {
@@ -204,7 +210,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     const firstPage = new Set(s.chain.signatures.get(s.tokenAccount)!.slice(0, 100).map((x) => x.signature));
     expect(r.balanceChanges.length).toBeGreaterThan(0);
     expect(r.balanceChanges.every((c) => firstPage.has(c.signature))).toBe(true);
-    expect(r.cursors[s.tokenAccount]).toBeUndefined();
+    expect(r.cursors.accounts[s.tokenAccount]).toBeUndefined();
   });
 
   test("a balance misreported by one raw unit is caught as a mismatch, not booked silently", async () => {
@@ -244,7 +250,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
     expect(r.gaps[0].reason).toContain("updates are missing");
-    expect(r.cursors[authorityCursorKey(XSTOCKS_AUTHORITY, HONX_MINT)]).toBeUndefined();
+    expect(r.cursors.authorities[XSTOCKS_AUTHORITY]).toBeUndefined();
   });
 
   test("mint state unavailable: a named gap per mint, accounts and balances still synced", async () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { runEngine } from "../../src/domain/engine";
 import { openLedger } from "../../src/ledger/db";
 import { ensureTenant } from "../../src/ledger/keys";
-import { replayLedger } from "../../src/ledger/replay";
+import { rebookEverything } from "../../src/ledger/booking.ts";
 import { storeObservations } from "../../src/ledger/store";
 import { decodeMintBytes } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/history";
@@ -68,7 +68,7 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
     try {
       ledger.sqlite.query("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)").run(ensureTenant(ledger.sqlite, "acme"), owner, new Date().toISOString());
       storeObservations(ledger.sqlite, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
-      replayLedger(ledger.sqlite, new Date((t0 + 1000) * 1000));
+      rebookEverything(ledger.sqlite, new Date((t0 + 1000) * 1000));
       expect((ledger.sqlite.query("SELECT type FROM actions WHERE owner = ?").all(owner) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
     } finally {
       ledger.close();

@@ -10,9 +10,10 @@ import { ensureTenant } from "../../src/ledger/keys.ts";
 import { walletStatus } from "../../src/ledger/queries/wallets.ts";
 import { createLogger } from "../../src/log.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
-import { pollActivations, pollIssuer, runSyncJob } from "../../src/sync/worker.ts";
+import { pollIssuer } from "../../src/sync/issuer-poll.ts";
+import { runSyncJob } from "../../src/sync/job.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
-import { replayLedger } from "../../src/ledger/replay.ts";
+import { bookEverythingDirty, markDueClockChanges } from "../../src/ledger/booking.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
@@ -25,7 +26,8 @@ function setup(rpcUrl: string, issuerUrl: string) {
   dirs.push(dir);
   const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuerUrl }, {});
   const ledger = openLedger(dir);
-  return { config, ledger, logger: createLogger("error"), now: () => new Date("2026-09-20T00:00:00Z") };
+  const now = () => new Date("2026-09-20T00:00:00Z");
+  return { config, ledger, sqlite: ledger.sqlite, logger: createLogger("error"), now, book: async () => void bookEverythingDirty(ledger.sqlite, now()) };
 }
 
 describe("sync worker", () => {
@@ -107,18 +109,22 @@ describe("mint polling", () => {
       balanceChanges: [{ owner, tokenAccount: "ata-1", mint, signature: "sig-deposit", slot: 5, blockTime: activation - 30 * 86_400, preRaw: 0n, postRaw: 5_00000000n }],
     });
     const before = new Date((activation - 3600) * 1000);
-    replayLedger(ledger.sqlite, before);
+    bookEverythingDirty(ledger.sqlite, before);
     const state = () => (ledger.sqlite.query("SELECT state FROM actions WHERE owner = ?").get(owner) as { state: string } | null)?.state;
     const journal = () => (ledger.sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?").get(owner) as { n: number }).n;
     expect(state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
     expect(journal()).toBe(0);
 
-    const deps = { ledger, config: loadConfig({ "data-dir": dir }, {}), logger: createLogger("error") };
-    expect(pollActivations({ ...deps, now: () => new Date((activation - 60) * 1000) })).toBe(false);
-    expect(pollActivations({ ...deps, now: () => new Date((activation + 60) * 1000) })).toBe(true);
+    // The mint's next clock change is its activation: due only once it has passed.
+    expect(markDueClockChanges(ledger.sqlite, new Date((activation - 60) * 1000))).toBe(0);
+    const after = new Date((activation + 60) * 1000);
+    expect(markDueClockChanges(ledger.sqlite, after)).toBe(1);
+    bookEverythingDirty(ledger.sqlite, after);
     expect(state()).toBe("activated");
     expect(journal()).toBe(1);
-    expect(pollActivations({ ...deps, now: () => new Date((activation + 600) * 1000) })).toBe(false); // booked once
+    expect(markDueClockChanges(ledger.sqlite, new Date((activation + 600) * 1000))).toBe(0); // booked once
+    bookEverythingDirty(ledger.sqlite, new Date((activation + 600) * 1000));
+    expect(journal()).toBe(1);
     ledger.close();
   });
 });

@@ -7,7 +7,6 @@ import { displayedChange, uiAmount } from "../display";
 import { formatExact, liftF64, ONE, sub, ZERO } from "../numbers";
 import type { BalanceChangeObs } from "../observations";
 import { isoFromUnix } from "../time";
-import type { Validation } from "../types";
 import type { TypeRule } from "./rule";
 import { notBooked } from "./unknown";
 
@@ -27,7 +26,6 @@ export interface SeizureContext {
   decimals: number;
   /** The multiplier in force at the transfer (the chain's f64). */
   multiplier: number;
-  validation: Validation;
 }
 
 /** What the seizure's action shows, and the units it took (at the multiplier then in force). */
@@ -52,7 +50,6 @@ export function seizureOf(change: BalanceChangeObs, x: SeizureContext): { action
     event: null,
     revision: null,
     lifecycle: { state: "activated", steps: [{ state: "activated", at, revision: null, supersedes: null, note: "tokens moved by the permanent delegate" }] },
-    validation: x.validation,
     quantityDisplay: displayedChange(uiAmount(change.preRaw, x.multiplier, x.decimals), uiAmount(change.postRaw, x.multiplier, x.decimals)),
     chain: { signature: change.signature, slot: change.slot, blockTime: at, multiplierOld: m, multiplierNew: m, scheduledAt: null, effectiveAt: at, updateSignature: null },
   };

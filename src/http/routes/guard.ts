@@ -2,7 +2,7 @@
 // this tenant registered it. Another tenant's wallet reads exactly like an unknown one.
 import { isAddress } from "@solana/kit";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
-import { isRegistered } from "../../ledger/queries/common.ts";
+import { registration } from "../../ledger/queries/common.ts";
 import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 
@@ -25,12 +25,25 @@ export function checkOwner(owner: string): void {
 }
 
 export function registeredOwner(ctx: AppContext, request: Request, owner: string): KeyPrincipal {
-  const p = principalOf(ctx, request);
+  return ownerAndBooks(ctx, request, owner).principal;
+}
+
+/**
+ * The owner whose books this request reads: the wallet itself once the tenant's own first sync
+ * of it finished, else an owner that matches no row, so every read answers as for a wallet with
+ * nothing booked yet (the tenant learns nothing from another tenant's earlier syncs).
+ */
+export function booksOwner(ctx: AppContext, request: Request, owner: string): string {
+  return ownerAndBooks(ctx, request, owner).booksVisible ? owner : NO_BOOKS;
+}
+const NO_BOOKS = "";
+
+function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
+  const principal = principalOf(ctx, request);
   checkOwner(owner);
-  if (!isRegistered(ctx.ledger.sqlite, p.tenantId, owner)) {
-    throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
-  }
-  return p;
+  const r = registration(ctx.ledger.sqlite, principal.tenantId, owner);
+  if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
+  return { principal, booksVisible: r.booksVisible };
 }
 
 export function paging(query: { limit?: number; offset?: number }) {

@@ -15,7 +15,7 @@ import { jsonBody, jsonPage } from "../json-page.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { coercedQuery } from "../params.ts";
-import { checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
+import { booksOwner, checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
 import { incomeDetail } from "./income-detail.ts";
 
 export const maxExportRows = 100_000;
@@ -58,6 +58,7 @@ export function v1Routes(ctx: AppContext) {
         }
         try {
           const r = registerAndEnqueue(sqlite, p.tenantId, ctx.config.maxWallets, body.owner);
+          if (r.job === "enqueued") ctx.onWalletQueued();
           return status(202, { owner: body.owner, ...r });
         } catch (e) {
           if (e instanceof QuotaExceeded) throw new ApiFailure("wallet_quota_exceeded", e.message);
@@ -91,8 +92,8 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/portfolio",
       ({ query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(query.owner) };
+        const books = booksOwner(ctx, request, query.owner);
+        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(books) };
         return jsonBody(body);
       },
       { query: S.OwnerQuery, response: keyedResponses(S.Portfolio, walletErrors), detail: keyed("ledger", "Positions, income totals and unclassified adjustments", "ledger:read") },
@@ -100,16 +101,15 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/income",
       ({ query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(query.owner, paging(query)));
+        const books = booksOwner(ctx, request, query.owner);
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(books, paging(query)));
       },
       { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
     )
     .get(
       "/v1/income/:id",
       ({ params, query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        const d = actions.incomeDetail(query.owner, params.id);
+        const d = actions.incomeDetail(booksOwner(ctx, request, query.owner), params.id);
         if (!d) throw new ApiFailure("not_found", "No income entry with this id for this owner.");
         return incomeDetail(d, ctx.dataset());
       },
@@ -118,33 +118,33 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/journal",
       ({ query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(query.owner, paging(query)) };
+        const books = booksOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(books, paging(query)) };
       },
       { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read") },
     )
     .get(
       "/v1/yield",
       ({ query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.yield(query.owner) };
+        const books = booksOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.yield(books) };
       },
       { query: S.OwnerQuery, response: keyedResponses(S.YieldResponse, walletErrors), detail: keyed("ledger", "Yield per position and window", "ledger:read") },
     )
     .get(
       "/v1/export",
       ({ query, request, set }) => {
-        registeredOwner(ctx, request, query.owner);
+        const books = booksOwner(ctx, request, query.owner);
         const dataset = query.dataset ?? "journal";
         const label = ctx.dataset().kind;
         let csv: string;
         if (dataset === "journal") {
-          const rows = journal.all(query.owner, maxExportRows);
+          const rows = journal.all(books, maxExportRows);
           if (rows.length > maxExportRows) throw tooLarge();
           const cols = ["id", "owner", "actionId", "entryType", "reversesId", "mint", "symbol", "kind", "unitsDelta", "principalUnitsDelta", "incomeUnits", "usd", "effectiveAt", "changeReason", "evidenceSha256", "createdAt"] as const;
           csv = toCsv(["dataset", ...cols], rows.map((r) => [label, ...cols.map((c) => r[c])]));
         } else {
-          const page = actions.incomeList(query.owner, { limit: maxExportRows + 1, offset: 0 });
+          const page = actions.incomeList(books, { limit: maxExportRows + 1, offset: 0 });
           if (page.entries.length > maxExportRows) throw tooLarge();
           // Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
           const cols = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;

@@ -8,7 +8,7 @@ import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { jsonPage, jsonWith } from "../json-page.ts";
 import { coercedQuery } from "../params.ts";
-import { paging, registeredOwner } from "./guard.ts";
+import { booksOwner, paging } from "./guard.ts";
 import { keyedResponses } from "./v1.ts";
 
 const pagedQuery = coercedQuery(S.ActionsQuery);
@@ -27,16 +27,15 @@ export function v2Routes(ctx: AppContext) {
     .get(
       "/v2/actions",
       ({ query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(query.owner, paging(query)));
+        const books = booksOwner(ctx, request, query.owner);
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(books, paging(query)));
       },
       { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
     )
     .get(
       "/v2/actions/:id",
       ({ params, query, request }) => {
-        registeredOwner(ctx, request, query.owner);
-        const d = actions.detailJson(query.owner, params.id);
+        const d = actions.detailJson(booksOwner(ctx, request, query.owner), params.id);
         if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
         const journal = d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt }));
         return jsonWith(d.detail, { dataset: ctx.dataset(), journal });

@@ -1,14 +1,21 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
 import type { Database } from "bun:sqlite";
-import type { ActionRecord } from "../../domain/types.ts";
+import type { ActionRecord, ActionType } from "../../domain/types.ts";
 import { actionDetailBase, type V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
+import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
+
+/** Adds `"validation":…` before the closing brace of a stored action object (see projections.ts). */
+function withValidation(stored: string, validation: string): string {
+  return `${stored.slice(0, -1)},"validation":${validation}}`;
+}
 
 export function actionQueries(sqlite: Database) {
   const count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
-  const page = sqlite.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
-  const oneDetail = sqlite.query("SELECT detail, payload FROM actions WHERE owner = ? AND id = ?");
+  const page = sqlite.query("SELECT type, summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+  const oneDetail = sqlite.query("SELECT type, detail, payload FROM actions WHERE owner = ? AND id = ?");
+  const taxonomy = instrumentQueries(sqlite);
   // v1_kind is set exactly when v1_entry is, and its index answers the count alone.
   const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
   const v1Page = sqlite.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
@@ -18,14 +25,16 @@ export function actionQueries(sqlite: Database) {
   return {
     /** The stored detail JSON (computed from the payload for rows written before it existed). */
     detailJson(owner: string, id: string) {
-      const row = oneDetail.get(owner, id) as { detail: string | null; payload: string } | null;
+      const row = oneDetail.get(owner, id) as { type: ActionType; detail: string | null; payload: string } | null;
       if (!row) return null;
-      return { detail: row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord)), journal: journal(owner, id) };
+      const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
+      return { detail: withValidation(detail, taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
     },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
     listJson(owner: string, p: Page) {
       const total = (count.get(owner) as { n: number }).n;
-      const rows = (page.values(owner, p.limit, p.offset) as [string][]).map((r) => r[0]);
+      const validations = taxonomy.validations();
+      const rows = (page.values(owner, p.limit, p.offset) as [ActionType, string][]).map(([type, summary]) => withValidation(summary, validations.get(type)!));
       return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
     },
     incomeListJson(owner: string, p: Page) {

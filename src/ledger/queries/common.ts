@@ -16,8 +16,13 @@ export function writeDatasetLabel(sqlite: Database, label: DatasetLabel, now = n
   sqlite.query("INSERT INTO dataset_label (id, kind, description, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING").run(label.kind, label.description, now.toISOString());
 }
 
-export function isRegistered(sqlite: Database, tenantId: number, owner: string): boolean {
-  return sqlite.query("SELECT 1 FROM tenant_wallets WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) !== null;
+/**
+ * Whether this tenant registered the wallet, and whether it may see its books yet: only once its
+ * own first sync of the wallet finished, whatever other tenants following it did before.
+ */
+export function registration(sqlite: Database, tenantId: number, owner: string): { booksVisible: boolean } | null {
+  const row = sqlite.query("SELECT first_synced_at FROM tenant_wallets WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) as { first_synced_at: string | null } | null;
+  return row ? { booksVisible: row.first_synced_at !== null } : null;
 }
 
 export interface Page { limit: number; offset: number }

@@ -1,20 +1,25 @@
 // Taxonomy (always all 18 types, validation from the stored census) and lineage reads.
 import type { Database } from "bun:sqlite";
 import { computeCensus } from "../../domain/taxonomy.ts";
-import type { LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
+import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
 
 export function instrumentQueries(sqlite: Database) {
   const census = sqlite.query("SELECT payload FROM taxonomy_census");
   const lineage = sqlite.query("SELECT payload FROM lineage WHERE mint = ?");
   const instrument = sqlite.query("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?");
+  const taxonomy = (): TaxonomyEntry[] => {
+    const stored = new Map((census.all() as { payload: string }[]).map((r) => {
+      const e = JSON.parse(r.payload) as TaxonomyEntry;
+      return [e.type, e] as const;
+    }));
+    // A fresh ledger has no census yet: the empty census still lists every type.
+    return computeCensus([]).map((empty) => stored.get(empty.type) ?? empty);
+  };
   return {
-    taxonomy(): TaxonomyEntry[] {
-      const stored = new Map((census.all() as { payload: string }[]).map((r) => {
-        const e = JSON.parse(r.payload) as TaxonomyEntry;
-        return [e.type, e] as const;
-      }));
-      // A fresh ledger has no census yet: the empty census still lists every type.
-      return computeCensus([]).map((empty) => stored.get(empty.type) ?? empty);
+    taxonomy,
+    /** Each type's validation as JSON text, ready to splice into stored action JSON. */
+    validations(): Map<ActionType, string> {
+      return new Map(taxonomy().map((e) => [e.type, JSON.stringify(e.validation)]));
     },
     lineage(mint: string): (LineageRecord & { symbol: string | null }) | null {
       const row = lineage.get(mint) as { payload: string } | null;

@@ -4,7 +4,7 @@
 // at `finalized` commitment, so any provider works and nothing depends on `jsonParsed`.
 //
 // The URL can carry a provider key (`?api-key=`): it never appears in an error message.
-import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
 import {
   TOKEN_2022_PROGRAM_ID,
   type WireAccount,
@@ -83,8 +83,10 @@ export interface RpcConfig {
   /** Called once per HTTP attempt (metrics). */
   onRequest?(method: RpcMethod, outcome: RpcOutcome): void;
   random?: () => number;
-  /** Stops retrying at once when aborted (a shutting-down worker). */
+  /** Aborts requests in flight and stops retrying at once (a shutting-down worker, a job's deadline). */
   signal?: AbortSignal;
+  /** Largest answer read, in bytes (default 32 MiB: a full page of signatures is under 1 MiB). */
+  maxResponseBytes?: number;
 }
 
 export interface RpcStats {
@@ -145,6 +147,7 @@ export function createRpc(config: RpcConfig): Rpc {
   const maxDelayMs = config.maxDelayMs ?? 15_000;
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
   const random = config.random ?? Math.random;
+  const maxResponseBytes = config.maxResponseBytes ?? 32 * 1024 * 1024;
   const limiter = createLimiter(concurrency, spacingMs);
   const stats: RpcStats = { requests: 0, retries: 0, failures: 0 };
   let nextId = 1;
@@ -152,6 +155,8 @@ export function createRpc(config: RpcConfig): Rpc {
   async function attemptOnce(method: RpcMethod, params: unknown[]): Promise<Attempt> {
     const id = nextId++;
     const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    config.signal?.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -171,7 +176,13 @@ export function createRpc(config: RpcConfig): Rpc {
         }),
         deadline,
       ]);
-      const text = await Promise.race([res.text(), deadline]);
+      let text: string;
+      try {
+        text = await Promise.race([readBodyCapped(res, maxResponseBytes), deadline]);
+      } catch (err) {
+        if (err instanceof BodyTooLarge) return { kind: "bad_response", status: res.status, detail: err.message, retryAfterMs: null };
+        throw err;
+      }
       if (res.status === 429) {
         return { kind: "rate_limited", status: 429, detail: "rate limited", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
       }
@@ -207,11 +218,13 @@ export function createRpc(config: RpcConfig): Rpc {
       return { kind: "network_error", status: null, detail: errorName(err), retryAfterMs: null };
     } finally {
       clearTimeout(timer);
+      config.signal?.removeEventListener("abort", onAbort);
     }
   }
 
   async function call<T>(method: RpcMethod, params: unknown[], check: (value: unknown) => value is T): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      if (config.signal?.aborted) throw config.signal.reason ?? new Error("aborted");
       await limiter.acquire();
       let result: Attempt;
       try {

@@ -16,7 +16,7 @@
 //   retries fails the whole fetch: a partial sweep would look complete.
 import { canonicalJson } from "../../domain/evidence";
 import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
-import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
 import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
 
 export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";
@@ -45,6 +45,8 @@ export interface IssuerClientConfig {
   maxDelayMs?: number;
   maxRetryAfterMs?: number;
   random?: () => number;
+  /** Largest page read, in bytes (default 16 MiB; a real page of 100 records is a few tens of KiB). */
+  maxResponseBytes?: number;
 }
 
 export interface IssuerFetchResult<T> {
@@ -79,6 +81,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
   const maxDelayMs = config.maxDelayMs ?? 15_000;
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
   const random = config.random ?? Math.random;
+  const maxResponseBytes = config.maxResponseBytes ?? 16 * 1024 * 1024;
 
   /** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies. */
   async function getJson(path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
@@ -90,7 +93,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
       let failure: { status: number | null; detail: string; retryAfterMs: number | null; retryable: boolean };
       try {
         const res = await doFetch(url, { headers: { accept: "application/json" }, signal: controller.signal });
-        const text = await res.text();
+        const text = await readBodyCapped(res, maxResponseBytes);
         if (res.ok) {
           try {
             return JSON.parse(text);
@@ -102,7 +105,8 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
         }
       } catch (err) {
         const timedOut = controller.signal.aborted;
-        failure = { status: null, detail: timedOut ? `no answer within ${timeoutMs} ms` : `network error (${(err as Error).name})`, retryAfterMs: null, retryable: true };
+        if (err instanceof BodyTooLarge) failure = { status: null, detail: err.message, retryAfterMs: null, retryable: false };
+        else failure = { status: null, detail: timedOut ? `no answer within ${timeoutMs} ms` : `network error (${(err as Error).name})`, retryAfterMs: null, retryable: true };
       } finally {
         clearTimeout(timer);
       }
@@ -126,7 +130,8 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
       const fingerprint = items.length ? canonicalJson(items) : null;
       if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
       previous = fingerprint;
-      rows.push(...items);
+      // One at a time: spreading a huge page into push() overflows the call stack.
+      for (const item of items) rows.push(item);
       if (info.totalNodes !== undefined) totals.add(info.totalNodes);
       if (info.bare || items.length === 0 || info.hasNextPage === false) break;
       if (info.nextCursor) {
@@ -146,7 +151,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
     const counter = { n: 0 };
     const first = await sweep(path, query, counter);
     let rows = first.rows;
-    if (first.totals.size > 1) rows = [...rows, ...(await sweep(path, query, counter)).rows];
+    if (first.totals.size > 1) rows = rows.concat((await sweep(path, query, counter)).rows);
     const seen = new Set<string>();
     const unique = rows.filter((r) => {
       const key = canonicalJson(r);

@@ -1,0 +1,81 @@
+// The one booker of a worker: runs booking rounds (see ledger/booking.ts) one at a time, a chunk
+// per turn of the event loop, so the worker's sync jobs keep talking to the network meanwhile.
+// A chunk the engine fails on is split until the failing wallet or mint is found; that mark is
+// deferred (retried later, logged, counted by the ops status) and never holds up the others.
+import type { Database } from "bun:sqlite";
+import { bookMarks, bookNextChunk, ChunkFailed, markDueClockChanges, type BookingOptions, type ChunkResult } from "../ledger/booking.ts";
+import { deferDirty } from "../ledger/dirty.ts";
+import type { Logger } from "../log.ts";
+
+export interface Booker {
+  /** Resolves once a round that started after this call has finished. */
+  request(): Promise<void>;
+  /** Rounds and chunks booked so far (tests, bench). */
+  stats(): { rounds: number; chunks: ChunkResult[] };
+}
+
+/** How long a mark the engine failed on waits before it is tried again. */
+export const POISON_RETRY_MS = 60 * 60 * 1000;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function createBooker(sqlite: Database, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean } = {}): Booker {
+  const clock = opts.now ?? (() => new Date());
+  let current: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const done: ChunkResult[] = [];
+  let rounds = 0;
+
+  async function round(): Promise<void> {
+    const now = clock();
+    markDueClockChanges(sqlite, now);
+    while (!opts.stopped?.()) {
+      let chunk: ChunkResult | null;
+      try {
+        chunk = bookNextChunk(sqlite, now, opts);
+      } catch (e) {
+        if (!(e instanceof ChunkFailed) || isBusy(e.cause)) throw e;
+        isolate(e, now);
+        continue;
+      }
+      if (!chunk) break;
+      done.push(chunk);
+      await nextTurn();
+    }
+    rounds++;
+  }
+
+  /** Books the failed chunk's marks one by one; each one that still fails is deferred. */
+  function isolate(failed: ChunkFailed, now: Date): void {
+    for (const mark of failed.marks) {
+      try {
+        done.push(bookMarks(sqlite, failed.kind, [mark], now));
+      } catch (e) {
+        const cause = e instanceof ChunkFailed ? e.cause : e;
+        if (isBusy(cause)) throw e;
+        logger.error("booking failed; retried later", { kind: failed.kind, key: mark.key, error: String((cause as Error)?.message ?? cause) });
+        deferDirty(sqlite, failed.kind, mark.key, new Date(now.getTime() + POISON_RETRY_MS));
+      }
+    }
+  }
+
+  function request(): Promise<void> {
+    if (!current) {
+      current = round().finally(() => (current = null));
+      return current;
+    }
+    // A round is under way and may have read the marks before the caller stored its own: one
+    // more round after it (shared by every caller that asks meanwhile).
+    queued ??= current.catch(() => {}).then(() => {
+      queued = null;
+      return request();
+    });
+    return queued;
+  }
+
+  return { request, stats: () => ({ rounds, chunks: done }) };
+}
+
+function isBusy(e: unknown): boolean {
+  return /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e));
+}

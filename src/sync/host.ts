@@ -1,0 +1,72 @@
+// Starts the sync worker on its own thread (one process still: a Bun Worker), restarts it if it
+// dies, and relays its RPC counts to the metrics. The HTTP thread only ever sends it messages.
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { FromWorker, ToWorker } from "./thread-protocol.ts";
+
+export interface WorkerThread {
+  /** Resolves once the worker has opened the ledger and started. */
+  ready: Promise<void>;
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export interface WorkerThreadOptions {
+  config: Config;
+  demo: boolean;
+  pollNetwork: boolean;
+  logger: Logger;
+  onRpc(method: string, outcome: string, n: number): void;
+}
+
+/**
+ * In the compiled binary the thread's module is an entry point of the build, found by its path
+ * from the build root; from source it sits beside this file.
+ */
+function threadUrl(): string {
+  return import.meta.url.includes("/$bunfs/") ? "./src/sync/thread.ts" : new URL("./thread.ts", import.meta.url).href;
+}
+
+export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
+  let stopping = false;
+  let thread: Worker;
+  let markReady: () => void = () => {};
+  let failStart: (e: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failStart = reject; });
+  let stopped: () => void = () => {};
+
+  const spawn = () => {
+    thread = new Worker(threadUrl());
+    thread.onmessage = (event: MessageEvent<FromWorker>) => {
+      const m = event.data;
+      if (m.type === "ready") markReady();
+      else if (m.type === "rpc") for (const [method, outcome, n] of m.counts) opts.onRpc(method, outcome, n);
+      else if (m.type === "stopped") stopped();
+      else if (m.type === "failed") {
+        opts.logger.error("worker thread failed to start", { error: m.error });
+        failStart(new Error(`the sync worker could not start: ${m.error}`));
+      }
+    };
+    // Work is transactional and idempotent: a dead worker is started again, and picks up its
+    // dirty marks and leased jobs where they stand.
+    thread.onerror = (event) => {
+      opts.logger.error("worker thread died; restarting", { error: String(event.message ?? event) });
+      if (!stopping) setTimeout(() => { if (!stopping) spawn(); }, 1000);
+    };
+    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork });
+  };
+  const send = (m: ToWorker) => thread.postMessage(m);
+  spawn();
+
+  return {
+    ready,
+    wake: () => send({ type: "wake" }),
+    async stop() {
+      stopping = true;
+      const done = new Promise<void>((resolve) => (stopped = resolve));
+      send({ type: "stop" });
+      await Promise.race([done, new Promise((r) => setTimeout(r, 1500))]);
+      thread.terminate();
+    },
+  };
+}

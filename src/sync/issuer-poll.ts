@@ -1,0 +1,42 @@
+// The issuer feed poll: every revision is stored (hashed, append-only), which marks the mints it
+// speaks of dirty; the booker re-books the wallets holding them. A feed that answers but whose rows
+// are mostly refused is reported `degraded`, not fresh.
+import type { Database } from "bun:sqlite";
+import type { Config } from "../config.ts";
+import { markFeed, storeObservations } from "../ledger/store.ts";
+import type { FetchLike } from "../sources/retry.ts";
+import { createIssuerClient } from "../sources/xstocks/client.ts";
+
+export interface IssuerPollDeps {
+  sqlite: Database;
+  config: Config;
+  fetch?: FetchLike;
+  now?: () => Date;
+}
+
+/** Above this share of refused rows the feed is degraded (a changed format, a broken upstream). */
+export const DEGRADED_REJECTION_SHARE = 0.5;
+
+export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number; rejected: number; rows: number }> {
+  const { sqlite, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
+  try {
+    const [assets, history, upcoming] = await Promise.all([issuer.assets(), issuer.corporateActionsHistory(), issuer.corporateActionsUpcoming()]);
+    const rejections = [...assets.rejections, ...history.rejections, ...upcoming.rejections];
+    const records = [...history.records, ...upcoming.records];
+    const rows = assets.instruments.length + records.length + rejections.length;
+    const res = storeObservations(sqlite, {
+      instruments: assets.instruments,
+      issuerRecords: records,
+      issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
+    }, now());
+    const share = rows ? rejections.length / rows : 0;
+    const degraded = share > DEGRADED_REJECTION_SHARE ? `${rejections.length} of ${rows} rows refused (${Math.round(share * 100)}%)` : null;
+    markFeed(sqlite, "issuer", { ok: true, degraded }, now());
+    return { added: res.issuerRevisionsAdded, rejected: rejections.length, rows };
+  } catch (e) {
+    markFeed(sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
+    throw e;
+  }
+}

@@ -1,0 +1,126 @@
+// One sync run of one tenant × wallet: walk the wallet's chain history from the tenant's own
+// cursors, store it (which marks the wallet dirty), have it booked, finish the job. Each write is
+// its own transaction and idempotent, so a run cut short at any point is simply run again.
+import type { Database } from "bun:sqlite";
+import type { Config } from "../config.ts";
+import type { BalanceChangeObs } from "../domain/observations.ts";
+import { readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
+import type { Logger } from "../log.ts";
+import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
+import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
+import type { FetchLike } from "../sources/retry.ts";
+import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
+
+export interface SyncDeps {
+  sqlite: Database;
+  config: Config;
+  logger: Logger;
+  onRpcRequest?: (method: RpcMethod, outcome: RpcOutcome) => void;
+  /** The transport to the outside world (tests and the demo pass a loopback or recorded one). */
+  fetch?: FetchLike;
+  /** Retry and pacing settings for the RPC client (tests shorten them). */
+  rpcOptions?: { maxRetries?: number; baseDelayMs?: number; timeoutMs?: number; concurrency?: number };
+  now?: () => Date;
+  /** Aborted when the worker stops: retries end and the job is left to its lease. */
+  signal?: AbortSignal;
+  /** Books what is dirty (the worker's single booker); resolves once the run's wallet is booked. */
+  book: () => Promise<void>;
+}
+
+/** Authority cursors are shared by every wallet and tenant. */
+export const AUTHORITY_SCOPE = "*";
+/** A tenant's own cursors for the token accounts of the wallets it follows. */
+export const tenantScope = (tenantId: number): string => `tenant:${tenantId}`;
+
+export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
+  const { sqlite, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const deadline = AbortSignal.timeout(config.jobDeadlineSeconds * 1000);
+  const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
+  const rpc = createRpc({
+    concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions,
+    url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal,
+  });
+  try {
+    const scope = tenantScope(job.tenant_id);
+    const result = await syncWalletChain(rpc, job.owner, cursorsFor(sqlite, scope, job.owner), {
+      now: () => Math.floor(now().getTime() / 1000),
+      onProgress: (p) => {
+        reportProgress(sqlite, job.id, p, now());
+        onProgress?.(p);
+      },
+      storedChanges: storedChangesOf(sqlite),
+      signal,
+      maxPages: config.maxSignaturePages,
+      parallel: config.rpcConcurrency,
+    });
+    // Stopping the worker is not the end of a run: leave the job to its lease, write nothing half-read.
+    if (deps.signal?.aborted) return "failed";
+    const walked = new Set([...result.accounts.map((a) => a.tokenAccount), ...Object.keys(result.cursors.authorities)]);
+    const cursors: StoredCursor[] = [
+      ...Object.entries(result.cursors.accounts).map(([address, cursor]) => ({ scope, address, cursor })),
+      ...Object.entries(result.cursors.authorities).map(([address, cursor]) => ({ scope: AUTHORITY_SCOPE, address, cursor })),
+    ];
+    storeObservations(sqlite, {
+      mintStates: result.mints,
+      multiplierUpdates: result.multiplierUpdates,
+      tokenAccounts: result.accounts,
+      balanceChanges: result.balanceChanges,
+      cursors,
+      gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
+      clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
+    }, now());
+    reportProgress(sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
+    await deps.book();
+    finishJob(sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
+    return result.gaps.length ? "partial" : "complete";
+  } catch (e) {
+    // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
+    if (deps.signal?.aborted || isAbort(e)) return "failed";
+    const message = e instanceof Error ? e.message : String(e);
+    deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
+    failJob(sqlite, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);
+    return "failed";
+  }
+}
+
+/** The tenant's cursors for the wallet's known token accounts, and every authority's shared cursor. */
+function cursorsFor(sqlite: Database, scope: string, owner: string): SyncCursors {
+  const accounts = (sqlite.query("SELECT address FROM token_accounts WHERE owner = ?").all(owner) as { address: string }[]).map((r) => r.address);
+  const authorities = (sqlite.query("SELECT address FROM walk_cursors WHERE scope = ?").all(AUTHORITY_SCOPE) as { address: string }[]).map((r) => r.address);
+  return { accounts: readCursors(sqlite, scope, accounts), authorities: readCursors(sqlite, AUTHORITY_SCOPE, authorities) };
+}
+
+/** Balance changes already stored, so a second tenant's first sync does not fetch them again. */
+function storedChangesOf(sqlite: Database) {
+  const q = sqlite.query(
+    `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate
+     FROM balance_changes WHERE token_account = ?1 AND signature IN (SELECT value FROM json_each(?2))`,
+  );
+  return (tokenAccount: string, signatures: string[]): Map<string, BalanceChangeObs[]> => {
+    const out = new Map<string, BalanceChangeObs[]>();
+    if (!signatures.length) return out;
+    for (const c of q.all(tokenAccount, JSON.stringify(signatures)) as {
+      signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
+      owner_signed: number | null; by_permanent_delegate: number | null;
+    }[]) {
+      const change: BalanceChangeObs = {
+        owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time,
+        preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),
+        ...(c.owner_signed === null ? {} : { ownerSigned: c.owner_signed === 1 }),
+        ...(c.by_permanent_delegate === null ? {} : { byPermanentDelegate: c.by_permanent_delegate === 1 }),
+      };
+      out.set(c.signature, [...(out.get(c.signature) ?? []), change]);
+    }
+    return out;
+  };
+}
+
+export function isAbort(e: unknown): boolean {
+  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+    const err = c as { name?: string; message?: string };
+    if (err.name === "AbortError" || err.message === "worker stopping") return true;
+  }
+  return false;
+}

@@ -1,0 +1,66 @@
+// The mint poll: every MINT_POLL_SECONDS, read the state of every mint a followed wallet holds
+// (getMultipleAccounts, 100 a call). A changed state means its authority wrote something: walk the
+// authority's new history (shared cursor) for the UpdateMultiplier, so a newly scheduled
+// multiplier becomes a `confirmed` action before it takes force. Mints whose scheduled change has
+// come due are marked dirty, so it is booked when it takes force, without any wallet sync.
+import type { MintStateObs, MultiplierUpdateObs } from "../domain/observations.ts";
+import { markDueClockChanges } from "../ledger/booking.ts";
+import { markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
+import { decodeMintAccount } from "../sources/solana/decode.ts";
+import { implausibleMint, walkAuthorityHistory } from "../sources/solana/history.ts";
+import { createRpc } from "../sources/solana/rpc.ts";
+import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
+
+export interface MintPollResult { mints: number; changed: number; updates: number; due: number }
+
+export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollResult> {
+  const { sqlite, config, logger } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  const held = (sqlite.query(
+    `SELECT DISTINCT a.mint FROM token_accounts a WHERE a.raw_balance <> '0' AND a.owner IN (SELECT owner FROM tenant_wallets) ORDER BY a.mint`,
+  ).all() as { mint: string }[]).map((r) => r.mint);
+  const result: MintPollResult = { mints: held.length, changed: 0, updates: 0, due: 0 };
+  const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
+  try {
+    const states: MintStateObs[] = [];
+    if (held.length) {
+      const read = await rpc.getMultipleAccounts(held);
+      read.accounts.forEach((account, i) => {
+        const mint = held[i]!;
+        if (!account) return;
+        try {
+          const state = decodeMintAccount(mint, account, { slot: read.slot, observedAt: Math.floor(now.getTime() / 1000) });
+          const problem = state ? implausibleMint(state) : null;
+          if (problem) logger.warn("mint state ignored", { mint, reason: problem });
+          else if (state) states.push(state);
+        } catch (e) {
+          logger.warn("mint state unreadable", { mint, error: (e as Error).message });
+        }
+      });
+    }
+    const stored = storeObservations(sqlite, { mintStates: states }, now);
+    result.changed = stored.mintStatesChanged;
+    if (stored.mintStatesChanged) result.updates = await readNewUpdates(deps, rpc, states, now);
+    result.due = markDueClockChanges(sqlite, now);
+    markFeed(sqlite, "mint_poll", { ok: true }, now);
+    return result;
+  } catch (e) {
+    markFeed(sqlite, "mint_poll", { ok: false, error: e instanceof Error ? e.message : String(e) }, now);
+    throw e;
+  }
+}
+
+/** Walks the authorities of the mints just read (each once, from the shared cursor). */
+async function readNewUpdates(deps: Omit<SyncDeps, "book">, rpc: ReturnType<typeof createRpc>, states: MintStateObs[], now: Date): Promise<number> {
+  const authorities = [...new Set(states.map((s) => s.multiplierAuthority).filter((a): a is string => a !== null))];
+  const cursors = readCursors(deps.sqlite, AUTHORITY_SCOPE, authorities);
+  const updates: MultiplierUpdateObs[] = [];
+  const moved: StoredCursor[] = [];
+  for (const authority of authorities) {
+    const walk = await walkAuthorityHistory(rpc, authority, cursors[authority], { maxPages: deps.config.maxSignaturePages, parallel: deps.config.rpcConcurrency, signal: deps.signal });
+    updates.push(...walk.updates);
+    if (walk.cursorMoves) moved.push({ scope: AUTHORITY_SCOPE, address: authority, cursor: walk.cursor });
+    for (const g of walk.gaps) deps.logger.warn("authority history gap", { authority, reason: g.reason });
+  }
+  return storeObservations(deps.sqlite, { multiplierUpdates: updates, cursors: moved }, now).multiplierUpdatesAdded;
+}

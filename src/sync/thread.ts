@@ -1,0 +1,55 @@
+// The worker thread's entry (a Bun Worker started by host.ts): opens its own connection to the
+// ledger and runs the sync worker there. RPC counts go back to the HTTP thread, which serves the
+// metrics, about once a second.
+import { demoSources, loadDemo } from "../demo/load.ts";
+import { openLedger } from "../ledger/db.ts";
+import { createLogger } from "../log.ts";
+import type { FromWorker, ToWorker } from "./thread-protocol.ts";
+import { startWorker, type Worker as SyncWorker } from "./worker.ts";
+
+declare const self: Worker;
+
+const post = (m: FromWorker) => self.postMessage(m);
+let worker: SyncWorker | null = null;
+let close: (() => void) | null = null;
+const counts = new Map<string, number>();
+const flush = () => {
+  if (!counts.size) return;
+  post({ type: "rpc", counts: [...counts].map(([k, n]) => [...(k.split("\u0000") as [string, string]), n]) });
+  counts.clear();
+};
+const flusher = setInterval(flush, 1000);
+
+self.onmessage = async (event: MessageEvent<ToWorker>) => {
+  const m = event.data;
+  if (m.type === "start") {
+    try {
+      const ledger = openLedger(m.config.dataDir, { migrate: false });
+      close = () => ledger.close();
+      const logger = createLogger(m.config.logLevel);
+      if (m.demo) {
+        const load = await loadDemo(ledger, new Date(), m.config);
+        if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
+      }
+      const sources = m.demo ? demoSources(m.config) : { config: m.config, fetch: undefined };
+      worker = startWorker({
+        sqlite: ledger.sqlite,
+        ...sources,
+        logger,
+        pollNetwork: m.pollNetwork,
+        onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),
+      });
+      post({ type: "ready" });
+    } catch (e) {
+      post({ type: "failed", error: String((e as Error)?.message ?? e) });
+    }
+  } else if (m.type === "wake") {
+    worker?.wake();
+  } else if (m.type === "stop") {
+    await worker?.stop();
+    flush();
+    clearInterval(flusher);
+    close?.();
+    post({ type: "stopped" });
+  }
+};
