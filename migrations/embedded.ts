@@ -7,6 +7,7 @@ import m3 from "./0003_ledger_state.sql" with { type: "text" };
 import m4 from "./0004_action_detail.sql" with { type: "text" };
 import m5 from "./0005_write_path.sql" with { type: "text" };
 import m6 from "./0006_rebook_after_write_path.sql" with { type: "text" };
+import m7 from "./0007_dashboard_sessions.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -18,4 +19,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0004_action_detail", when: 1795308867858, sql: m4 },
   { tag: "0005_write_path", when: 1795436120515, sql: m5 },
   { tag: "0006_rebook_after_write_path", when: 1795436120805, sql: m6 },
+  { tag: "0007_dashboard_sessions", when: 1795436840436, sql: m7 },
 ];

@@ -20,6 +20,9 @@ export const errorCodes = {
   auth_locked_out: 429,
   internal_error: 500,
   unavailable: 503,
+  // The dashboard's own answers (its session and its forwarding path, not the API's routes).
+  session_required: 401,
+  csrf_refused: 403,
 } as const;
 export type ErrorCode = keyof typeof errorCodes;
 

@@ -120,6 +120,7 @@ function demoBanner(url: string, dataDir: string, demo: { key: string; revoked: 
   return (
     `\nca-ledger demo is ready at ${url} (synthetic dataset).\nData dir: ${dataDir} (the demo's own; live data never goes there)\n` +
     `Demo key (all scopes, shown once):\n  ${demo.key}\n${earlier}` +
-    `Try:\n  curl -s -H 'authorization: Bearer ${demo.key}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`
+    `Dashboard: open ${url}/ in a browser and sign in with the key above.\n` +
+    `Or try:\n  curl -s -H 'authorization: Bearer ${demo.key}' '${url}/v1/income?owner=${demoOwners()[0]}'\n\n`
   );
 }

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
-const CODE_DIRS = ["src", "cli", "client", "schemas", "test", "bench", "scripts"];
+const CODE_DIRS = ["src", "cli", "client", "schemas", "test", "bench", "scripts", "web"];
 const TEXT = /\.(ts|tsx|js|mjs|cjs|md|sh|sql)$/;
 const SKIP = new Set(["node_modules", "dist"]);
 

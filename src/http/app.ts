@@ -8,7 +8,9 @@ import type { Ledger } from "../ledger/db.ts";
 import { keyLookup } from "../ledger/keys.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import type { Logger } from "../log.ts";
-import { authenticate, type RequestState } from "./auth.ts";
+import { authenticate, type AuthDeps, type RequestState } from "./auth.ts";
+import { readCapped } from "../capped-read.ts";
+import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -45,11 +47,17 @@ export function createApp(deps: AppDeps) {
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
   const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
+  // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
+  // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
+  const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request) };
+  const dashboard = createDashboard({ sqlite: ledger.sqlite, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const url = requestUrl(request.url);
-      const state = authenticate(request, url, server?.requestIP(request)?.address ?? "unknown", { config, lookup, rate, failures, metrics });
+      const socketAddress = server?.requestIP(request)?.address ?? "unknown";
+      if (dashboard.serves(url.pathname)) return dashboard.handle(request, url, socketAddress);
+      const state = authenticate(request, url, socketAddress, auth);
       states.set(request, state);
       const common = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
       Object.assign(set.headers, common);
@@ -74,7 +82,7 @@ export function createApp(deps: AppDeps) {
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
     .onParse(async ({ request }) => {
       if (!request.body) return;
-      const text = await readCapped(request, maxBodyBytes);
+      const text = await readCapped(request.body, maxBodyBytes);
       if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
       try {
         return JSON.parse(text);
@@ -168,24 +176,6 @@ export function requestUrl(raw: string): URL {
       return new URL("http://invalid.host/");
     }
   }
-}
-
-/** The body as text, or null once it passes `max` bytes (reading stops there). */
-async function readCapped(request: Request, max: number): Promise<string | null> {
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function withHeaders(res: Response, headers: Record<string, string>): Response {

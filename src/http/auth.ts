@@ -20,7 +20,20 @@ export interface RequestState {
 
 type Counter = ReturnType<typeof createWindowCounter>;
 
-export interface AuthDeps { config: Config; lookup: (key: string) => KeyPrincipal | null; rate: Counter; failures: Counter; metrics: Metrics }
+/**
+ * A request the dashboard forwards on behalf of a signed-in session: the principal its key row
+ * resolved to on this request, and the browser's address (the forwarded request has no socket).
+ */
+export interface Delegation { principal: KeyPrincipal; address: string }
+
+export interface AuthDeps {
+  config: Config;
+  lookup: (key: string) => KeyPrincipal | null;
+  rate: Counter;
+  failures: Counter;
+  metrics: Metrics;
+  delegated?: (request: Request) => Delegation | undefined;
+}
 
 /** The client address: the socket's, or behind a trusted proxy the last hop it appended. */
 export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
@@ -63,27 +76,15 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   const scope = match.spec.scope;
   if (scope === null) return state;
 
-  const { config, metrics } = deps;
-  const address = clientAddress(request, socketAddress, config.trustProxy);
-  const locked = deps.failures.blocked(address);
-  if (locked) {
-    metrics.authFailure("locked_out");
-    state.refusal = errorResponse("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+  const { metrics } = deps;
+  const delegation = deps.delegated?.(request);
+  const address = delegation?.address ?? clientAddress(request, socketAddress, deps.config.trustProxy);
+  const identified = identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
+  if (identified instanceof Response) {
+    state.refusal = identified;
     return state;
   }
-  const key = presentedKey(request);
-  if (key === null) {
-    metrics.authFailure("missing_key");
-    state.refusal = errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
-    return state;
-  }
-  const principal = deps.lookup(key);
-  if (!principal) {
-    deps.failures.hit(address);
-    metrics.authFailure("invalid_key");
-    state.refusal = errorResponse("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
-    return state;
-  }
+  const principal = identified;
   state.principal = principal;
   if (!principal.scopes.includes(scope)) {
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
@@ -99,4 +100,30 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
     state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
   }
   return state;
+}
+
+/**
+ * The checks before the scope: the address's lockout, then the key (present, known, not
+ * revoked). A dashboard session arrives with its principal already resolved from the key row and
+ * still meets the lockout; the dashboard's sign-in runs the same checks on the key it is given.
+ */
+export function identify(credential: { key: string | null } | { principal: KeyPrincipal }, address: string, deps: AuthDeps): KeyPrincipal | Response {
+  const { metrics } = deps;
+  const locked = deps.failures.blocked(address);
+  if (locked) {
+    metrics.authFailure("locked_out");
+    return errorResponse("auth_locked_out", `Too many failed keys from this address; retry after ${locked.resetSeconds} seconds.`, { "retry-after": String(locked.resetSeconds) });
+  }
+  if ("principal" in credential) return credential.principal;
+  if (credential.key === null) {
+    metrics.authFailure("missing_key");
+    return errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
+  }
+  const principal = deps.lookup(credential.key);
+  if (!principal) {
+    deps.failures.hit(address);
+    metrics.authFailure("invalid_key");
+    return errorResponse("invalid_api_key", "The API key is unknown, malformed or revoked.", { "www-authenticate": 'Bearer error="invalid_token"' });
+  }
+  return principal;
 }

@@ -93,21 +93,38 @@ export function revokeKeysNamed(sqlite: Database, tenant: string, namePrefix: st
 
 export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
 
+const principalColumns = "k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug";
+interface PrincipalRow { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string }
+
+function toPrincipal(row: PrincipalRow): KeyPrincipal {
+  return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };
+}
+
+/**
+ * The principal of a key by its id, or null once the key is revoked (or gone). A dashboard
+ * session holds only the key's id and reads the row on every request, so a revocation made by
+ * the CLI in another process ends the session at its next request.
+ */
+export function keyById(sqlite: Database) {
+  const byId = sqlite.query(`SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`);
+  return (keyId: string): KeyPrincipal | null => {
+    const row = byId.get(keyId) as PrincipalRow | null;
+    return row && row.revoked_at === null ? toPrincipal(row) : null;
+  };
+}
+
 /**
  * Prepares the lookup used on every request. It reads the database each time, so a revocation
  * made by the CLI in another process takes effect on the next request.
  */
 export function keyLookup(sqlite: Database) {
-  const byHash = sqlite.query(
-    `SELECT k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug
-     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`,
-  );
+  const byHash = sqlite.query(`SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`);
   const touch = sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
   const touched = new Map<string, string>(); // key id -> minute last written by this process
   return (key: string, now = new Date()): KeyPrincipal | null => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const row = byHash.get(digest) as { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string } | null;
+    const row = byHash.get(digest) as PrincipalRow | null;
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const expected = Buffer.from(row?.key_sha256 ?? "0".repeat(64), "hex");
     const ok = timingSafeEqual(Buffer.from(digest, "hex"), expected) && row !== null && row.revoked_at === null;
@@ -117,6 +134,6 @@ export function keyLookup(sqlite: Database) {
     if (touched.get(row.id) !== minute) {
       try { touch.run(minute, row.id, minute); touched.set(row.id, minute); } catch { /* a locked database must not fail a read */ }
     }
-    return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };
+    return toPrincipal(row);
   };
 }

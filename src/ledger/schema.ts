@@ -29,6 +29,23 @@ export const apiKeys = sqliteTable(
   (t) => [index("api_keys_tenant").on(t.tenantId)],
 );
 
+// A browser signed in to the dashboard. The cookie holds a random session id; only its SHA-256
+// is stored, with the key the session acts for (its row is read on every request, so revoking the
+// key ends the session), the session's CSRF token and its clock. Rows are deleted on sign-out,
+// on expiry and when the key is found revoked.
+export const dashboardSessions = sqliteTable(
+  "dashboard_sessions",
+  {
+    idSha256: text("id_sha256").primaryKey(),
+    keyId: text("key_id").notNull().references(() => apiKeys.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    expiresAt: text("expires_at").notNull(), // the absolute limit; the idle limit counts from last_seen_at
+  },
+  (t) => [index("dashboard_sessions_key").on(t.keyId)],
+);
+
 export const tenantWallets = sqliteTable(
   "tenant_wallets",
   {

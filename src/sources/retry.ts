@@ -1,6 +1,7 @@
 // Shared pieces of the two HTTP transports (Solana RPC, xStocks API): backoff with jitter,
 // `retry-after` parsing and a cancellable sleep. Plain functions so both clients and their
 // tests can drive them with a fixed random source.
+import { readCapped } from "../capped-read.ts";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -46,21 +47,9 @@ export async function readBodyCapped(res: Response, maxBytes: number): Promise<s
     await res.body?.cancel().catch(() => {});
     throw new BodyTooLarge(maxBytes);
   }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readCapped(res.body, maxBytes);
+  if (text === null) throw new BodyTooLarge(maxBytes);
+  return text;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -89,7 +89,7 @@ async function stopWithSigterm(s: Served): Promise<{ code: number | null; ms: nu
 }
 
 beforeAll(async () => {
-  const stale = !existsSync(binary) || ["src", "cli", "schemas", "migrations", "client/src"].some((d) => newestSource(join(repoRoot, d)) > statSync(binary).mtimeMs) ||
+  const stale = !existsSync(binary) || ["src", "cli", "schemas", "migrations", "client/src", "web"].some((d) => newestSource(join(repoRoot, d)) > statSync(binary).mtimeMs) ||
     statSync(join(repoRoot, "package.json")).mtimeMs > statSync(binary).mtimeMs;
   if (stale) {
     const b = Bun.spawn([bun, "run", "build"], { cwd: repoRoot, stdout: "pipe", stderr: "pipe" });

@@ -468,7 +468,8 @@ describe("ops", () => {
 
 describe("errors every route shares", () => {
   test("404 route_not_found for unknown paths, with or without a key", async () => {
-    for (const p of ["/", "/v1", "/v1/nope", "/v3/actions", "/v1/wallets/x/y/status", "/v1/wallets//status", "/v2/instruments/abc"]) {
+    // "/" is the dashboard's page (test/dashboard/assets.test.ts).
+    for (const p of ["/v1", "/v1/nope", "/v3/actions", "/v1/wallets/x/y/status", "/v1/wallets//status", "/v2/instruments/abc"]) {
       expectError(await get(p), 404, "route_not_found");
       expectError(await get(p, null), 404, "route_not_found");
     }

@@ -18,7 +18,7 @@ function newestSource(dir: string): number {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (/\.(ts|sql|json)$/.test(e.name)) newest = Math.max(newest, statSync(p).mtimeMs);
+    else if (/\.(ts|tsx|sql|json|css|html|svg)$/.test(e.name)) newest = Math.max(newest, statSync(p).mtimeMs);
   }
   return newest;
 }
@@ -27,10 +27,16 @@ function newestSource(dir: string): number {
  * The compiled binary, built when missing or older than the sources (the tests must exercise
  * the commands as they are now). Built beside and renamed, so a concurrent run never executes a
  * half-written file. The same build as `bun run build` (scripts/build.ts), minus the migrations
- * generator (a generated file other work owns).
+ * generator (a generated file other work owns); the dashboard's module is regenerated first when
+ * web/ is newer.
  */
 export function ensureBinary(): string {
-  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations"].map((d) => newestSource(join(root, d))));
+  const embedded = join(root, "src", "http", "dashboard", "embedded.ts");
+  if (newestSource(join(root, "web")) > statSync(embedded).mtimeMs) {
+    const r = Bun.spawnSync([bun, "run", "scripts/gen-dashboard.ts"], { cwd: root, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`dashboard bundle failed: ${r.stderr.toString()}`);
+  }
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
   const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });

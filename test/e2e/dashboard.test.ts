@@ -1,0 +1,304 @@
+// The dashboard as a person uses it. The compiled binary serves the demo from a temp folder;
+// Debian's headless Chromium, driven by playwright-core (never a downloaded browser), signs in
+// with the key `serve --demo` prints, opens every view, sees real data and a drawn chart,
+// registers a wallet, downloads an export and the year report. Then: the key is nowhere in the
+// browser, a write without the CSRF token or from another page is refused, a key without
+// wallets:sync is told so, revoking a key ends its session at the next request, sign-out works.
+// Screenshots of each view go to test-output/dashboard/ (git-ignored); the first paint and the
+// time from sign-in to the holdings are printed and written to timings.json there.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { randomAddress, repoRoot, tempDir } from "../harness/index.ts";
+import { cliAsync, ensureBinary } from "../ops/helpers.ts";
+import { assetPaths } from "../dashboard/pages.ts";
+
+const chromiumPath = "/usr/bin/chromium";
+const chromiumFlags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+/** A browser step on a busy two-core machine: generous, since a timer is not what these tests check. */
+const slow = 60_000;
+const shots = join(repoRoot, "test-output", "dashboard");
+const cwd = tempDir("ca-ledger-dash-cwd-");
+const dataDir = join(tempDir("ca-ledger-dash-data-"), "ledger");
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, NO_COLOR: "1", LOG_LEVEL: "error", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2" };
+
+let server: ReturnType<typeof Bun.spawn> | null = null;
+let url = "";
+let demoKey = "";
+let context: BrowserContext | null = null;
+let page: Page;
+const consoleErrors: string[] = [];
+const timings: Record<string, number> = {};
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/** `serve --demo` from a folder with nothing in it; resolves with the URL and key it prints. */
+async function serveDemo(): Promise<void> {
+  const port = await freePort();
+  server = Bun.spawn([ensureBinary(), "serve", "--demo", "--port", String(port), "--data-dir", dataDir], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  let out = "";
+  const reader = (server.stdout as ReadableStream<Uint8Array>).getReader();
+  const deadline = Date.now() + 20_000;
+  while (!/Dashboard: open (\S+)\//.test(out)) {
+    if (Date.now() > deadline) throw new Error(`serve --demo printed no dashboard URL: ${out}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve --demo ended: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  url = /Dashboard: open (\S+)\//.exec(out)![1]!;
+  demoKey = /\b(cal_[A-Za-z0-9_-]{43})\b/.exec(out)![1]!;
+  expect(url).toBe(`http://127.0.0.1:${port}`);
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+async function openView(label: string, ready: string): Promise<void> {
+  await page.click(`header nav >> text=${label}`);
+  await page.waitForSelector(ready, { timeout: 10_000 });
+}
+
+const cli = (args: string[]) => cliAsync([...args, "--data-dir", dataDir], env);
+
+beforeAll(async () => {
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  await serveDemo();
+  if (!existsSync(chromiumPath)) return; // the first test fails and says what to install
+  context = await chromium.launchPersistentContext(tempDir("ca-ledger-chromium-"), {
+    executablePath: chromiumPath, headless: true, args: chromiumFlags, viewport: { width: 1280, height: 860 }, acceptDownloads: true,
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+  page.on("pageerror", (e) => consoleErrors.push(`page error: ${e.message}`));
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (server && server.exitCode === null) {
+    server.kill("SIGTERM");
+    await server.exited;
+  }
+  writeFileSync(join(shots, "timings.json"), JSON.stringify(timings, null, 2) + "\n");
+  for (const d of [cwd, join(dataDir, "..")]) rmSync(d, { recursive: true, force: true });
+});
+
+describe("the dashboard in a browser", () => {
+  test("chromium is installed (Debian package chromium; .ci/run installs it)", () => {
+    expect({ chromium: chromiumPath, installed: existsSync(chromiumPath) }).toEqual({ chromium: chromiumPath, installed: true });
+  }, slow);
+
+  test("the binary serves / and every file the page loads, from another folder, offline", async () => {
+    const paths = await assetPaths(url);
+    expect(paths.length).toBeGreaterThanOrEqual(4);
+    for (const path of paths) expect({ path, status: (await fetch(url + path)).status }).toEqual({ path, status: 200 });
+  }, slow);
+
+  test("sign in with the printed demo key; the holdings show real positions", async () => {
+    await page.goto(url + "/");
+    await page.waitForSelector("#key");
+    timings.firstContentfulPaintMs = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? -1);
+    await shot("01-sign-in");
+    await page.fill("#key", demoKey);
+    const started = Date.now();
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#holdings-combined tbody tr");
+    timings.signInToHoldingsMs = Date.now() - started;
+    console.log(`dashboard: first contentful paint ${timings.firstContentfulPaintMs.toFixed(0)} ms; sign-in to holdings ${timings.signInToHoldingsMs} ms`);
+    const symbols = await page.$$eval("#holdings-combined tbody tr td:first-child", (cells) => cells.map((c) => c.textContent));
+    expect(symbols).toEqual(["AZNx", "HONx", "KLACx", "KRAQx", "NVOx", "SCCOx", "SPYx", "STRCx"]);
+    expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(2);
+    expect(await page.textContent(".cards")).toMatch(/Income received, all wallets\$[0-9,]+\.[0-9]{2,6}/);
+    expect(await page.textContent("header")).toContain("Synthetic demo data");
+    await shot("02-holdings");
+  }, slow);
+
+  test("income: the chosen year's chart is drawn and the month × symbol table is filled", async () => {
+    await openView("Income", "#income-report tbody tr");
+    await page.waitForFunction(() => {
+      const canvas = document.querySelector<HTMLCanvasElement>("#income-chart");
+      if (!canvas || canvas.width === 0) return false;
+      const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+      let bar = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i] === 47 && data[i + 1] === 111 && data[i + 2] === 179) bar++; // the Net series' colour
+      return bar > 2000;
+    }, undefined, { timeout: 10_000 });
+    expect(await page.inputValue("#year")).toBe("2026");
+    expect(await page.$$eval("#income-report tbody tr", (r) => r.length)).toBeGreaterThan(10);
+    await shot("03-income");
+    await page.selectOption("#year", "2025");
+    await page.waitForFunction(() => location.hash.includes("year=2025"));
+    await page.waitForSelector("#income-report tbody tr");
+    expect(await page.textContent("#income-report")).toContain("2025-");
+  }, slow);
+
+  test("actions: the list, then one action with its lifecycle, revisions and hashes, chain evidence, journal", async () => {
+    await openView("Actions", "#actions tbody tr");
+    expect(await page.$$eval("#actions tbody tr", (r) => r.length)).toBe(20);
+    const cells = await page.textContent("#actions");
+    for (const word of ["Cash dividend", "Income", "Activated", "Identity change", "$"]) expect(cells).toContain(word);
+    await shot("04-actions");
+    await page.click("#actions tbody tr:has-text('Cash dividend') >> nth=0 >> a");
+    await page.waitForSelector("#revisions tbody tr");
+    expect(await page.$$eval("#lifecycle li", (l) => l.length)).toBeGreaterThan(1);
+    const hashes = await page.$$eval("#revisions .hash", (h) => h.map((x) => x.textContent));
+    expect(hashes.length).toBeGreaterThan(0);
+    for (const h of hashes) expect(h).toMatch(/^[0-9a-f]{64}$/);
+    expect(await page.textContent("#chain")).toMatch(/Signature[1-9A-HJ-NP-Za-km-z]{64,88}/);
+    expect(await page.$$eval("#journal tbody tr", (r) => r.length)).toBeGreaterThan(0);
+    await shot("05-action-detail");
+  }, slow);
+
+  test("lineage: an identity change shows both identities and the link", async () => {
+    await openView("Lineage", "#instrument");
+    await page.selectOption("#instrument", { label: "AZNx (AZN)" });
+    await page.waitForSelector("#links tbody tr");
+    expect(await page.$$eval("#identities tbody tr", (r) => r.length)).toBe(2);
+    expect(await page.textContent("#links")).toContain("Identity change");
+    await shot("06-lineage");
+  }, slow);
+
+  test("wallets: ask for a sync and watch its progress to the end", async () => {
+    await openView("Wallets", "#wallets tbody tr");
+    expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(2);
+    // The offline demo syncs only the wallets it has a recording of: ask again for one of them.
+    const wallet = (await page.textContent("#wallets tbody tr:nth-child(2) code"))!;
+    await page.fill("#register-owner", wallet);
+    await page.click("form.register button[type=submit]");
+    await page.waitForSelector("text=Already registered; sync queued.");
+    await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
+    expect(await page.textContent("#register-progress")).toMatch(/Complete\s*\d+ transactions · finished \d{4}-\d{2}-\d{2}/);
+    await shot("07-wallets");
+  }, slow);
+
+  test("downloads: an export and the year report, as files", async () => {
+    await openView("Downloads", "#exports tbody tr");
+    const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#exports tbody tr >> nth=0 >> a[data-dataset=income]")]);
+    const exported = readFileSync((await csv.path())!, "utf8");
+    expect(exported.split("\r\n")[0]).toBe("dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,headline,evidenceSha256");
+    expect(exported.split("\r\n").length).toBeGreaterThan(10);
+    expect(csv.suggestedFilename()).toMatch(/^ca-ledger-income-.+\.csv$/);
+    const [report] = await Promise.all([page.waitForEvent("download"), page.click("#report-download")]);
+    const rows = readFileSync((await report.path())!, "utf8").split("\r\n");
+    expect(rows[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents");
+    expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,,,,\d+\.\d{2,6},\d+$/);
+    expect(report.suggestedFilename()).toBe("ca-ledger-income-report-2026.csv");
+    await shot("08-downloads");
+  }, slow);
+
+  test("no console error on the way; the key is nowhere in the browser", async () => {
+    expect(consoleErrors).toEqual([]);
+    const cookies = await context!.cookies();
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite, path: c.path }))).toEqual([{ name: "ca_ledger_session", httpOnly: true, sameSite: "Strict", path: "/" }]);
+    const stored = await page.evaluate(async () => ({
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+      indexedDb: JSON.stringify(await indexedDB.databases()),
+      cookieVisibleToScript: document.cookie,
+      html: document.documentElement.outerHTML,
+      inputs: [...document.querySelectorAll("input")].map((i) => i.value).join(" "),
+    }));
+    expect(stored.cookieVisibleToScript).toBe(""); // HttpOnly: no script reads the session
+    const everywhere = [JSON.stringify(cookies), stored.local, stored.session, stored.indexedDb, stored.html, stored.inputs, page.url(), await page.content()];
+    for (const place of everywhere) expect(place.includes(demoKey)).toBe(false);
+    expect(demoKey.length).toBe(47); // the check above looked for the real thing
+  }, slow);
+
+  test("a write without the session's CSRF token, or from another page, is refused", async () => {
+    const wallet = randomAddress();
+    const direct = await page.evaluate(async (owner) => {
+      const r = await fetch("/ui/api/v1/wallets/sync", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ owner }) });
+      return { status: r.status, body: await r.json() };
+    }, wallet);
+    expect(direct).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
+
+    // Another site on this machine (another port) posts a form to the dashboard: the browser may
+    // send the cookie (same site), but not the token, and its Origin is not the dashboard's.
+    const attacker = Bun.serve({
+      port: 0, hostname: "127.0.0.1",
+      fetch: () => new Response(`<form method="post" action="${url}/ui/api/v1/wallets/sync" enctype="text/plain"><input name='{"owner":"${wallet}","x":"' value='"}'></form><p>won</p><script>document.forms[0].submit()</script>`, { headers: { "content-type": "text/html" } }),
+    });
+    try {
+      const other = await context!.newPage();
+      const answer = other.waitForResponse((r) => r.url().endsWith("/ui/api/v1/wallets/sync"));
+      await other.goto(`http://127.0.0.1:${attacker.port}/`);
+      expect((await answer).status()).toBe(403);
+      await other.close();
+    } finally {
+      attacker.stop(true);
+    }
+    const registered = await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json();
+    expect(registered.wallets.map((w: { owner: string }) => w.owner)).not.toContain(wallet);
+  }, slow);
+
+  test("sign-out ends the session; its old cookie is worthless", async () => {
+    const [cookie] = await context!.cookies();
+    await page.click("#sign-out");
+    await page.waitForSelector("#key");
+    expect(await context!.cookies()).toEqual([]);
+    const replay = await fetch(`${url}/ui/api/v1/wallets`, { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
+    expect({ status: replay.status, code: (await replay.json()).code }).toEqual({ status: 401, code: "session_required" });
+  }, slow);
+
+  test("a key without wallets:sync is told so; revoking it ends its session at the next request", async () => {
+    const created = await cli(["keys", "create", "viewer", "--tenant", "demo", "--scopes", "assets:read,ledger:read", "--json"]);
+    expect(created.code).toBe(0);
+    const viewer = JSON.parse(created.stdout) as { id: string; key: string };
+    await page.goto(url + "/#/wallets");
+    await page.fill("#key", viewer.key);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#no-sync-scope");
+    expect(await page.isDisabled("form.register button[type=submit]")).toBe(true);
+    expect(await page.textContent("#no-sync-scope")).toContain("wallets:sync");
+    await shot("09-wallets-read-only-key");
+
+    expect((await cli(["keys", "revoke", viewer.id])).code).toBe(0);
+    await page.click("text=Refresh");
+    await page.waitForSelector("#session-ended");
+    expect(await context!.cookies()).toEqual([]);
+    await shot("10-session-ended");
+  }, slow);
+  test("a new tenant: designed empty states, then registers a wallet and sees its holdings", async () => {
+    const created = await cli(["keys", "create", "newcomer", "--tenant", "newcomer", "--scopes", "assets:read,ledger:read,wallets:sync", "--json"]);
+    expect(created.code).toBe(0);
+    await page.goto(url + "/#/holdings");
+    await page.fill("#key", JSON.parse(created.stdout).key);
+    await page.click("button[type=submit]");
+    await page.waitForSelector(".state.empty");
+    expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
+    await shot("11-empty-tenant");
+
+    await openView("Wallets", "form.register");
+    await page.fill("#register-owner", randomAddress());
+    await page.click("form.register button[type=submit]");
+    await page.waitForSelector("form.register .error-text");
+    expect(await page.textContent("form.register .error-text")).toContain("This is the offline demo");
+    await shot("12-register-refused");
+
+    const demoWallet = (await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).wallets[0].owner as string;
+    await page.fill("#register-owner", demoWallet);
+    await page.click("form.register button[type=submit]");
+    await page.waitForSelector("text=Registered; sync queued.");
+    await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
+    await openView("Holdings", "#holdings-combined tbody tr");
+    expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
+    await shot("13-new-tenant-holdings");
+  }, slow);
+
+  test("a key without ledger:read sees why nothing loads", async () => {
+    const created = await cli(["keys", "create", "assets-only", "--tenant", "demo", "--scopes", "assets:read", "--json"]);
+    await page.click("#sign-out");
+    await page.fill("#key", JSON.parse(created.stdout).key);
+    await page.click("button[type=submit]");
+    await page.waitForSelector(".state.failure");
+    expect(await page.textContent(".state.failure")).toContain("This key lacks the scope ledger:read.");
+    await shot("14-missing-scope");
+  }, slow);
+});

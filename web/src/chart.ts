@@ -1,0 +1,39 @@
+// Income by month as grouped bars (gross, withheld, net) with Chart.js on a canvas. Loaded only
+// when the Income view first shows (its own file), so sign-in and the other views do not wait
+// for it. Bar heights are floats for drawing only; the tooltip shows the exact amount rounded by
+// the display rule.
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
+import { usdDigits, usdText } from "./format.ts";
+import type { IncomeReport } from "./income-report.ts";
+import type { ChartSeries } from "./chart-series.ts";
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+const monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** Draws the chart; returns the function that removes it. */
+export function drawIncomeChart(canvas: HTMLCanvasElement, report: IncomeReport, shown: ChartSeries[]): () => void {
+  const amount = (month: number, s: ChartSeries) => report.months[month]![s.field];
+  const chart = new Chart(canvas, {
+    type: "bar",
+    data: {
+      labels: monthNames,
+      datasets: shown.map((s) => ({
+        label: s.label,
+        backgroundColor: s.color,
+        data: report.months.map((_, i) => Number(usdDigits(amount(i, s) ?? "0"))),
+      })),
+    },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      scales: { y: { beginAtZero: true, ticks: { callback: (v) => `$${v}` } } },
+      plugins: {
+        legend: { position: "bottom" },
+        tooltip: { callbacks: { label: (item) => `${shown[item.datasetIndex]!.label}: ${usdText(amount(item.dataIndex, shown[item.datasetIndex]!))}` } },
+      },
+    },
+  });
+  return () => chart.destroy();
+}

@@ -1,0 +1,88 @@
+// A wallet's corporate actions, newest first, a page at a time: type, treatment, lifecycle, USD.
+import type { ActionsList } from "@ca-ledger/client";
+import { useLedger, walletsOf } from "../src/context.ts";
+import { dateText, shortAddress, words } from "../src/format.ts";
+import { useLoad } from "../src/load.ts";
+import { href, useRoute } from "../src/route.ts";
+import { Quantity, Usd } from "./amounts.tsx";
+import { NoWallets } from "./Holdings.tsx";
+import { Await, Empty } from "./states.tsx";
+
+const pageSize = 50;
+
+export function WalletPicker({ owners, owner, onPick }: { owners: string[]; owner: string; onPick: (owner: string) => void }) {
+  return (
+    <label class="inline">
+      Wallet{" "}
+      <select id="wallet" value={owner} onChange={(e) => onPick((e.target as HTMLSelectElement).value)}>
+        {owners.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    </label>
+  );
+}
+
+export function Actions() {
+  const ledger = useLedger();
+  const loaded = useLoad("wallets", () => walletsOf(ledger));
+  const route = useRoute();
+  return (
+    <section>
+      <h1>Corporate actions</h1>
+      <Await loaded={loaded} what="wallets">
+        {({ wallets }) => {
+          if (wallets.length === 0) return <NoWallets />;
+          const owners = wallets.map((w) => w.owner);
+          const asked = route.query.get("owner");
+          const owner = asked && owners.includes(asked) ? asked : owners[0]!;
+          const offset = Math.max(0, Number(route.query.get("offset")) || 0);
+          return (
+            <>
+              <div class="toolbar">
+                <WalletPicker owners={owners} owner={owner} onPick={(o) => { location.hash = href("actions", null, { owner: o }); }} />
+              </div>
+              <ActionsPage owner={owner} offset={offset} />
+            </>
+          );
+        }}
+      </Await>
+    </section>
+  );
+}
+
+function ActionsPage({ owner, offset }: { owner: string; offset: number }) {
+  const ledger = useLedger();
+  const loaded = useLoad(`actions:${owner}:${offset}`, () => ledger.api.v2.actions(owner, { limit: pageSize, offset }));
+  return (
+    <Await loaded={loaded} what="actions">
+      {(page) => (page.actions.length === 0 ? <Empty title="No corporate actions for this wallet yet." /> : <ActionsTable page={page} owner={owner} offset={offset} />)}
+    </Await>
+  );
+}
+
+function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: string; offset: number }) {
+  return (
+    <>
+      <table class="data" id="actions">
+        <thead><tr><th>Effective</th><th>Instrument</th><th>Type</th><th>Treatment</th><th>Lifecycle</th><th class="r">Quantity</th><th class="r">USD</th></tr></thead>
+        <tbody>
+          {page.actions.map((a) => (
+            <tr key={a.id}>
+              <td>{dateText(a.effectiveAt)}</td>
+              <td>{a.symbol ?? shortAddress(a.mint)}</td>
+              <td><a href={href("actions", a.id, { owner })}>{words(a.type)}</a>{a.warnings.length > 0 && <span class="warn-dot" title={a.warnings.join("\n")}> ⚠</span>}</td>
+              <td><span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span></td>
+              <td><span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span></td>
+              <td class="r"><Quantity value={a.quantityDisplay} /></td>
+              <td class="r">{a.treatment === "income" ? <Usd value={a.usd} /> : <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="pager">
+        <span class="muted">{offset + 1}–{offset + page.actions.length} of {page.total}</span>
+        {offset > 0 && <a class="button secondary" href={href("actions", null, { owner, offset: Math.max(0, offset - pageSize) })}>Newer</a>}
+        {page.nextOffset !== null && <a class="button secondary" href={href("actions", null, { owner, offset: page.nextOffset })}>Older</a>}
+      </div>
+    </>
+  );
+}

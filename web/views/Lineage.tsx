@@ -1,0 +1,87 @@
+// An instrument's lineage: the identities it had, the links between them (identity changes,
+// spin-offs, terminations) and where the first identity's cost basis sits now.
+import type { LineageResponse } from "@ca-ledger/client";
+import { useLedger } from "../src/context.ts";
+import { dateText, percentText, shortAddress, words } from "../src/format.ts";
+import { useLoad } from "../src/load.ts";
+import { href } from "../src/route.ts";
+import { Await, Empty } from "./states.tsx";
+
+export function Lineage({ mint }: { mint: string | null }) {
+  const ledger = useLedger();
+  const assets = useLoad("assets", () => ledger.api.assets());
+  return (
+    <section>
+      <h1>Lineage</h1>
+      <Await loaded={assets} what="instruments">
+        {({ assets: list }) =>
+          list.length === 0 ? (
+            <Empty title="The ledger knows no instrument yet.">Instruments appear once a wallet holding one has synced.</Empty>
+          ) : (
+            <>
+              <div class="toolbar">
+                <label class="inline">
+                  Instrument{" "}
+                  <select id="instrument" value={mint ?? ""} onChange={(e) => { location.hash = href("lineage", (e.target as HTMLSelectElement).value); }}>
+                    {mint === null && <option value="">Choose…</option>}
+                    {list.map((a) => <option key={a.mint} value={a.mint}>{a.symbol}{a.underlying ? ` (${a.underlying})` : ""}</option>)}
+                  </select>
+                </label>
+              </div>
+              {mint === null ? <Empty title="Choose an instrument to see its identities and where its basis went." /> : <LineageOf mint={mint} />}
+            </>
+          )
+        }
+      </Await>
+    </section>
+  );
+}
+
+function LineageOf({ mint }: { mint: string }) {
+  const ledger = useLedger();
+  const loaded = useLoad(`lineage:${mint}`, () => ledger.api.v2.lineage(mint));
+  return <Await loaded={loaded} what="the lineage">{(lineage) => <LineageTables lineage={lineage} />}</Await>;
+}
+
+function LineageTables({ lineage }: { lineage: LineageResponse }) {
+  return (
+    <>
+      <p class="muted">Mint <code>{lineage.mint}</code></p>
+      <h2>Identities</h2>
+      <table class="data" id="identities">
+        <thead><tr><th>Symbol</th><th>Underlying</th><th>ISIN</th><th>Valid from</th></tr></thead>
+        <tbody>
+          {lineage.identities.map((i, n) => (
+            <tr key={n}><td>{i.symbol}</td><td>{i.underlying ?? "—"}</td><td>{i.isin ?? "—"}</td><td>{i.validFrom ? dateText(i.validFrom) : "from the start"}</td></tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Links</h2>
+      {lineage.links.length === 0 ? (
+        <Empty title="No identity change, spin-off or termination for this instrument." />
+      ) : (
+        <table class="data" id="links">
+          <thead><tr><th>Link</th><th>From</th><th>To</th><th class="r">Basis share</th><th class="r">Cash share</th><th>When</th></tr></thead>
+          <tbody>
+            {lineage.links.map((l, n) => (
+              <tr key={n}>
+                <td>{words(l.type)}</td><td>{l.from}</td><td>{l.to ?? "—"}</td>
+                <td class="r" title={l.basisFraction}>{percentText(l.basisFraction)}</td><td class="r" title={l.cashFraction}>{percentText(l.cashFraction)}</td>
+                <td>{dateText(l.at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Where the original basis sits now</h2>
+      <table class="data" id="basis">
+        <thead><tr><th>Holding</th><th>Kind</th><th class="r">Share of basis</th></tr></thead>
+        <tbody>
+          {lineage.basisNowSits.map((b, n) => (
+            <tr key={n}><td>{b.holding.length > 20 ? <code title={b.holding}>{shortAddress(b.holding)}</code> : b.holding}</td><td>{words(b.kind)}</td><td class="r" title={b.fraction}>{percentText(b.fraction)}</td></tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

@@ -1,0 +1,136 @@
+// The tenant's wallets with their sync state; a wallet that is queued or running shows its
+// progress live (the status route, asked every two seconds until the sync ends). Registering a
+// wallet needs the wallets:sync scope, and the form says so when the key lacks it.
+import type { SyncStatusResponse, WalletsResponse } from "@ca-ledger/client";
+import { useEffect, useState } from "preact/hooks";
+import { explain } from "../src/api.ts";
+import { useLedger, walletsOf } from "../src/context.ts";
+import { dateTimeText, words } from "../src/format.ts";
+import { useLoad } from "../src/load.ts";
+import { canSync } from "../src/session.ts";
+import { Await, Empty } from "./states.tsx";
+
+const pollMs = 2000;
+const active = (status: string) => status === "queued" || status === "running";
+
+export function Wallets() {
+  const ledger = useLedger();
+  const loaded = useLoad("wallets", () => walletsOf(ledger));
+  return (
+    <section>
+      <h1>Wallets</h1>
+      <Register />
+      <Await loaded={loaded} what="wallets">
+        {(list) => (list.wallets.length === 0 ? <Empty title="No wallets yet.">Register one above; its sync starts at once.</Empty> : <WalletTable list={list} />)}
+      </Await>
+    </section>
+  );
+}
+
+function WalletTable({ list }: { list: WalletsResponse }) {
+  return (
+    <>
+      <p class="muted">{list.wallets.length} of {list.maxWallets} wallets for tenant {list.tenant}.</p>
+      <table class="data" id="wallets">
+        <thead><tr><th>Wallet</th><th>Registered</th><th>Sync</th></tr></thead>
+        <tbody>
+          {list.wallets.map((w) => (
+            <tr key={w.owner}>
+              <td><code>{w.owner}</code></td>
+              <td>{dateTimeText(w.registeredAt)}</td>
+              <td><SyncState owner={w.owner} initial={w.status} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** The wallet's sync state; while it is queued or running, asked again every two seconds. */
+function SyncState({ owner, initial }: { owner: string; initial: string }) {
+  const ledger = useLedger();
+  const [status, setStatus] = useState<SyncStatusResponse | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [failures, setFailures] = useState(0);
+  const state = status?.status ?? initial;
+  useEffect(() => {
+    if (!active(state)) return;
+    const timer = setTimeout(async () => {
+      try {
+        const next = await ledger.api.syncStatus(owner);
+        setStatus(next);
+        setError(null);
+        // A finished sync changes holdings, income and actions: read them again when next shown.
+        if (!active(next.status)) ledger.cache.clear();
+      } catch (e) {
+        setError(explain(e));
+        setFailures((n) => n + 1); // keep polling: the next tick asks again
+      }
+    }, status === null && failures === 0 ? 0 : pollMs);
+    return () => clearTimeout(timer);
+  }, [state, status, failures, owner]);
+  const progress = status?.progress;
+  return (
+    <div class="sync">
+      <span class={`badge s-${state}`}>{words(state)}</span>
+      {active(state) && (
+        <span class="progress-line">
+          <progress max={Math.max(1, progress?.total ?? 0)} value={progress?.done ?? 0} />
+          {progress?.phase ? ` ${words(progress.phase)}` : " waiting for the worker"} {progress && progress.total > 0 && `${progress.done}/${progress.total}`}
+        </span>
+      )}
+      {status && !active(state) && <span class="muted"> {status.transactionsFetched} transactions · finished {dateTimeText(status.finishedAt)}</span>}
+      {status?.gaps.length ? <div class="muted">{status.gaps.length} gap(s): {status.gaps.map((g) => g.reason).join("; ")}</div> : null}
+      {status?.error && <div class="error-text">{status.error}</div>}
+      {error && <div class="error-text">{error}</div>}
+    </div>
+  );
+}
+
+function Register() {
+  const ledger = useLedger();
+  const [owner, setOwner] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  // The wallet just asked for: its sync's progress shows under the form until it ends.
+  const [tracked, setTracked] = useState<{ owner: string; status: string } | null>(null);
+  const allowed = canSync(ledger.session);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    setTracked(null);
+    try {
+      const r = await ledger.api.requestSync(owner.trim());
+      setMessage({ ok: true, text: `${r.registration === "registered" ? "Registered" : "Already registered"}; sync ${r.job === "enqueued" ? "queued" : "already pending"}.` });
+      setTracked({ owner: r.owner, status: r.status });
+      setOwner("");
+      ledger.refresh();
+    } catch (err) {
+      setMessage({ ok: false, text: explain(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="register" onSubmit={submit}>
+      <h2>Register a wallet</h2>
+      {!allowed && (
+        <p class="note" id="no-sync-scope">
+          This key lacks the <code>wallets:sync</code> scope, so it can read but not register wallets. Sign in with a key that has it
+          (<code>ca-ledger keys create NAME --tenant {ledger.session.tenant} --scopes assets:read,ledger:read,wallets:sync</code>).
+        </p>
+      )}
+      <div class="row">
+        <input id="register-owner" name="owner" placeholder="Solana wallet address (base58)" value={owner} disabled={!allowed || busy}
+          onInput={(e) => setOwner((e.target as HTMLInputElement).value)} autocomplete="off" spellcheck={false} required />
+        <button type="submit" disabled={!allowed || busy || owner.trim() === ""}>{busy ? "Registering…" : "Register and sync"}</button>
+      </div>
+      {message && <p class={message.ok ? "ok-text" : "error-text"} role="status">{message.text}</p>}
+      {tracked && <div class="tracked" id="register-progress"><code>{tracked.owner}</code> <SyncState key={tracked.owner} owner={tracked.owner} initial={tracked.status} /></div>}
+    </form>
+  );
+}
