@@ -182,7 +182,7 @@ describe("the dashboard in a browser", () => {
     await openView("Downloads", "#exports tbody tr");
     const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#exports tbody tr >> nth=0 >> a[data-dataset=income]")]);
     const exported = readFileSync((await csv.path())!, "utf8");
-    expect(exported.split("\r\n")[0]).toBe("dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,headline,evidenceSha256");
+    expect(exported.split("\r\n")[0]).toBe("dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,grossUsd,withholdingTaxRate,withholdingTaxUsd,retentionRate,retainedUsd,headline,evidenceSha256");
     expect(exported.split("\r\n").length).toBeGreaterThan(10);
     expect(csv.suggestedFilename()).toMatch(/^ca-ledger-income-.+\.csv$/);
     const [report] = await Promise.all([page.waitForEvent("download"), page.click("#report-download")]);

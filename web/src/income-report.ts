@@ -6,8 +6,9 @@ import type { Client, IncomeList } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
 type Entry = IncomeList["entries"][number];
-/** The breakdown fields, present on entries once the API carries them (null when unknown). */
-type Breakdown = { grossUsd?: string | null; withholdingTaxUsd?: string | null; retainedUsd?: string | null };
+/** The exact amounts an entry's rounded figures stand for (totals sum these, rounded once). */
+type Exact = { usd: string | null; grossUsd?: string | null; withholdingTaxUsd?: string | null; retainedUsd?: string | null };
+type Breakdown = { grossUsd?: string | null; withholdingTaxUsd?: string | null; retainedUsd?: string | null; exact?: Exact };
 
 export interface ReportFigures {
   events: number;
@@ -25,12 +26,13 @@ export interface IncomeReport { year: number; owners: string[]; rows: ReportRow[
 export const isIncome = (entry: Entry): boolean => entry.kind === "dividend";
 
 export function figures(entries: (Entry & Breakdown)[]): ReportFigures {
-  const net = sumDecimals(entries.map((e) => e.usd));
+  const exact = (e: Entry & Breakdown): Exact => e.exact ?? e;
+  const net = sumDecimals(entries.map((e) => exact(e).usd));
   return {
     events: entries.length,
-    grossUsd: sumDecimals(entries.map((e) => e.grossUsd)).value,
-    withholdingTaxUsd: sumDecimals(entries.map((e) => e.withholdingTaxUsd)).value,
-    retainedUsd: sumDecimals(entries.map((e) => e.retainedUsd)).value,
+    grossUsd: sumDecimals(entries.map((e) => exact(e).grossUsd)).value,
+    withholdingTaxUsd: sumDecimals(entries.map((e) => exact(e).withholdingTaxUsd)).value,
+    retainedUsd: sumDecimals(entries.map((e) => exact(e).retainedUsd)).value,
     usd: net.value,
     unvaluedEvents: net.unknown,
   };
