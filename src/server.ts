@@ -8,7 +8,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
 import { version } from "./version.ts";
-import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/load.ts";
+import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 

@@ -11,15 +11,10 @@ import { pollIssuer } from "../sync/issuer-poll.ts";
 import { runSyncJob } from "../sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../sync/queue.ts";
 import recording from "./recording.json" with { type: "json" };
+import { DEMO_LABEL, demoTenant } from "./identity.ts";
 import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
 
-export const demoTenant = "demo";
-/** Names of the keys `serve --demo` prints (`demo-<ms>`): each start revokes the earlier ones. */
-export const demoKeyPrefix = "demo-";
-
-export function demoOwners(): string[] {
-  return recording.owners;
-}
+export { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./identity.ts";
 
 /** The demo's sources: the recorded transport in place of the RPC provider and the issuer API. */
 export function demoSources(base: Config) {
@@ -28,7 +23,6 @@ export function demoSources(base: Config) {
 
 export interface DemoLoad { synced: number; failed: number; ms: number }
 
-export const DEMO_LABEL = { kind: "synthetic" as const, description: "Embedded demo: real xStocks mints, multipliers and issuer figures; synthetic wallets" };
 
 export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = loadConfig({}, {})): Promise<DemoLoad> {
   const started = performance.now();

@@ -19,6 +19,11 @@ import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { actionWriter, journalAppender, refreshIncomeTotals } from "./writers.ts";
 
+// Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
+// at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
+// between chunks, as it shortens the job lease.
+const WALLETS_PER_CHUNK = Number(process.env.CA_LEDGER_BOOKING_CHUNK_WALLETS ?? 200);
+
 export interface BookingOptions {
   /** Wallets per chunk: each chunk is one write transaction (default 200). */
   walletsPerChunk?: number;
@@ -55,7 +60,7 @@ export class ChunkFailed extends Error {
 export function bookNextChunk(sqlite: Database, now: Date, opts: BookingOptions = {}): ChunkResult | null {
   const mints = readDirty(sqlite, "mint", opts.mintsPerChunk ?? 100, now);
   if (mints.length) return bookMarks(sqlite, "mint", mints, now);
-  const wallets = readDirty(sqlite, "wallet", opts.walletsPerChunk ?? 200, now);
+  const wallets = readDirty(sqlite, "wallet", opts.walletsPerChunk ?? WALLETS_PER_CHUNK, now);
   if (wallets.length) return bookMarks(sqlite, "wallet", wallets, now);
   return null;
 }

@@ -26,13 +26,17 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number;
     const rejections = [...assets.rejections, ...history.rejections, ...upcoming.rejections];
     const records = [...history.records, ...upcoming.records];
     const rows = assets.instruments.length + records.length + rejections.length;
+    const lists = [["assets", assets.instruments.length, assets.rejections.length], ["history", history.records.length, history.rejections.length], ["upcoming", upcoming.records.length, upcoming.rejections.length]] as const;
     const res = storeObservations(sqlite, {
       instruments: assets.instruments,
       issuerRecords: records,
       issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
     }, now());
-    const share = rows ? rejections.length / rows : 0;
-    const degraded = share > DEGRADED_REJECTION_SHARE ? `${rejections.length} of ${rows} rows refused (${Math.round(share * 100)}%)` : null;
+    // Per list: a broken history feed must not hide behind a healthy asset list.
+    const degraded = lists
+      .filter(([, kept, refused]) => kept + refused > 0 && refused / (kept + refused) > DEGRADED_REJECTION_SHARE)
+      .map(([name, kept, refused]) => `${refused} of ${kept + refused} ${name} rows refused (${Math.round((refused / (kept + refused)) * 100)}%)`)
+      .join("; ") || null;
     markFeed(sqlite, "issuer", { ok: true, degraded }, now());
     return { added: res.issuerRevisionsAdded, rejected: rejections.length, rows };
   } catch (e) {

@@ -11,40 +11,16 @@ import { sameBooking } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
-import { encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx } from "../support/chain.ts";
+import { seededRandom } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
-import { addTransaction, startRpcServer } from "../support/rpc-server.ts";
-import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire.ts";
-import { buildWalletScenario, HONX_MINT, type WalletScenario } from "../support/wallet-chain.ts";
+import { startRpcServer } from "../support/rpc-server.ts";
+import { addHolders, buildWalletScenario, HONX_MINT, type WalletScenario } from "../support/wallet-chain.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
 const KILLS = Number(process.env.CRASH_TEST_KILLS ?? 56); // fewer only to debug by hand
 const SEED = 20261122;
-
-/** More HONx holders on the scenario's chain, each with a few transfers before any new update. */
-function addWallets(s: WalletScenario, n: number, random: () => number): string[] {
-  const owners: string[] = [];
-  let slot = 448_000_000, blockTime = 1_789_100_000;
-  for (let w = 0; w < n; w++) {
-    const owner = randomAddress(random), tokenAccount = randomAddress(random);
-    let balance = 0n;
-    for (let i = 0; i < 4; i++) {
-      slot += 1000;
-      blockTime += 400;
-      const signature = randomSignature(random);
-      const delta = BigInt(1 + Math.floor(random() * 1e9));
-      const tx = transferTx({ signature, slot, blockTime, owner, tokenAccount, mint: HONX_MINT, pre: i === 0 ? null : balance, post: balance + delta });
-      addTransaction(s.chain, signature, tx, [tokenAccount, owner]);
-      balance += delta;
-    }
-    s.chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint: HONX_MINT, owner, amount: balance }), owner: TOKEN_2022_PROGRAM_ID });
-    owners.push(owner);
-  }
-  s.chain.slot = Math.max(s.chain.slot, slot + 10_000);
-  return owners;
-}
 
 /** A cash dividend on chain (multiplier update, activated in the past) and its issuer record. */
 function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, from: number): { eventId: string; multiplier: number } {
@@ -94,6 +70,19 @@ async function serve(bin: string, dataDir: string, env: Record<string, string>, 
     }
     if (proc.exitCode === null) throw new Error("serve did not start");
     if (attempt >= 5) throw new Error(`serve exited ${proc.exitCode} on ${attempt} ports`);
+  }
+}
+
+/** Dirty marks left by a kill: observations stored whose booking had not finished. */
+function pendingBooking(dbPath: string): boolean {
+  if (!existsSync(dbPath)) return false;
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return (db.query("SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n").get() as { n: number }).n > 0;
+  } catch {
+    return false; // killed before the first migration
+  } finally {
+    db.close();
   }
 }
 
@@ -153,7 +142,7 @@ describe("crash safety", () => {
     const bin = ensureBinary();
     const random = seededRandom(SEED + 1); // not SEED: the scenario draws its addresses from that stream
     const s = buildWalletScenario({ transfers: 16, seed: SEED });
-    const owners = [s.owner, ...addWallets(s, 5, random)];
+    const owners = [s.owner, ...addHolders(s, 5, random).map((h) => h.owner)];
     const rpc = startRpcServer(s.chain);
     const issuer = startIssuerServer(loadIssuerFixture());
     const dataDir = tempDir("cal-crash-");
@@ -164,6 +153,8 @@ describe("crash safety", () => {
       SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1",
       // Honoured once src/sync/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
       CA_LEDGER_SYNC_LEASE_SECONDS: "2",
+      // One wallet per booking transaction, so kills also land between a round's chunks.
+      CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
     };
     try {
       const keys = ["crash-a", "crash-b"].map((tenant) => {
@@ -179,6 +170,7 @@ describe("crash safety", () => {
           .then((r) => r.status, () => 202).then((status) => expect(status).toBe(202));
 
       let kills = 0;
+      let killsWithBookingPending = 0;
       for (let round = 0; round < KILLS; round++) {
         // Between kills the world moves on: a new dividend on chain with its issuer record, a
         // correction of an earlier record, or a new transfer, so restarts meet re-bookings.
@@ -194,12 +186,18 @@ describe("crash safety", () => {
         }
         const server = await serve(bin, dataDir, env, log);
         const requests = owners.filter(() => random() < 0.5).map((o) => requestSync(server.url, keys[Math.floor(random() * keys.length)]!, o));
-        await Bun.sleep(10 + Math.floor(random() * 600));
+        if (random() < 0.3) {
+          // Aim at booking: kill as soon as stored observations wait to be booked.
+          for (let waited = 0; waited < 1500 && !pendingBooking(dbPath); waited += 5) await Bun.sleep(5);
+        } else {
+          await Bun.sleep(10 + Math.floor(random() * 600));
+        }
         server.proc.kill("SIGKILL");
         await server.proc.exited;
         await Promise.all(requests);
         expect(server.proc.signalCode).toBe("SIGKILL");
         kills++;
+        if (pendingBooking(dbPath)) killsWithBookingPending++;
       }
 
       // Let it finish: every wallet of every tenant asked once more, then wait for the queue.
@@ -221,8 +219,9 @@ describe("crash safety", () => {
       expect(await server.proc.exited).toBe(0);
 
       const seconds = Math.round((Date.now() - started) / 1000);
-      console.log(`crash test: ${kills} SIGKILL points, ${events.length} dividends, ${issuer.data.history.filter((h) => String(h.eventId).startsWith("crash-test-")).length} issuer revisions, ${seconds}s, jobs ${JSON.stringify(states)}`);
+      console.log(`crash test: ${kills} SIGKILL points (${killsWithBookingPending} with observations stored and not yet booked), ${events.length} dividends, ${issuer.data.history.filter((h) => String(h.eventId).startsWith("crash-test-")).length} issuer revisions, ${seconds}s, jobs ${JSON.stringify(states)}`);
       expect(kills).toBeGreaterThanOrEqual(50);
+      expect(killsWithBookingPending).toBeGreaterThan(0); // kills did land between storing and booking
       expect(Object.keys(states).filter((k) => k !== "complete" && k !== "partial")).toEqual([]);
       expect((states.complete ?? 0) + (states.partial ?? 0)).toBe(owners.length * keys.length);
 

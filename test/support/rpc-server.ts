@@ -30,7 +30,9 @@ export type Fault =
   | { kind: "truncate" }
   | { kind: "not_json" }
   | { kind: "rpc_error"; code: number; message: string }
-  | { kind: "null_result" };
+  | { kind: "null_result" }
+  /** Any answer at all (a hostile provider): the test builds the Response. */
+  | { kind: "answer"; respond: (params: any[], id: unknown) => Response | Promise<Response> };
 
 export interface FaultRule {
   fault: Fault;
@@ -109,6 +111,8 @@ export function startRpcServer(state: ChainState): RpcServer {
             return Response.json({ jsonrpc: "2.0", id, error: { code: f.code, message: f.message } });
           case "null_result":
             return Response.json({ jsonrpc: "2.0", id, result: null });
+          case "answer":
+            return f.respond(params, id);
         }
       }
       return Response.json({ jsonrpc: "2.0", id, ...answer(method, params) });

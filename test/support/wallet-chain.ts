@@ -58,7 +58,7 @@ export function buildWalletScenario(options: { transfers: number; seed?: number;
     addTransfer(delta) {
       slot += 1000;
       blockTime += 400;
-      chain.slot = Math.max(chain.slot, slot + 10);
+      chain.slot = Math.max(chain.slot, slot) + 10; // the chain moves on with every transaction
       const signature = randomSignature(random);
       const pre = scenario.balance;
       const post = pre + delta;
@@ -83,7 +83,7 @@ export function buildWalletScenario(options: { transfers: number; seed?: number;
       const current = scaledConfig();
       slot += 1000;
       blockTime += 400;
-      chain.slot = Math.max(chain.slot, slot + 10);
+      chain.slot = Math.max(chain.slot, slot) + 10; // the chain moves on with every transaction
       const signature = randomSignature(random);
       const tx = updateMultiplierTx({
         signature,
@@ -170,4 +170,27 @@ export function buildWalletScenario(options: { transfers: number; seed?: number;
   }
   chain.slot = slot + 10_000;
   return scenario;
+}
+
+/** More HONx holders on the scenario's chain, each with a few transfers before any new update. */
+export function addHolders(s: WalletScenario, n: number, random: () => number, transfers = 4): { owner: string; tokenAccount: string }[] {
+  const holders: { owner: string; tokenAccount: string }[] = [];
+  let slot = 448_000_000, blockTime = 1_789_100_000;
+  for (let w = 0; w < n; w++) {
+    const owner = randomAddress(random), tokenAccount = randomAddress(random);
+    let balance = 0n;
+    for (let i = 0; i < transfers; i++) {
+      slot += 1000;
+      blockTime += 400;
+      const signature = randomSignature(random);
+      const delta = BigInt(1 + Math.floor(random() * 1e9));
+      const tx = transferTx({ signature, slot, blockTime, owner, tokenAccount, mint: HONX_MINT, pre: i === 0 ? null : balance, post: balance + delta });
+      addTransaction(s.chain, signature, tx, [tokenAccount, owner]);
+      balance += delta;
+    }
+    s.chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint: HONX_MINT, owner, amount: balance }), owner: TOKEN_2022_PROGRAM_ID });
+    holders.push({ owner, tokenAccount });
+  }
+  s.chain.slot = Math.max(s.chain.slot, slot + 10_000);
+  return holders;
 }

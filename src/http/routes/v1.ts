@@ -162,7 +162,7 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/status",
-      () => opsStatus(sqlite, { issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
+      () => opsStatus(sqlite, { issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
       { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
     )
     .get(

@@ -72,6 +72,9 @@ export interface WalletChainSync {
   rpcCalls: number;
 }
 
+/** What a walk cut short by the sync's deadline says (what it read before is kept). */
+export const DEADLINE_GAP = "the sync's deadline passed before this history was read in full";
+
 /** Decimals above this cannot describe a real token (u64 holds under 20 digits). */
 export const MAX_DECIMALS = 18;
 
@@ -121,11 +124,12 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     const address = account.tokenAccount;
     const walkGaps: SyncGap[] = [];
     const walk = await walkAddress(rpc, address, cursor, opts);
-    if (walk.error) walkGaps.push({ address, reason: walk.error });
+    if (walk.error && !opts.signal?.aborted) walkGaps.push({ address, reason: walk.error });
     const wanted = walk.signatures.filter((s) => s.err == null); // a failed transaction moved no tokens
     counts.wallet += wanted.length;
     accountHistory.add(wanted.length);
     const stored = opts.storedChanges?.(address, wanted.map((s) => s.signature)) ?? new Map<string, BalanceChangeObs[]>();
+    const unread: string[] = [];
     const perTx = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (s) => {
       try {
         const known = stored.get(s.signature);
@@ -133,13 +137,14 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
         const tx = await fetchTransaction(s.signature);
         return extractBalanceChanges(tx, owner, { signature: s.signature, tokenAccount: address, permanentDelegates });
       } catch (err) {
-        walkGaps.push({ address, reason: `transaction ${s.signature}: ${(err as Error).message}` });
+        if (!opts.signal?.aborted) unread.push(`transaction ${s.signature}: ${(err as Error).message}`);
         return [];
       } finally {
         accountHistory.done(1);
       }
     });
-    if (perTx === null) walkGaps.push({ address, reason: "the sync's deadline passed before this history was read" });
+    walkGaps.push(...unreadGaps(address, unread));
+    if (opts.signal?.aborted) walkGaps.push({ address, reason: DEADLINE_GAP });
     // Oldest first: the order in which the balances must chain.
     const changes = (perTx ?? []).reverse().flat();
     const complete = walkGaps.length === 0 && !walk.capped;
@@ -227,8 +232,9 @@ export async function walkAuthorityHistory(
     return tx;
   });
   const walk = await walkAddress(rpc, authority, cursor, opts);
-  if (walk.error) gaps.push({ address: authority, reason: walk.error });
+  if (walk.error && !opts.signal?.aborted) gaps.push({ address: authority, reason: walk.error });
   const wanted = walk.signatures.filter((s) => s.err == null);
+  const unread: string[] = [];
   opts.onListed?.(wanted.length);
   const found = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (info: WireSignatureInfo) => {
     try {
@@ -239,13 +245,14 @@ export async function walkAuthorityHistory(
         return problem === null;
       });
     } catch (err) {
-      gaps.push({ address: authority, reason: `transaction ${info.signature}: ${(err as Error).message}` });
+      if (!opts.signal?.aborted) unread.push(`transaction ${info.signature}: ${(err as Error).message}`);
       return [];
     } finally {
       opts.onRead?.();
     }
   });
-  if (found === null) gaps.push({ address: authority, reason: "the sync's deadline passed before this history was read" });
+  gaps.push(...unreadGaps(authority, unread));
+  if (opts.signal?.aborted) gaps.push({ address: authority, reason: DEADLINE_GAP });
   const updates = (found ?? []).reverse().flat();
   const onlyCapped = walk.capped && gaps.length === 1;
   return { updates, gaps, cursor: walk.cursor, cursorMoves: gaps.length === 0 || onlyCapped, complete: !walk.capped };
@@ -303,6 +310,16 @@ async function readMints(rpc: Rpc, mintAddresses: string[], now: () => number, g
   }
   progress({ phase: "mints", done: mintAddresses.length, total: mintAddresses.length });
   return { mints, permanentDelegates };
+}
+
+/**
+ * Transactions of one address that could not be read: each named while there are few, counted
+ * beyond that (a provider that lists thousands of signatures it cannot serve must not turn into
+ * thousands of gap rows).
+ */
+function unreadGaps(address: string, unread: string[], named = 3): SyncGap[] {
+  if (unread.length <= named) return unread.map((reason) => ({ address, reason }));
+  return [{ address, reason: `${unread.length} transactions could not be read; the first: ${unread.slice(0, named).join("; ")}` }];
 }
 
 const plausibleMultiplier = (x: number): boolean => Number.isFinite(x) && x > 0;

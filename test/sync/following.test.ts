@@ -1,0 +1,141 @@
+// Following wallets for ever, through the real server (its worker thread, its own SQLite
+// connection) against loopback servers speaking the Solana JSON-RPC and xStocks wire formats:
+// scheduled re-syncs, the mint poll, and what one tenant sees of a wallet another follows.
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { startServer, type ServerHandle } from "../../src/server.ts";
+import { createKey } from "../../src/ledger/keys.ts";
+import { call, tempDir } from "../harness/index.ts";
+import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
+import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
+import { buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
+
+const dirs: string[] = [];
+const running: { server: ServerHandle; rpc: RpcServer; issuer: IssuerServer }[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.server.stop();
+    r.rpc.stop();
+    r.issuer.stop();
+  }
+});
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+async function start(s: WalletScenario, env: Record<string, string>) {
+  const rpc = startRpcServer(s.chain);
+  const issuer = startIssuerServer(loadIssuerFixture());
+  const dataDir = tempDir("cal-follow-");
+  dirs.push(dataDir);
+  const server = await startServer({ port: "0", host: "127.0.0.1", "data-dir": dataDir }, {
+    quiet: true,
+    env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", ...env },
+  });
+  running.push({ server, rpc, issuer });
+  const key = (tenant: string) => createKey(server.ledger.sqlite, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] }).key;
+  return { server, rpc, issuer, key };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+const statusOf = (url: string, key: string, owner: string) => call(url, `/v1/wallets/${owner}/status`, { key }).then((r) => r.body);
+const finished = (url: string, key: string, owner: string) => until(`${owner} synced`, async () => {
+  const s = await statusOf(url, key, owner);
+  return s.status === "complete" || s.status === "partial" ? s : undefined;
+});
+const actionsOf = (url: string, key: string, owner: string) => call(url, `/v2/actions?owner=${owner}`, { key }).then((r) => r.body);
+
+describe("following", () => {
+  test("every followed wallet is re-synced on its schedule: a change after its first sync is booked without anyone asking", async () => {
+    const s = buildWalletScenario({ transfers: 6, seed: 31 });
+    const { server, key } = await start(s, { RESYNC_SECONDS: "1" });
+    const k = key("acme");
+    expect((await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } })).status).toBe(202);
+    const first = await finished(server.url, k, s.owner);
+    expect((await actionsOf(server.url, k, s.owner)).total).toBe(0);
+    expect(first.nextRetryAt).toBeNull();
+
+    // The issuer changes HONx's multiplier after the first sync (an unknown change: no record).
+    s.addUpdate(1.0031, 1_790_000_000);
+    const booked = await until("the re-sync to book the change", async () => {
+      const a = await actionsOf(server.url, k, s.owner);
+      return a.total > 0 ? a : undefined;
+    });
+    expect(booked.actions.map((a: { type: string; lifecycle: { state: string } }) => [a.type, a.lifecycle.state])).toEqual([["unknown", "activated"]]);
+    const later = await statusOf(server.url, k, s.owner);
+    expect(Date.parse(later.requestedAt)).toBeGreaterThan(Date.parse(first.finishedAt)); // requested by the schedule, not by us
+    expect(later.attempts).toBe(1);
+  }, 30_000);
+
+  test("the mint poll shows a newly scheduled multiplier as confirmed before it takes force, and books it when it does, with no sync", async () => {
+    const s = buildWalletScenario({ transfers: 6, seed: 32 });
+    const { server, rpc, key } = await start(s, { MINT_POLL_SECONDS: "1" });
+    const k = key("acme");
+    await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } });
+    const synced = await finished(server.url, k, s.owner);
+
+    const activation = Math.floor(Date.now() / 1000) + 4;
+    s.addUpdate(1.0042, activation);
+    const confirmed = await until("a confirmed action", async () => {
+      const a = await actionsOf(server.url, k, s.owner);
+      return a.total > 0 ? a.actions[0] : undefined;
+    });
+    expect(confirmed.lifecycle.state).toBe("confirmed");
+    expect((await call(server.url, `/v1/journal?owner=${s.owner}`, { key: k })).body.total).toBe(0); // nothing booked before it takes force
+    expect(Date.now() / 1000).toBeLessThan(activation);
+
+    const activated = await until("the activation to be booked", async () => {
+      const a = await actionsOf(server.url, k, s.owner);
+      return a.actions[0]?.lifecycle.state === "activated" ? a.actions[0] : undefined;
+    });
+    expect(activated.id).toBe(confirmed.id);
+    expect((await call(server.url, `/v1/journal?owner=${s.owner}`, { key: k })).body.total).toBe(1);
+    // No wallet sync ran for it: the job is the one that finished before, and the wallet's token
+    // account was never asked for again.
+    expect((await statusOf(server.url, k, s.owner)).finishedAt).toBe(synced.finishedAt);
+    const listed = rpc.log.filter((l) => l.method === "getTokenAccountsByOwner");
+    expect(listed).toHaveLength(1);
+    expect(rpc.log.some((l) => l.method === "getMultipleAccounts")).toBe(true);
+  }, 30_000);
+});
+
+describe("tenancy", () => {
+  test("a tenant sees a wallet's books only after its own sync, and its counts are those it would see alone", async () => {
+    const s = buildWalletScenario({ transfers: 60, seed: 33 });
+    s.addUpdate(1.0031, 1_790_000_000); // one change the wallet held through, so there are books
+    const { server, rpc, key } = await start(s, {});
+    const a = key("acme"), b = key("globex");
+    await call(server.url, "/v1/wallets/sync", { key: a, body: { owner: s.owner } });
+    const statusA = await finished(server.url, a, s.owner);
+    const wanted = s.transfers.length;
+    expect(statusA.transactionsFetched).toBe(wanted);
+    const booksA = await actionsOf(server.url, a, s.owner);
+    expect(booksA.total).toBe(1);
+
+    // B's first sync is held at its first call; meanwhile B sees a registered wallet with no books.
+    rpc.inject({ method: "getTokenAccountsByOwner", times: 1, fault: { kind: "hang", ms: 1500 } });
+    await call(server.url, "/v1/wallets/sync", { key: b, body: { owner: s.owner } });
+    expect((await statusOf(server.url, b, s.owner)).status).toMatch(/queued|running/);
+    expect((await actionsOf(server.url, b, s.owner)).total).toBe(0);
+    const portfolio = (await call(server.url, `/v1/portfolio?owner=${s.owner}`, { key: b })).body;
+    expect(portfolio.positions).toEqual([]);
+    expect((await call(server.url, `/v1/journal?owner=${s.owner}`, { key: b })).body.total).toBe(0);
+    expect((await call(server.url, `/v2/actions/${booksA.actions[0].id}?owner=${s.owner}`, { key: b })).status).toBe(404);
+
+    // Then B sees the same books, and the same count A was given: no transaction was fetched
+    // again for B (they were stored), but B's own walk covered them all.
+    const fetchedBefore = rpc.log.filter((l) => l.method === "getTransaction").length;
+    const statusB = await finished(server.url, b, s.owner);
+    expect(statusB.transactionsFetched).toBe(wanted);
+    expect(rpc.log.filter((l) => l.method === "getTransaction").length).toBe(fetchedBefore);
+    expect((await actionsOf(server.url, b, s.owner)).actions).toEqual(booksA.actions);
+  }, 30_000);
+});

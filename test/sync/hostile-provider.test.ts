@@ -1,0 +1,254 @@
+// A misbehaving provider is bounded in time and memory and never blocks another wallet: real
+// sync jobs on a real SQLite ledger against loopback servers that answer in the real wire formats,
+// some of them with histories that never end, pages that cycle, answers of hundreds of megabytes,
+// impossible mint values, a feed of refused rows, or answers slow enough to pass a job's deadline.
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { bookEverythingDirty } from "../../src/ledger/booking.ts";
+import { openLedger } from "../../src/ledger/db.ts";
+import { ensureTenant } from "../../src/ledger/keys.ts";
+import { opsStatus } from "../../src/ledger/queries/ops.ts";
+import { walletStatus } from "../../src/ledger/queries/wallets.ts";
+import { createLogger } from "../../src/log.ts";
+import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire.ts";
+import { pollIssuer } from "../../src/sync/issuer-poll.ts";
+import { runSyncJob, tenantScope } from "../../src/sync/job.ts";
+import { claimWalletJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { tempDir } from "../harness/index.ts";
+import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, XSTOCKS_AUTHORITY } from "../support/chain.ts";
+import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
+import { addHolders, buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) {
+  const dir = tempDir("cal-hostile-");
+  dirs.push(dir);
+  const config: Config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": "http://127.0.0.1:9/api", ...settings }, {});
+  const ledger = openLedger(dir);
+  const sqlite = ledger.sqlite;
+  const deps = { sqlite, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void bookEverythingDirty(sqlite) };
+  const tenant = ensureTenant(sqlite, "acme");
+  const sync = async (owner: string) => {
+    registerAndEnqueue(sqlite, tenant, 100, owner);
+    const claim = claimWalletJob(sqlite, tenant, owner);
+    if (!("job" in claim)) throw new Error("not claimed");
+    const outcome = await runSyncJob(deps, claim.job);
+    return { outcome, status: walletStatus(sqlite, tenant, owner)! };
+  };
+  const ops = () => opsStatus(sqlite, { issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: config.jobDeadlineSeconds, rpcErrors: () => ({ errors: 0, total: 1 }) });
+  return { ledger, sqlite, config, deps, tenant, sync, ops };
+}
+
+/** A full page of signatures no one has seen: a history that never ends. */
+function freshPage(random: () => number, limit: number, failed: boolean) {
+  return Array.from({ length: limit }, () => ({ signature: randomSignature(random), slot: 1, err: failed ? { InstructionError: [0, "Custom"] } : null, memo: null, blockTime: 1, confirmationStatus: "finalized" }));
+}
+
+const pagesFor = (rpc: RpcServer, address: string) => rpc.log.filter((l) => l.method === "getSignaturesForAddress" && l.params[0] === address);
+
+/** A wallet on the scenario's chain that the hostile rules will target, and a well-behaved one. */
+function twoWallets(seed: number): { s: WalletScenario; bad: { owner: string; tokenAccount: string }; good: string } {
+  const s = buildWalletScenario({ transfers: 8, seed });
+  const [bad] = addHolders(s, 1, seededRandom(seed + 1), 3);
+  return { s, bad: bad!, good: s.owner };
+}
+
+describe("a signature history that never ends", () => {
+  test("is read a bounded number of pages per sync, named as a gap, resumed by the next sync; the other wallet syncs meanwhile", async () => {
+    const { s, bad, good } = twoWallets(41);
+    const random = seededRandom(4242);
+    const rpc = startRpcServer(s.chain);
+    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, p[1].limit, true) }) } });
+    const l = ledgerFor(rpc.url, { "max-signature-pages": "3" });
+    try {
+      const [badRun, goodRun] = await Promise.all([l.sync(bad.owner), l.sync(good)]);
+      expect(goodRun.status.status).toBe("complete");
+      expect(badRun.outcome).toBe("partial");
+      expect(badRun.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/stopped after 3 pages/));
+      expect(pagesFor(rpc, bad.tokenAccount)).toHaveLength(3);
+      const cursor = l.sqlite.query("SELECT resume_before FROM walk_cursors WHERE scope = ? AND address = ?").get(tenantScope(l.tenant), bad.tokenAccount) as { resume_before: string };
+      expect(cursor.resume_before).toBeTruthy();
+
+      // The next sync goes on from where this one stopped, again for 3 pages only.
+      await l.sync(bad.owner);
+      const next = pagesFor(rpc, bad.tokenAccount).slice(3);
+      expect(next).toHaveLength(3);
+      expect(next[0]!.params[1].before).toBe(cursor.resume_before);
+    } finally {
+      rpc.stop();
+      l.ledger.close();
+    }
+  });
+
+  test("signatures the node cannot serve become one counted gap, not one row each", async () => {
+    const { s, bad } = twoWallets(42);
+    const random = seededRandom(4343);
+    const rpc = startRpcServer(s.chain);
+    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
+    const l = ledgerFor(rpc.url, { "max-signature-pages": "2" });
+    try {
+      const run = await l.sync(bad.owner);
+      const reasons = run.status.gaps.filter((g) => g.address === bad.tokenAccount).map((g) => g.reason);
+      expect(reasons).toHaveLength(1); // the 200 unreadable transactions, counted
+      expect(reasons[0]).toMatch(/^200 transactions could not be read; the first: transaction \w+: transaction \w+ not available from the node/);
+    } finally {
+      rpc.stop();
+      l.ledger.close();
+    }
+  });
+
+  test("a provider whose pages cycle is stopped at the first repeated page", async () => {
+    const { s, bad } = twoWallets(43);
+    const random = seededRandom(4444);
+    const pages = [freshPage(random, 1000, true), freshPage(random, 1000, true)];
+    let served = 0;
+    const rpc = startRpcServer(s.chain);
+    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: pages[served++ % 2] }) } });
+    const l = ledgerFor(rpc.url);
+    try {
+      const run = await l.sync(bad.owner);
+      expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/paging repeats itself after 3 pages/));
+      expect(served).toBe(3);
+    } finally {
+      rpc.stop();
+      l.ledger.close();
+    }
+  });
+});
+
+/** A streamed body of `bytes` that counts how much of it was actually pulled. */
+function hugeBody(bytes: number, prefix: string) {
+  const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+  const sent = { bytes: 0 };
+  const stream = new ReadableStream({
+    start(c) { c.enqueue(new TextEncoder().encode(prefix)); },
+    pull(c) {
+      if (sent.bytes >= bytes) return c.close();
+      sent.bytes += chunk.length;
+      c.enqueue(chunk);
+    },
+  });
+  return { stream, sent };
+}
+
+describe("answers of hundreds of megabytes", () => {
+  test("an RPC answer is read only up to the cap: the transaction is a named gap and memory stays bounded", async () => {
+    const { s, good } = twoWallets(44);
+    const victim = s.transfers[2]!.signature;
+    const rpc = startRpcServer(s.chain);
+    const sent: { bytes: number }[] = [];
+    rpc.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === victim, fault: { kind: "answer", respond: () => {
+      const body = hugeBody(200 * 1024 * 1024, '{"jsonrpc":"2.0","id":1,"result":"');
+      sent.push(body.sent);
+      return new Response(body.stream, { headers: { "content-type": "application/json" } });
+    } } });
+    const l = ledgerFor(rpc.url);
+    try {
+      const run = await l.sync(good);
+      expect(run.outcome).toBe("partial");
+      expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringContaining(`transaction ${victim}: getTransaction: bad_response`));
+      expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringContaining("answer larger than 33554432 bytes"));
+      // Each attempt stopped near the 32 MiB cap (the stream is pulled a little ahead), not at 200 MB.
+      expect(sent.length).toBe(2);
+      for (const s of sent) expect(s.bytes).toBeLessThan(48 * 1024 * 1024);
+    } finally {
+      rpc.stop();
+      l.ledger.close();
+    }
+  });
+
+  test("an issuer page of 200 MB fails the poll with a clear error instead of crashing, and changes nothing", async () => {
+    const sent: { bytes: number }[] = [];
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => {
+      const body = hugeBody(200 * 1024 * 1024, '{"nodes":[');
+      sent.push(body.sent);
+      return new Response(body.stream, { headers: { "content-type": "application/json" } });
+    } });
+    const l = ledgerFor("http://127.0.0.1:9/");
+    try {
+      const config = { ...l.config, xstocksApiUrl: `http://127.0.0.1:${server.port}/api/v2` };
+      const err = await pollIssuer({ sqlite: l.sqlite, config }).catch((e) => e);
+      expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
+      for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);
+      expect((l.sqlite.query("SELECT count(*) AS n FROM issuer_revisions").get() as { n: number }).n).toBe(0);
+      expect(l.sqlite.query("SELECT last_error FROM feed_status WHERE name = 'issuer'").get()).toEqual({ last_error: expect.stringMatching(/larger than/) });
+    } finally {
+      server.stop(true);
+      l.ledger.close();
+    }
+  });
+});
+
+describe("impossible mint values", () => {
+  for (const [what, spec, reason] of [
+    ["a NaN multiplier", { multiplier: Number.NaN, newMultiplier: Number.NaN }, /non-finite or non-positive multiplier/],
+    ["decimals 255", { decimals: 255 }, /impossible decimals 255/],
+  ] as const) {
+    test(`${what} is refused at the source as a named gap; the wallet's other mint is booked`, async () => {
+      const { s, good } = twoWallets(45);
+      const random = seededRandom(4545);
+      const mint = randomAddress(random), account = randomAddress(random);
+      s.chain.accounts.set(mint, { data: encodeMint({ authority: XSTOCKS_AUTHORITY, ...spec }), owner: TOKEN_2022_PROGRAM_ID });
+      s.chain.accounts.set(account, { data: encodeTokenAccount({ mint, owner: good, amount: 5n }), owner: TOKEN_2022_PROGRAM_ID });
+      s.addUpdate(1.0031, 1_790_000_000); // a change on the wallet's good mint
+      const rpc = startRpcServer(s.chain);
+      const l = ledgerFor(rpc.url);
+      try {
+        const run = await l.sync(good);
+        expect(run.status.gaps).toContainEqual({ address: mint, reason: expect.stringMatching(reason) });
+        expect((l.sqlite.query("SELECT count(*) AS n FROM mint_states WHERE mint = ?").get(mint) as { n: number }).n).toBe(0);
+        expect((l.sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND type = 'unknown'").get(good) as { n: number }).n).toBe(1);
+        expect((l.sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?").get(good) as { n: number }).n).toBe(1);
+      } finally {
+        rpc.stop();
+        l.ledger.close();
+      }
+    });
+  }
+});
+
+describe("a feed of refused rows", () => {
+  test("an issuer feed whose rows are mostly refused is reported degraded, not fresh", async () => {
+    const data = loadIssuerFixture();
+    data.history = data.history.map((r, i) => (i % 4 === 0 ? r : { ...r, eventId: null, multiplierOld: "not a number" }));
+    const issuer = startIssuerServer(data);
+    const l = ledgerFor("http://127.0.0.1:9/");
+    try {
+      const r = await pollIssuer({ sqlite: l.sqlite, config: { ...l.config, xstocksApiUrl: issuer.url } });
+      expect(r.rejected).toBeGreaterThan(0);
+      const check = l.ops().checks.find((c) => c.name === "issuer_feed_freshness")!;
+      expect(check.status).toBe("warn");
+      expect(check.message).toMatch(/degraded: \d+ of \d+ history rows refused/);
+    } finally {
+      issuer.stop();
+      l.ledger.close();
+    }
+  });
+});
+
+describe("a job's deadline", () => {
+  test("a provider too slow for the deadline ends the job partial in time, keeps what it read, and ops status warns", async () => {
+    const { s, bad, good } = twoWallets(46);
+    const slow = new Set(s.chain.signatures.get(bad.tokenAccount)!.map((x) => x.signature));
+    const rpc = startRpcServer(s.chain);
+    rpc.inject({ method: "getTransaction", times: Infinity, match: (p) => slow.has(p[0]), fault: { kind: "hang", ms: 1500 } });
+    const l = ledgerFor(rpc.url, { "job-deadline-seconds": "1" });
+    try {
+      const started = performance.now();
+      const [badRun] = await Promise.all([l.sync(bad.owner), l.sync(good)]);
+      expect(performance.now() - started).toBeLessThan(6000);
+      expect(badRun.outcome).toBe("partial");
+      expect(badRun.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/deadline passed/));
+      expect(walletStatus(l.sqlite, l.tenant, good)!.status).toBe("complete");
+      const check = l.ops().checks.find((c) => c.name === "sync_deadlines")!;
+      expect(check).toMatchObject({ status: "warn", value: 1 });
+    } finally {
+      rpc.stop();
+      l.ledger.close();
+    }
+  });
+});
