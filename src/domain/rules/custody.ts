@@ -13,7 +13,7 @@ import { notBooked } from "./unknown";
 /** Never from an issuer record: recognised from the balance change itself (isSeizure). */
 export const seizure: TypeRule = { ...notBooked, type: "seizure", label: "Seizure (custody transfer)", category: "custody", caTypes: [] };
 
-export const SEIZURE_REASON = "custody transfer by the permanent delegate without the owner's signature: not a sale, not a withdrawal";
+const SEIZURE_REASON = "custody transfer by the permanent delegate without the owner's signature: not a sale, not a withdrawal";
 
 /** A decrease the permanent delegate made without the owner signing. */
 export const isSeizure = (change: BalanceChangeObs): boolean =>

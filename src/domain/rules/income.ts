@@ -10,7 +10,7 @@ import { isWithholdingRefund } from "../revisions";
 import { dividendV1, REFUND_V1_NOTE } from "../v1";
 import { impliedPrice, type IssuerReading, type TypeRule } from "./rule";
 
-export const REFUND_NOTE = "passes back tax withheld earlier; not a new dividend";
+const REFUND_NOTE = "passes back tax withheld earlier; not a new dividend";
 
 /** A units ratio other than 1 on a cash record: part of the distribution came as shares. */
 const stockPart = (x: IssuerReading): Rat | null => (x.units !== null && cmp(x.units, ONE) !== 0 ? x.units : null);
@@ -114,4 +114,3 @@ export const cashAndStockDividend: TypeRule = {
   v1: (a) => dividendV1("Cash and stock dividend", a),
 };
 
-export const INCOME_RULES = [cashDividend, withholdingAdjustment, cashAndStockDividend] as const;
