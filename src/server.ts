@@ -4,6 +4,7 @@ import { openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
+import { sealRows } from "./ledger/seals.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
@@ -25,6 +26,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
     ledger = openLedger(config.dataDir);
     checkDataset(ledger, config, opts);
     if (opts.demo) writeDatasetLabel(ledger.sqlite, DEMO_LABEL);
+    ledger.sqlite.transaction(() => sealRows(ledger!.sqlite)).immediate(); // the label, and rows from before seals existed
     return await serve(ledger, config, logger, lock, opts);
   } catch (e) {
     ledger?.close();

@@ -17,6 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { sealRows } from "./seals.ts";
 import { actionWriter, journalAppender, refreshIncomeTotals } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
@@ -151,11 +152,17 @@ function writeCensus(sqlite: Database, mints: string[], instances: CensusInstanc
   sqlite.query(`DELETE FROM census_instances WHERE mint IN ${IN_LIST}`).run(JSON.stringify(mints));
   const ins = sqlite.query("INSERT INTO census_instances (transition_key, mint, type, event_id, version, reconciled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   for (const c of instances) ins.run(c.transitionKey, c.mint, c.type, c.eventId, c.version, c.reconciled ? 1 : 0);
-  const all = (sqlite.query("SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ORDER BY mint, transition_key").all() as {
-    transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number;
-  }[]).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
+  const all = storedCensusInstances(sqlite);
   const up = sqlite.query("INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at WHERE payload IS NOT excluded.payload");
   for (const entry of computeCensus(all)) up.run(entry.type, JSON.stringify(entry), at);
+}
+
+/** The stored census instances (of some mints, or all), in the order the taxonomy is summed in. */
+export function storedCensusInstances(sqlite: Database, mints?: string[]): CensusInstance[] {
+  const where = mints ? `WHERE mint IN ${IN_LIST}` : "";
+  return (sqlite.query(`SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ${where} ORDER BY mint, transition_key`).all(...(mints ? [JSON.stringify(mints)] : [])) as {
+    transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number;
+  }[]).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
 }
 
 function writeSchedule(sqlite: Database, changes: EngineOutput["clockChanges"], at: string): void {
@@ -182,6 +189,7 @@ function bookWallets(sqlite: Database, marks: DirtyMark[], now: Date): ChunkResu
     refreshIncomeTotals(sqlite, owners, now);
     writePositions(sqlite, keep, out, at);
     clearDirty(sqlite, "wallet", current);
+    sealRows(sqlite); // last: seals the journal entries this chunk appended
     result.booked = current.length;
   }).immediate();
   result.deferred = marks.length - result.booked;

@@ -1,6 +1,10 @@
 // The ledger's tables. Times are ISO-8601 UTC text; exact numbers (raw amounts, multipliers,
 // USD) are TEXT decimals so no float ever touches them. Tables that hold evidence or the
 // journal are append-only: migrations add triggers that refuse UPDATE and DELETE on them.
+//
+// `row_sha256` is a row's seal (src/ledger/seals.ts): the SHA-256 of its content, set in the
+// transaction that wrote the row, so `ca-ledger verify` catches a changed byte in rows nothing
+// else derives. The partial `*_unsealed` indexes let each write find its unsealed rows at once.
 import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -90,15 +94,20 @@ export const syncJobs = sqliteTable(
 
 // ---- observations (append-only) --------------------------------------------------------
 
-export const instruments = sqliteTable("instruments", {
-  mint: text("mint").primaryKey(),
-  symbol: text("symbol").notNull(),
-  name: text("name"),
-  underlying: text("underlying"),
-  isin: text("isin"),
-  decimals: integer("decimals"),
-  updatedAt: text("updated_at").notNull(),
-});
+export const instruments = sqliteTable(
+  "instruments",
+  {
+    mint: text("mint").primaryKey(),
+    symbol: text("symbol").notNull(),
+    name: text("name"),
+    underlying: text("underlying"),
+    isin: text("isin"),
+    decimals: integer("decimals"),
+    updatedAt: text("updated_at").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [index("instruments_unsealed").on(t.mint).where(sql`row_sha256 IS NULL`)],
+);
 
 export const issuerRevisions = sqliteTable(
   "issuer_revisions",
@@ -111,8 +120,13 @@ export const issuerRevisions = sqliteTable(
     payloadSha256: text("payload_sha256").notNull(),
     edited: integer("edited", { mode: "boolean" }).notNull().default(false),
     ingestedAt: text("ingested_at").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [uniqueIndex("issuer_revisions_hash").on(t.eventId, t.version, t.payloadSha256), index("issuer_revisions_symbol").on(t.symbol)],
+  (t) => [
+    uniqueIndex("issuer_revisions_hash").on(t.eventId, t.version, t.payloadSha256),
+    index("issuer_revisions_symbol").on(t.symbol),
+    index("issuer_revisions_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
+  ],
 );
 
 export const issuerRejections = sqliteTable("issuer_rejections", {
@@ -135,8 +149,9 @@ export const mintStates = sqliteTable(
     newMultiplier: text("new_multiplier").notNull(),
     newMultiplierEffectiveTs: integer("new_multiplier_effective_ts").notNull(),
     observedAt: integer("observed_at").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [uniqueIndex("mint_states_mint_slot").on(t.mint, t.slot)],
+  (t) => [uniqueIndex("mint_states_mint_slot").on(t.mint, t.slot), index("mint_states_unsealed").on(t.id).where(sql`row_sha256 IS NULL`)],
 );
 
 export const multiplierUpdates = sqliteTable(
@@ -150,8 +165,13 @@ export const multiplierUpdates = sqliteTable(
     multiplier: text("multiplier").notNull(),
     effectiveTs: integer("effective_ts").notNull(),
     authority: text("authority").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [primaryKey({ columns: [t.signature, t.ixIndex] }), index("multiplier_updates_mint").on(t.mint)],
+  (t) => [
+    primaryKey({ columns: [t.signature, t.ixIndex] }),
+    index("multiplier_updates_mint").on(t.mint),
+    index("multiplier_updates_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
+  ],
 );
 
 export const tokenAccounts = sqliteTable(
@@ -300,11 +320,13 @@ export const journal = sqliteTable(
     evidenceSha256: text("evidence_sha256").notNull(),
     payload: text("payload").notNull(), // canonical JSON of the booking
     createdAt: text("created_at").notNull(),
+    rowSha256: text("row_sha256"), // chained: each seal covers the previous entry's seal too
   },
   (t) => [
     index("journal_owner").on(t.owner, t.id),
     index("journal_action").on(t.actionId),
     index("journal_reverses").on(t.reversesId),
+    index("journal_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
 );
 
@@ -381,12 +403,17 @@ export const taxonomyCensus = sqliteTable("taxonomy_census", {
 
 // ---- settings ----------------------------------------------------------------------------
 
-export const datasetLabel = sqliteTable("dataset_label", {
-  id: integer("id").primaryKey(), // always 1
-  kind: text("kind").notNull(), // mainnet | synthetic
-  description: text("description"),
-  createdAt: text("created_at").notNull(),
-});
+export const datasetLabel = sqliteTable(
+  "dataset_label",
+  {
+    id: integer("id").primaryKey(), // always 1
+    kind: text("kind").notNull(), // mainnet | synthetic
+    description: text("description"),
+    createdAt: text("created_at").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [index("dataset_label_unsealed").on(t.id).where(sql`row_sha256 IS NULL`)],
+);
 
 // Small facts about the ledger itself (key → value).
 export const ledgerState = sqliteTable("ledger_state", {

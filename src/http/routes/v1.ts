@@ -39,7 +39,8 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/health",
       () => {
-        sqlite.query("SELECT 1").get(); // a database that cannot be read answers 503 through onError
+        const fault = ctx.health.check();
+        if (fault) throw new ApiFailure("unavailable", `The ledger database cannot be trusted: ${fault.message}.`, { "retry-after": "60" });
         return { status: "ok" as const, version: ctx.version, dataset: ctx.dataset() };
       },
       { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
@@ -162,7 +163,10 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/status",
-      () => opsStatus(sqlite, { issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
+      () => opsStatus(sqlite, {
+        issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds,
+        rpcErrors: () => ctx.metrics.rpcErrorCounts(), database: ctx.health,
+      }),
       { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
     )
     .get(
