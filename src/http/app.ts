@@ -17,8 +17,8 @@ import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
-import { openapiDocumentation } from "./openapi.ts";
-import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
+import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
+import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
 const integerQueryParams = ["limit", "offset"] as const;
@@ -30,9 +30,13 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
+  /**
+   * Registers a wallet and queues its sync. `serve` hands it to the worker thread, which owns the
+   * writes, so this thread never waits on the worker's write lock; without a worker (tests that
+   * write rows themselves) it is written here.
+   */
+  registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
   health?: DatabaseHealth;
-  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
-  onWalletQueued?: () => void;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
 }
@@ -49,8 +53,9 @@ export function createApp(deps: AppDeps) {
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
+  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? (async (tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) };
   const observe = requestObserver(states, metrics, logger, config.logLevel);
+  const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
@@ -114,15 +119,13 @@ export function createApp(deps: AppDeps) {
     })
     // Every response passes here, refusals included: one place counts and logs them all.
     .onAfterResponse(({ request, set }) => observe(request, set.status))
-    // Two corrections to the generated document: the export answers CSV (the generator says
-    // JSON), and the capped body parser above hides the sync body's content type from it.
+    // The generated document, finished once (named components, parameters, open routes):
+    // src/http/openapi.ts says what and why. The plugin caches its object; so does this.
     .onAfterHandle({ as: "global" }, ({ request, response }) => {
-      if (!request.url.endsWith("/v1/openapi.json")) return;
-      const paths = (response as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: unknown }>; requestBody?: { content?: Record<string, unknown> } }>> })?.paths;
-      const ok = paths?.["/v1/export"]?.get?.responses?.["200"];
-      if (ok) ok.content = { "text/csv": { schema: { type: "string", description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" } } };
-      const body = paths?.["/v1/wallets/sync"]?.post?.requestBody;
-      if (body && !Object.keys(body.content ?? {}).length) body.content = { "application/json": { schema: JSON.parse(JSON.stringify(SyncRequestBody)) } };
+      if (requestUrl(request.url).pathname !== "/v1/openapi.json" || !response || typeof response !== "object") return;
+      let doc = finishedDocs.get(response);
+      if (!doc) finishedDocs.set(response, (doc = finishDocument(response as Record<string, unknown>, routeBodies(app.routes))));
+      return doc;
     })
     .use(
       openapi({
@@ -149,9 +152,14 @@ export type AppContext = {
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
-  onWalletQueued(): void;
+  registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
   demoOwners: ReadonlySet<string> | null;
 };
+
+/** The request bodies the routes declare, for the OpenAPI document. */
+function routeBodies(routes: { method: string; path: string; hooks?: { body?: unknown } }[]): RouteBody[] {
+  return routes.flatMap((r) => (r.hooks?.body && typeof r.hooks.body === "object" ? [{ method: r.method, path: r.path, body: r.hooks.body as RouteBody["body"] }] : []));
+}
 
 /**
  * The request URL, even when a hostile Host header makes it unparsable: only the path and the

@@ -1,25 +1,38 @@
 // What each read model shows of an engine ActionRecord. Computed once, when the action is
 // written, so list reads only load stored JSON. Amounts are shown for people by one rounding rule
 // (src/domain/display.ts); each item keeps the exact values under `exact`. An action's
-// `validation` is not stored with it: it is the census of its type across the whole ledger,
-// which changes whenever any mint's census does, so the v2 reads add it per request
-// (queries/actions.ts).
+// `validation` is not stored with it: it is the census of its type across the whole ledger, which
+// changes whenever any mint's census does, so the v2 reads add it per request (queries/actions.ts).
+//
+// Nor are the issuer's records copied into every wallet's action: each revision is stored once,
+// in issuer_revisions, under its own hash, and the stored action names it by that hash (the
+// stored form below). The detail reads put the records back (queries/actions.ts). An event's
+// records repeated in every wallet holding the mint made most of the database.
 import { quantityForPeople, uiAmount, usdTextForPeople } from "../domain/display.ts";
 import { add, eq, formatExact, nearestF64, parseDecimal, sub } from "../domain/numbers.ts";
-import type { ActionRecord } from "../domain/types.ts";
+import type { ActionRecord, RevisionView } from "../domain/types.ts";
+
+/** A revision as an action stores it: its record left out, found by `sha256` in issuer_revisions. */
+export type StoredRevision = Omit<RevisionView, "record">;
+export type StoredAction = Omit<ActionRecord, "revisions"> & { revisions: StoredRevision[] };
+
+/** What is stored (and hashed as `payload_sha256`) for an action. */
+export function storedAction(a: ActionRecord | StoredAction): StoredAction {
+  return { ...a, revisions: a.revisions.map(({ record: _record, ...rest }: StoredRevision & { record?: unknown }) => rest) };
+}
 
 /** The time an action is listed by: the activation the chain wrote, else (announced) the issuer's. */
-export function actionListedAt(a: ActionRecord): string {
+export function actionListedAt(a: ActionRecord | StoredAction): string {
   return a.effectiveAt ?? a.timestamps.issuerEffectiveAt ?? "";
 }
 
 // The income breakdown; actions stored before it existed lack the fields, which read as null.
-const breakdown = (a: ActionRecord) => ({
+const breakdown = (a: ActionRecord | StoredAction) => ({
   usd: a.usd, grossUsd: a.grossUsd ?? null, withholdingTaxUsd: a.withholdingTaxUsd ?? null, retainedUsd: a.retainedUsd ?? null,
 });
 
 /** The breakdown as people read it, rates as the issuer published them. */
-function incomeShown(a: ActionRecord) {
+function incomeShown(a: ActionRecord | StoredAction) {
   const x = breakdown(a);
   return {
     usd: usdTextForPeople(x.usd), grossUsd: usdTextForPeople(x.grossUsd), withholdingTaxRate: a.withholdingTaxRate ?? null,
@@ -32,7 +45,7 @@ function incomeShown(a: ActionRecord) {
  * at the old multiplier, after is before plus the displayed change, and income units are that
  * change when they are the whole of it (else rounded at the mint's decimals).
  */
-function unitsShown(a: ActionRecord) {
+function unitsShown(a: ActionRecord | StoredAction) {
   const multiplier = a.chain.multiplierOld;
   const before = multiplier === null ? quantityForPeople(parseDecimal(a.unitsBefore), a.decimals) : uiAmount(BigInt(a.rawBalance), nearestF64(parseDecimal(multiplier)), a.decimals);
   const after = formatExact(add(parseDecimal(before), parseDecimal(a.quantityDisplay)));
@@ -41,7 +54,7 @@ function unitsShown(a: ActionRecord) {
   return { unitsBefore: before, unitsAfter: after, incomeUnits: whole ? a.quantityDisplay : quantityForPeople(income, a.decimals) };
 }
 
-export function actionSummary(a: ActionRecord) {
+export function actionSummary(a: ActionRecord | StoredAction) {
   return {
     id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,
     quantityDisplay: a.quantityDisplay, ...incomeShown(a), effectiveAt: a.effectiveAt, lifecycle: { state: a.lifecycle.state },
@@ -54,7 +67,7 @@ export function actionSummary(a: ActionRecord) {
 export type ActionSummary = ReturnType<typeof actionSummary>;
 
 /** The v2 detail without the parts read per request (dataset label, journal entries). */
-export function actionDetailBase(a: ActionRecord) {
+export function actionDetailBase(a: StoredAction) {
   const summary = actionSummary(a);
   return {
     ...summary,
@@ -72,7 +85,7 @@ export function actionDetailBase(a: ActionRecord) {
 }
 
 /** v1 shows only what the chain did: an action that is only announced has no v1 entry. */
-export function v1Entry(a: ActionRecord) {
+export function v1Entry(a: ActionRecord | StoredAction) {
   if (a.transitionKey === null || a.effectiveAt === null) return null;
   if (a.lifecycle.state === "superseded" || a.lifecycle.state === "confirmed" || a.lifecycle.state === "reversed") return null;
   // v1 values only income: the same breakdown as v2, nulls on every other kind.

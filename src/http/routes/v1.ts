@@ -8,7 +8,7 @@ import { journalQueries } from "../../ledger/queries/journal.ts";
 import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
 import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
-import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
+import { QuotaExceeded } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
 import { toCsv } from "../csv.ts";
 import { jsonBody, jsonPage } from "../json-page.ts";
@@ -51,15 +51,14 @@ export function v1Routes(ctx: AppContext) {
     })
     .post(
       "/v1/wallets/sync",
-      ({ body, request }) => {
+      async ({ body, request }) => {
         const p = principalOf(ctx, request);
         checkOwner(body.owner);
         if (ctx.demoOwners && !ctx.demoOwners.has(body.owner)) {
           throw new ApiFailure("demo_offline", "This is the offline demo: it holds recorded data for its demo wallets only and cannot sync another wallet. Serve live data without --demo, on another data dir.");
         }
         try {
-          const r = registerAndEnqueue(sqlite, p.tenantId, ctx.config.maxWallets, body.owner);
-          if (r.job === "enqueued") ctx.onWalletQueued();
+          const r = await ctx.registerWallet(p.tenantId, ctx.config.maxWallets, body.owner);
           return status(202, { owner: body.owner, ...r });
         } catch (e) {
           if (e instanceof QuotaExceeded) throw new ApiFailure("wallet_quota_exceeded", e.message);
