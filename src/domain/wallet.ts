@@ -8,6 +8,7 @@ import type { MintContext } from "./engine";
 import { bookingFor } from "./journal";
 import { buildLifecycle } from "./lifecycle";
 import { MATCH_WINDOW_SECONDS } from "./match";
+import type { BalanceChangeObs } from "./observations";
 import { eq, formatExact, liftF64, sub } from "./numbers";
 import { buildPosition, type ReplayAction } from "./positions";
 import { describeRevision } from "./issuer";
@@ -83,7 +84,7 @@ function transitionStep(h: Holding, t: ChainTransition): void {
 }
 
 /** Custody transfers: the permanent delegate moved tokens out without the owner's signature. */
-function seizureStep(h: Holding, change: EngineWallet["balanceChanges"][number]): void {
+function seizureStep(h: Holding, change: BalanceChangeObs): void {
   const { ctx } = h;
   const multiplier = ctx.multiplierAt(change.blockTime);
   const { action, facts } = seizureOf(change, { owner: h.owner, mint: ctx.mint, symbol: ctx.symbol, decimals: ctx.decimals, multiplier });
