@@ -3,7 +3,7 @@
 // strings, ISO times, null where unknown.
 import type { BookingFacts } from "./book";
 import type { Classified } from "./classify";
-import { displayedChange, quantityForPeople, uiAmount } from "./display";
+import { quantityForPeople, uiChange } from "./display";
 import { canonicalJson, sha256Hex } from "./evidence";
 import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
@@ -156,8 +156,6 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
   if (chainText === undefined) transitionChainJson.set(t, (chainText = chainJson(chain)));
   const evidenceSha256 = evidenceSha256Of(base, chainText);
   const warnings = [...c.warnings, ...f.warnings];
-  // What the holder's wallet showed before and after, as the Token-2022 program renders it.
-  const shown = (m: number): string => uiAmount(i.raw, m, i.decimals);
   return {
     id,
     ...base,
@@ -166,7 +164,8 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     type: c.type,
     treatment: rule.treatment,
     category: rule.category,
-    quantityDisplay: displayedChange(shown(t.multiplierOldF64), shown(t.multiplierNewF64)),
+    // What the holder's wallet showed changing, as the Token-2022 program renders it.
+    quantityDisplay: uiChange(i.raw, t.multiplierOldF64, t.multiplierNewF64, i.decimals),
     unitsBefore: formatExact(f.u0),
     unitsAfter: formatExact(f.u1),
     incomeUnits: formatExact(f.incomeUnits),

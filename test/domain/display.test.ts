@@ -3,7 +3,7 @@
 // and the float noise an f64 multiplier leaves in exact values kept from the holder.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { displayedChange, quantityForPeople, uiAmount, usdForPeople, usdInText, usdTextForPeople } from "../../src/domain/display";
+import { displayedChange, quantityForPeople, uiAmount, uiChange, usdForPeople, usdInText, usdTextForPeople } from "../../src/domain/display";
 import { runEngine } from "../../src/domain/engine";
 import { add, cmp, formatExact, parseDecimal, rat, ratAbs, sub, sum } from "../../src/domain/numbers";
 import { positionShown } from "../../src/ledger/queries/portfolio";
@@ -73,6 +73,17 @@ describe("quantities for people", () => {
         expect(cmp(ratAbs(sub(parseDecimal(shown), parseDecimal(exact))), half)).toBeLessThanOrEqual(0);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test("property: the change a wallet shows for one balance is the difference of its two renderings", () => {
+    const raw = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }));
+    const multiplier = fc.double({ min: 1e-6, max: 1e6, noNaN: true, noDefaultInfinity: true });
+    fc.assert(
+      fc.property(raw, multiplier, multiplier, fc.integer({ min: 0, max: 24 }), (r, before, after, decimals) => {
+        expect(uiChange(r, before, after, decimals)).toBe(displayedChange(uiAmount(r, before, decimals), uiAmount(r, after, decimals)));
+      }),
+      { numRuns: 2000 },
     );
   });
 
