@@ -78,11 +78,7 @@ function scaledOf(shown: string): [bigint, number] {
   return dot < 0 ? [BigInt(shown), 0] : [BigInt(shown.slice(0, dot) + shown.slice(dot + 1)), shown.length - dot - 1];
 }
 
-/**
- * The change between two displayed quantities, as a person subtracts them (exact on the strings).
- * Integer arithmetic on the digits: every action of every wallet computes one, and this takes
- * 0.5 µs where parsing both into exact rationals took 2.1 µs (measured over 500,000 pairs).
- */
+/** The change between two displayed quantities, as a person subtracts them: exact, on their digits. */
 export function displayedChange(before: string, after: string): string {
   if (!DISPLAYED.test(before) || !DISPLAYED.test(after)) return "0";
   const [a, pa] = scaledOf(after);
