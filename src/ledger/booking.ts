@@ -10,6 +10,7 @@
 import type { Database } from "bun:sqlite";
 import { diffJournal, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import { reversalOf } from "../domain/journal.ts";
 import { computeCensus } from "../domain/taxonomy.ts";
 import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
@@ -17,7 +18,7 @@ import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, 
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { sealRows } from "./seals.ts";
-import { actionRow, actionWriter, journalAppender, negateBooking, refreshIncomeTotals, type ActionRow } from "./writers.ts";
+import { actionRow, actionWriter, journalAppender, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -242,7 +243,7 @@ function appendJournalDiff(sqlite: Database, owners: string[], bookings: Journal
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
     for (const { booking, changeReason } of diff.reversals) {
-      append(negateBooking(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
+      append(reversalOf(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
       result.reversals++;
     }
     for (const { booking, changeReason } of diff.recognitions) {

@@ -194,7 +194,9 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
   }
   const actionSum = new Map<string, Rat>();
   for (const r of sqlite.query("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'").iterate() as Iterable<{ owner: string; v1_entry: string }>) {
-    const usd = (JSON.parse(r.v1_entry) as { usd: string | null }).usd;
+    // v1 shows USD rounded for people; the exact amount it stands for is under `exact`.
+    const entry = JSON.parse(r.v1_entry) as { usd: string | null; exact?: { usd: string | null } };
+    const usd = entry.exact ? entry.exact.usd : entry.usd;
     if (usd !== null) actionSum.set(r.owner, add(actionSum.get(r.owner) ?? ZERO, parseDecimal(usd)));
   }
   for (const owner of new Set([...journalSum.keys(), ...actionSum.keys()])) {

@@ -77,14 +77,3 @@ export function refreshIncomeTotals(sqlite: Database, owners: string[], now = ne
     for (const [mint, total] of usd) put.run(owner, mint, formatExact(total), open.get(mint) ?? 0, now.toISOString());
   }
 }
-
-function negate(s: string | null): string | null {
-  if (s === null) return null;
-  if (/^-?0(\.0+)?$/.test(s)) return s.replace(/^-/, "");
-  return s.startsWith("-") ? s.slice(1) : "-" + s;
-}
-
-/** A reversal carries the standing entry's amounts negated, so a plain sum of the journal stands. */
-export function negateBooking(b: JournalBooking): JournalBooking {
-  return { ...b, unitsDelta: negate(b.unitsDelta)!, principalUnitsDelta: negate(b.principalUnitsDelta)!, incomeUnits: negate(b.incomeUnits)!, usd: negate(b.usd) };
-}

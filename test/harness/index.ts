@@ -144,9 +144,10 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
     rawBalance: "1000000000",
     incomeUnits: type === "cash_dividend" ? "0.025" : "0",
     usd: type === "cash_dividend" ? "1.75" : null,
+    grossUsd: type === "cash_dividend" ? "2.5" : null, withholdingTaxRate: type === "cash_dividend" ? "0.3" : null,
+    withholdingTaxUsd: type === "cash_dividend" ? "0.75" : null, retentionRate: null, retainedUsd: type === "cash_dividend" ? "0" : null,
     factor, splitFactor: type === "forward_split" ? "10" : null,
     distributedFraction: null, proceedsUsd: null, underlying: null, refundNote: null,
-    retentionRate: type === "cash_dividend" ? "0.7" : null,
     warnings: opts.reason ? [opts.reason] : [],
     reason: opts.reason ?? reasons[0]!,
     lifecycle: {
@@ -183,7 +184,8 @@ export function bookingOf(a: ActionRecord): JournalBooking {
   return {
     owner: a.owner, actionId: a.id, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, kind: a.v1.kind,
     unitsDelta: a.quantityDisplay, principalUnitsDelta: a.treatment === "income" ? "0" : a.quantityDisplay, incomeUnits: a.incomeUnits,
-    usd: a.treatment === "income" ? a.usd : null, factor: a.factor, effectiveAt: a.effectiveAt, evidenceSha256: a.evidenceSha256,
+    usd: a.treatment === "income" ? a.usd : null, grossUsd: a.grossUsd, withholdingTaxRate: a.withholdingTaxRate, withholdingTaxUsd: a.withholdingTaxUsd,
+    retentionRate: a.retentionRate, retainedUsd: a.retainedUsd, factor: a.factor, effectiveAt: a.effectiveAt, evidenceSha256: a.evidenceSha256,
   };
 }
 

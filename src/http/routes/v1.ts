@@ -146,7 +146,8 @@ export function v1Routes(ctx: AppContext) {
         } else {
           const page = actions.incomeList(books, { limit: maxExportRows + 1, offset: 0 });
           if (page.entries.length > maxExportRows) throw tooLarge();
-          const cols = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "headline", "evidenceSha256"] as const;
+          // Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
+          const cols = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;
           csv = toCsv(["dataset", ...cols], page.entries.map((e: Record<string, unknown>) => [label, ...cols.map((c) => e[c])]));
         }
         set.headers["content-type"] = "text/csv; charset=utf-8";
