@@ -1,6 +1,7 @@
 // bench/http: the compiled binary (`dist/ca-ledger serve`) under autocannon, 64 connections, on
-// (a) the demo ledger (`serve --demo`) and (b) a generated 10,000-wallet ledger (see
-// bench/lib/ledger10k.ts: real engine output of the demo, cloned as engine-shaped rows), for
+// (a) the demo ledger (`serve --demo`) and (b) a 10,000-wallet ledger grown the way users grow one
+// (bench/lib/scale-run.ts: wallets registered over HTTP and synced by the binary's worker from
+// loopback JSON-RPC and xStocks servers, plus one wallet holding all 13 recorded mints), for
 // portfolio, income (limit=50), actions list and action detail. In the same run, the minimum work
 // per route (bench/lib/min-server.ts: raw bun:sqlite + JSON.stringify in a bare Bun.serve child
 // process, same file, same SQL) and the same bytes served as a constant. Prints requests/s,
@@ -14,7 +15,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildLedger10k } from "./lib/ledger10k.ts";
+import { startScaleRun } from "./lib/scale-run.ts";
 
 const repoRoot = join(import.meta.dir, "..");
 const binary = join(repoRoot, "dist", "ca-ledger");
@@ -138,12 +139,12 @@ function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owne
   };
 }
 
-async function coldStart(dataDir: string, runs = 5): Promise<number[]> {
+async function coldStart(dataDir: string, demo: boolean, runs = 5): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const port = freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir], { env: env(), stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
     children.push(proc);
     await waitHealthy(`http://127.0.0.1:${port}`);
     times.push(performance.now() - t0);
@@ -173,19 +174,19 @@ async function main() {
   console.error(`(a) demo ledger: owner ${a.owner}, action ${a.actionId}`);
   rows.push(...(await benchLedger("demo", demo2, keyA, join(demoDir, "ledger.db"), a.routes)));
   await stop(demo2);
-  cold.demo = await coldStart(demoDir);
+  cold.demo = await coldStart(demoDir, true);
 
-  // (b) 10,000 wallets.
-  const bigDir = tmp("cal-bench-10k-");
-  const big = await buildLedger10k(bigDir);
-  console.error(`(b) 10k ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, built in ${big.ms} ms`);
+  // (b) 10,000 wallets, synced through the binary.
+  const big = await growLedger(10_000);
+  const bigDir = big.dataDir;
+  console.error(`(b) 10k ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, grown in ${big.seconds.toFixed(0)} s`);
   const keyB = await readKeyFromCli(bigDir, "bench");
   const sB = serve(bigDir, false);
   await waitHealthy(sB.url);
   const b = pickRoutes(join(bigDir, "ledger.db"), big.heavyOwner);
   rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes)));
   await stop(sB);
-  cold["10k"] = await coldStart(bigDir);
+  cold["10k"] = await coldStart(bigDir, false);
 
   // Report.
   const f = (n: number, d = 0) => n.toFixed(d);
@@ -208,6 +209,20 @@ async function main() {
   console.log(`\ntotal ${f((performance.now() - started) / 1000, 1)} s`);
   const out = opt("json", "");
   if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION }, null, 2));
+}
+
+/** A ledger of `wallets` wallets and one heavy wallet (its lists fill pages of 50), grown by real syncs. */
+async function growLedger(wallets: number) {
+  const run = await startScaleRun();
+  dirs.push(run.dataDir);
+  const t = performance.now();
+  await run.grow(0, wallets, wallets);
+  const heavyOwner = run.scale.heavyWallet();
+  await run.register(heavyOwner);
+  await run.until("the heavy wallet synced", () => run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavyOwner).n === 1 && run.pendingMarks() === 0, 600_000);
+  const counts = run.one<{ actions: number; journal: number }>("SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal");
+  await run.stop();
+  return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
 }
 
 async function readKeyFromCli(dataDir: string, tenant = "demo"): Promise<string> {

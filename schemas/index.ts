@@ -1,6 +1,7 @@
 // The one source of request and response shapes: the routes, the OpenAPI document and the
 // client all read these.
 export * from "./common.ts";
+export * from "./amounts.ts";
 export * from "./errors.ts";
 export * from "./v1/ops.ts";
 export * from "./v1/assets.ts";

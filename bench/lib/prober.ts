@@ -1,12 +1,14 @@
 export {};
 // A Bun Worker for bench/scale.ts: asks a running server for /v1/health and /v1/portfolio in a
 // loop, on its own thread, so the latencies it records are the server's, not the bench's own
-// event loop (which also runs the loopback RPC and issuer servers). Messages: {start, url, key,
-// owner} to begin, {report} to get and reset the samples since the last report, {stop}.
+// event loop (which also runs the loopback RPC and issuer servers). It also asks a server that
+// does nothing at all (`baseline`, another process): on a shared 2-core machine, what that one
+// shows is the machine's own scheduling noise, measured in the same run. Messages: {start, url,
+// key, owner, baseline} to begin, {report} to get and reset the samples since the last report, {stop}.
 declare const self: Worker;
 
 let running = false;
-let samples: { health: number[]; portfolio: number[]; errors: number } = { health: [], portfolio: [], errors: 0 };
+let samples: { health: number[]; portfolio: number[]; baseline: number[]; errors: number } = { health: [], portfolio: [], baseline: [], errors: 0 };
 
 async function timed(url: string, headers: Record<string, string>): Promise<number> {
   const t = performance.now();
@@ -25,6 +27,7 @@ self.onmessage = async (e: MessageEvent) => {
       try {
         samples.health.push(await timed(`${m.url}/v1/health`, {}));
         samples.portfolio.push(await timed(`${m.url}/v1/portfolio?owner=${m.owner}`, headers));
+        samples.baseline.push(await timed(m.baseline, {}));
       } catch {
         samples.errors++;
       }
@@ -32,7 +35,7 @@ self.onmessage = async (e: MessageEvent) => {
     }
   } else if (m.type === "report") {
     self.postMessage(samples);
-    samples = { health: [], portfolio: [], errors: 0 };
+    samples = { health: [], portfolio: [], baseline: [], errors: 0 };
   } else if (m.type === "stop") {
     running = false;
   }

@@ -5,6 +5,7 @@ import {
   DatasetLabel, DateFilterProperties, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
   OwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
+import { IncomeEntryExact, PositionExact, TotalsExact, YieldExact, incomeBreakdown } from "../amounts.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")], {
   title: "Kind",
@@ -23,26 +24,28 @@ export const Position = Type.Object(
     symbol: SymbolField,
     decimals: Type.Integer({ description: "Decimals of the mint" }),
     rawBalance: describe(Decimal, "Raw token amount the chain holds for the wallet (integer; never changes on a corporate action)"),
-    quantity: describe(Decimal, "Quantity now: raw balance × multiplier in force ÷ 10^decimals, exact"),
+    quantity: describe(Decimal, "Quantity now, as the wallet shows it: the Token-2022 program's rendering of the raw balance at the multiplier in force, at the mint's decimals (exact value under exact.quantity)"),
     multiplier: describe(Decimal, "Scaled UI Amount multiplier in force now (exact decimal of the f64 on chain)"),
     principalQuantity: describe(
       Decimal,
-      "The part of the quantity that came from deposits: what was transferred in, scaled since by splits, stock dividends, identity changes and spin-offs, and reduced in proportion by withdrawals. principalQuantity + convertibleQuantity = quantity",
+      "The part of the quantity that came from deposits: what was transferred in, scaled since by splits, stock dividends, identity changes and spin-offs, and reduced in proportion by withdrawals. Rounded half-even at the mint's decimals; principalQuantity + convertibleQuantity = quantity",
     ),
     convertibleQuantity: describe(
       Decimal,
-      "The part of the quantity received as income and not yet withdrawn: units from dividends (and withholding refunds) reinvested by the issuer. This is what could be sold without touching the deposits; unclassified and not-booked changes add nothing to it",
+      "The part of the quantity received as income and not yet withdrawn: units from dividends (and withholding refunds) reinvested by the issuer. This is what could be sold without touching the deposits; unclassified and not-booked changes add nothing to it. Shown as quantity − principalQuantity",
     ),
-    incomeUsd: describe(Decimal, "USD of every income entry of this position whose value is known (the sum of the journal)"),
+    incomeUsd: describe(Decimal, "USD of every income entry of this position whose value is known (the sum of the journal), rounded half-even to at most 6 decimal places"),
     status: PositionStatus,
     statusReason: describe(NullableString, "Why the position is partial or terminated; null when ok"),
+    exact: PositionExact,
   },
   { title: "Position", description: "A position of the wallet in one instrument" },
 );
 export const PortfolioTotals = Type.Object(
   {
-    incomeUsd: describe(Decimal, "USD of every income entry whose value is known, all positions"),
+    incomeUsd: describe(Decimal, "USD of every income entry whose value is known, all positions: the sum of the exact values, rounded once (half-even, at most 6 decimal places)"),
     unvaluedIncomeEvents: Type.Integer({ description: "Income entries whose USD value is unknown (left out of incomeUsd, never counted as zero)" }),
+    exact: TotalsExact,
   },
   { title: "PortfolioTotals", description: "Income over the whole wallet" },
 );
@@ -69,11 +72,13 @@ export const IncomeEntry = Type.Object(
     headline: Type.String({ description: "One line saying what happened and how it is booked" }),
     reasons: Type.Array(Type.String(), { description: "Sentences explaining the treatment (why income or not, what the factor did)" }),
     effectiveAt: EffectiveAtField,
-    quantityDisplay: describe(Decimal, "Change of the displayed quantity, at the mint's decimals (units after − units before)"),
-    incomeUnits: describe(Decimal, "Units received as income (0 when not income); they add to convertibleQuantity"),
-    usd: describe(Usd, "Net USD of the income (the cash the issuer reinvested); null when unknown or when the entry is not income"),
+    quantityDisplay: describe(Decimal, "Change of the displayed quantity: what the wallet showed after less what it showed before (the Token-2022 program's rendering at the mint's decimals)"),
+    incomeUnits: describe(Decimal, "Units received as income (0 when not income), at the mint's decimals; they add to convertibleQuantity"),
+    usd: describe(Usd, "Net USD of the income (the cash the issuer reinvested, after tax and retention), rounded half-even to at most 6 decimal places; null when unknown or when the entry is not income"),
+    ...incomeBreakdown,
     warnings: Type.Array(Type.String(), { description: "Doubts about the data (e.g. an implausible issuer cash figure); empty when none" }),
     evidenceSha256: EvidenceField,
+    exact: IncomeEntryExact,
   },
   { title: "IncomeEntry", description: "A change to a position as v1 shows it" },
 );
@@ -174,12 +179,13 @@ export const YieldWindow = Type.Object(
     to: describe(Timestamp, "End of the window (now)"),
     status: Type.Union([Type.Literal("ok"), Type.Literal("partial")], { description: "partial: the ledger cannot cover the window fully (see partialCode); figures are then null or incomplete" }),
     partialCode: describe(NullableString, "Why the window is partial: balance_history_incomplete, no_balance_history, history_starts_inside_window, empty_window or unvalued_income; null when ok"),
-    incomeUsd: describe(Usd, "Income USD in the window; null when any income in it is unvalued"),
-    incomeUnits: describe(NullableDecimal, "Units received as income in the window, in the current unit basis"),
-    averageQuantity: describe(NullableDecimal, "Time-weighted average quantity over the window, in the current unit basis"),
+    incomeUsd: describe(Usd, "Income USD in the window, rounded half-even to at most 6 decimal places; null when any income in it is unvalued"),
+    incomeUnits: describe(NullableDecimal, "Units received as income in the window, in the current unit basis, rounded half-even at the mint's decimals"),
+    averageQuantity: describe(NullableDecimal, "Time-weighted average quantity over the window, in the current unit basis, rounded half-even at the mint's decimals"),
     shareYield: describe(NullableDecimal, "incomeUnits ÷ averageQuantity: the share of the position received as income in the window"),
     annualisedShareYield: describe(NullableDecimal, "shareYield scaled to one year"),
-    distributionPerShareUsd: describe(Usd, "Cash distributed per current share in the window; null when a distribution's cash is unknown"),
+    distributionPerShareUsd: describe(Usd, "Cash distributed per current share in the window, rounded half-even to at most 6 decimal places; null when a distribution's cash is unknown"),
+    exact: YieldExact,
   },
   { title: "YieldWindow", description: "Yield of one position over one window" },
 );

@@ -7,6 +7,7 @@ import {
   PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
 import { ActionId, IssuerRecordJson, JournalEntry, RecordSha256, RevisionRef } from "../v1/ledger.ts";
+import { ActionDetailExact, ActionExact, incomeBreakdown } from "../amounts.ts";
 
 export const actionTypes = [
   "cash_dividend", "withholding_adjustment", "stock_dividend", "cash_and_stock_dividend",
@@ -65,8 +66,12 @@ export const ActionSummary = Type.Object(
     type: ActionType,
     treatment: Treatment,
     category: Category,
-    quantityDisplay: describe(Decimal, "Change of the displayed quantity, at the mint's decimals (units after − units before)"),
-    usd: describe(Usd, "USD of the action: for income, the net cash the issuer reinvested; null when unknown or not applicable"),
+    quantityDisplay: describe(Decimal, "Change of the displayed quantity: what the wallet showed after less what it showed before (the Token-2022 program's rendering at the mint's decimals)"),
+    usd: describe(Usd, "USD of the action: for income, the net cash the issuer reinvested (after tax and retention), rounded half-even to at most 6 decimal places; null when unknown, not applicable, or on a schedule that never took force"),
+    grossUsd: incomeBreakdown.grossUsd,
+    withholdingTaxRate: incomeBreakdown.withholdingTaxRate,
+    withholdingTaxUsd: incomeBreakdown.withholdingTaxUsd,
+    retainedUsd: incomeBreakdown.retainedUsd,
     effectiveAt: describe(NullableTimestamp, "When the change took effect on chain; null while only announced"),
     lifecycle: Type.Object({ state: LifecycleState }, { description: "Where the action stands (the detail adds every step)" }),
     validation: Validation,
@@ -74,7 +79,7 @@ export const ActionSummary = Type.Object(
     evidenceSha256: EvidenceField,
     factor: describe(NullableDecimal, "Quantity factor M_new ÷ M_old for types that change the unit basis (splits, stock dividends, identity changes, stock mergers); null otherwise"),
     distributedFraction: describe(NullableDecimal, "Spin-offs and rights: the share of the position's value distributed and reinvested, (M_new − M_old) ÷ M_new; never income; null otherwise"),
-    proceedsUsd: describe(Usd, "Spin-offs and rights: USD proceeds the issuer published, when plausible; null otherwise"),
+    proceedsUsd: describe(Usd, "Spin-offs and rights: USD proceeds the issuer published, when plausible, rounded half-even to at most 6 decimal places; null otherwise"),
     underlying: Type.Union([Underlying, Type.Null()], { description: "Identity changes: the underlying before and after; null otherwise" }),
     refundNote: describe(NullableString, "Withholding adjustments: says the units pass back tax withheld earlier and are not a new dividend; null otherwise"),
     retentionRate: describe(
@@ -82,8 +87,9 @@ export const ActionSummary = Type.Object(
       "The share of the gross distribution the issuer kept back for currency conversion or fees, as the issuer published it (e.g. 0.05 for \"Retention of 5% to cover ccy fluctuations\"). A retention is not tax withheld. Null when the issuer published no retention",
     ),
     warnings: Type.Array(Type.String(), { description: "Doubts about the data (e.g. an implausible issuer cash figure, a missing net amount); empty when none" }),
-    reason: describe(NullableString, "Why the action was classified so (for unknown: why no single record matched)"),
+    reason: describe(NullableString, "Why the action was classified so, naming the issuer's event by type and date; for income the cash a share and the reinvestment price where known (for unknown: why no single record matched)"),
     splitFactor: describe(NullableDecimal, "For forward, reverse and unit splits: new units per old unit; null otherwise"),
+    exact: ActionExact,
   },
   { title: "ActionSummary", description: "A corporate action as the list shows it" },
 );
@@ -157,14 +163,14 @@ export const MatchedRevision = Type.Object(
 
 export const ActionDetail = Type.Composite(
   [
-    Type.Omit(ActionSummary, ["lifecycle"]), // the detail's lifecycle adds the steps
+    Type.Omit(ActionSummary, ["lifecycle", "exact"]), // the detail's lifecycle adds the steps, its exact the units
     Type.Object({
       dataset: DatasetLabel,
       decimals: Type.Integer({ description: "Decimals of the mint" }),
-      unitsBefore: describe(Decimal, "Quantity just before the change (raw balance × old multiplier ÷ 10^decimals), exact"),
-      unitsAfter: describe(Decimal, "Quantity just after the change (raw balance × new multiplier ÷ 10^decimals), exact"),
+      unitsBefore: describe(Decimal, "Quantity just before the change as the wallet showed it (the Token-2022 program's rendering of the raw balance at the old multiplier); exact value under exact.unitsBefore"),
+      unitsAfter: describe(Decimal, "Quantity just after the change as the wallet showed it: unitsBefore + quantityDisplay; exact value under exact.unitsAfter"),
       rawBalance: describe(Decimal, "Raw token balance of the wallet when the change took effect"),
-      incomeUnits: describe(Decimal, "Units received as income (0 when not income)"),
+      incomeUnits: describe(Decimal, "Units received as income (0 when not income), at the mint's decimals"),
       lifecycle: Type.Object(
         { state: LifecycleState, steps: Type.Array(LifecycleStep, { description: "Every step, oldest first, each with the revision it supersedes" }) },
         { description: "Where the action stands and how it got there" },
@@ -175,6 +181,7 @@ export const ActionDetail = Type.Composite(
       revisions: Type.Array(StoredRevision, { description: "Every stored issuer revision of the event, cancelled and superseded ones included" }),
       journal: Type.Array(ActionJournalEntry, { description: "Every journal entry of the action, oldest first" }),
       lineageLink: Type.Union([LineageLink, Type.Null()], { description: "The lineage link the action created (identity changes, spin-offs); null otherwise" }),
+      exact: ActionDetailExact,
     }),
   ],
   { title: "ActionDetail", description: "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal" },

@@ -2,22 +2,15 @@
 // chain transition, announced issuer event or custody transfer. JSON-safe: exact decimals as
 // strings, ISO times, null where unknown.
 import type { BookingFacts } from "./book";
-import { BASIS_FACTOR_TYPES, type Classified } from "./classify";
+import type { Classified } from "./classify";
+import { quantityForPeople, uiChange } from "./display";
 import { canonicalJson, sha256Hex } from "./evidence";
-import { formatDecimal, formatExact, formatFixed, formatScaled, mul, pow10, rat, type Rat, sub } from "./numbers";
+import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
-import { typeInfo } from "./taxonomy";
-import type {
-  ActionRecord,
-  ActionType,
-  ChainEvidence,
-  ChainTransition,
-  Lifecycle,
-  LineageLinkView,
-  RevisionView,
-} from "./types";
-import { projectV1 } from "./v1";
+import { projectV1, ruleOf, type TypeRule } from "./rules";
+import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, V1Projection } from "./types";
+import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
 
@@ -87,18 +80,8 @@ function buildRevisionViews(ev: EventRevisions): RevisionView[] {
   }));
 }
 
-/** Display quantity as a wallet shows it: trunc(raw × M) / 10^d. */
-export function displayUnits(raw: bigint, m: Rat, decimals: number): Rat {
-  return rat(displayRaw(raw, m), pow10(decimals));
-}
-
-/** trunc(raw × M), the integer a wallet displays in units of 10^-d (BigInt division truncates). */
-const displayRaw = (raw: bigint, m: Rat): bigint => (raw * m.n) / m.d;
-
 const fmt = (r: Rat | null): string | null => (r === null ? null : formatDecimal(r));
 const money = (r: Rat | null): string | null => (r === null ? null : formatExact(r));
-
-const SPLIT_TYPES = new Set<ActionType>(["forward_split", "reverse_split", "unit_split"]);
 
 export interface TransitionActionInput {
   owner: string;
@@ -112,13 +95,43 @@ export interface TransitionActionInput {
   firstObservedActiveAt: string | null;
 }
 
+/** What a transition shows the same on every wallet's action: built once per transition. */
+interface TransitionView {
+  rule: TypeRule;
+  factor: string | null;
+  splitFactor: string | null;
+  distributedFraction: string | null;
+  withholdingTaxRate: string | null;
+  retentionRate: string | null;
+  v1: V1Projection;
+}
+const transitionViews = new WeakMap<Classified, TransitionView>();
+
+function transitionView(c: Classified): TransitionView {
+  let view = transitionViews.get(c);
+  if (view) return view;
+  const rule = ruleOf(c.type);
+  const factor = rule.restatesBasis && c.factor ? formatDecimal(c.factor) : null;
+  const percent = c.distributedFraction ? percentOf(c.distributedFraction) : null;
+  view = {
+    rule,
+    factor,
+    splitFactor: rule.v1Kind === "split" ? factor : null,
+    distributedFraction: fmt(c.distributedFraction),
+    withholdingTaxRate: fmt(c.cash?.withholdingTaxRate ?? null),
+    retentionRate: fmt(c.cash?.retentionRate ?? null),
+    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote, netPerShare: c.cash?.net ?? null }),
+  };
+  transitionViews.set(c, view);
+  return view;
+}
+
 export function transitionAction(i: TransitionActionInput): ActionRecord {
   const { c, facts: f } = i;
   const t = c.transition;
-  const info = typeInfo(c.type);
+  const view = transitionView(c);
+  const rule = view.rule;
   const rev: IssuerRevisionObs | null = c.revision;
-  const factor = BASIS_FACTOR_TYPES.has(c.type) && c.factor ? formatDecimal(c.factor) : null;
-  const percent = c.distributedFraction ? formatDecimal(mul(c.distributedFraction, rat(100)), 4) : null;
   const chain: ChainEvidence = {
     signature: t.signature,
     slot: t.slot,
@@ -130,18 +143,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     updateSignature: t.signature,
   };
   const id = actionId(i.owner, t.key);
-  const lineageLink: LineageLinkView | null =
-    info.treatment === "identity"
-      ? {
-          type: "identity_change",
-          from: c.underlying?.from ?? i.symbol,
-          to: c.underlying?.to ?? i.symbol,
-          basisFraction: "1",
-          cashFraction: "0",
-          at: t.effectiveAt,
-          actionId: id,
-        }
-      : null;
+  const lineageLink = rule.actionLink?.(c, i.symbol, id) ?? null;
   const base = {
     owner: i.owner,
     mint: t.mint,
@@ -154,28 +156,31 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
   if (chainText === undefined) transitionChainJson.set(t, (chainText = chainJson(chain)));
   const evidenceSha256 = evidenceSha256Of(base, chainText);
   const warnings = [...c.warnings, ...f.warnings];
-  // Difference of the two displayed quantities, in units of 10^-d: already at display precision.
-  const display = displayRaw(i.raw, c.mNew) - displayRaw(i.raw, c.mOld);
   return {
     id,
     ...base,
     symbol: i.symbol,
     decimals: i.decimals,
     type: c.type,
-    treatment: info.treatment,
-    category: info.category,
-    quantityDisplay: formatScaled(display, i.decimals),
+    treatment: rule.treatment,
+    category: rule.category,
+    // What the holder's wallet showed changing, as the Token-2022 program renders it.
+    quantityDisplay: uiChange(i.raw, t.multiplierOldF64, t.multiplierNewF64, i.decimals),
     unitsBefore: formatExact(f.u0),
     unitsAfter: formatExact(f.u1),
     incomeUnits: formatExact(f.incomeUnits),
     usd: money(f.usd),
-    factor,
-    splitFactor: SPLIT_TYPES.has(c.type) ? factor : null,
-    distributedFraction: fmt(c.distributedFraction),
+    grossUsd: money(f.grossUsd),
+    withholdingTaxRate: view.withholdingTaxRate,
+    withholdingTaxUsd: money(f.withholdingUsd),
+    retentionRate: view.retentionRate,
+    retainedUsd: money(f.retainedUsd),
+    factor: view.factor,
+    splitFactor: view.splitFactor,
+    distributedFraction: view.distributedFraction,
     proceedsUsd: money(f.proceedsUsd),
     underlying: c.underlying,
     refundNote: c.refundNote,
-    retentionRate: fmt(c.retentionRate),
     warnings,
     reason: c.reason,
     lifecycle: i.lifecycle,
@@ -190,7 +195,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     effectiveAt: t.effectiveAt,
     revisions: revisionViews(i.event),
     lineageLink,
-    v1: projectV1({ type: c.type, factor, percent, reason: c.reason, refundNote: c.refundNote }),
+    v1: view.v1,
     evidence: {
       chainKey: t.key,
       matchedRevisionSha256: rev?.sha256 ?? null,
@@ -230,11 +235,13 @@ export interface PlainActionInput {
   lifecycle: Lifecycle;
   chain?: ChainEvidence;
   warnings?: string[];
+  /** The change as the holder's wallet showed it, when it is a change of displayed amounts. */
+  quantityDisplay?: string;
 }
 
 /** Actions without a multiplier change of their own: announced issuer events and custody transfers. */
 export function plainAction(i: PlainActionInput): ActionRecord {
-  const info = typeInfo(i.type);
+  const rule = ruleOf(i.type);
   const chain = i.chain ?? NULL_CHAIN;
   const base = {
     owner: i.owner,
@@ -252,20 +259,24 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     symbol: i.symbol,
     decimals: i.decimals,
     type: i.type,
-    treatment: info.treatment,
-    category: info.category,
-    quantityDisplay: formatFixed(delta, i.decimals),
+    treatment: rule.treatment,
+    category: rule.category,
+    quantityDisplay: i.quantityDisplay ?? quantityForPeople(delta, i.decimals),
     unitsBefore: formatExact(i.unitsBefore),
     unitsAfter: formatExact(i.unitsAfter),
     incomeUnits: "0",
     usd: null,
+    grossUsd: null,
+    withholdingTaxRate: null,
+    withholdingTaxUsd: null,
+    retentionRate: null,
+    retainedUsd: null,
     factor: null,
     splitFactor: null,
     distributedFraction: null,
     proceedsUsd: null,
     underlying: null,
     refundNote: null,
-    retentionRate: null,
     warnings: i.warnings ?? [],
     reason: i.reason,
     lifecycle: i.lifecycle,
@@ -280,7 +291,7 @@ export function plainAction(i: PlainActionInput): ActionRecord {
     effectiveAt: i.effectiveAt,
     revisions: revisionViews(i.event),
     lineageLink: null,
-    v1: projectV1({ type: "unknown", factor: null, percent: null, reason: i.reason, refundNote: null }),
+    v1: projectV1({ type: "unknown", factor: null, percent: null, reason: i.reason, refundNote: null, netPerShare: null }),
     evidence: {
       chainKey: base.transitionKey,
       matchedRevisionSha256: i.revision?.sha256 ?? null,

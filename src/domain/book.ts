@@ -1,6 +1,9 @@
-// Booking rules, one function per type (docs/action-types.md#booking), for one wallet holding raw balance R at the
-// activation. U0 = R·M_old/10^d, U1 = R·M_new/10^d, exact. Quantities a position replays always
-// follow the chain exactly (U1 − U0); issuer figures only value and label them.
+// What a booking computes for one wallet holding raw balance R at the activation, and the steps
+// every type's booking is made of (docs/action-types.md#booking). U0 = R·M_old/10^d,
+// U1 = R·M_new/10^d, exact. Quantities a position replays always follow the chain exactly
+// (U1 − U0); issuer figures only value and label them. Each type's own booking lives with its
+// rules (src/domain/rules).
+import type { CashPerShare } from "./cash";
 import type { Classified } from "./classify";
 import { mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";
 
@@ -15,7 +18,12 @@ export interface BookingFacts {
   scale: Rat;
   /** Units added to principal outside the scaling (non-convertible, e.g. unbooked changes). */
   principalAdd: Rat;
+  /** Net income in USD (U0 × net cash a share). */
   usd: Rat | null;
+  grossUsd: Rat | null;
+  /** Withholding tax; negative when a refund passes tax back. */
+  withholdingUsd: Rat | null;
+  retainedUsd: Rat | null;
   proceedsUsd: Rat | null;
   warnings: string[];
 }
@@ -25,7 +33,8 @@ export function units(raw: bigint, m: Rat, decimals: number): Rat {
   return rat(raw * m.n, m.d * pow10(decimals));
 }
 
-function start(c: Classified, raw: bigint, decimals: number): BookingFacts {
+/** The units before and after at the chain's multipliers; nothing valued, nothing scaled yet. */
+export function startBooking(c: Classified, raw: bigint, decimals: number): BookingFacts {
   const u0 = units(raw, c.mOld, decimals);
   const u1 = units(raw, c.mNew, decimals);
   return {
@@ -36,6 +45,9 @@ function start(c: Classified, raw: bigint, decimals: number): BookingFacts {
     scale: rat(1),
     principalAdd: ZERO,
     usd: null,
+    grossUsd: null,
+    withholdingUsd: null,
+    retainedUsd: null,
     proceedsUsd: null,
     warnings: [],
   };
@@ -43,90 +55,33 @@ function start(c: Classified, raw: bigint, decimals: number): BookingFacts {
 
 const times = (a: Rat, b: Rat | null): Rat | null => (b === null ? null : mul(a, b));
 
-/** usd = U0 × net cash per share; the units U1 − U0 are income units. */
-export function bookCashDividend(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const f = start(c, raw, decimals);
-  f.incomeUnits = f.delta;
-  f.usd = times(f.u0, c.cashPerShare);
-  return f;
+/** Values the cash of U0 shares: every part of the breakdown scales by the same U0, so it still adds up. */
+export function valueCash(f: BookingFacts, cash: CashPerShare | null): void {
+  f.usd = times(f.u0, cash?.net ?? null);
+  f.grossUsd = times(f.u0, cash?.gross ?? null);
+  f.withholdingUsd = times(f.u0, cash?.withholding ?? null);
+  f.retainedUsd = times(f.u0, cash?.retained ?? null);
 }
 
-/** A withholding refund is booked as a dividend; the refund note travels on the action. */
-export function bookWithholdingAdjustment(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  return bookCashDividend(c, raw, decimals);
-}
-
-/** Cash part as a dividend; stock part scales the position by F_stock with basis spread. */
-export function bookCashAndStockDividend(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const f = start(c, raw, decimals);
-  const fs = c.factor ?? rat(1);
-  f.scale = fs;
-  f.incomeUnits = sub(f.u1, mul(f.u0, fs));
-  f.usd = times(f.u0, c.cashPerShare);
-  return f;
+/** Proceeds of a distribution sold and reinvested, for U0 shares. */
+export function valueProceeds(f: BookingFacts, perShare: Rat | null): void {
+  f.proceedsUsd = times(f.u0, perShare);
 }
 
 /** Units ×F across the whole position (principal and income units alike), basis unchanged. */
-function scaleAll(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const f = start(c, raw, decimals);
+export function scaleAll(c: Classified, raw: bigint, decimals: number): BookingFacts {
+  const f = startBooking(c, raw, decimals);
   // The chain's exact ratio keeps the replay equal to raw × multiplier; the issuer's F is reported.
   f.scale = c.chainFactor;
   return f;
 }
 
-export const bookStockDividend = scaleAll;
-export const bookForwardSplit = scaleAll;
-export const bookReverseSplit = scaleAll;
-export const bookUnitSplit = scaleAll;
-
-/** A fraction of value distributed and reinvested: units grow, basis is allocated, never income. */
-export function bookSpinOff(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const f = scaleAll(c, raw, decimals);
-  f.proceedsUsd = times(f.u0, c.proceedsPerShare);
-  return f;
-}
-
-export const bookRightsDistribution = bookSpinOff;
-export const bookCashInLieu = bookSpinOff;
-
-/** Same company, new line: units ×F, all basis carried (the lineage link records the move). */
-export const bookIdentityChange = scaleAll;
-export const bookStockMerger = scaleAll;
-
 /** Termination, custody and unknown changes: the units still move on chain, but add nothing convertible. */
 export function bookNotBooked(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const f = start(c, raw, decimals);
+  const f = startBooking(c, raw, decimals);
   f.principalAdd = f.delta;
   return f;
 }
 
-export const bookCashMerger = bookNotBooked;
-export const bookMixedMerger = bookNotBooked;
-export const bookRedemption = bookNotBooked;
-export const bookDelisting = bookNotBooked;
-export const bookUnknown = bookNotBooked;
-
-const RULES: Record<Classified["type"], (c: Classified, raw: bigint, d: number) => BookingFacts> = {
-  cash_dividend: bookCashDividend,
-  withholding_adjustment: bookWithholdingAdjustment,
-  stock_dividend: bookStockDividend,
-  cash_and_stock_dividend: bookCashAndStockDividend,
-  forward_split: bookForwardSplit,
-  reverse_split: bookReverseSplit,
-  unit_split: bookUnitSplit,
-  cash_in_lieu: bookCashInLieu,
-  spin_off: bookSpinOff,
-  rights_distribution: bookRightsDistribution,
-  stock_merger: bookStockMerger,
-  cash_merger: bookCashMerger,
-  mixed_merger: bookMixedMerger,
-  identity_change: bookIdentityChange,
-  redemption: bookRedemption,
-  delisting: bookDelisting,
-  seizure: bookNotBooked,
-  unknown: bookUnknown,
-};
-
-export function bookTransition(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  return RULES[c.type](c, raw, decimals);
-}
+/** A schedule overwritten before it took force moved no money: its booking shows no USD. */
+export const withoutUsd = (f: BookingFacts): BookingFacts => ({ ...f, usd: null, grossUsd: null, withholdingUsd: null, retainedUsd: null, proceedsUsd: null });

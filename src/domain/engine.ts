@@ -2,14 +2,13 @@
 // is `input.now`, nothing is read from outside. Pipeline: timeline -> match -> classify ->
 // plausibility (per mint) -> book (per wallet) -> positions, yields, journal; lineage and census.
 import { type ActionRecordParts, assembleWallet } from "./wallet";
-import { classify, type Classified } from "./classify";
+import { type Classified, classifyMint } from "./classify";
 import { buildLineage } from "./lineage";
-import { buildMatchIndex, MATCH_WINDOW_SECONDS, matchTransition } from "./match";
+import { MATCH_WINDOW_SECONDS } from "./match";
 import { unixFromIso } from "./time";
 import type { EventRevisions } from "./revisions";
 import { groupEvents } from "./revisions";
 import type { MintStateObs } from "./observations";
-import { applyPlausibility } from "./plausibility";
 import { type CensusInstance, computeCensus } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
 import type { ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection } from "./types";
@@ -103,14 +102,7 @@ export function runEngine(input: EngineInput): EngineOutput {
     const state = stateByMint.get(mint);
     const ts = transitionsByMint.get(mint) ?? [];
     const events = eventsByMint.get(mint) ?? [];
-    const classified = new Map<string, Classified>();
-    const index = buildMatchIndex(events);
-    for (const t of ts) classified.set(t.key, classify(t, matchTransition(t, index)));
-    const live = ts
-      .filter((t) => t.state !== "superseded")
-      .sort((a, b) => a.effectiveAtUnix - b.effectiveAtUnix)
-      .map((t) => classified.get(t.key)!);
-    applyPlausibility(live);
+    const { classified, live } = classifyMint(ts, events);
     const matchedEvents = new Set<string>();
     for (const c of live) {
       if (c.match.kind !== "matched") continue;

@@ -20,6 +20,11 @@ export function bookingFor(a: ActionRecord, unitsDelta: string, principalUnitsDe
     principalUnitsDelta,
     incomeUnits: a.incomeUnits,
     usd: a.usd,
+    grossUsd: a.grossUsd,
+    withholdingTaxRate: a.withholdingTaxRate,
+    withholdingTaxUsd: a.withholdingTaxUsd,
+    retentionRate: a.retentionRate,
+    retainedUsd: a.retainedUsd,
     factor: a.factor,
     effectiveAt: a.effectiveAt,
     evidenceSha256: a.evidenceSha256,
@@ -27,6 +32,9 @@ export function bookingFor(a: ActionRecord, unitsDelta: string, principalUnitsDe
 }
 
 const keyOf = (b: JournalBooking): string => `${b.owner}|${b.actionId}`;
+
+/** The income breakdown: absent on bookings written before it existed, which read as null. */
+const BREAKDOWN = ["grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd"] as const;
 
 const FIELDS: (keyof JournalBooking)[] = [
   "owner",
@@ -40,12 +48,13 @@ const FIELDS: (keyof JournalBooking)[] = [
   "principalUnitsDelta",
   "incomeUnits",
   "usd",
+  ...BREAKDOWN,
   "factor",
   "effectiveAt",
   "evidenceSha256",
 ];
 
-export const sameBooking = (a: JournalBooking, b: JournalBooking): boolean => FIELDS.every((f) => a[f] === b[f]);
+export const sameBooking = (a: JournalBooking, b: JournalBooking): boolean => FIELDS.every((f) => (a[f] ?? null) === (b[f] ?? null));
 
 /** Why a standing booking must be replaced by a wanted one. */
 export function changeReasonOf(old: JournalBooking, next: JournalBooking): ChangeReason {
@@ -53,8 +62,28 @@ export function changeReasonOf(old: JournalBooking, next: JournalBooking): Chang
   if (old.type !== next.type || old.treatment !== next.treatment || old.kind !== next.kind || old.factor !== next.factor || old.evidenceSha256 !== next.evidenceSha256) {
     return "issuer correction";
   }
-  if (old.usd !== next.usd || old.incomeUnits !== next.incomeUnits) return "valuation change";
+  if (old.usd !== next.usd || old.incomeUnits !== next.incomeUnits || BREAKDOWN.some((f) => (old[f] ?? null) !== (next[f] ?? null))) return "valuation change";
   return "issuer correction";
+}
+
+function negate(s: string | null): string | null {
+  if (s === null) return null;
+  if (/^-?0(\.0+)?$/.test(s)) return s.replace(/^-/, "");
+  return s.startsWith("-") ? s.slice(1) : "-" + s;
+}
+
+/** A reversal carries the standing entry's amounts negated (rates unchanged), so a plain sum of the journal stands. */
+export function reversalOf(b: JournalBooking): JournalBooking {
+  return {
+    ...b,
+    unitsDelta: negate(b.unitsDelta)!,
+    principalUnitsDelta: negate(b.principalUnitsDelta)!,
+    incomeUnits: negate(b.incomeUnits)!,
+    usd: negate(b.usd),
+    grossUsd: negate(b.grossUsd ?? null),
+    withholdingTaxUsd: negate(b.withholdingTaxUsd ?? null),
+    retainedUsd: negate(b.retainedUsd ?? null),
+  };
 }
 
 export function diffJournal(existingStanding: JournalBooking[], wanted: JournalBooking[]): JournalDiff {

@@ -4,10 +4,11 @@
 import type { Classified } from "./classify";
 import { add, formatDecimal, mul, ONE, parseDecimal, type Rat, sub, ZERO } from "./numbers";
 import type { InstrumentObs } from "./observations";
+import { ruleOf } from "./rules";
 import type { LineageIdentity, LineageLinkView, LineageRecord } from "./types";
 
-const TERMINATING = new Set(["cash_merger", "mixed_merger", "redemption", "delisting"]);
-const ALLOCATING = new Set(["spin_off", "rights_distribution", "cash_in_lieu"]);
+/** The link a classified change writes (each type's entry says which). */
+const linkOf = (c: Classified): LineageLinkView["type"] | null => ruleOf(c.type).lineage;
 
 /** Format fractions so that the strings themselves add up to exactly 1: the last takes the rest. */
 export function fractionsSummingToOne(parts: Rat[], places = 18): string[] {
@@ -26,7 +27,7 @@ export function fractionsSummingToOne(parts: Rat[], places = 18): string[] {
 
 /** `activated` is the mint's classified, activated transitions in activation order. */
 export function buildLineage(inst: InstrumentObs, activated: Classified[]): LineageRecord {
-  const idChanges = activated.filter((c) => c.type === "identity_change" || c.type === "stock_merger");
+  const idChanges = activated.filter((c) => linkOf(c) === "identity_change");
   const identities: LineageIdentity[] = [];
   const first = idChanges[0];
   identities.push({
@@ -51,15 +52,16 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
   let terminated = false;
   for (const c of activated) {
     const here = identities[current]!;
-    if (c.type === "identity_change" || c.type === "stock_merger") {
+    const link = linkOf(c);
+    if (link === "identity_change") {
       const next = identities[current + 1]!;
       links.push({ type: "identity_change", from: label(here), to: label(next), basisFraction: "1", cashFraction: "0", at: c.transition.effectiveAt });
       current++;
-    } else if (ALLOCATING.has(c.type) && c.distributedFraction) {
+    } else if ((link === "spin_off" || link === "transform") && c.distributedFraction) {
       const [b, cash] = fractionsSummingToOne([sub(ONE, c.distributedFraction), c.distributedFraction]);
-      links.push({ type: c.type === "spin_off" ? "spin_off" : "transform", from: label(here), to: label(here), basisFraction: b!, cashFraction: cash!, at: c.transition.effectiveAt });
+      links.push({ type: link, from: label(here), to: label(here), basisFraction: b!, cashFraction: cash!, at: c.transition.effectiveAt });
       kept = mul(kept, sub(ONE, c.distributedFraction));
-    } else if (TERMINATING.has(c.type)) {
+    } else if (link === "terminate") {
       links.push({ type: "terminate", from: label(here), to: null, basisFraction: "0", cashFraction: "1", at: c.transition.effectiveAt });
       terminated = true;
     }

@@ -1,6 +1,7 @@
 // Matching a chain transition to issuer records (docs/matching.md#matching-rule): same mint, a revision that is not
 // cancelled, M_old and M_new within 4 ulp of the chain values, effective within 36 h of the
 // activation. Exactly one candidate event matches; none or several give `unknown` with a reason.
+import { describeRevision } from "./issuer";
 import type { IssuerRevisionObs } from "./observations";
 import { issuerMultiplierMatches } from "./numbers";
 import { type EventRevisions, matchableRevisions } from "./revisions";
@@ -77,19 +78,20 @@ export function matchTransition(t: ChainTransition, events: EventRevisions[] | M
       kind: "matched",
       event: c.event,
       revision: c.revision,
-      reason: `issuer record ${c.event.eventId} v${c.revision.record.version} (${c.revision.record.caType}) matches the chain multipliers`,
+      reason: `issuer ${describeRevision(c.revision)} matches the chain multipliers`,
     };
   }
   if (candidates.length > 1) {
-    const names = candidates.map((c) => `${c.event.eventId} v${c.revision.record.version} (${c.revision.record.caType})`);
+    const names = candidates.map((c) => describeRevision(c.revision));
     return {
       kind: "several",
       events: candidates.map((c) => c.event),
-      reason: `several issuer records match: ${names.join(", ")}`,
+      reason: `several issuer records match: ${names.join("; ")}`,
     };
   }
   if (nearby.length === 0) return { kind: "none", reason: "no issuer record", nearby };
-  const names = nearby.map((e) => e.eventId).join(", ");
+  // Each nearby event by its latest revision: what a person would look up.
+  const names = nearby.map((e) => describeRevision(e.revisions[e.revisions.length - 1]!)).join("; ");
   return {
     kind: "none",
     nearby,

@@ -1,10 +1,11 @@
 // Plausibility of issuer cash (docs/action-types.md#plausibility): the reinvestment price a cash record implies must lie
 // within ×3 of the same asset's other implied prices, once all are restated in one unit basis
 // (splits, stock dividends and identity changes between them). Implausible cash -> usd null.
-import { type Classified, BASIS_FACTOR_TYPES } from "./classify";
+import { IMPLAUSIBLE_CASH, withoutAmounts } from "./cash";
+import type { Classified } from "./classify";
 import { add, cmp, div, mul, ONE, type Rat, rat } from "./numbers";
+import { ruleOf } from "./rules";
 
-export const IMPLAUSIBLE_WARNING = "implausible issuer cash";
 export const PLAUSIBILITY_BAND = rat(3);
 
 function median(xs: Rat[]): Rat {
@@ -25,7 +26,7 @@ export function applyPlausibility(cs: Classified[]): Classified[] {
   for (let i = cs.length - 1; i >= 0; i--) {
     after[i] = acc;
     const c = cs[i]!;
-    if (BASIS_FACTOR_TYPES.has(c.type) && c.factor) acc = mul(acc, c.factor);
+    if (ruleOf(c.type).restatesBasis && c.factor) acc = mul(acc, c.factor);
   }
   // A price per old unit is a price per F new units: divide by F to restate it.
   const restated = cs.map((c, i) => (c.impliedPrice ? div(c.impliedPrice, after[i]!) : null));
@@ -56,8 +57,8 @@ export function applyPlausibility(cs: Classified[]): Classified[] {
     const m = medianOfOthers(k);
     if (cmp(p, times(m, PLAUSIBILITY_BAND)) > 0 || cmp(times(p, PLAUSIBILITY_BAND), m) < 0) {
       const c = cs[i]!;
-      c.warnings.push(IMPLAUSIBLE_WARNING);
-      c.cashPerShare = null;
+      c.warnings.push(IMPLAUSIBLE_CASH);
+      if (c.cash) c.cash = withoutAmounts(c.cash);
       c.proceedsPerShare = null;
     }
   });

@@ -192,14 +192,23 @@ export interface ActionRecord {
   rawBalance: string;
   /** Convertible units added; "0" when not income. */
   incomeUnits: string;
+  /** Income in USD, net of withholding tax and retention; null when unknown (and on every other treatment). */
   usd: string | null;
+  /** The income breakdown (treatment income; null elsewhere and where unknown, never a guessed 0). Where all parts are known, grossUsd = usd + withholdingTaxUsd + retainedUsd. */
+  grossUsd: string | null;
+  /** The issuer's tax rate; 0 when the rate it published was a currency retention. */
+  withholdingTaxRate: string | null;
+  /** Withholding tax only; negative when a refund passes tax back. */
+  withholdingTaxUsd: string | null;
+  /** The share of gross the issuer published as retained for currency or fees. */
+  retentionRate: string | null;
+  retainedUsd: string | null;
   factor: string | null;
   splitFactor: string | null;
   distributedFraction: string | null;
   proceedsUsd: string | null;
   underlying: { from: string | null; to: string | null } | null;
   refundNote: string | null;
-  retentionRate: string | null;
   warnings: string[];
   reason: string;
   lifecycle: Lifecycle;
@@ -227,6 +236,12 @@ export interface JournalBooking {
   principalUnitsDelta: string;
   incomeUnits: string;
   usd: string | null;
+  /** The income breakdown, as on the action (see ActionRecord). */
+  grossUsd: string | null;
+  withholdingTaxRate: string | null;
+  withholdingTaxUsd: string | null;
+  retentionRate: string | null;
+  retainedUsd: string | null;
   factor: string | null;
   effectiveAt: string | null;
   evidenceSha256: string;

@@ -1,6 +1,8 @@
 // The v1 presentation of a v2 action (docs/api.md#v1-presentation): kind, splitFactor, headline and reasons.
-// The sentences are the contract, verbatim, with F and X% filled in.
-import { typeInfo } from "./taxonomy";
+// The contract's sentences stay verbatim, with F and X% filled in; each type's entry in
+// src/domain/rules picks one of the shapes below.
+import { usdInText } from "./display";
+import { formatDecimal, mul, type Rat, rat } from "./numbers";
 import type { ActionType, V1Projection } from "./types";
 
 export interface V1Input {
@@ -11,6 +13,8 @@ export interface V1Input {
   percent: string | null;
   reason: string;
   refundNote: string | null;
+  /** Net cash a share the income was valued at (null when unknown). */
+  netPerShare: Rat | null;
 }
 
 export const V1_SENTENCES = {
@@ -22,46 +26,30 @@ export const V1_SENTENCES = {
 
 export const REFUND_V1_NOTE = "This refund passes back tax withheld earlier and is not a new dividend";
 
-export function projectV1(a: V1Input): V1Projection {
-  const info = typeInfo(a.type);
-  const F = a.factor ?? "?";
-  const X = `${a.percent ?? "?"}%`;
-  switch (a.type) {
-    case "cash_dividend":
-    case "cash_and_stock_dividend":
-      return { kind: "dividend", splitFactor: null, headline: info.label, reasons: [a.reason], classificationResult: "dividend" };
-    case "withholding_adjustment":
-      return {
-        kind: "dividend",
-        splitFactor: null,
-        headline: info.label,
-        reasons: [a.reason, REFUND_V1_NOTE],
-        classificationResult: "dividend",
-      };
-    case "forward_split":
-    case "reverse_split":
-    case "unit_split":
-      return { kind: "split", splitFactor: a.factor, headline: info.label, reasons: [a.reason], classificationResult: "split" };
-    case "stock_dividend":
-      return unclassified(V1_SENTENCES.stock_dividend, `units ×${F}, cost basis spread across them`);
-    case "spin_off":
-      return unclassified(V1_SENTENCES.spin_off, `${X} of the position's value distributed and reinvested`);
-    case "rights_distribution":
-      return unclassified(V1_SENTENCES.rights_distribution, `${X} of the value came from rights sold and reinvested`);
-    case "identity_change":
-      return unclassified(V1_SENTENCES.identity_change, `units ×${F}, all cost basis carried over`);
-    default:
-      // Unmatched or unbooked (and basis types v1 has no words for): the classifier's own reason.
-      return { kind: "unclassified_adjustment", splitFactor: null, headline: a.reason, reasons: [a.reason], classificationResult: "unclassified" };
-  }
+/** Income: kind dividend, the label with the cash a share in the headline, the classifier's reasons. */
+export function dividendV1(label: string, a: V1Input, extraReasons: string[] = []): V1Projection {
+  const headline = a.netPerShare === null ? label : `${label} of ${usdInText(a.netPerShare)} a share`;
+  return { kind: "dividend", splitFactor: null, headline, reasons: [a.reason, ...extraReasons], classificationResult: "dividend" };
 }
 
-function unclassified(sentence: string, detail: string): V1Projection {
-  return {
-    kind: "unclassified_adjustment",
-    splitFactor: null,
-    headline: sentence,
-    reasons: [sentence, detail],
-    classificationResult: "unclassified",
-  };
+/** Splits: kind split with the factor. */
+export function splitV1(label: string, a: V1Input): V1Projection {
+  const headline = a.factor === null ? label : `${label} ×${a.factor}`;
+  return { kind: "split", splitFactor: a.factor, headline, reasons: [a.reason], classificationResult: "split" };
 }
+
+/** Types v1 has a sentence for: the contract's sentence, then the detail. */
+export function sentenceV1(sentence: string, detail: string): V1Projection {
+  return { kind: "unclassified_adjustment", splitFactor: null, headline: sentence, reasons: [sentence, detail], classificationResult: "unclassified" };
+}
+
+/** Unmatched or unbooked (and basis types v1 has no words for): the classifier's own reason. */
+export function reasonV1(a: V1Input): V1Projection {
+  return { kind: "unclassified_adjustment", splitFactor: null, headline: a.reason, reasons: [a.reason], classificationResult: "unclassified" };
+}
+
+/** A distributed fraction as the percentage v1 and the reasons show ("1.0898"). */
+export const percentOf = (fraction: Rat): string => formatDecimal(mul(fraction, rat(100)), 4);
+
+export const factorText = (a: V1Input): string => a.factor ?? "?";
+export const percentText = (a: V1Input): string => `${a.percent ?? "?"}%`;

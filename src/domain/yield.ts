@@ -2,9 +2,9 @@
 // in the current unit basis, share yield (annualised) and distribution per current share. A
 // window the ledger cannot cover fully is `partial` with a code instead of numbers.
 import type { BalanceHistory } from "./balances";
-import { BASIS_FACTOR_TYPES } from "./classify";
 import { units } from "./book";
 import { cmp, div, formatDecimal, formatExact, liftF64, mul, ONE, type Rat, rat, sum, ZERO } from "./numbers";
+import { ruleOf } from "./rules";
 import { isoFromUnix } from "./time";
 import type { ActionType, Treatment, YieldRecord, YieldWindow } from "./types";
 
@@ -14,6 +14,12 @@ export interface YieldAction {
   treatment: Treatment;
   /** Exact U1/U0 ratio applied to the position (restates quantities across it). */
   scale: Rat;
+  /**
+   * The issuer's own factor where it reconciles with the chain (restates cash a share across it).
+   * The chain ratio of two f64 multipliers is not the issuer's decimal (a 10:1 split reads
+   * 10.00000000000000044), so cash a share restated by it would read 0.321999999999999993.
+   */
+  factor: Rat | null;
   incomeUnits: Rat;
   usd: Rat | null;
   cashPerShare: Rat | null;
@@ -40,13 +46,10 @@ export function buildYields(y: YieldInput): YieldRecord[] {
   const acts = [...y.actions].sort((a, b) => a.at - b.at);
   // Factor restating a quantity held at time t into the current unit basis.
   // suffix[i] = product of basis factors of acts[i..]; restate(t) = suffix of the first act after t.
-  const suffix: Rat[] = new Array(acts.length + 1);
-  suffix[acts.length] = ONE;
-  for (let i = acts.length - 1; i >= 0; i--) {
-    const a = acts[i]!;
-    suffix[i] = BASIS_FACTOR_TYPES.has(a.type) ? mul(suffix[i + 1]!, a.scale) : suffix[i + 1]!;
-  }
-  const restate = (t: number): Rat => {
+  const restatesBasis = (a: YieldAction): boolean => ruleOf(a.type).restatesBasis;
+  const quantitySuffix = suffixProducts(acts, (a) => (restatesBasis(a) ? a.scale : ONE));
+  const cashSuffix = suffixProducts(acts, (a) => (restatesBasis(a) ? (a.factor ?? a.scale) : ONE));
+  const firstAfter = (t: number): number => {
     let lo = 0;
     let hi = acts.length;
     while (lo < hi) {
@@ -54,8 +57,10 @@ export function buildYields(y: YieldInput): YieldRecord[] {
       if (acts[m]!.at > t) hi = m;
       else lo = m + 1;
     }
-    return suffix[lo]!;
+    return lo;
   };
+  const restate = (t: number): Rat => quantitySuffix[firstAfter(t)]!;
+  const restateCash = (t: number): Rat => cashSuffix[firstAfter(t)]!;
   const rawAt = (t: number): bigint => {
     if (y.history.changes.length === 0) return y.history.reported;
     let raw = y.history.opening;
@@ -117,7 +122,7 @@ export function buildYields(y: YieldInput): YieldRecord[] {
     const units = sum(inWindow.map((a) => mul(a.incomeUnits, restate(a.at))));
     const unvalued = inWindow.some((a) => a.usd === null);
     const usd = unvalued ? null : sum(inWindow.map((a) => a.usd!));
-    const perShare = inWindow.some((a) => a.cashPerShare === null) ? null : sum(inWindow.map((a) => div(a.cashPerShare!, restate(a.at))));
+    const perShare = inWindow.some((a) => a.cashPerShare === null) ? null : sum(inWindow.map((a) => div(a.cashPerShare!, restateCash(a.at))));
     const sy = cmp(avg, ZERO) > 0 ? div(units, avg) : null;
     return {
       ...base,
@@ -131,4 +136,12 @@ export function buildYields(y: YieldInput): YieldRecord[] {
       distributionPerShareUsd: perShare === null ? null : formatDecimal(perShare),
     };
   }
+}
+
+/** out[i] = product of factor(acts[j]) for j ≥ i; out[acts.length] = 1. */
+function suffixProducts(acts: YieldAction[], factor: (a: YieldAction) => Rat): Rat[] {
+  const out: Rat[] = new Array(acts.length + 1);
+  out[acts.length] = ONE;
+  for (let i = acts.length - 1; i >= 0; i--) out[i] = mul(out[i + 1]!, factor(acts[i]!));
+  return out;
 }

@@ -15,7 +15,8 @@ export const maxExportRows = 100_000;
 export type ExportDataset = (typeof exportDatasets)[number];
 
 const journalColumns = ["id", "owner", "actionId", "entryType", "reversesId", "mint", "symbol", "kind", "unitsDelta", "principalUnitsDelta", "incomeUnits", "usd", "effectiveAt", "changeReason", "evidenceSha256", "createdAt"] as const;
-const incomeColumns = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "headline", "evidenceSha256"] as const;
+// Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
+const incomeColumns = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;
 
 export function exporter(sqlite: Database) {
   const actions = actionQueries(sqlite);

@@ -10,15 +10,15 @@
 import type { Database } from "bun:sqlite";
 import { diffJournal, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import { reversalOf } from "../domain/journal.ts";
 import { computeCensus } from "../domain/taxonomy.ts";
 import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
-import { storedAction } from "./projections.ts";
 import { groupBy } from "./group.ts";
 import { sealRows } from "./seals.ts";
-import { actionRow, actionWriter, journalAppender, negateBooking, refreshIncomeTotals, type ActionRow } from "./writers.ts";
+import { actionRow, actionWriter, journalAppender, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -209,11 +209,10 @@ function changedActionRows(sqlite: Database, owners: string[], actions: EngineOu
   const stored = new Map((sqlite.query(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`).all(JSON.stringify(owners)) as { id: string; owner: string; payload_sha256: string }[]).map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
   for (const a of actions) {
-    const form = storedAction(a);
-    const payload = canonicalJson(form);
+    const payload = canonicalJson(a);
     const hash = sha256Hex(payload);
     if (stored.get(a.id)?.payload_sha256 === hash) result.actionsUnchanged++;
-    else rows.push({ ...actionRow(a, form, payload, hash), owner: a.owner });
+    else rows.push({ ...actionRow(a, payload, hash), owner: a.owner });
     stored.delete(a.id);
   }
   return { rows, gone: [...stored.values()] };
@@ -244,7 +243,7 @@ function appendJournalDiff(sqlite: Database, owners: string[], bookings: Journal
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
     for (const { booking, changeReason } of diff.reversals) {
-      append(negateBooking(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
+      append(reversalOf(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
       result.reversals++;
     }
     for (const { booking, changeReason } of diff.recognitions) {

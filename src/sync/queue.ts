@@ -54,10 +54,6 @@ export function registerAndEnqueue(sqlite: Database, tenantId: number, maxWallet
  * job is syncing right now waits: two jobs would walk the same accounts for nothing.
  */
 export function claimJob(sqlite: Database, now = new Date()): JobRow | null {
-  return claimWhere(sqlite, now, "1 = 1", []);
-}
-
-function claimWhere(sqlite: Database, now: Date, filter: string, params: (string | number)[]): JobRow | null {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   return sqlite.transaction((): JobRow | null => {
@@ -67,9 +63,8 @@ function claimWhere(sqlite: Database, now: Date, filter: string, params: (string
           OR (j.status = 'running' AND j.lease_until < ?1)
           OR (j.status IN ('complete', 'partial', 'failed') AND j.next_sync_at IS NOT NULL AND j.next_sync_at <= ?1))
          AND NOT EXISTS (SELECT 1 FROM sync_jobs o WHERE o.owner = j.owner AND o.id <> j.id AND o.status = 'running' AND o.lease_until >= ?1)
-         AND ${filter}
        ORDER BY CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END, coalesce(j.next_sync_at, j.requested_at), j.id LIMIT 1`,
-    ).get(at, ...params) as { id: number; status: JobStatus } | null;
+    ).get(at) as { id: number; status: JobStatus } | null;
     if (!row) return null;
     if (row.status === "queued" || row.status === "running") {
       sqlite.query("UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?").run(at, lease, row.id);
@@ -133,8 +128,8 @@ export function finishJob(sqlite: Database, id: number, outcome: JobOutcome, now
        error = NULL, next_retry_at = NULL, next_sync_at = ?, deadline_passed_at = ? WHERE id = ?`,
     ).run(status, at, JSON.stringify(outcome.gaps), outcome.transactionsFetched, nextSyncAt(now, resyncSeconds), outcome.deadlinePassed ? at : null, id);
     sqlite.query(
-      `UPDATE tenant_wallets SET first_synced_at = ? WHERE first_synced_at IS NULL
-       AND (tenant_id, owner) IN (SELECT tenant_id, owner FROM sync_jobs WHERE id = ?)`,
+      `UPDATE tenant_wallets SET first_synced_at = ?1 WHERE first_synced_at IS NULL
+       AND tenant_id = (SELECT tenant_id FROM sync_jobs WHERE id = ?2) AND owner = (SELECT owner FROM sync_jobs WHERE id = ?2)`,
     ).run(at, id);
   }).immediate();
 }

@@ -149,3 +149,16 @@ export function decSub(a: string, b: string): string {
 export function decAdd(a: string, b: string): string {
   return decSub(a, decMul(b, "-1"));
 }
+
+/** Half-even at 6 places, trailing zeros dropped: what a person reads of an exact USD string. */
+export function decUsd6(a: string): string {
+  const [x, p] = split(a);
+  if (p <= 6) return join10(x, p);
+  const unit = 10n ** BigInt(p - 6);
+  const neg = x < 0n;
+  const m = neg ? -x : x;
+  let q = m / unit;
+  const r2 = (m % unit) * 2n;
+  if (r2 > unit || (r2 === unit && q % 2n === 1n)) q += 1n;
+  return join10(neg ? -q : q, 6);
+}

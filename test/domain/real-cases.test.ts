@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { runEngine } from "../../src/domain/engine";
 import type { ActionRecord, EngineOutput } from "../../src/domain/types";
-import { decMul, decSub, f64Exact, scenario } from "./helpers";
+import { usdTextForPeople } from "../../src/domain/display";
+import { decMul, decSub, decUsd6, f64Exact, scenario, unix } from "./helpers";
 
 const R = 1_000_000_000n;
 const cache = new Map<string, EngineOutput>();
@@ -145,6 +146,55 @@ describe("dividends and cash", () => {
     expect(reversed).toEqual([2, 4]);
     expect(a.lifecycle.steps.some((s) => s.state === "corrected" && s.revision?.version === 6)).toBe(true);
     expect(a.lifecycle.steps.some((s) => s.state === "activated")).toBe(true);
+  });
+});
+
+describe("income breakdown: gross, withholding tax, retention, net, to a millionth of a dollar", () => {
+  /** Expected [gross, withholding, retained, net] a share (null = unknown), and the rates. */
+  const cases: [string, string, number, (string | null)[], string | null][] = [
+    ["SPYx", "2026-06-18T04:00:00.000Z", 1.003909240011759, ["1.903516", "0.5710548", "0", "1.3324612"], "0.3"],
+    ["SPYx", "2026-05-01T00:15:00.000Z", 1.0025607582229898, ["1.796999", null, null, null], null],
+    ["HONx", "2026-05-15T00:30:00.000Z", 1.020191445467247, ["1.19", "0.357", "0", "0.833"], "0.3"],
+    ["KLACx", "2026-05-17T02:30:00.000Z", 1, ["2.3", "0.69", "0", "1.61"], "0.3"],
+    ["KLACx", "2026-08-15T00:30:00.000Z", 10.00892302917, ["0.23", "0.069", "0", "0.161"], "0.3"],
+    ["STRCx", "2025-11-30T23:55:00.000Z", 1, [null, null, null, null], "0.3"],
+    ["STRCx", "2026-08-30T23:55:00.000Z", 1.0753686544887686, ["0.5", null, null, null], null],
+    ["NVOx", "2025-08-26T23:55:00.000Z", 1, ["0.411554", "0.1232128", "0", "0.2883412"], "0.3"],
+    ["NVOx", "2025-09-05T23:55:00.000Z", 1.003841218823, ["0", "-0.1232128", "0", "0.1232128"], "0"],
+    ["NVOx", "2026-03-28T23:55:00.000Z", 1.0051095254039053, ["0.915824", null, null, null], null],
+    ["AZNx", "2026-08-07T00:30:00.000Z", 0.5077944626216563, ["1.06", "0", "0", "1.06"], "0"],
+  ];
+  test.each(cases)("%s %s", (sym, at, mOld, perShare, rate) => {
+    const a = action(sym, at);
+    const [gross, withholding, retained, net] = perShare.map((x) => (x === null ? null : decMul(U0(mOld), x)));
+    expect([a.grossUsd, a.withholdingTaxUsd, a.retainedUsd, a.usd]).toEqual([gross!, withholding!, retained!, net!]);
+    expect([a.withholdingTaxRate, a.retentionRate]).toEqual([rate, null]);
+    // What a person reads: half-even at 6 places, derived here independently.
+    for (const [exact, shown] of [[a.grossUsd, gross], [a.withholdingTaxUsd, withholding], [a.retainedUsd, retained], [a.usd, net]]) {
+      expect(usdTextForPeople(exact ?? null)).toBe(shown === null ? null : decUsd6(shown!));
+    }
+    if (gross !== null && net !== null) expect(decSub(decSub(gross, withholding!), retained!)).toBe(net);
+  });
+
+  test("SPYx 2026-06-18 reads $13.376701 net, $19.109573 gross, $5.732872 tax withheld (they add up)", () => {
+    const a = action("SPYx", "2026-06-18T04:00:00.000Z");
+    expect([a.usd, a.grossUsd, a.withholdingTaxUsd].map(usdTextForPeople)).toEqual(["13.376701", "19.109573", "5.732872"]);
+  });
+
+  test("a superseded schedule shows no USD: nothing took force; the schedule that replaced it is booked", () => {
+    const input = scenario(["SPYx"], R);
+    // The 2026-06-18 04:00 schedule is overwritten 5 minutes before it would take force by the
+    // same multiplier one minute later: the first schedule is superseded, the second activates.
+    const first = input.multiplierUpdates.find((u) => u.effectiveTimestamp === unix("2026-06-18T04:00:00Z"))!;
+    input.multiplierUpdates.push({ ...first, signature: "overwrite", slot: first.slot + 1, blockTime: first.effectiveTimestamp - 300, effectiveTimestamp: first.effectiveTimestamp + 60 });
+    const out = runEngine(input);
+    const superseded = out.actions.find((a) => a.lifecycle.state === "superseded")!;
+    expect(superseded.matched?.eventId.startsWith("aeb368f9")).toBe(true);
+    expect([superseded.usd, superseded.grossUsd, superseded.withholdingTaxUsd, superseded.retainedUsd, superseded.proceedsUsd]).toEqual([null, null, null, null, null]);
+    expect(out.bookings.some((b) => b.actionId === superseded.id)).toBe(false);
+    const booked = out.actions.find((a) => a.effectiveAt === "2026-06-18T04:01:00.000Z")!;
+    expect(booked.lifecycle.state).toBe("activated");
+    expect(booked.usd).toBe(decMul(U0(1.003909240011759), "1.3324612"));
   });
 });
 

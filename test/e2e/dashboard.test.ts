@@ -182,13 +182,14 @@ describe("the dashboard in a browser", () => {
     await openView("Downloads", "#exports tbody tr");
     const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#exports tbody tr >> nth=0 >> a[data-dataset=income]")]);
     const exported = readFileSync((await csv.path())!, "utf8");
-    expect(exported.split("\r\n")[0]).toBe("dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,headline,evidenceSha256");
+    expect(exported.split("\r\n")[0]).toBe("dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,grossUsd,withholdingTaxRate,withholdingTaxUsd,retentionRate,retainedUsd,headline,evidenceSha256");
     expect(exported.split("\r\n").length).toBeGreaterThan(10);
     expect(csv.suggestedFilename()).toMatch(/^ca-ledger-income-.+\.csv$/);
     const [report] = await Promise.all([page.waitForEvent("download"), page.click("#report-download")]);
     const rows = readFileSync((await report.path())!, "utf8").split("\r\n");
     expect(rows[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents");
-    expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,,,,\d+\.\d{2,6},\d+$/);
+    // Gross, withheld, retained and net: the income entries carry the breakdown.
+    expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+$/);
     expect(report.suggestedFilename()).toBe("ca-ledger-income-report-2026.csv");
     await shot("08-downloads");
   }, slow);

@@ -12,7 +12,7 @@ import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
 import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/writers.ts";
-import { canonicalJson, canonicalSha256 } from "../../src/domain/evidence.ts";
+import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -144,9 +144,10 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
     rawBalance: "1000000000",
     incomeUnits: type === "cash_dividend" ? "0.025" : "0",
     usd: type === "cash_dividend" ? "1.75" : null,
+    grossUsd: type === "cash_dividend" ? "2.5" : null, withholdingTaxRate: type === "cash_dividend" ? "0.3" : null,
+    withholdingTaxUsd: type === "cash_dividend" ? "0.75" : null, retentionRate: null, retainedUsd: type === "cash_dividend" ? "0" : null,
     factor, splitFactor: type === "forward_split" ? "10" : null,
     distributedFraction: null, proceedsUsd: null, underlying: null, refundNote: null,
-    retentionRate: type === "cash_dividend" ? "0.7" : null,
     warnings: opts.reason ? [opts.reason] : [],
     reason: opts.reason ?? reasons[0]!,
     lifecycle: {
@@ -174,15 +175,8 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
 }
 
 /** Writes an action the way a replay does (payload, hashes, projected read models). */
-/**
- * Writes an action the way booking does, with the issuer revisions it names stored as the store
- * stores them (an action keeps only their hashes; the detail reads the records back).
- */
+/** Writes an action the way booking does (payload, hashes, projected read models). */
 export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()): void {
-  for (const r of a.revisions) {
-    sqlite.query("INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING")
-      .run(r.eventId, r.version, a.symbol, canonicalJson(r.record), r.sha256, r.ingestedAt);
-  }
   actionWriter(sqlite)(a, now.toISOString());
 }
 
@@ -190,7 +184,8 @@ export function bookingOf(a: ActionRecord): JournalBooking {
   return {
     owner: a.owner, actionId: a.id, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, kind: a.v1.kind,
     unitsDelta: a.quantityDisplay, principalUnitsDelta: a.treatment === "income" ? "0" : a.quantityDisplay, incomeUnits: a.incomeUnits,
-    usd: a.treatment === "income" ? a.usd : null, factor: a.factor, effectiveAt: a.effectiveAt, evidenceSha256: a.evidenceSha256,
+    usd: a.treatment === "income" ? a.usd : null, grossUsd: a.grossUsd, withholdingTaxRate: a.withholdingTaxRate, withholdingTaxUsd: a.withholdingTaxUsd,
+    retentionRate: a.retentionRate, retainedUsd: a.retainedUsd, factor: a.factor, effectiveAt: a.effectiveAt, evidenceSha256: a.evidenceSha256,
   };
 }
 

@@ -198,7 +198,7 @@ describe("v1 ledger reads", () => {
     expect(a.status).toBe(200);
     expectSchema(S.Portfolio, a);
     expect(a.body.positions).toEqual([]);
-    expect(a.body.totals).toEqual({ incomeUsd: "0", unvaluedIncomeEvents: 0 });
+    expect(a.body.totals).toEqual({ incomeUsd: "0", unvaluedIncomeEvents: 0, exact: { incomeUsd: "0" } });
   });
 
   test("wallet-scoped query routes: missing owner 400 naming owner, bad owner 400 invalid_owner, unknown 404", async () => {

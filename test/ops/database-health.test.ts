@@ -129,6 +129,8 @@ describe("the database under a serving binary", () => {
     const { dir, key } = await demoWithKey();
     const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
+      // The demo's worker polls once as it starts; its writes would race the scribble below.
+      await until(() => get(srv, "/v1/ops/status", key), (o) => ["issuer_feed_freshness", "mint_poll_freshness"].every((name) => o.body.checks?.find((c: { name: string }) => c.name === name)?.value !== null));
       const fd = openSync(join(dir, "ledger.db"), "r+");
       writeSync(fd, Buffer.from("not a database!!"), 0, 16, 0);
       closeSync(fd);

@@ -212,8 +212,8 @@ describe("LiteSVM: real Token-2022 program state through our decoders, sync and 
       expect(live).toHaveLength(1);
       expect(live[0]).toMatchObject({ type: "unknown", treatment: "not_booked", rawBalance: "100000000", usd: null });
       expect(live[0]!.reason).toMatch(/no issuer record/);
-      // Displayed quantity before and after, truncated at 6 decimals: 100 → 106 units.
-      expect(live[0]!.quantityDisplay).toBe("6.000000");
+      // Displayed quantity before and after, as AmountToUiAmount renders them: 100 → 106 units.
+      expect(live[0]!.quantityDisplay).toBe("6");
       const position = out.positions.find((p) => p.owner === s.holder)!;
       expect(position.status).toBe("ok");
       expect(position.rawBalance).toBe("90000000");

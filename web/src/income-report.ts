@@ -6,8 +6,6 @@ import type { Client, IncomeList } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
 type Entry = IncomeList["entries"][number];
-/** The breakdown fields, present on entries once the API carries them (null when unknown). */
-type Breakdown = { grossUsd?: string | null; withholdingTaxUsd?: string | null; retainedUsd?: string | null };
 
 export interface ReportFigures {
   events: number;
@@ -24,13 +22,14 @@ export interface IncomeReport { year: number; owners: string[]; rows: ReportRow[
 /** An income event is an entry of kind dividend (splits and unclassified adjustments are not income). */
 export const isIncome = (entry: Entry): boolean => entry.kind === "dividend";
 
-export function figures(entries: (Entry & Breakdown)[]): ReportFigures {
-  const net = sumDecimals(entries.map((e) => e.usd));
+/** Sums the exact amounts behind the entries' rounded figures: a total is rounded once, when shown. */
+export function figures(entries: Entry[]): ReportFigures {
+  const net = sumDecimals(entries.map((e) => e.exact.usd));
   return {
     events: entries.length,
-    grossUsd: sumDecimals(entries.map((e) => e.grossUsd)).value,
-    withholdingTaxUsd: sumDecimals(entries.map((e) => e.withholdingTaxUsd)).value,
-    retainedUsd: sumDecimals(entries.map((e) => e.retainedUsd)).value,
+    grossUsd: sumDecimals(entries.map((e) => e.exact.grossUsd)).value,
+    withholdingTaxUsd: sumDecimals(entries.map((e) => e.exact.withholdingTaxUsd)).value,
+    retainedUsd: sumDecimals(entries.map((e) => e.exact.retainedUsd)).value,
     usd: net.value,
     unvaluedEvents: net.unknown,
   };

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { ActionRecord, ActionType } from "../../domain/types.ts";
-import { actionDetailBase, type StoredAction, type StoredRevision, type V1Entry } from "../projections.ts";
+import { actionDetailBase, type V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
@@ -30,15 +30,6 @@ export function actionQueries(sqlite: Database) {
   const page = sqlite.query(listSql.page);
   const oneDetail = sqlite.query("SELECT type, detail, payload FROM actions WHERE owner = ? AND id = ?");
   const taxonomy = instrumentQueries(sqlite);
-  const records = sqlite.query("SELECT payload_sha256, payload FROM issuer_revisions WHERE event_id = ?");
-  /** The stored revisions with their records put back (each record is stored once, by its hash). */
-  const withRecords = (revisions: StoredRevision[]) => {
-    const byHash = new Map<string, string>();
-    for (const eventId of new Set(revisions.map((r) => r.eventId))) {
-      for (const row of records.all(eventId) as { payload_sha256: string; payload: string }[]) byHash.set(row.payload_sha256, row.payload);
-    }
-    return revisions.map((r) => ({ ...r, record: JSON.parse(byHash.get(r.sha256) ?? "null") as Record<string, unknown> }));
-  };
   const v1Count = sqlite.query(listSql.v1Count);
   const v1Page = sqlite.query(listSql.v1Page);
   const v1One = sqlite.query("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL");
@@ -49,9 +40,8 @@ export function actionQueries(sqlite: Database) {
     detailJson(owner: string, id: string) {
       const row = oneDetail.get(owner, id) as { type: ActionType; detail: string | null; payload: string } | null;
       if (!row) return null;
-      const detail = JSON.parse(row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as StoredAction))) as { revisions: StoredRevision[] };
-      detail.revisions = withRecords(detail.revisions);
-      return { detail: withValidation(JSON.stringify(detail), taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
+      const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
+      return { detail: withValidation(detail, taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
     },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
     listJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
@@ -73,9 +63,7 @@ export function actionQueries(sqlite: Database) {
     incomeDetail(owner: string, id: string) {
       const row = v1One.get(owner, id) as { v1_entry: string; payload: string } | null;
       if (!row) return null;
-      const stored = JSON.parse(row.payload) as StoredAction;
-      const action: ActionRecord = { ...stored, revisions: withRecords(stored.revisions) as unknown as ActionRecord["revisions"] };
-      return { entry: JSON.parse(row.v1_entry) as V1Entry, action, journal: journal(owner, id) };
+      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
     },
   };
 }

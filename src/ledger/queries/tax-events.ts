@@ -5,9 +5,10 @@
 import type { Database } from "bun:sqlite";
 import type { DateRange } from "../../domain/date-range.ts";
 import type { TaxEvent } from "../../domain/tax-exports.ts";
-import { actionDetailBase, type StoredAction } from "../projections.ts";
+import type { ActionRecord } from "../../domain/types.ts";
+import { actionDetailBase } from "../projections.ts";
 
-// The matched issuer record is stored once, in issuer_revisions: its ISIN is read from there.
+// The matched issuer record, as stored in issuer_revisions, gives the ISIN of the instrument held.
 export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin,
   (SELECT json_extract(r.payload, '$.xstockIsin') FROM issuer_revisions r
     WHERE r.event_id = json_extract(coalesce(a.detail, a.payload), '$.matched.eventId') AND r.version = json_extract(coalesce(a.detail, a.payload), '$.matched.version')
@@ -16,7 +17,8 @@ export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.
   WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
   ORDER BY a.effective_at, a.id LIMIT ?4`;
 
-type Detail = ReturnType<typeof actionDetailBase> & Partial<Record<"grossUsd" | "withholdingTaxRate" | "withholdingTaxUsd" | "retainedUsd", string | null>>;
+// Details stored before the income breakdown existed lack its fields: they read as null.
+type Detail = ReturnType<typeof actionDetailBase>;
 
 export function taxEventQueries(sqlite: Database) {
   const q = sqlite.query(taxEventsSql);
@@ -24,7 +26,7 @@ export function taxEventQueries(sqlite: Database) {
   return (owner: string, range: DateRange, max: number): TaxEvent[] =>
     (q.all(owner, range.from, range.before, max) as { detail: string | null; payload: string | null; isin: string | null; recordIsin: string | null }[]).map((r) => {
       // Rows written before the stored detail existed carry only the payload.
-      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as StoredAction)) as Detail;
+      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
       return {
         effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.recordIsin ?? r.isin, type: d.type, decimals: d.decimals,
         units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,
