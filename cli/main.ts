@@ -5,6 +5,7 @@ import { defineCommand, runCommand, runMain } from "citty";
 import { keysCommand } from "./keys.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
+import { ratesCommand } from "./rates.ts";
 import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
 import { isClosedPipe } from "./common.ts";
 import { checkArgs } from "./strict-args.ts";
@@ -13,7 +14,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, rates: ratesCommand },
 });
 
 /**

@@ -53,11 +53,30 @@ export function pageOf<const K extends string, T extends TSchema>(itemsKey: K, i
 
 /** Query of wallet-scoped reads. */
 export const OwnerQuery = Type.Object({ owner: describe(Address, "The wallet to read (base58); it must be registered by this tenant") });
-/** Query of paged wallet-scoped lists: limit 1–200 (default 50), offset ≥ 0 (default 0). */
+/** A calendar day (UTC), YYYY-MM-DD; whether it exists on the calendar is checked by the handler. */
+const day = (description: string) => Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description, examples: ["2026-01-31"] });
+/** A calendar year (UTC): the date filter of the lists and exports, and the year report's year. */
+export const Year = Type.Integer({ minimum: 1970, maximum: 9999, description: "A calendar year (UTC), by effectiveAt; lists and exports refuse it together with from or to", examples: [2026] });
+
+/**
+ * Date filters on `effectiveAt`: `from` and `to` (both days included), or `year`; either bound may
+ * be left open. `year` with `from` or `to` is 400 invalid_request, and so is `from` after `to`.
+ */
+export const DateFilterProperties = {
+  from: Type.Optional(day("First day included (YYYY-MM-DD, UTC), by effectiveAt; not with year")),
+  to: Type.Optional(day("Last day included (YYYY-MM-DD, UTC), by effectiveAt; on or after from; not with year")),
+  year: Type.Optional(Year),
+};
+
+/**
+ * Query of paged wallet-scoped lists: limit 1–200 (default 50), offset ≥ 0 (default 0), and the
+ * date filters; `total` and `nextOffset` count what the filter keeps.
+ */
 export const PagedOwnerQuery = Type.Object({
   owner: OwnerQuery.properties.owner,
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: "Page size: at most this many items (1–200)" })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: "Items to skip from the start of the list (use the previous page's nextOffset)" })),
+  ...DateFilterProperties,
 });
 
 /** A union of string literals that keeps its static type (a mapped array would widen to never). */

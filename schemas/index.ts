@@ -10,3 +10,4 @@ export * from "./v1/ledger.ts";
 export * from "./v2/actions.ts";
 export * from "./v2/taxonomy.ts";
 export * from "./v2/lineage.ts";
+export * from "./v2/reports.ts";

@@ -64,7 +64,7 @@ export const settings: Setting[] = [
 ];
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate";
+export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -78,6 +78,7 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   restore: ["dataDir"],
   verify: ["dataDir"],
   migrate: ["dataDir"],
+  rates: ["dataDir"],
 };
 
 export function settingsFor(command: CommandName): Setting[] {

@@ -21,10 +21,23 @@ export type ActionsList = Static<typeof schemas.ActionsList>;
 export type ActionDetail = Static<typeof schemas.ActionDetail>;
 export type TaxonomyResponse = Static<typeof schemas.TaxonomyResponse>;
 export type LineageResponse = Static<typeof schemas.LineageResponse>;
+export type IncomeReport = Static<typeof schemas.IncomeReport>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
-export type ExportDataset = "journal" | "income";
+export type ExportDataset = (typeof schemas.exportDatasets)[number];
 export interface Paging { limit?: number; offset?: number }
+/**
+ * Date filters on effectiveAt: `from` and `to` (YYYY-MM-DD, UTC, both days included), or `year`
+ * (not with from or to). Totals and nextOffset count what the filter keeps.
+ */
+export interface DateFilter { from?: string; to?: string; year?: number }
+export type ListOptions = Paging & DateFilter;
+export interface IncomeReportOptions {
+  /** Wallets to cover (each registered by your tenant); all of them when absent. */
+  owners?: string[];
+  /** Also give every amount in this currency (EUR, or any the imported ECB history quotes). */
+  currency?: string;
+}
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -81,14 +94,15 @@ function isAbort(e: unknown): boolean {
   return name === "AbortError" || name === "TimeoutError";
 }
 
-type Query = Record<string, string | number | undefined | null>;
+type Query = Record<string, string | number | readonly string[] | undefined | null>;
 
+/** A list value repeats its key (`owner=a&owner=b`). */
 function queryString(q: Query | undefined): string {
   if (!q) return "";
   const parts: string[] = [];
   for (const [k, v] of Object.entries(q)) {
     if (v === undefined || v === null) continue;
-    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+    for (const one of typeof v === "object" ? v : [v]) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(one))}`);
   }
   return parts.length ? `?${parts.join("&")}` : "";
 }
@@ -157,6 +171,8 @@ export function createClient(options: ClientOptions) {
   }
   const text = async (path: string, q: Query | undefined, accept: string): Promise<string> =>
     bodyText("GET", path, q, await send("GET", path, q, undefined, accept));
+  const list = (wallet: string, o: ListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year });
+  const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: DateFilter) => ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year });
 
   return {
     health: () => json<Health>("GET", "/v1/health"),
@@ -165,20 +181,24 @@ export function createClient(options: ClientOptions) {
     wallets: () => json<WalletsResponse>("GET", "/v1/wallets"),
     syncStatus: (wallet: string) => json<SyncStatusResponse>("GET", `/v1/wallets/${seg(wallet)}/status`),
     portfolio: (wallet: string) => json<Portfolio>("GET", "/v1/portfolio", { owner: wallet }),
-    income: (wallet: string, paging: Paging = {}) => json<IncomeList>("GET", "/v1/income", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+    income: (wallet: string, options: ListOptions = {}) => json<IncomeList>("GET", "/v1/income", list(wallet, options)),
     incomeEvent: (wallet: string, id: string) => json<IncomeDetail>("GET", `/v1/income/${seg(id)}`, { owner: wallet }),
-    journal: (wallet: string, paging: Paging = {}) => json<JournalList>("GET", "/v1/journal", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+    journal: (wallet: string, options: ListOptions = {}) => json<JournalList>("GET", "/v1/journal", list(wallet, options)),
     yieldMetrics: (wallet: string) => json<YieldResponse>("GET", "/v1/yield", { owner: wallet }),
-    exportCsv: (wallet: string, dataset?: ExportDataset) => text("/v1/export", { owner: wallet, dataset }, "text/csv"),
+    /** A CSV export; koinly, cointracker, coinledger and awaken are those tools' import templates. */
+    exportCsv: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => text("/v1/export", exportQuery(wallet, dataset, filter), "text/csv"),
     /** Builds the export URL without a request (e.g. for a download link behind a proxy). */
-    exportUrl: (wallet: string, dataset?: ExportDataset) => url("/v1/export", { owner: wallet, dataset }),
+    exportUrl: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => url("/v1/export", exportQuery(wallet, dataset, filter)),
     opsStatus: () => json<OpsStatus>("GET", "/v1/ops/status"),
     opsMetrics: () => text("/v1/ops/metrics", undefined, "text/plain"),
     v2: {
-      actions: (wallet: string, paging: Paging = {}) => json<ActionsList>("GET", "/v2/actions", { owner: wallet, limit: paging.limit, offset: paging.offset }),
+      actions: (wallet: string, options: ListOptions = {}) => json<ActionsList>("GET", "/v2/actions", list(wallet, options)),
       action: (wallet: string, id: string) => json<ActionDetail>("GET", `/v2/actions/${seg(id)}`, { owner: wallet }),
       taxonomy: () => json<TaxonomyResponse>("GET", "/v2/taxonomy"),
       lineage: (mint: string) => json<LineageResponse>("GET", `/v2/instruments/${seg(mint)}/lineage`),
+      /** Income of a year per month × symbol across your wallets (or those named), optionally also in another currency. */
+      incomeReport: (year: number, options: IncomeReportOptions = {}) =>
+        json<IncomeReport>("GET", "/v2/reports/income", { year, owner: options.owners, currency: options.currency }),
     },
   };
 }

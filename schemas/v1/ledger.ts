@@ -2,7 +2,7 @@
 // `kind` (dividend, split, unclassified_adjustment), read from the same rows as v2.
 import { Type } from "@sinclair/typebox";
 import {
-  DatasetLabel, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
+  DatasetLabel, DateFilterProperties, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
   OwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
 import { IncomeEntryExact, PositionExact, TotalsExact, YieldExact, incomeBreakdown } from "../amounts.ts";
@@ -203,11 +203,24 @@ export const YieldResponse = Type.Object(
   { title: "YieldResponse", description: "Yield per position and window" },
 );
 
+export const exportDatasets = ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken"] as const;
 export const ExportQuery = Type.Object({
   owner: OwnerQuery.properties.owner,
-  dataset: Type.Optional(Type.Union([Type.Literal("journal"), Type.Literal("income")], { default: "journal", description: "Which rows to export: the journal or the v1 income entries" })),
+  dataset: Type.Optional(
+    literals(exportDatasets, {
+      default: "journal",
+      description:
+        "Which rows to export: journal (every entry), income (the v1 income entries), tax (one row per income event with its breakdown, signature and evidence hash), " +
+        "or a tax tool's own import template, income rows only: koinly (universal), cointracker, coinledger (universal manual import), awaken (standard)",
+    }),
+  ),
+  ...DateFilterProperties,
 });
-export const CsvText = Type.String({ title: "CsvText", description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`", contentMediaType: "text/csv" });
+export const CsvText = Type.String({
+  title: "CsvText",
+  description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`, except the tax tools' templates (koinly, cointracker, coinledger, awaken), whose header is the tool's own",
+  contentMediaType: "text/csv",
+});
 
 /** An action id in a path (an income entry's id is the id of its action). */
 export const ActionId = Type.String({ minLength: 1, maxLength: 128, description: "Id of the action (an income entry's id is its action's id)" });

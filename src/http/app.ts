@@ -17,12 +17,19 @@ import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
+import { reportRoutes } from "./routes/reports.ts";
 import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
 import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
-const integerQueryParams = ["limit", "offset"] as const;
-const pagedRoutes = new Set(["/v1/income", "/v1/journal", "/v2/actions"]);
+/** The integer query parameters of each route. */
+const integerQueryParams: Record<string, readonly string[]> = {
+  "/v1/income": ["limit", "offset", "year"],
+  "/v1/journal": ["limit", "offset", "year"],
+  "/v2/actions": ["limit", "offset", "year"],
+  "/v1/export": ["year"],
+  "/v2/reports/income": ["year"],
+};
 
 export interface AppDeps {
   ledger: Ledger;
@@ -139,7 +146,8 @@ export function createApp(deps: AppDeps) {
     .onStart(() => health.start())
     .onStop(() => health.stop())
     .use(v1Routes(ctx))
-    .use(v2Routes(ctx));
+    .use(v2Routes(ctx))
+    .use(reportRoutes(ctx));
 
   return { app, metrics, health };
 }
@@ -194,10 +202,10 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
   return path === "/ui/api" || path.startsWith("/ui/api/") ? "/ui/api" : "/ui";
 }
 
-/** The checks that need no key and no database: paging numbers and the declared body size. */
+/** The checks that need no key and no database: paging numbers, years and the declared body size. */
 function admissionRefusal(request: Request, url: URL, route: string): Response | null {
-  // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
-  if (pagedRoutes.has(route)) for (const name of integerQueryParams) {
+  // Paging numbers and years are plain digits: Number() would also take " 5", "0x10" or "1e2".
+  for (const name of integerQueryParams[route] ?? []) {
     const raw = url.searchParams.get(name);
     if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
   }

@@ -93,19 +93,30 @@ function response(res: Json, used: Set<string>): Json {
   return { description: source.description ?? res.description, content: { [type]: { schema: toOpenApi(source, used) } } };
 }
 
-/** Every query and path parameter of schemas/, by name (one schema per name). */
+/**
+ * Every query and path parameter of schemas/, by name and JSON type: one schema per name, except
+ * that a name may also be a list (`owner` repeated on the year report; one wallet elsewhere).
+ */
 const parameterSchemas: ReadonlyMap<string, TSchema> = (() => {
   const byName = new Map<string, TSchema>();
   for (const [exportName, value] of Object.entries(S)) {
     if (!/(Query|Params)$/.test(exportName)) continue;
     for (const [name, schema] of Object.entries((value as { properties: Record<string, TSchema> }).properties)) {
-      const seen = byName.get(name);
+      const key = `${name}:${jsonType(schema as { type?: unknown })}`;
+      const seen = byName.get(key);
       if (seen && JSON.stringify(seen) !== JSON.stringify(schema)) throw new Error(`Parameter ${name} has two schemas in schemas/`);
-      byName.set(name, schema);
+      byName.set(key, schema);
     }
   }
   return byName;
 })();
+
+/** The JSON type a parameter takes (a union of literals is its members' type; Elysia's integer adds a string branch). */
+function jsonType(schema: { type?: unknown; anyOf?: { type?: unknown }[] }): string {
+  if (typeof schema.type === "string") return schema.type;
+  const types = (schema.anyOf ?? []).map((b) => b.type).filter((t): t is string => typeof t === "string" && t !== "null");
+  return types.find((t) => t !== "string") ?? types[0] ?? "string";
+}
 
 /**
  * A parameter with its schema from schemas/ and the description on the parameter. This also drops
@@ -113,7 +124,7 @@ const parameterSchemas: ReadonlyMap<string, TSchema> = (() => {
  * made-up `default: 0`): on the wire a query value is always text, and OpenAPI says so by style.
  */
 function parameter(p: Json): Json {
-  const source = parameterSchemas.get(p.name as string);
+  const source = parameterSchemas.get(`${p.name as string}:${jsonType((p.schema as object | undefined) ?? {})}`);
   if (!source) throw new Error(`Parameter ${String(p.name)} is not declared in schemas/`);
   const { description, ...schema } = toOpenApi(source, new Set());
   return { ...p, description, schema };

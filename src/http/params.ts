@@ -3,6 +3,8 @@
 // integer properties with `t.Integer` and the same constraints, so both stay one definition.
 import { t } from "elysia";
 import { Kind, OptionalKind, type TObject, type TSchema } from "@sinclair/typebox";
+import { dateRange, type DateFilter, type DateRange } from "../domain/date-range.ts";
+import { ApiFailure } from "./errors.ts";
 
 export function coercedQuery<T extends TObject>(schema: T): T {
   const properties: Record<string, TSchema> = {};
@@ -17,4 +19,11 @@ export function coercedQuery<T extends TObject>(schema: T): T {
   }
   const { type: _t, properties: _p, required: _r, ...options } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
   return t.Object(properties, options) as unknown as T;
+}
+
+/** The date range a query's `from`/`to`/`year` ask for; 400 invalid_request naming the parameter otherwise. */
+export function dateRangeOf(query: DateFilter): DateRange {
+  const r = dateRange(query);
+  if (!r.ok) throw new ApiFailure("invalid_request", r.message);
+  return r.range;
 }

@@ -289,7 +289,9 @@ export const actions = sqliteTable(
   (t) => [
     // The list orders (newest first, by id on ties) read straight off these indexes.
     index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
-    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id).where(sql`v1_entry IS NOT NULL`),
+    // v1 lists and counts rows with a v1 entry (v1_kind is set exactly when v1_entry is); with
+    // v1_kind among its columns the index answers a date-filtered count alone.
+    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id, t.v1Kind).where(sql`v1_kind IS NOT NULL`),
     // The portfolio counts unclassified adjustments without reading the rows' large JSON.
     index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
   ],
@@ -324,10 +326,27 @@ export const journal = sqliteTable(
   },
   (t) => [
     index("journal_owner").on(t.owner, t.id),
+    // Date filters and the year report read a wallet's entries of a period off this index.
+    index("journal_owner_effective").on(t.owner, t.effectiveAt, t.id),
     index("journal_action").on(t.actionId),
     index("journal_reverses").on(t.reversesId),
     index("journal_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
+);
+
+// The ECB's euro reference rates, as `ca-ledger rates import` read them from eurofxref-hist.csv:
+// units of a currency per euro on a business day, exactly as published (a day the ECB quoted no
+// rate for a currency has no row). The year report converts USD through them
+// (docs/income-and-tax.md#reference-rates).
+export const referenceRates = sqliteTable(
+  "reference_rates",
+  {
+    currency: text("currency").notNull(),
+    date: text("date").notNull(), // YYYY-MM-DD
+    perEur: text("per_eur").notNull(),
+    importedAt: text("imported_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.currency, t.date] })],
 );
 
 // Income per wallet × mint, summed from the journal by each replay (reversals carry negated

@@ -26,15 +26,18 @@ const toOpenApiPath = (template: string) => template.replace(/:([a-z]+)/g, "{$1}
 const methods = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
 /** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging). */
+const dates = [{ name: "from", required: false }, { name: "to", required: false }, { name: "year", required: false }];
+const paged = [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }, ...dates];
 const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/portfolio": [{ name: "owner", required: true }],
-  "/v1/income": [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }],
+  "/v1/income": paged,
   "/v1/income/:id": [{ name: "owner", required: true }],
-  "/v1/journal": [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }],
+  "/v1/journal": paged,
   "/v1/yield": [{ name: "owner", required: true }],
-  "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }],
-  "/v2/actions": [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }],
+  "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates],
+  "/v2/actions": paged,
   "/v2/actions/:id": [{ name: "owner", required: true }],
+  "/v2/reports/income": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "currency", required: false }],
 };
 
 describe("OpenAPI document", () => {
@@ -109,10 +112,23 @@ describe("OpenAPI document", () => {
   test("the export documents its datasets and a CSV response", () => {
     const op = deref.paths["/v1/export"].get;
     const ds = JSON.stringify(op.parameters.find((x: { name: string }) => x.name === "dataset").schema);
-    expect(ds).toContain("journal");
-    expect(ds).toContain("income");
+    for (const d of ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken"]) expect(ds).toContain(`"${d}"`);
     expect(Object.keys(op.responses["200"].content)).toContain("text/csv");
     expect(JSON.stringify(op.responses["422"])).toContain("export_too_large");
+    expect(op.responses["200"].content["text/csv"].schema.description).toContain("tool's own");
+  });
+
+  test("the date filters and the year report are documented", () => {
+    for (const p of ["/v1/income", "/v1/journal", "/v2/actions", "/v1/export"]) {
+      const params = doc.paths[p].get.parameters;
+      for (const name of ["from", "to", "year"]) expect(params.find((x: { name: string }) => x.name === name).description).toMatch(/effectiveAt/);
+    }
+    const report = doc.paths["/v2/reports/income"].get;
+    expect(report.parameters.find((x: { name: string }) => x.name === "owner").schema.type).toBe("array");
+    expect(report.description).toContain("currency");
+    expect(report.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/IncomeReport" });
+    const row = doc.components.schemas.IncomeReportRow.properties;
+    for (const field of ["month", "symbol", "events", "grossUsd", "withholdingTaxUsd", "retainedUsd", "usd", "unvaluedEvents", "exact", "converted"]) expect(row[field]).toBeDefined();
   });
 });
 

@@ -2,7 +2,7 @@
 // this tenant registered it. Another tenant's wallet reads exactly like an unknown one.
 import { isAddress } from "@solana/kit";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
-import { registration } from "../../ledger/queries/common.ts";
+import { registration, registrations } from "../../ledger/queries/common.ts";
 import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 
@@ -44,6 +44,20 @@ function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
   const r = registration(ctx.ledger.sqlite, principal.tenantId, owner);
   if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
   return { principal, booksVisible: r.booksVisible };
+}
+
+/**
+ * The wallets a cross-wallet read covers: those named (each checked like `owner` above), else all
+ * the tenant registered; and the ones among them whose books it may read (the others count as
+ * empty, see booksOwner).
+ */
+export function tenantOwners(ctx: AppContext, request: Request, named: readonly string[] | undefined): { owners: string[]; books: string[] } {
+  if (!named?.length) {
+    const all = registrations(ctx.ledger.sqlite, principalOf(ctx, request).tenantId);
+    return { owners: all.map((r) => r.owner), books: all.filter((r) => r.booksVisible).map((r) => r.owner) };
+  }
+  const owners = [...new Set(named)];
+  return { owners, books: owners.filter((o) => ownerAndBooks(ctx, request, o).booksVisible) };
 }
 
 export function paging(query: { limit?: number; offset?: number }) {

@@ -10,16 +10,16 @@ import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
-import { toCsv } from "../csv.ts";
+import { exporter, type ExportDataset } from "../exports.ts";
 import { jsonBody, jsonPage } from "../json-page.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
-import { coercedQuery } from "../params.ts";
+import { coercedQuery, dateRangeOf } from "../params.ts";
 import { booksOwner, checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
 import { incomeDetail } from "./income-detail.ts";
 
-export const maxExportRows = 100_000;
 const pagedQuery = coercedQuery(S.PagedOwnerQuery);
+const exportQuery = coercedQuery(S.ExportQuery);
 
 /** The error responses every keyed route may give, plus the route's own. */
 export function keyedResponses<T extends TSchema, E extends Record<number, TSchema> = {}>(ok: T, extra?: E) {
@@ -34,6 +34,7 @@ export function v1Routes(ctx: AppContext) {
   const journal = journalQueries(sqlite);
   const portfolio = portfolioQueries(sqlite);
   const gauges = gaugeSource(sqlite);
+  const exportCsv = exporter(sqlite);
 
   return new Elysia({ name: "v1", normalize: false })
     .get(
@@ -101,10 +102,11 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/income",
       ({ query, request }) => {
+        const range = dateRangeOf(query);
         const books = booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(books, paging(query)));
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(books, paging(query), range));
       },
-      { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v1/income/:id",
@@ -118,10 +120,11 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/journal",
       ({ query, request }) => {
+        const range = dateRangeOf(query);
         const books = booksOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(books, paging(query)) };
+        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(books, paging(query), range) };
       },
-      { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v1/yield",
@@ -134,30 +137,21 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/export",
       ({ query, request, set }) => {
+        const range = dateRangeOf(query);
         const books = booksOwner(ctx, request, query.owner);
-        const dataset = query.dataset ?? "journal";
-        const label = ctx.dataset().kind;
-        let csv: string;
-        if (dataset === "journal") {
-          const rows = journal.all(books, maxExportRows);
-          if (rows.length > maxExportRows) throw tooLarge();
-          const cols = ["id", "owner", "actionId", "entryType", "reversesId", "mint", "symbol", "kind", "unitsDelta", "principalUnitsDelta", "incomeUnits", "usd", "effectiveAt", "changeReason", "evidenceSha256", "createdAt"] as const;
-          csv = toCsv(["dataset", ...cols], rows.map((r) => [label, ...cols.map((c) => r[c])]));
-        } else {
-          const page = actions.incomeList(books, { limit: maxExportRows + 1, offset: 0 });
-          if (page.entries.length > maxExportRows) throw tooLarge();
-          // Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
-          const cols = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;
-          csv = toCsv(["dataset", ...cols], page.entries.map((e: Record<string, unknown>) => [label, ...cols.map((c) => e[c])]));
-        }
+        const dataset = (query.dataset ?? "journal") as ExportDataset;
+        const csv = exportCsv(dataset, books, range, ctx.dataset().kind);
         set.headers["content-type"] = "text/csv; charset=utf-8";
         set.headers["content-disposition"] = `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${new Date().toISOString().slice(0, 10)}.csv"`;
         return csv;
       },
       {
-        query: S.ExportQuery,
+        query: exportQuery,
         response: keyedResponses(S.CsvText, { ...walletErrors, 422: S.errors[422] }),
-        detail: { ...keyed("ledger", "CSV export of the journal or the income entries", "ledger:read"), responses: { 200: { description: "CSV", content: { "text/csv": { schema: { type: "string" } } } } } },
+        detail: {
+          ...keyed("ledger", "CSV export: the journal, the income entries, the tax events, or a tax tool's import template", "ledger:read", `${EXPORT_NOTE} ${DATE_FILTERS}`),
+          responses: { 200: { description: "CSV", content: { "text/csv": { schema: { type: "string" } } } } },
+        },
       },
     )
     .get(
@@ -178,6 +172,8 @@ export function v1Routes(ctx: AppContext) {
     );
 }
 
-function tooLarge() {
-  return new ApiFailure("export_too_large", `The export is over ${maxExportRows} rows; page through /v1/journal or /v1/income with limit and offset instead.`);
-}
+/** What every date-filtered route says of its filters. */
+export const DATE_FILTERS = "Filter by effectiveAt with from and to (YYYY-MM-DD, UTC, both days included) or year; total and nextOffset count what the filter keeps. year with from or to, an impossible day, or from after to is 400 invalid_request.";
+const EXPORT_NOTE =
+  "tax is one row per income event (date, wallet, symbol, ISIN, type, units, the USD breakdown, signature, evidence hash, reason, warnings). " +
+  "koinly, cointracker, coinledger and awaken are each that tool's documented import template, income rows only, with no dataset column (the x-ca-ledger-dataset header still labels the ledger).";

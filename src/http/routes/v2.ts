@@ -7,9 +7,9 @@ import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { jsonPage, jsonWith } from "../json-page.ts";
-import { coercedQuery } from "../params.ts";
+import { coercedQuery, dateRangeOf } from "../params.ts";
 import { booksOwner, paging } from "./guard.ts";
-import { keyedResponses } from "./v1.ts";
+import { DATE_FILTERS, keyedResponses } from "./v1.ts";
 
 const pagedQuery = coercedQuery(S.ActionsQuery);
 
@@ -27,10 +27,11 @@ export function v2Routes(ctx: AppContext) {
     .get(
       "/v2/actions",
       ({ query, request }) => {
+        const range = dateRangeOf(query);
         const books = booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(books, paging(query)));
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(books, paging(query), range));
       },
-      { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read") },
+      { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v2/actions/:id",

@@ -25,6 +25,12 @@ export function registration(sqlite: Database, tenantId: number, owner: string):
   return row ? { booksVisible: row.first_synced_at !== null } : null;
 }
 
+/** Every wallet this tenant registered, with whether it may see its books yet (as above). */
+export function registrations(sqlite: Database, tenantId: number): { owner: string; booksVisible: boolean }[] {
+  const rows = sqlite.query("SELECT owner, first_synced_at FROM tenant_wallets WHERE tenant_id = ? ORDER BY owner").all(tenantId) as { owner: string; first_synced_at: string | null }[];
+  return rows.map((r) => ({ owner: r.owner, booksVisible: r.first_synced_at !== null }));
+}
+
 export interface Page { limit: number; offset: number }
 
 export function nextOffset(page: Page, returned: number, total: number): number | null {

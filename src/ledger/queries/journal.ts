@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { V1Kind } from "../../domain/types.ts";
 import { nextOffset, type Page } from "./common.ts";
 
@@ -18,19 +19,24 @@ export function journalEntry(r: JournalRow) {
 
 const columns = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
 
+/** The journal's list reads, within a date range on `effective_at` (indexes on owner × effective_at or owner × id). */
+export const journalSql = {
+  count: "SELECT count(*) AS n FROM journal WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3",
+  page: `SELECT ${columns} FROM journal WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3 ORDER BY id DESC LIMIT ?4 OFFSET ?5`,
+};
+
 export function journalQueries(sqlite: Database) {
-  const count = sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?");
-  const page = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? ORDER BY id DESC LIMIT ? OFFSET ?`);
-  const all = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? ORDER BY id DESC LIMIT ?`);
+  const count = sqlite.query(journalSql.count);
+  const page = sqlite.query(journalSql.page);
   return {
-    list(owner: string, p: Page) {
-      const total = (count.get(owner) as { n: number }).n;
-      const rows = page.all(owner, p.limit, p.offset) as JournalRow[];
+    list(owner: string, p: Page, range: DateRange = ALL_DATES) {
+      const total = (count.get(owner, range.from, range.before) as { n: number }).n;
+      const rows = page.all(owner, range.from, range.before, p.limit, p.offset) as JournalRow[];
       return { entries: rows.map(journalEntry), total, nextOffset: nextOffset(p, rows.length, total) };
     },
     /** Whole journal for an export, newest first; `max + 1` rows so the caller can refuse an oversize export. */
-    all(owner: string, max: number) {
-      return (all.all(owner, max + 1) as JournalRow[]).map(journalEntry);
+    all(owner: string, max: number, range: DateRange = ALL_DATES) {
+      return (page.all(owner, range.from, range.before, max + 1, 0) as JournalRow[]).map(journalEntry);
     },
   };
 }

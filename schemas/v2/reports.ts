@@ -1,0 +1,91 @@
+// The year report: income per month × symbol across a tenant's wallets, summed from the journal,
+// optionally also in another currency at the ECB's reference rates.
+import { Type } from "@sinclair/typebox";
+import { Address, DatasetLabel, SymbolField, Year, describe } from "../common.ts";
+
+const decimalOrNull = (description: string) => Type.Union([Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$" }), Type.Null()], { description });
+const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when no event carries it (unknown, never 0)`);
+const exact = (what: string) => decimalOrNull(`${what}, the exact sum; null when unknown`);
+const exactConverted = (what: string) => decimalOrNull(`${what}, exact where its expansion ends, else at 18 decimals; null when unknown or a rate is missing`);
+
+export const ReportExact = Type.Object(
+  {
+    grossUsd: exact("Gross USD"),
+    withholdingTaxUsd: exact("Withholding tax in USD"),
+    retainedUsd: exact("USD the issuer retained"),
+    usd: exact("Net USD"),
+  },
+  { title: "ReportExact", description: "The exact sums the rounded figures come from" },
+);
+
+export const ReportConverted = Type.Object(
+  {
+    currency: Type.String({ description: "The currency asked for (three letters)" }),
+    gross: shown("Gross income in the currency"),
+    withholdingTax: shown("Withholding tax in the currency (a refund counts negative)"),
+    retained: shown("What the issuer retained, in the currency"),
+    net: shown("Net income in the currency"),
+    exact: Type.Object(
+      { gross: exactConverted("Gross"), withholdingTax: exactConverted("Withholding tax"), retained: exactConverted("Retained"), net: exactConverted("Net") },
+      { description: "The converted sums before rounding" },
+    ),
+    reason: Type.Union([Type.String(), Type.Null()], { description: "Why the amounts are null: an event without a reference rate on or before its day, and how to import one" }),
+  },
+  { title: "ReportConverted", description: "The same amounts in the currency asked for: each event at the ECB reference rate of its day, else the latest earlier ECB day" },
+);
+
+export const RateUsed = Type.Object(
+  {
+    eventDate: Type.String({ description: "Day of the events converted at this rate (UTC)" }),
+    rateDate: Type.String({ description: "The ECB day the rate is from: the event's day, else the latest earlier one quoting both currencies" }),
+    usdPerEur: Type.String({ description: "US dollars per euro that day, as the ECB published it" }),
+    perEur: Type.String({ description: "Units of the currency per euro that day, as published (1 for EUR)" }),
+    rate: Type.String({ description: "Units of the currency per US dollar: perEur ÷ usdPerEur, at 10 decimals (half-even)" }),
+  },
+  { title: "RateUsed", description: "A reference rate a row used" },
+);
+
+const tally = {
+  events: Type.Integer({ description: "Income events that stand (recognitions less reversals)" }),
+  grossUsd: shown("Gross USD"),
+  withholdingTaxUsd: shown("Withholding tax in USD (a refund counts negative)"),
+  retainedUsd: shown("USD the issuer retained for currency or fees"),
+  usd: shown("Net USD"),
+  unvaluedEvents: Type.Integer({ description: "Events without a USD value, which usd leaves out" }),
+  exact: ReportExact,
+};
+
+export const IncomeReportRow = Type.Object(
+  {
+    month: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}$", description: "The month, YYYY-MM (UTC)" }),
+    symbol: SymbolField,
+    ...tally,
+    converted: Type.Optional(
+      Type.Composite([ReportConverted, Type.Object({ rates: Type.Array(RateUsed, { description: "The reference rates used, one per event day" }) })], {
+        description: "The row in the currency asked for (only with currency)",
+      }),
+    ),
+  },
+  { title: "IncomeReportRow", description: "Income of one symbol in one month" },
+);
+
+export const IncomeReport = Type.Object(
+  {
+    year: Type.Integer({ description: "The calendar year the report covers (UTC)" }),
+    dataset: DatasetLabel,
+    owners: Type.Array(Type.String(), { description: "The wallets the report covers (base58)" }),
+    currency: Type.Union([Type.String(), Type.Null()], { description: "The currency asked for; null when none" }),
+    totals: Type.Object(
+      { ...tally, converted: Type.Optional(describe(ReportConverted, "The totals in the currency asked for (only with currency)")) },
+      { description: "All the year's events: the exact sums, rounded once" },
+    ),
+    rows: Type.Array(IncomeReportRow, { description: "One per month × symbol with income, by month then symbol" }),
+  },
+  { title: "IncomeReport", description: "A year's income across wallets, summed from the journal" },
+);
+
+export const IncomeReportQuery = Type.Object({
+  year: Year,
+  owner: Type.Optional(Type.Array(Address, { description: "A wallet to cover; repeat for each. Each must be registered by this tenant. All the tenant's wallets when absent." })),
+  currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (EUR, or any the imported ECB history quotes), at the reference rate of each event's day" })),
+});

@@ -1,0 +1,45 @@
+// v2 reports: the year report of income across a tenant's wallets (docs/income-and-tax.md#year-report).
+import { Elysia } from "elysia";
+import * as S from "../../../schemas/index.ts";
+import { yearRange } from "../../domain/date-range.ts";
+import { incomeReport, reportForPeople } from "../../domain/income-report.ts";
+import { incomeEntries } from "../../ledger/queries/income-report.ts";
+import { conversionTo } from "../../ledger/reference-rates.ts";
+import type { AppContext } from "../app.ts";
+import { jsonBody } from "../json-page.ts";
+import { keyed } from "../openapi.ts";
+import { coercedQuery } from "../params.ts";
+import { tenantOwners } from "./guard.ts";
+import { keyedResponses } from "./v1.ts";
+
+const reportQuery = coercedQuery(S.IncomeReportQuery);
+
+export function reportRoutes(ctx: AppContext) {
+  const sqlite = ctx.ledger.sqlite;
+  const entries = incomeEntries(sqlite);
+
+  return new Elysia({ name: "reports", normalize: false }).get(
+    "/v2/reports/income",
+    ({ query, request }) => {
+      const { owners, books } = tenantOwners(ctx, request, query.owner);
+      const conversion = query.currency ? conversionTo(sqlite, query.currency) : null;
+      const report = incomeReport(entries(books, yearRange(query.year)), conversion);
+      // Built here and serialised once; the tests check the body against S.IncomeReport.
+      return jsonBody({ year: query.year, dataset: ctx.dataset(), owners, ...reportForPeople(report) });
+    },
+    {
+      query: reportQuery,
+      response: keyedResponses(S.IncomeReport, { 400: S.errors[400], 404: S.errors[404] }),
+      detail: keyed(
+        "v2",
+        "Income of a year per month × symbol, across the tenant's wallets",
+        "ledger:read",
+        "Sums the journal's income entries of the year (reversals carry negated amounts), exactly, and rounds each figure once. " +
+          "Repeat owner to name wallets (each must be registered by the tenant: else 404 wallet_not_registered); without owner, every wallet the tenant registered. " +
+          "A wallet whose first sync has not finished counts as empty. With currency (EUR, or any currency the imported ECB history quotes), every amount is also " +
+          "given in that currency at the reference rate of each event's day, else the latest earlier ECB day, with the rates used; an amount whose event has no " +
+          "rate on or before its day is null with a reason (import the history with `ca-ledger rates import`).",
+      ),
+    },
+  );
+}

@@ -1,0 +1,189 @@
+// GET /v2/reports/income on the demo ledger (with an issuer correction, so the journal holds a
+// reversal), served by the real server: for every year and every choice of wallets the report
+// equals the sum of that year's income entries of the journal, exactly; with currency, each
+// event is converted at its day's ECB rate (imported with the compiled binary from the real
+// sample), else the latest earlier one, and an event with no rate makes its amounts null with a
+// reason. Refusals, tenancy, wallets whose books are not visible yet, and the client.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createClient } from "../../client/src/index.ts";
+import * as S from "../../schemas/index.ts";
+import { usdForPeople } from "../../src/domain/display.ts";
+import { add, cmp, div, formatExact, mul, parseDecimal, rat, ratAbs, sub, ZERO, type Rat } from "../../src/domain/numbers.ts";
+import { createKey } from "../../src/ledger/keys.ts";
+import { call, registerWallet, schemaErrors } from "../harness/index.ts";
+import { appendCorrection, cli, demoDataDir, removeTempDirs, withLedger } from "../ops/helpers.ts";
+import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+
+const sample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
+
+let srv: DemoServer;
+let owners: string[];
+
+beforeAll(async () => {
+  const dir = await demoDataDir();
+  withLedger(dir, (l) => appendCorrection(l.sqlite, 1));
+  const imported = cli(["rates", "import", sample, "--data-dir", dir]);
+  expect(imported.code).toBe(0);
+  srv = await serveDemo(dir);
+  owners = (await call(srv.url, "/v1/wallets", { key: srv.key })).body.wallets.map((w: { owner: string }) => w.owner);
+});
+afterAll(async () => {
+  await srv?.stop();
+  removeTempDirs();
+});
+
+interface JournalRow { owner: string; entry_type: string; effective_at: string; symbol: string | null; usd: string | null; payload: string }
+const PARTS = ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const;
+
+/** The year's income entries summed here, independently of the report's code: per month × symbol and in total. */
+function journalSums(year: number, who: string[]) {
+  const rows = srv.ledger.sqlite
+    .query("SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ?")
+    .all(String(year)) as JournalRow[];
+  const groups = new Map<string, { events: number; unvalued: number; sums: Record<string, Rat | null> }>();
+  const bump = (key: string, r: JournalRow) => {
+    const g = groups.get(key) ?? { events: 0, unvalued: 0, sums: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } };
+    const sign = r.entry_type === "reversal" ? -1 : 1;
+    g.events += sign;
+    if (r.usd === null) g.unvalued += sign;
+    const booking = JSON.parse(r.payload) as Record<string, string | null | undefined>;
+    for (const p of PARTS) {
+      const v = p === "usd" ? r.usd : booking[p] ?? null;
+      if (v !== null) g.sums[p] = add(g.sums[p] ?? ZERO, parseDecimal(v));
+    }
+    groups.set(key, g);
+  };
+  for (const r of rows.filter((r) => who.includes(r.owner))) {
+    bump("totals", r);
+    bump(`${r.effective_at.slice(0, 7)}|${r.symbol}`, r);
+  }
+  return groups;
+}
+
+/** A converted exact figure: exact when its expansion ends, else within half a unit of the 18th decimal. */
+const close = (a: Rat, b: Rat) => cmp(ratAbs(sub(a, b)), rat(1n, 2n * 10n ** 18n)) <= 0;
+
+const exactOf = (g: { sums: Record<string, Rat | null> }) => Object.fromEntries(PARTS.map((p) => [p, g.sums[p] === null ? null : formatExact(g.sums[p]!)])) as Record<(typeof PARTS)[number], string | null>;
+
+async function report(query: string) {
+  const a = await call(srv.url, `/v2/reports/income?${query}`, { key: srv.key });
+  expect(a.status).toBe(200);
+  expect(schemaErrors(S.IncomeReport, a.body)).toEqual([]);
+  return a.body as import("../../client/src/index.ts").IncomeReport;
+}
+
+describe("the report is the sum of the journal", () => {
+  test("the journal holds a reversal (the correction), so reversals are summed too", () => {
+    const n = srv.ledger.sqlite.query("SELECT count(*) AS n FROM journal WHERE treatment = 'income' AND entry_type = 'reversal'").get() as { n: number };
+    expect(n.n).toBeGreaterThan(0);
+  });
+
+  for (const year of [2025, 2026]) {
+    test(`${year}: all wallets, and each wallet alone, equal that year's income entries exactly`, async () => {
+      for (const who of [owners, ...owners.map((o) => [o])]) {
+        const q = `year=${year}${who.length === 1 ? `&owner=${who[0]}` : ""}`;
+        const r = await report(q);
+        expect(r.owners.sort()).toEqual([...who].sort());
+        const sums = journalSums(year, who);
+        const totals = sums.get("totals")!;
+        expect(totals.events).toBeGreaterThan(0);
+        expect({ events: r.totals.events, unvaluedEvents: r.totals.unvaluedEvents, exact: r.totals.exact }).toEqual({ events: totals.events, unvaluedEvents: totals.unvalued, exact: exactOf(totals) });
+        const rows = [...sums.entries()].filter(([k]) => k !== "totals");
+        expect(r.rows.map((row) => `${row.month}|${row.symbol}`)).toEqual(rows.map(([k]) => k).sort());
+        for (const row of r.rows) {
+          const g = sums.get(`${row.month}|${row.symbol}`)!;
+          expect({ events: row.events, unvaluedEvents: row.unvaluedEvents, exact: row.exact }).toEqual({ events: g.events, unvaluedEvents: g.unvalued, exact: exactOf(g) });
+        }
+      }
+    });
+  }
+
+  test("a year without income is empty, and named wallets may be repeated", async () => {
+    const r = await report(`year=2024&owner=${owners[0]}&owner=${owners[0]}`);
+    expect(r.owners).toEqual([owners[0]!]);
+    expect(r.rows).toEqual([]);
+    expect(r.totals).toMatchObject({ events: 0, unvaluedEvents: 0, usd: null, grossUsd: null });
+  });
+});
+
+describe("in another currency at the ECB's reference rates", () => {
+  test("EUR: each event at its day's rate, else the latest earlier ECB day; before the imported history, null with a reason", async () => {
+    const r2025 = await report("year=2025&currency=EUR");
+    expect(r2025.currency).toBe("EUR");
+    const december = r2025.rows.find((row) => row.month === "2025-12")!;
+    // HONx on 2025-12-05: the ECB's rate of that very day, 1.1645 dollars per euro.
+    expect(december.converted!.rates).toEqual([{ eventDate: "2025-12-05", rateDate: "2025-12-05", usdPerEur: "1.1645", perEur: "1", rate: "0.8587376556" }]);
+    const inEuro = div(parseDecimal(december.exact.usd!), parseDecimal("1.1645"));
+    expect(december.converted!.net).toBe(usdForPeople(inEuro));
+    expect(close(parseDecimal(december.converted!.exact.net!), inEuro)).toBe(true);
+    expect(december.converted!.reason).toBeNull();
+    // Events before 2025-12-01 have no rate: their amounts are null, with the reason; so are the year's totals.
+    const august = r2025.rows.find((row) => row.month === "2025-08")!;
+    expect(august.converted).toMatchObject({ net: null, gross: null, reason: expect.stringContaining("No EUR reference rate on or before 2025-08-26") });
+    expect(r2025.totals.converted).toMatchObject({ net: null, reason: expect.stringContaining("ca-ledger rates import") });
+
+    const r2026 = await report("year=2026&currency=EUR");
+    for (const row of r2026.rows) {
+      expect(row.converted!.reason).toBeNull();
+      // After the sample ends (2026-01-09), every event takes that latest earlier day's rate.
+      for (const q of row.converted!.rates) expect(q).toMatchObject({ rateDate: "2026-01-09", usdPerEur: "1.1642" });
+    }
+    // The total is the exact sum of each event at its rate, rounded once.
+    const net = r2026.rows.reduce((s, row) => (row.exact.usd === null ? s : add(s, div(parseDecimal(row.exact.usd), parseDecimal("1.1642")))), ZERO);
+    expect(r2026.totals.converted!.net).toBe(usdForPeople(net));
+    expect(close(parseDecimal(r2026.totals.converted!.exact.net!), net)).toBe(true);
+  });
+
+  test("JPY: (yen per euro) ÷ (dollars per euro) of the day; a currency never imported is null throughout", async () => {
+    const r = await report(`year=2026&currency=JPY&owner=${owners.join("&owner=")}`);
+    const january = r.rows.find((row) => row.month === "2026-01")!;
+    const rate = div(parseDecimal("183.52"), parseDecimal("1.1642"));
+    expect(january.converted!.rates[0]).toMatchObject({ rateDate: "2026-01-09", perEur: "183.52", usdPerEur: "1.1642", rate: "157.6361449923" });
+    expect(january.converted!.net).toBe(usdForPeople(mul(parseDecimal(january.exact.usd!), rate)));
+    const none = await report("year=2026&currency=XAU");
+    expect(none.totals.converted).toMatchObject({ currency: "XAU", net: null });
+    expect(none.totals.converted!.reason).toContain("no XAU reference rate");
+    expect(none.rows.every((row) => row.converted!.net === null && row.converted!.reason !== null)).toBe(true);
+  });
+});
+
+describe("refusals and tenancy", () => {
+  test("a bad year, owner or currency is 400; a wallet the tenant did not register is 404 wallet_not_registered", async () => {
+    const expectError = async (q: string, status: number, code: string, says: RegExp) => {
+      const a = await call(srv.url, `/v2/reports/income?${q}`, { key: srv.key });
+      expect({ q, status: a.status, code: a.body.code }).toEqual({ q, status, code });
+      expect(a.body.error).toMatch(says);
+    };
+    await expectError("", 400, "invalid_request", /year/);
+    await expectError("year=twenty", 400, "invalid_request", /year/);
+    await expectError("year=1800", 400, "invalid_request", /year/);
+    await expectError("year=2025&currency=eur", 400, "invalid_request", /currency/);
+    await expectError("year=2025&owner=not-an-address", 400, "invalid_owner", /owner/);
+    await expectError(`year=2025&owner=${owners[0]}&owner=So11111111111111111111111111111111111111112`, 404, "wallet_not_registered", /not registered/);
+  });
+
+  test("another tenant sees only its own wallets; one whose first sync has not finished counts as empty", async () => {
+    registerWallet(srv.ledger.sqlite, "other", owners[0]!, "queued");
+    const { key } = createKey(srv.ledger.sqlite, { name: "other", tenant: "other", scopes: ["ledger:read"] });
+    const a = await call(srv.url, "/v2/reports/income?year=2026", { key });
+    expect(a.status).toBe(200);
+    expect(a.body.owners).toEqual([owners[0]]);
+    expect(a.body.rows).toEqual([]);
+    expect(a.body.totals.events).toBe(0);
+    const b = await call(srv.url, `/v2/reports/income?year=2026&owner=${owners[1]}`, { key });
+    expect({ status: b.status, code: b.body.code }).toEqual({ status: 404, code: "wallet_not_registered" });
+    const nobody = createKey(srv.ledger.sqlite, { name: "empty", tenant: "empty", scopes: ["ledger:read"] });
+    const c = await call(srv.url, "/v2/reports/income?year=2026", { key: nobody.key });
+    expect(c.body).toMatchObject({ owners: [], rows: [], totals: { events: 0 } });
+  });
+});
+
+describe("the client", () => {
+  test("v2.incomeReport(year, {owners, currency}) is the same report", async () => {
+    const c = createClient({ baseUrl: srv.url, apiKey: srv.key });
+    expect(await c.v2.incomeReport(2026)).toEqual(await report("year=2026"));
+    expect(await c.v2.incomeReport(2025, { owners: [owners[1]!], currency: "EUR" })).toEqual(await report(`year=2025&owner=${owners[1]}&currency=EUR`));
+    expect(await c.v2.incomeReport(2025, { owners })).toEqual(await report(`year=2025&owner=${owners[0]}&owner=${owners[1]}`));
+  });
+});

@@ -1,0 +1,16 @@
+// The real server on loopback over a data dir holding the embedded demo ledger (test/ops/helpers.ts
+// demoDataDir), offline, with a key of the demo's tenant.
+import { demoTenant } from "../../src/demo/identity.ts";
+import { allScopes, createKey } from "../../src/ledger/keys.ts";
+import { startServer, type ServerHandle } from "../../src/server.ts";
+
+export interface DemoServer extends ServerHandle { key: string }
+
+export async function serveDemo(dataDir: string): Promise<DemoServer> {
+  const handle = await startServer(
+    { port: "0", host: "127.0.0.1", "data-dir": dataDir },
+    { offline: true, quiet: true, env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "100000", AUTH_FAILURES_PER_MINUTE: "100000" } },
+  );
+  const { key } = createKey(handle.ledger.sqlite, { name: `test-${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
+  return Object.assign(handle, { key });
+}
