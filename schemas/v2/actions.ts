@@ -79,6 +79,7 @@ export const StoredRevision = Type.Object({
   sha256: Sha256,
   ingestedAt: Timestamp,
   edited: Type.Boolean(),
+  source: literals(["xstocks", "operator"], { description: "Who stated it: the issuer's feed, or an operator's import (`ca-ledger import issuer-records`)" }),
   standing: literals(["standing", "cancelled", "superseded", "cancellation"]),
   record: Type.Record(Type.String(), Type.Unknown()),
 });

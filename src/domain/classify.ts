@@ -5,10 +5,12 @@ import type { IssuerRevisionObs } from "./observations";
 import {
   cmp,
   div,
+  formatFixed,
   liftF64,
   mul,
   nearestF64,
   ONE,
+  rat,
   type Rat,
   sub,
   tryParseDecimal,
@@ -237,6 +239,18 @@ export function classify(t: ChainTransition, match: MatchResult): Classified {
       c.reason = `issuer type ${r.caType} has no booking rule`;
       return c;
   }
+}
+
+/**
+ * The reason an unmatched change of a mint no issuer feed lists gives: what the chain did, and
+ * how to explain it (an operator record). Records of the mint nearby that do not match are named.
+ */
+export function noIssuerFeedReason(c: Classified): string {
+  const percent = mul(sub(c.chainFactor, ONE), rat(100));
+  const shown = formatFixed(percent, 4).replace(/\.?0+$/, "");
+  const nearby = c.match.kind === "none" && c.match.nearby.length ? ` (records within 36 h: ${c.match.nearby.map((e) => e.eventId).join(", ")})` : "";
+  return `no issuer feed for this mint: a multiplier change of ${cmp(percent, ZERO) > 0 ? "+" : ""}${shown}% that no record explains${nearby}; `
+    + "add one with `ca-ledger import issuer-records`";
 }
 
 function basisAllocation(c: Classified, proceeds: Rat | null): Classified {

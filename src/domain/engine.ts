@@ -2,13 +2,13 @@
 // is `input.now`, nothing is read from outside. Pipeline: timeline -> match -> classify ->
 // plausibility (per mint) -> book (per wallet) -> positions, yields, journal; lineage and census.
 import { type ActionRecordParts, assembleWallet } from "./wallet";
-import { classify, type Classified } from "./classify";
+import { classify, noIssuerFeedReason, type Classified } from "./classify";
 import { buildLineage } from "./lineage";
 import { buildMatchIndex, MATCH_WINDOW_SECONDS, matchTransition } from "./match";
 import { unixFromIso } from "./time";
 import type { EventRevisions } from "./revisions";
 import { groupEvents } from "./revisions";
-import type { MintStateObs } from "./observations";
+import { listedByIssuerFeed, type MintStateObs } from "./observations";
 import { applyPlausibility } from "./plausibility";
 import { type CensusInstance, computeCensus } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
@@ -60,7 +60,9 @@ export function runEngine(input: EngineInput): EngineOutput {
   const { now } = input;
   const rejections: Rejection[] = [];
   const transitions = buildTransitions(input.multiplierUpdates, now);
-  const mintBySymbol = new Map(input.instruments.map((i) => [i.symbol, i.mint]));
+  // Only the feed's instruments map the feed's symbols: a name a mint gives itself (token
+  // metadata) may repeat an xStocks symbol and must not take that issuer's records.
+  const mintBySymbol = new Map(input.instruments.filter(listedByIssuerFeed).map((i) => [i.symbol, i.mint]));
   const instrumentByMint = new Map(input.instruments.map((i) => [i.mint, i]));
   const stateByMint = new Map<string, MintStateObs>();
   for (const s of input.mintStates) {
@@ -68,10 +70,11 @@ export function runEngine(input: EngineInput): EngineOutput {
     if (!prev || s.slot > prev.slot) stateByMint.set(s.mint, s);
   }
 
-  // Issuer events, grouped per mint through the instrument list (symbol <-> mint).
+  // Issuer events, grouped per mint: an operator's record names its mint, the feed's reach one
+  // through the feed's instrument list (symbol <-> mint).
   const eventsByMint = new Map<string, EventRevisions[]>();
   for (const ev of groupEvents(input.issuerRevisions).values()) {
-    const mint = mintBySymbol.get(ev.revisions[0]!.record.xstockSymbol);
+    const mint = ev.all.find((r) => r.mint)?.mint ?? mintBySymbol.get(ev.revisions[0]!.record.xstockSymbol);
     if (!mint) {
       rejections.push({ kind: "issuer_revision", ref: ev.eventId, reason: `symbol ${ev.revisions[0]!.record.xstockSymbol} is not a known instrument` });
       continue;
@@ -105,7 +108,12 @@ export function runEngine(input: EngineInput): EngineOutput {
     const events = eventsByMint.get(mint) ?? [];
     const classified = new Map<string, Classified>();
     const index = buildMatchIndex(events);
-    for (const t of ts) classified.set(t.key, classify(t, matchTransition(t, index)));
+    const feedListed = listedByIssuerFeed(inst);
+    for (const t of ts) {
+      const c = classify(t, matchTransition(t, index));
+      if (!feedListed && c.match.kind === "none") c.reason = noIssuerFeedReason(c);
+      classified.set(t.key, c);
+    }
     const live = ts
       .filter((t) => t.state !== "superseded")
       .sort((a, b) => a.effectiveAtUnix - b.effectiveAtUnix)
