@@ -6,6 +6,7 @@ import { actionQueries } from "../../ledger/queries/actions.ts";
 import { listAssets } from "../../ledger/queries/assets.ts";
 import { journalQueries } from "../../ledger/queries/journal.ts";
 import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
+import { issuerFeedOff } from "../../config.ts";
 import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
@@ -161,7 +162,7 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/status",
-      () => opsStatus(sqlite, { issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
+      () => opsStatus(sqlite, { issuerFeedOff: issuerFeedOff(ctx.config), issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
       { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
     )
     .get(

@@ -6,7 +6,11 @@ import { dirtyBacklog } from "../dirty.ts";
 type Level = "ok" | "warn" | "critical";
 export interface Check { name: string; status: Level; value: number | string | null; threshold: number | string | null; message: string }
 
-export interface OpsOptions { now?: Date; issuerPollSeconds: number; mintPollSeconds: number; jobDeadlineSeconds: number; rpcErrors: () => { errors: number; total: number } }
+export interface OpsOptions {
+  now?: Date; issuerPollSeconds: number; mintPollSeconds: number; jobDeadlineSeconds: number; rpcErrors: () => { errors: number; total: number };
+  /** XSTOCKS_API_URL=off: the issuer feed is not polled, so its age is no warning. */
+  issuerFeedOff?: boolean;
+}
 
 export function opsStatus(sqlite: Database, opts: OpsOptions) {
   const now = opts.now ?? new Date();
@@ -19,6 +23,10 @@ export function opsStatus(sqlite: Database, opts: OpsOptions) {
   }
   checks.push(...syncChecks(sqlite, now, opts.jobDeadlineSeconds), ...bookingChecks(sqlite, now));
   for (const [name, feed, period] of [["issuer_feed_freshness", "issuer", opts.issuerPollSeconds], ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds]] as const) {
+    if (feed === "issuer" && opts.issuerFeedOff) {
+      checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
+      continue;
+    }
     const row = sqlite.query("SELECT last_success_at, last_error, degraded FROM feed_status WHERE name = ?").get(feed) as { last_success_at: string | null; last_error: string | null; degraded: string | null } | null;
     const age = row?.last_success_at ? Math.round((now.getTime() - Date.parse(row.last_success_at)) / 1000) : null;
     const stale: Level = age === null ? "warn" : age > period * 3 ? "critical" : age > period * 1.5 ? "warn" : "ok";
