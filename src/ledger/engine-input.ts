@@ -4,7 +4,7 @@
 // its updates, state, instrument and issuer records only. So a scoped load gives, for the wallets
 // and mints in scope, exactly what a whole-ledger load would.
 import type { Database } from "bun:sqlite";
-import { listedByIssuerFeed, type InstrumentObs, type IssuerRecord, type IssuerRevisionObs, type RecordSource } from "../domain/observations.ts";
+import { listedByIssuerFeed, type InstrumentObs, type IssuerRecord, type IssuerRevisionObs, type MultiplierUpdateObs, type RecordSource } from "../domain/observations.ts";
 import type { EngineInput, EngineWallet } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
 
@@ -23,6 +23,13 @@ interface ChangeRow {
   signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
   owner_signed: number | null; by_permanent_delegate: number | null;
 }
+
+/** A stored multiplier update, as the columns below read it. */
+export const UPDATE_COLUMNS = "signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority";
+export interface UpdateRow { signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string }
+export const updateFromRow = (r: UpdateRow): MultiplierUpdateObs => ({
+  signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority,
+});
 
 /** The stored observations in scope (the whole ledger without one), as the engine's input. */
 export function loadEngineInput(sqlite: Database, now: Date, scope?: EngineScope): EngineInput {
@@ -76,9 +83,7 @@ function loadMints(sqlite: Database, mints: string[] | null): Omit<EngineInput, 
      WHERE slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint) ${where("mint", "AND")} ORDER BY mint`,
   ).all(...params) as { mint: string; slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number; observed_at: number }[])
     .map((r) => ({ mint: r.mint, slot: r.slot, decimals: r.decimals, multiplierAuthority: r.authority, multiplier: Number(r.multiplier), newMultiplier: Number(r.new_multiplier), newMultiplierEffectiveTimestamp: r.new_multiplier_effective_ts, observedAt: r.observed_at }));
-  const multiplierUpdates = (sqlite.query(`SELECT signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`).all(...params) as {
-    signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string;
-  }[]).map((r) => ({ signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority }));
+  const multiplierUpdates = (sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`).all(...params) as UpdateRow[]).map(updateFromRow);
   // The feed's revisions reach a mint through the symbol of an instrument the feed lists, an
   // operator's through the mint it names; a whole-ledger load also takes the ones that reach no
   // instrument (the engine names them as rejections).

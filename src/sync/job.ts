@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config.ts";
 import type { BalanceChangeObs, MultiplierUpdateObs } from "../domain/observations.ts";
+import { UPDATE_COLUMNS, updateFromRow, type UpdateRow } from "../ledger/engine-input.ts";
 import { readCursors, scannedOf, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
 import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
@@ -111,13 +112,8 @@ function cursorsFor(sqlite: Database, scope: string, owner: string): SyncCursors
 
 /** Multiplier updates stored for these mints, oldest first: each mint is checked against its whole known history. */
 function storedUpdatesOf(sqlite: Database) {
-  const q = sqlite.query(
-    `SELECT signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority FROM multiplier_updates
-     WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`,
-  );
-  return (mints: string[]): MultiplierUpdateObs[] =>
-    (q.all(JSON.stringify(mints)) as { signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string }[])
-      .map((r) => ({ signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority }));
+  const q = sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`);
+  return (mints: string[]): MultiplierUpdateObs[] => (q.all(JSON.stringify(mints)) as UpdateRow[]).map(updateFromRow);
 }
 
 /** Balance changes already stored, so a second tenant's first sync does not fetch them again. */

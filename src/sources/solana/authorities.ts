@@ -6,12 +6,12 @@
 // before the current authority's first update. It is then walked like any authority, from the
 // cursor every wallet shares.
 import type { MintStateObs, MultiplierUpdateObs } from "../../domain/observations";
-import { INITIAL_MULTIPLIER } from "../../domain/timeline";
+import { compareUpdates, INITIAL_MULTIPLIER } from "../../domain/timeline";
 import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover } from "./decode";
 import type { Rpc } from "./rpc";
 import { walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
 import type { WireSignatureInfo, WireTransaction } from "./wire";
-import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, unreadGaps, type SyncGap } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
 
 export interface AuthorityWalkOptions extends WalkOptions {
   signal?: AbortSignal;
@@ -179,3 +179,84 @@ export async function findEarlierAuthority(
   }
   return { reason: `no hand-over of its multiplier authority in the ${wanted.length} transactions of the mint's history read before ${before ?? "now"}` };
 }
+
+/** Earlier multiplier authorities followed per mint, at most (a chain of hand-overs). */
+export const MAX_EARLIER_AUTHORITIES = 4;
+
+export interface MultiplierHistory {
+  /** Every update read, for every mint the walked authorities control, oldest first. */
+  updates: MultiplierUpdateObs[];
+  gaps: SyncGap[];
+  /** The authorities' cursors that move. */
+  cursors: Record<string, WalkCursor>;
+}
+
+/**
+ * Walks the authority of each mint (from the shared cursors) and checks each mint against the
+ * updates known for it: `known` are those stored before (null: only this walk's count, and only
+ * a first walk is the whole history). A mint its updates do not explain is traced back through
+ * its hand-overs to earlier authorities, which are walked too; what stays unexplained is a gap
+ * on the mint, and its authority's cursor does not move.
+ */
+export async function readMultiplierHistory(
+  rpc: Rpc,
+  mints: MintStateObs[],
+  cursors: Record<string, WalkCursor>,
+  known: MultiplierUpdateObs[] | null,
+  opts: AuthorityWalkOptions,
+): Promise<MultiplierHistory> {
+  const walks = new Map<string, Promise<AuthorityWalk>>();
+  const walkOf = (authority: string) => {
+    let w = walks.get(authority);
+    if (!w) walks.set(authority, (w = walkAuthorityHistory(rpc, authority, cursors[authority], opts)));
+    return w;
+  };
+  const all = async () => Promise.all(walks.values());
+  await Promise.all(mints.flatMap((m) => (m.multiplierAuthority === null ? [] : [walkOf(m.multiplierAuthority)])));
+  const updatesOf = async (mint: string) => mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
+
+  /** The mint's problem with the updates known, after following earlier authorities: null when none is left. */
+  async function mintProblem(state: MintStateObs, current: AuthorityWalk | null): Promise<string | null> {
+    let updates = await updatesOf(state.mint);
+    const full = known !== null || (current !== null && cursors[state.multiplierAuthority!] === undefined);
+    let problem = current === null
+      ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
+      : checkMintAgainstUpdates(state, updates, full);
+    let to = state.multiplierAuthority;
+    let handoverSignature: string | undefined;
+    for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
+      const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
+      const earlier = await findEarlierAuthority(rpc, state.mint, to, before, (await all()).flatMap((w) => w.handovers), opts);
+      if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
+      const walk = await walkOf(earlier.authority);
+      if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
+      updates = await updatesOf(state.mint);
+      problem = checkMintAgainstUpdates(state, updates, true);
+      [to, handoverSignature] = [earlier.authority, earlier.signature];
+    }
+    return problem;
+  }
+
+  const mintGaps = new Map<string | null, SyncGap[]>();
+  for (const state of mints) {
+    const authority = state.multiplierAuthority;
+    const current = authority === null ? null : await walkOf(authority);
+    if (current === null && state.multiplier === INITIAL_MULTIPLIER && state.newMultiplier === INITIAL_MULTIPLIER) continue;
+    if (current && (current.gaps.length || !current.complete)) continue; // its own gaps say why
+    const problem = await mintProblem(state, current);
+    if (problem) mintGaps.set(authority, [...(mintGaps.get(authority) ?? []), { address: state.mint, reason: problem }]);
+  }
+  const out: MultiplierHistory = { updates: [], gaps: [], cursors: {} };
+  for (const [authority, pending] of walks) {
+    const walk = await pending;
+    out.gaps.push(...walk.gaps);
+    out.updates.push(...walk.updates);
+    if (walk.cursorMoves && !mintGaps.has(authority)) out.cursors[authority] = walk.cursor;
+  }
+  out.gaps.push(...[...mintGaps.values()].flat());
+  out.updates = dedupeUpdates(out.updates);
+  return out;
+}
+
+const dedupeUpdates = (updates: MultiplierUpdateObs[]): MultiplierUpdateObs[] => uniqueBy(updates, (u) => `${u.signature}:${u.ixIndex}`);
+const mergeUpdates = (a: MultiplierUpdateObs[], b: MultiplierUpdateObs[]): MultiplierUpdateObs[] => dedupeUpdates([...a, ...b]).sort(compareUpdates);

@@ -11,12 +11,11 @@
 // Every walk has a page budget and the whole sync a deadline (an abort signal): a provider that
 // never stops answering costs a bounded amount of time and memory per sync.
 import type { BalanceChangeObs, InstrumentObs, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../../domain/observations";
-import { compareUpdates } from "../../domain/timeline";
-import { checkMintAgainstUpdates, findEarlierAuthority, implausibleMint, transactionFetcher, walkAuthorityHistory, type AuthorityWalk } from "./authorities";
+import { implausibleMint, readMultiplierHistory, transactionFetcher } from "./authorities";
 import { base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, type TokenMetadata } from "./decode";
 import type { Rpc } from "./rpc";
 import { EMPTY_CURSOR, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import { DEADLINE_GAP, mapBounded, unreadGaps, type SyncGap } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
 import { readWalletHistoryFast, resolveUnlisted, walkOwnerHistory, type FastHistory } from "./wallet-history";
 import { TOKEN_2022_PROGRAM_ID, type WireTransaction } from "./wire";
 
@@ -95,9 +94,6 @@ export interface WalletChainSync {
   rpcCalls: number;
 }
 
-/** Earlier multiplier authorities followed per mint, at most (a chain of hand-overs). */
-export const MAX_EARLIER_AUTHORITIES = 4;
-
 export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<SyncCursors> = {}, opts: SyncOptions = {}): Promise<WalletChainSync> {
   const cursors: SyncCursors = { accounts: given.accounts ?? {}, authorities: given.authorities ?? {}, ...(given.history ? { history: given.history } : {}) };
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
@@ -114,7 +110,10 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
   const fetchTransaction = (signature: string): Promise<WireTransaction> => {
     let pending = txCache.get(signature);
     if (!pending) {
-      pending = fetchOne(signature).then((tx) => (fetched++, tx));
+      pending = fetchOne(signature).then((tx) => {
+        fetched++;
+        return tx;
+      });
       txCache.set(signature, pending);
     }
     return pending;
@@ -209,7 +208,11 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     const byAccount = new Map<string, BalanceChangeObs[]>();
     for (const { signature, tx } of read.transactions) {
       try {
-        for (const c of extractBalanceChanges(tx, owner, { signature, permanentDelegates })) byAccount.set(c.tokenAccount, [...(byAccount.get(c.tokenAccount) ?? []), c]);
+        for (const c of extractBalanceChanges(tx, owner, { signature, permanentDelegates })) {
+          const list = byAccount.get(c.tokenAccount);
+          if (list) list.push(c);
+          else byAccount.set(c.tokenAccount, [c]);
+        }
       } catch (err) {
         unread.push(`transaction ${signature}: ${(err as Error).message}`);
       }
@@ -233,70 +236,20 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     return out.flat();
   }
 
-  // Multiplier updates, from each authority's history: every update it signed, for every mint.
-  const byAuthority = new Map<string, MintStateObs[]>();
-  for (const state of mints) {
-    if (state.multiplierAuthority === null) continue;
-    byAuthority.set(state.multiplierAuthority, [...(byAuthority.get(state.multiplierAuthority) ?? []), state]);
-  }
+  // Multiplier updates, from each authority's history (earlier authorities included).
   const multiplierHistory = createCounter("multiplier_history", progress);
-  const authorityOpts = { ...opts, fetchTransaction, onListed: (n: number) => multiplierHistory.add(n), onRead: () => multiplierHistory.done(1) };
-  const walks = new Map<string, Promise<AuthorityWalk>>();
-  const walkOf = (authority: string) => {
-    let w = walks.get(authority);
-    if (!w) walks.set(authority, (w = walkAuthorityHistory(rpc, authority, cursors.authorities[authority], authorityOpts)));
-    return w;
-  };
-  await Promise.all([...byAuthority.keys()].map(walkOf));
-  const handovers = async () => (await Promise.all(walks.values())).flatMap((w) => w.handovers);
-  const known = opts.storedUpdates ? opts.storedUpdates(mints.map((m) => m.mint)) : null;
-
-  /** A mint's problem with the updates known, after following earlier authorities: null when none is left. */
-  async function mintProblem(state: MintStateObs, current: AuthorityWalk | null): Promise<string | null> {
-    const newUpdates = async () => (await Promise.all(walks.values())).flatMap((w) => w.updates);
-    let updates = mergeUpdates(known ?? [], await newUpdates()).filter((u) => u.mint === state.mint);
-    const full = known !== null || (current !== null && cursors.authorities[state.multiplierAuthority!] === undefined);
-    let problem = current === null
-      ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
-      : checkMintAgainstUpdates(state, updates, full);
-    let to = state.multiplierAuthority;
-    let handoverSignature: string | undefined;
-    for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
-      const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
-      const earlier = await findEarlierAuthority(rpc, state.mint, to, before, await handovers(), authorityOpts);
-      if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
-      const walk = await walkOf(earlier.authority);
-      if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
-      updates = mergeUpdates(known ?? [], await newUpdates()).filter((u) => u.mint === state.mint);
-      problem = checkMintAgainstUpdates(state, updates, true);
-      [to, handoverSignature] = [earlier.authority, earlier.signature];
-    }
-    return problem;
-  }
-
-  const mintGaps = new Map<string, SyncGap[]>();
-  for (const state of mints) {
-    const authority = state.multiplierAuthority;
-    const current = authority === null ? null : await walkOf(authority);
-    if (current === null && state.multiplier === 1 && state.newMultiplier === 1) continue;
-    if (current && (current.gaps.length || !current.complete)) continue; // its own gaps say why
-    const problem = await mintProblem(state, current);
-    if (problem) mintGaps.set(authority ?? "", [...(mintGaps.get(authority ?? "") ?? []), { address: state.mint, reason: problem }]);
-  }
-  for (const [authority, walkPromise] of walks) {
-    const walk = await walkPromise;
-    gaps.push(...walk.gaps);
-    if (walk.cursorMoves && !mintGaps.has(authority)) next.authorities[authority] = walk.cursor;
-  }
-  gaps.push(...[...mintGaps.values()].flat());
-  const multiplierUpdates = (await Promise.all(walks.values())).flatMap((w) => w.updates);
+  const authorities = await readMultiplierHistory(rpc, mints, cursors.authorities, opts.storedUpdates?.(mints.map((m) => m.mint)) ?? null, {
+    ...opts, fetchTransaction, onListed: (n) => multiplierHistory.add(n), onRead: () => multiplierHistory.done(1),
+  });
+  gaps.push(...authorities.gaps);
+  Object.assign(next.authorities, authorities.cursors);
 
   return {
     accounts,
     balanceChanges: dedupeChanges(balanceChanges),
     mints,
     instruments,
-    multiplierUpdates: dedupeUpdates(multiplierUpdates),
+    multiplierUpdates: authorities.updates,
     ownerScans,
     cursors: next,
     gaps,
@@ -307,19 +260,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
   };
 }
 
-function mergeUpdates(a: MultiplierUpdateObs[], b: MultiplierUpdateObs[]): MultiplierUpdateObs[] {
-  return dedupeUpdates([...a, ...b]).sort(compareUpdates);
-}
-
-function dedupeUpdates(updates: MultiplierUpdateObs[]): MultiplierUpdateObs[] {
-  const seen = new Set<string>();
-  return updates.filter((u) => {
-    const key = `${u.signature}:${u.ixIndex}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
+const dedupeChanges = (changes: BalanceChangeObs[]): BalanceChangeObs[] => uniqueBy(changes, (c) => `${c.signature}:${c.tokenAccount}`);
 
 /** The wallet's open Token-2022 accounts. Without them there is nothing to sync: a failure is an error. */
 async function listAccounts(rpc: Rpc, owner: string, gaps: SyncGap[], progress: (p: SyncProgress) => void): Promise<{ slot: number; accounts: TokenAccountObs[] }> {
@@ -418,16 +359,6 @@ export function checkBalanceChain(account: TokenAccountObs, changes: BalanceChan
     gaps.push({ address, reason: `balance mismatch: the chain reports raw ${account.rawBalance}, the transaction history gives ${expected}` });
   }
   return gaps;
-}
-
-function dedupeChanges(changes: BalanceChangeObs[]): BalanceChangeObs[] {
-  const seen = new Set<string>();
-  return changes.filter((c) => {
-    const key = `${c.signature}:${c.tokenAccount}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 function createCounter(phase: SyncPhase, report: (p: SyncProgress) => void) {

@@ -44,3 +44,14 @@ export async function mapBounded<T, R>(items: T[], limit: number, signal: AbortS
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, run));
   return aborted ? null : out;
 }
+
+/** The first of each key, in order. */
+export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
