@@ -8,7 +8,8 @@ import m4 from "./0004_action_detail.sql" with { type: "text" };
 import m5 from "./0005_write_path.sql" with { type: "text" };
 import m6 from "./0006_rebook_after_write_path.sql" with { type: "text" };
 import m7 from "./0007_dashboard_sessions.sql" with { type: "text" };
-import m8 from "./0008_other_issuers.sql" with { type: "text" };
+import m8 from "./0008_row_seals.sql" with { type: "text" };
+import m9 from "./0009_other_issuers.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -21,5 +22,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0005_write_path", when: 1795436120515, sql: m5 },
   { tag: "0006_rebook_after_write_path", when: 1795436120805, sql: m6 },
   { tag: "0007_dashboard_sessions", when: 1795436840436, sql: m7 },
-  { tag: "0008_other_issuers", when: 1795438236416, sql: m8 },
+  { tag: "0008_row_seals", when: 1795500000000, sql: m8 },
+  { tag: "0009_other_issuers", when: 1795600000000, sql: m9 },
 ];

@@ -1,4 +1,5 @@
-// Every error body is {"error": "<sentence>", "code": "<code>"} (docs/api.md#errors).
+// Every error body is {"error": "<sentence>", "code": "<code>"} (docs/api.md#errors); each status
+// has its own named shape listing the codes it can carry (Error400, Error401, ...).
 import { Type, type Static } from "@sinclair/typebox";
 import { literals } from "./common.ts";
 
@@ -26,13 +27,15 @@ export const errorCodes = {
 } as const;
 export type ErrorCode = keyof typeof errorCodes;
 
-export function errorSchema(codes: ErrorCode[], description: string) {
+const errorSentence = Type.String({ description: "A sentence saying what went wrong (it names the parameter or scope at fault, never echoes a value)" });
+
+export function errorSchema(status: number, codes: ErrorCode[], description: string) {
   return Type.Object(
     {
-      error: Type.String({ description: "A sentence saying what went wrong" }),
-      code: literals(codes),
+      error: errorSentence,
+      code: literals(codes, { description: "Machine-readable code; branch on this, not on the sentence" }),
     },
-    { description, examples: [{ error: exampleSentence(codes[0]!), code: codes[0] }] },
+    { title: `Error${status}`, description, examples: [{ error: exampleSentence(codes[0]!), code: codes[0] }] },
   );
 }
 
@@ -45,19 +48,22 @@ function exampleSentence(code: ErrorCode): string {
   }
 }
 
-export const ErrorBody = Type.Object({ error: Type.String(), code: Type.String() });
+export const ErrorBody = Type.Object(
+  { error: errorSentence, code: Type.String({ description: "Machine-readable code (see the README's list)" }) },
+  { title: "ErrorBody", description: "Every error body: a sentence and a code" },
+);
 export type ErrorBody = Static<typeof ErrorBody>;
 
 export const errors = {
-  400: errorSchema(["invalid_request", "invalid_owner"], "A parameter or the body is invalid"),
-  401: errorSchema(["missing_api_key", "invalid_api_key"], "No key, or an unknown, malformed or revoked key"),
-  403: errorSchema(["missing_scope", "wallet_quota_exceeded"], "The key lacks the route's scope, or the tenant has no wallet left"),
-  404: errorSchema(["wallet_not_registered", "not_found", "route_not_found"], "Not registered, or not found"),
-  405: errorSchema(["method_not_allowed"], "Known path, wrong method"),
-  409: errorSchema(["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
-  413: errorSchema(["payload_too_large"], "Body over 16 KiB"),
-  422: errorSchema(["export_too_large"], "Export over 100,000 rows"),
-  429: errorSchema(["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),
-  500: errorSchema(["internal_error"], "Unexpected failure; the log has the details"),
-  503: errorSchema(["unavailable"], "The database cannot be read"),
+  400: errorSchema(400, ["invalid_request", "invalid_owner"], "A parameter or the body is invalid"),
+  401: errorSchema(401, ["missing_api_key", "invalid_api_key"], "No key, or an unknown, malformed or revoked key"),
+  403: errorSchema(403, ["missing_scope", "wallet_quota_exceeded"], "The key lacks the route's scope, or the tenant has no wallet left"),
+  404: errorSchema(404, ["wallet_not_registered", "not_found", "route_not_found"], "Not registered, or not found"),
+  405: errorSchema(405, ["method_not_allowed"], "Known path, wrong method"),
+  409: errorSchema(409, ["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
+  413: errorSchema(413, ["payload_too_large"], "Body over 16 KiB"),
+  422: errorSchema(422, ["export_too_large"], "Export over 100,000 rows"),
+  429: errorSchema(429, ["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),
+  500: errorSchema(500, ["internal_error"], "Unexpected failure; the log has the details"),
+  503: errorSchema(503, ["unavailable"], "The database cannot be read"),
 };

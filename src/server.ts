@@ -4,9 +4,11 @@ import { openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
+import { sealRows } from "./ledger/seals.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
+import { registerAndEnqueue } from "./sync/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
@@ -25,6 +27,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
     ledger = openLedger(config.dataDir);
     checkDataset(ledger, config, opts);
     if (opts.demo) writeDatasetLabel(ledger.sqlite, DEMO_LABEL);
+    ledger.sqlite.transaction(() => sealRows(ledger!.sqlite)).immediate(); // the label, and rows from before seals existed
     return await serve(ledger, config, logger, lock, opts);
   } catch (e) {
     ledger?.close();
@@ -35,14 +38,14 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
-  const { app, metrics } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, onWalletQueued: () => worker?.wake() });
+  const { app, metrics, health } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: async (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) });
   // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
   // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
   // loads the embedded recording through its recorded transport (the demo is offline). Offline
   // (tests that write ledger rows themselves) there is no worker, except for the demo's, which
   // then only loads it.
   if (!opts.offline || opts.demo) {
-    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n) });
+    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e) });
     try {
       await worker.ready;
     } catch (e) {

@@ -1,6 +1,8 @@
 // Settings: a flag wins over the environment, the environment over the default; bad values are
 // refused with the variable's name; the data dir follows docs/operations.md#data-dir.
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError, loadConfig, settings } from "../src/config.ts";
 
 test("defaults, then env, then flags", () => {
@@ -37,4 +39,15 @@ test("every setting has an env variable, a flag and a description", () => {
     expect(s.description.length).toBeGreaterThan(5);
   }
   expect(new Set(settings.map((s) => s.env)).size).toBe(settings.length);
+});
+
+test("the README's settings table lists every setting, with its flag, env variable and default", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+  const rows = readme.split("\n").filter((l) => l.startsWith("| `--"));
+  for (const s of settings) {
+    const row = rows.find((r) => r.startsWith(`| \`--${s.flag}\` | \`${s.env}\` |`));
+    expect({ setting: s.env, row: row !== undefined }).toEqual({ setting: s.env, row: true });
+    if (!/^[0-9]+$/.test(s.default)) continue; // paths and URLs are described there in words
+    expect({ setting: s.env, defaultShown: row!.split("|")[3]!.trim() }).toEqual({ setting: s.env, defaultShown: s.default });
+  }
 });

@@ -1,6 +1,6 @@
 // @ca-ledger/client: typed access to every ca-ledger endpoint (docs/api.md#typescript-client).
 // Runs in Bun, Node 20+ and browsers: it uses only `fetch` and string URL building, and depends
-// on nothing beyond TypeBox (for the static types of the shared schemas).
+// on nothing beyond TypeBox (the shared schemas it re-exports are TypeBox values).
 import type { Static } from "@sinclair/typebox";
 import * as schemas from "../../schemas/index.ts";
 
@@ -37,7 +37,11 @@ export interface ClientOptions {
   fetch?: FetchLike;
 }
 
-/** A non-2xx answer: `status`, `message` (the body's `error`) and the parsed `body` (`body.code`). */
+/**
+ * The server answered, but not with what was asked: a non-2xx answer (`status`, `message` = the
+ * body's `error`, the parsed `body` with `body.code`), or a 2xx whose body is not JSON (code
+ * `invalid_response`).
+ */
 export class ApiError extends Error {
   readonly status: number;
   readonly body: ErrorBody & Record<string, unknown>;
@@ -51,6 +55,30 @@ export class ApiError extends Error {
     this.code = body.code;
     this.headers = headers;
   }
+}
+
+/**
+ * The request got no HTTP answer: connection refused, DNS failure, reset, TLS failure, or an
+ * abort (`code` "aborted", e.g. a custom fetch's timeout). The original error is `cause`.
+ */
+export class NetworkError extends Error {
+  readonly code: "network_error" | "aborted";
+  readonly method: string;
+  readonly url: string;
+  constructor(method: string, url: string, cause: unknown) {
+    const aborted = isAbort(cause);
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`${method} ${url} ${aborted ? "was aborted" : "failed"}: ${reason}`, { cause });
+    this.name = "NetworkError";
+    this.code = aborted ? "aborted" : "network_error";
+    this.method = method;
+    this.url = url;
+  }
+}
+
+function isAbort(e: unknown): boolean {
+  const name = (e as { name?: unknown } | null)?.name;
+  return name === "AbortError" || name === "TimeoutError";
 }
 
 type Query = Record<string, string | number | undefined | null>;
@@ -84,9 +112,24 @@ export function createClient(options: ClientOptions) {
       headers["content-type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const res = await doFetch(url(path, q), init);
+    const target = url(path, q);
+    let res: Response;
+    try {
+      res = await doFetch(target, init);
+    } catch (e) {
+      throw new NetworkError(method, target, e);
+    }
     if (!res.ok) throw await toError(res);
     return res;
+  }
+
+  /** A 2xx body: a connection lost while reading it is a NetworkError too. */
+  async function bodyText(method: string, path: string, q: Query | undefined, res: Response): Promise<string> {
+    try {
+      return await res.text();
+    } catch (e) {
+      throw new NetworkError(method, url(path, q), e);
+    }
   }
 
   async function toError(res: Response): Promise<ApiError> {
@@ -102,9 +145,18 @@ export function createClient(options: ClientOptions) {
     return new ApiError(res.status, body, res.headers ?? null);
   }
 
-  const json = async <T>(method: "GET" | "POST", path: string, q?: Query, body?: unknown): Promise<T> =>
-    (await (await send(method, path, q, body)).json()) as T;
-  const text = async (path: string, q: Query | undefined, accept: string): Promise<string> => (await send("GET", path, q, undefined, accept)).text();
+  async function json<T>(method: "GET" | "POST", path: string, q?: Query, body?: unknown): Promise<T> {
+    const res = await send(method, path, q, body);
+    const raw = await bodyText(method, path, q, res);
+    try {
+      return JSON.parse(raw) as T;
+    } catch {
+      // A 2xx that is not JSON came from something in between (a captive portal, a proxy page).
+      throw new ApiError(res.status, { error: `The ${res.status} response to ${method} ${path} is not JSON.`, code: "invalid_response" }, res.headers ?? null);
+    }
+  }
+  const text = async (path: string, q: Query | undefined, accept: string): Promise<string> =>
+    bodyText("GET", path, q, await send("GET", path, q, undefined, accept));
 
   return {
     health: () => json<Health>("GET", "/v1/health"),

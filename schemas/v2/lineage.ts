@@ -1,30 +1,46 @@
 import { Type } from "@sinclair/typebox";
-import { DatasetLabel, Decimal, NullableString, NullableTimestamp, literals } from "../common.ts";
+import { DatasetLabel, Decimal, MintField, NullableString, NullableTimestamp, SymbolField, describe, literals } from "../common.ts";
 
-export const Identity = Type.Object({
-  symbol: Type.String(),
-  underlying: NullableString,
-  isin: NullableString,
-  validFrom: NullableTimestamp,
-});
-export const LineageLink = Type.Object({
-  type: literals(["identity_change", "spin_off", "transform", "terminate"]),
-  from: Type.String(),
-  to: Type.Union([Type.String(), Type.Null()]),
-  basisFraction: Decimal,
-  cashFraction: Decimal,
-  at: NullableTimestamp,
-  actionId: Type.Optional(Type.String()),
-});
-export const LineageResponse = Type.Object({
-  mint: Type.String(),
-  symbol: NullableString,
-  dataset: DatasetLabel,
-  identities: Type.Array(Identity),
-  links: Type.Array(LineageLink),
-  basisNowSits: Type.Array(
-    Type.Object({ holding: Type.String(), kind: Type.Union([Type.Literal("position"), Type.Literal("cash"), Type.Literal("distributed")]), fraction: Decimal }),
-    { description: "Where the earliest identity's basis sits now; fractions sum to exactly 1" },
-  ),
-});
-export const MintParams = Type.Object({ mint: Type.String({ minLength: 1, maxLength: 64 }) });
+export const Identity = Type.Object(
+  {
+    symbol: Type.String({ description: "Ticker under this identity" }),
+    underlying: describe(NullableString, "The underlying stock or fund under this identity"),
+    isin: describe(NullableString, "ISIN under this identity"),
+    validFrom: describe(NullableTimestamp, "Since when the identity holds; null for the first one when its start is unknown"),
+  },
+  { title: "Identity", description: "One recorded identity of the mint" },
+);
+export const LineageLink = Type.Object(
+  {
+    type: literals(["identity_change", "spin_off", "transform", "terminate"], {
+      description: "identity_change: same holding, new identity; spin_off: part of the value distributed; transform: part of the value distributed as rights or cash in lieu; terminate: the holding ended in cash",
+    }),
+    from: Type.String({ description: "The identity the link starts from (its underlying, else its symbol)" }),
+    to: Type.Union([Type.String(), Type.Null()], { description: "The identity after the link (underlying, else symbol); null when the holding ended" }),
+    basisFraction: describe(Decimal, "Share of the basis that stays with the holding `to`"),
+    cashFraction: describe(Decimal, "Share of the basis that left as a distribution or as cash; basisFraction + cashFraction = 1 exactly"),
+    at: describe(NullableTimestamp, "When the link took effect"),
+    actionId: Type.Optional(Type.String({ description: "The action that created the link, when there is one" })),
+  },
+  { title: "LineageLink", description: "A link between two identities, carrying the basis" },
+);
+export const BasisHolding = Type.Object(
+  {
+    holding: Type.String({ description: "The identity (underlying, else symbol) that part of the basis belongs to, or cash" }),
+    kind: Type.Union([Type.Literal("position"), Type.Literal("cash"), Type.Literal("distributed")], { description: "position: held in the current line; distributed: value distributed (spin-off, rights) and reinvested in the line; cash: paid out when the holding ended" }),
+    fraction: describe(Decimal, "Share of the earliest identity's basis that sits there"),
+  },
+  { title: "BasisHolding", description: "Where a part of the earliest identity's basis sits now" },
+);
+export const LineageResponse = Type.Object(
+  {
+    mint: MintField,
+    symbol: SymbolField,
+    dataset: DatasetLabel,
+    identities: Type.Array(Identity, { description: "Every recorded identity of the mint, oldest first" }),
+    links: Type.Array(LineageLink, { description: "Links between the identities, oldest first" }),
+    basisNowSits: Type.Array(BasisHolding, { description: "Where the earliest identity's basis sits now; fractions sum to exactly 1" }),
+  },
+  { title: "LineageResponse", description: "Identities of an instrument, links between them, and where the first identity's basis sits" },
+);
+export const MintParams = Type.Object({ mint: Type.String({ minLength: 1, maxLength: 64, description: "Mint address of the instrument (base58)" }) });

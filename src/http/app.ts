@@ -5,10 +5,11 @@ import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
+import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup } from "../ledger/keys.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import type { Logger } from "../log.ts";
-import { authenticate, type AuthDeps, type RequestState } from "./auth.ts";
+import { authenticate, newRequestState, type AuthDeps, type RequestState } from "./auth.ts";
 import { readCapped } from "../capped-read.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
@@ -16,8 +17,8 @@ import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
-import { openapiDocumentation } from "./openapi.ts";
-import { SyncRequestBody } from "../../schemas/v1/wallets.ts";
+import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
+import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
 const integerQueryParams = ["limit", "offset"] as const;
@@ -29,8 +30,13 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   metrics?: Metrics;
-  /** A wallet sync was queued: the worker may look for work now instead of at its next tick. */
-  onWalletQueued?: () => void;
+  /**
+   * Registers a wallet and queues its sync. `serve` hands it to the worker thread, which owns the
+   * writes, so this thread never waits on the worker's write lock; without a worker (tests that
+   * write rows themselves) it is written here.
+   */
+  registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
+  health?: DatabaseHealth;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
 }
@@ -38,6 +44,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
+  const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
   const lookup = keyLookup(ledger.sqlite);
   const rate = createWindowCounter(() => config.rateLimitPerMinute);
@@ -46,38 +53,29 @@ export function createApp(deps: AppDeps) {
   const dataset = datasetLabelOrDefault(ledger.sqlite);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, states, dataset: () => dataset, version: deps.version, demoOwners, onWalletQueued: deps.onWalletQueued ?? (() => {}) };
+  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? (async (tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) };
+  const observe = requestObserver(states, metrics, logger, config.logLevel);
+  const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
-  const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request) };
+  const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
   const dashboard = createDashboard({ sqlite: ledger.sqlite, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const url = requestUrl(request.url);
       const socketAddress = server?.requestIP(request)?.address ?? "unknown";
-      if (dashboard.serves(url.pathname)) return dashboard.handle(request, url, socketAddress);
+      // Every early answer is thrown, never returned: a response returned from here skips the
+      // error and after-response hooks, and with them the request's metrics and log line.
+      if (dashboard.serves(url.pathname)) {
+        states.set(request, newRequestState(dashboardRoute(url.pathname)));
+        return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
+      }
       const state = authenticate(request, url, socketAddress, auth);
       states.set(request, state);
-      const common = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
-      Object.assign(set.headers, common);
-      if (state.refusal) {
-        state.finalStatus = state.refusal.status;
-        return withHeaders(state.refusal, common);
-      }
-      // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
-      if (pagedRoutes.has(state.route)) for (const name of integerQueryParams) {
-        const raw = url.searchParams.get(name);
-        if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) {
-          state.finalStatus = 400;
-          return withHeaders(errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`), common);
-        }
-      }
-      const length = Number(request.headers.get("content-length") ?? "0");
-      if (length > maxBodyBytes) {
-        state.finalStatus = 413;
-        return withHeaders(errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`), common);
-      }
+      Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
+      const refusal = state.refusal ?? admissionRefusal(request, url, state.route);
+      if (refusal) throw new Answered(refusal);
     })
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
     .onParse(async ({ request }) => {
@@ -95,7 +93,11 @@ export function createApp(deps: AppDeps) {
       let res: Response;
       // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
       const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
-      if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
+      if (error instanceof Answered) {
+        res = error.response;
+        // The dashboard names its own requests: log them under the id the browser saw.
+        if (state) state.requestId = res.headers.get("x-request-id") ?? state.requestId;
+      } else if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
       else if (code === "VALIDATION") {
         const e = error as unknown as { type?: string };
         // A response that breaks its own schema is our bug, not the caller's.
@@ -105,8 +107,8 @@ export function createApp(deps: AppDeps) {
         } else res = errorResponse("invalid_request", describeValidation(error, requestUrl(request.url)));
       } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
-      else if (isDatabaseUnavailable(error)) {
-        logger.error("database unavailable", { requestId: state?.requestId, error: String((error as Error)?.message ?? error) });
+      else if (health.noteError(error)) {
+        logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
         res = errorResponse("unavailable", "The ledger database cannot be read right now.", { "retry-after": "5" });
       } else {
         logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
@@ -115,25 +117,15 @@ export function createApp(deps: AppDeps) {
       if (state) state.finalStatus = res.status;
       return withHeaders(res, { ...(set.headers as Record<string, string>) });
     })
-    .onAfterResponse(({ request, set }) => {
-      const state = states.get(request);
-      if (!state) return;
-      const status = typeof set.status === "number" ? set.status : 200;
-      const seconds = (performance.now() - state.started) / 1000;
-      metrics.observeRequest(request.method, state.route, state.finalStatus ?? status, seconds);
-      if (config.logLevel === "debug" || (state.finalStatus ?? status) >= 500) {
-        logger.info("request", { requestId: state.requestId, method: request.method, route: state.route, status: state.finalStatus ?? status, ms: Math.round(seconds * 1000) });
-      }
-    })
-    // Two corrections to the generated document: the export answers CSV (the generator says
-    // JSON), and the capped body parser above hides the sync body's content type from it.
+    // Every response passes here, refusals included: one place counts and logs them all.
+    .onAfterResponse(({ request, set }) => observe(request, set.status))
+    // The generated document, finished once (named components, parameters, open routes):
+    // src/http/openapi.ts says what and why. The plugin caches its object; so does this.
     .onAfterHandle({ as: "global" }, ({ request, response }) => {
-      if (!request.url.endsWith("/v1/openapi.json")) return;
-      const paths = (response as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: unknown }>; requestBody?: { content?: Record<string, unknown> } }>> })?.paths;
-      const ok = paths?.["/v1/export"]?.get?.responses?.["200"];
-      if (ok) ok.content = { "text/csv": { schema: { type: "string", description: "RFC 4180 CSV, UTF-8, CRLF, header row; first column `dataset`" } } };
-      const body = paths?.["/v1/wallets/sync"]?.post?.requestBody;
-      if (body && !Object.keys(body.content ?? {}).length) body.content = { "application/json": { schema: JSON.parse(JSON.stringify(SyncRequestBody)) } };
+      if (requestUrl(request.url).pathname !== "/v1/openapi.json" || !response || typeof response !== "object") return;
+      let doc = finishedDocs.get(response);
+      if (!doc) finishedDocs.set(response, (doc = finishDocument(response as Record<string, unknown>, routeBodies(app.routes))));
+      return doc;
     })
     .use(
       openapi({
@@ -144,22 +136,30 @@ export function createApp(deps: AppDeps) {
         exclude: { paths: ["/v1/openapi.json", "/v1/openapi"] },
       }),
     )
+    .onStart(() => health.start())
+    .onStop(() => health.stop())
     .use(v1Routes(ctx))
     .use(v2Routes(ctx));
 
-  return { app, metrics };
+  return { app, metrics, health };
 }
 
 export type AppContext = {
   ledger: Ledger;
   config: Config;
   metrics: Metrics;
+  health: DatabaseHealth;
   states: WeakMap<Request, RequestState>;
   dataset(): ReturnType<typeof datasetLabelOrDefault>;
   version: string;
-  onWalletQueued(): void;
+  registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
   demoOwners: ReadonlySet<string> | null;
 };
+
+/** The request bodies the routes declare, for the OpenAPI document. */
+function routeBodies(routes: { method: string; path: string; hooks?: { body?: unknown } }[]): RouteBody[] {
+  return routes.flatMap((r) => (r.hooks?.body && typeof r.hooks.body === "object" ? [{ method: r.method, path: r.path, body: r.hooks.body as RouteBody["body"] }] : []));
+}
 
 /**
  * The request URL, even when a hostile Host header makes it unparsable: only the path and the
@@ -178,12 +178,67 @@ export function requestUrl(raw: string): URL {
   }
 }
 
+/** A response decided in onRequest, thrown so that it reaches the error and after-response hooks. */
+class Answered extends Error {
+  constructor(readonly response: Response) { super("answered before routing"); }
+}
+
+/**
+ * The dashboard's paths as metric labels, never the raw path: its page and assets, its session,
+ * and its API path (a forwarded call is counted there and again under the API route it reaches).
+ */
+export const dashboardRoutes = ["/ui", "/ui/session", "/ui/api"] as const;
+
+function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
+  if (path === "/ui/session") return "/ui/session";
+  return path === "/ui/api" || path.startsWith("/ui/api/") ? "/ui/api" : "/ui";
+}
+
+/** The checks that need no key and no database: paging numbers and the declared body size. */
+function admissionRefusal(request: Request, url: URL, route: string): Response | null {
+  // Paging numbers are plain digits: Number() would also take " 5", "0x10" or "1e2".
+  if (pagedRoutes.has(route)) for (const name of integerQueryParams) {
+    const raw = url.searchParams.get(name);
+    if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
+  }
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
+  return null;
+}
+
+/**
+ * Counts and times each answered request by method, route template (`unmatched` when no route
+ * matched, never the raw path) and status, and logs it at debug level (always when it failed).
+ */
+function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, level: Config["logLevel"]) {
+  return (request: Request, setStatus: unknown): void => {
+    const state = states.get(request);
+    const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
+    const route = state?.route ?? "unmatched";
+    const seconds = state ? (performance.now() - state.started) / 1000 : 0;
+    metrics.observeRequest(request.method, route, status, seconds);
+    if (level === "debug" || status >= 500) {
+      logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
+    }
+  };
+}
+
 function withHeaders(res: Response, headers: Record<string, string>): Response {
   for (const [k, v] of Object.entries(headers)) if (!res.headers.has(k)) res.headers.set(k, v);
   return res;
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
-  const msg = String((error as Error)?.message ?? "");
-  return /SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|CORRUPT)|database is locked|unable to open database|disk I\/O error/i.test(msg);
+// Routes that read no ledger data, or report on the ledger itself.
+const databaseFreeRoutes = new Set(["/v1/health", "/v1/openapi.json", "/v1/ops/status", "/v1/ops/metrics"]);
+
+/**
+ * Once the path no longer holds the file the server opened (deleted or replaced), every other
+ * route answers 503: its writes would be lost with the old inode, and keys created or revoked
+ * with `ca-ledger keys` land in another file, so this server could still accept a revoked key.
+ */
+function databaseGate(health: DatabaseHealth) {
+  return (route: string): Response | null => {
+    if (databaseFreeRoutes.has(route) || health.check()?.kind !== "missing") return null;
+    return errorResponse("unavailable", "The ledger database file was removed or replaced under the running server; the operator must restart it.", { "retry-after": "60" });
+  };
 }

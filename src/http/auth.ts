@@ -2,6 +2,7 @@
 // present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
 import type { Config } from "../config.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
+import { lockoutNetwork } from "./address.ts";
 import { errorResponse } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
@@ -33,16 +34,24 @@ export interface AuthDeps {
   failures: Counter;
   metrics: Metrics;
   delegated?: (request: Request) => Delegation | undefined;
+  /** A refusal for a route the database cannot serve now; checked first, since keys live there too. */
+  unavailable?: (route: string) => Response | null;
 }
 
-/** The client address: the socket's, or behind a trusted proxy the last hop it appended. */
+/**
+ * The network one failure budget covers (see address.ts): the socket's address, or behind a
+ * trusted proxy the last hop it appended. A hop that is not an address falls back to the socket
+ * (the proxy's own budget), so garbage in the header never mints a fresh budget.
+ */
 export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
-  if (!trustProxy) return socketAddress;
+  const socket = lockoutNetwork(socketAddress) ?? socketAddress;
+  if (!trustProxy) return socket;
   const xff = request.headers.get("x-forwarded-for");
-  if (!xff) return socketAddress;
+  if (!xff) return socket;
   // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
   const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
-  return hops[hops.length - 1] ?? socketAddress;
+  const last = hops[hops.length - 1];
+  return (last === undefined ? null : lockoutNetwork(last)) ?? socket;
 }
 
 /** Reads the key from `authorization: Bearer` (wins) or `x-api-key`. */
@@ -60,8 +69,13 @@ function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number
   return { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
 }
 
+/** A request's state before any check: no route matched yet. */
+export function newRequestState(route = "unmatched"): RequestState {
+  return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
+}
+
 export function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): RequestState {
-  const state: RequestState = { requestId: crypto.randomUUID(), started: performance.now(), route: "unmatched", principal: null, headers: {}, refusal: null };
+  const state = newRequestState();
   const match = matchRoute(request.method, url.pathname);
   if (match.kind === "none") {
     state.refusal = errorResponse("route_not_found", "No such route.");
@@ -73,6 +87,8 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
     return state;
   }
   state.route = match.spec.template;
+  state.refusal = deps.unavailable?.(state.route) ?? null;
+  if (state.refusal) return state;
   const scope = match.spec.scope;
   if (scope === null) return state;
 

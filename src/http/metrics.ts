@@ -1,4 +1,6 @@
 // Prometheus text 0.0.4. Labels carry route templates, never raw paths, owners or keys.
+// A method label is one of the HTTP methods or `other`: a client can send any token as a method.
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export interface GaugeSource { syncJobs(): Record<string, number>; issuerRecords(): number; actionsByType(): Record<string, number> }
@@ -13,7 +15,8 @@ export function createMetrics(startedAt = Date.now()) {
   const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 
   return {
-    observeRequest(method: string, route: string, status: number, seconds: number): void {
+    observeRequest(rawMethod: string, route: string, status: number, seconds: number): void {
+      const method = knownMethods.has(rawMethod) ? rawMethod : "other";
       inc(requests, `${method}\u0000${route}\u0000${status}`);
       const key = `${method}\u0000${route}`;
       let h = durations.get(key);

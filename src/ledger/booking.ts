@@ -15,8 +15,10 @@ import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
+import { storedAction } from "./projections.ts";
 import { groupBy } from "./group.ts";
-import { actionWriter, journalAppender, negateBooking, refreshIncomeTotals } from "./writers.ts";
+import { sealRows } from "./seals.ts";
+import { actionRow, actionWriter, journalAppender, negateBooking, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -150,11 +152,17 @@ function writeCensus(sqlite: Database, mints: string[], instances: CensusInstanc
   sqlite.query(`DELETE FROM census_instances WHERE mint IN ${IN_LIST}`).run(JSON.stringify(mints));
   const ins = sqlite.query("INSERT INTO census_instances (transition_key, mint, type, event_id, version, reconciled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   for (const c of instances) ins.run(c.transitionKey, c.mint, c.type, c.eventId, c.version, c.reconciled ? 1 : 0);
-  const all = (sqlite.query("SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ORDER BY mint, transition_key").all() as {
-    transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number;
-  }[]).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
+  const all = storedCensusInstances(sqlite);
   const up = sqlite.query("INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at WHERE payload IS NOT excluded.payload");
   for (const entry of computeCensus(all)) up.run(entry.type, JSON.stringify(entry), at);
+}
+
+/** The stored census instances (of some mints, or all), in the order the taxonomy is summed in. */
+export function storedCensusInstances(sqlite: Database, mints?: string[]): CensusInstance[] {
+  const where = mints ? `WHERE mint IN ${IN_LIST}` : "";
+  return (sqlite.query(`SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ${where} ORDER BY mint, transition_key`).all(...(mints ? [JSON.stringify(mints)] : [])) as {
+    transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number;
+  }[]).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
 }
 
 function writeSchedule(sqlite: Database, changes: EngineOutput["clockChanges"], at: string): void {
@@ -170,43 +178,56 @@ function bookWallets(sqlite: Database, marks: DirtyMark[], now: Date): ChunkResu
   const sightings = newSightings(input, at);
   const out = runEngine(input);
   const result = emptyResult("wallets");
+  // Serialised before the transaction, so it holds the write lock only to write.
+  const rows = changedActionRows(sqlite, marks.map((m) => m.key), out.actions, result);
   sqlite.transaction(() => {
     const current = stillMarked(sqlite, "dirty_wallets", "owner", marks);
     if (!current.length) return;
     const owners = current.map((m) => m.key);
     const keep = new Set(owners);
     if (!recordSightings(sqlite, sightings)) return;
-    writeActions(sqlite, owners, out.actions.filter((a) => keep.has(a.owner)), at, result);
+    writeActions(sqlite, keep, rows, at, result);
     appendJournalDiff(sqlite, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
     refreshIncomeTotals(sqlite, owners, now);
     writePositions(sqlite, keep, out, at);
     clearDirty(sqlite, "wallet", current);
+    sealRows(sqlite); // last: seals the journal entries this chunk appended
     result.booked = current.length;
   }).immediate();
   result.deferred = marks.length - result.booked;
   return result;
 }
 
+interface ActionChanges { rows: (ActionRow & { owner: string })[]; gone: { id: string; owner: string }[] }
+
 /**
- * Actions of these wallets: a payload whose hash is unchanged is skipped before any read model
- * is serialised (most actions of a re-booked wallet do not change); one the engine no longer
- * derives is deleted (its journal keeps the history).
+ * What changes among these wallets' actions: a payload whose hash is unchanged is skipped before
+ * any read model is serialised (most actions of a re-booked wallet do not change); one the engine
+ * no longer derives goes (its journal keeps the history).
  */
-function writeActions(sqlite: Database, owners: string[], actions: EngineOutput["actions"], at: string, result: ChunkResult): void {
-  const stored = new Map((sqlite.query(`SELECT id, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`).all(JSON.stringify(owners)) as { id: string; payload_sha256: string }[]).map((r) => [r.id, r.payload_sha256]));
-  const write = actionWriter(sqlite);
+function changedActionRows(sqlite: Database, owners: string[], actions: EngineOutput["actions"], result: ChunkResult): ActionChanges {
+  const stored = new Map((sqlite.query(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`).all(JSON.stringify(owners)) as { id: string; owner: string; payload_sha256: string }[]).map((r) => [r.id, r]));
+  const rows: ActionChanges["rows"] = [];
   for (const a of actions) {
-    const payload = canonicalJson(a);
+    const form = storedAction(a);
+    const payload = canonicalJson(form);
     const hash = sha256Hex(payload);
-    if (stored.get(a.id) === hash) result.actionsUnchanged++;
-    else {
-      write(a, at, payload, hash);
-      result.actionsWritten++;
-    }
+    if (stored.get(a.id)?.payload_sha256 === hash) result.actionsUnchanged++;
+    else rows.push({ ...actionRow(a, form, payload, hash), owner: a.owner });
     stored.delete(a.id);
   }
+  return { rows, gone: [...stored.values()] };
+}
+
+function writeActions(sqlite: Database, owners: Set<string>, changes: ActionChanges, at: string, result: ChunkResult): void {
+  const write = actionWriter(sqlite);
+  for (const row of changes.rows) {
+    if (!owners.has(row.owner)) continue;
+    write(row, at);
+    result.actionsWritten++;
+  }
   const drop = sqlite.query("DELETE FROM actions WHERE id = ?");
-  for (const id of stored.keys()) drop.run(id);
+  for (const g of changes.gone) if (owners.has(g.owner)) drop.run(g.id);
 }
 
 /** The journal diff of each wallet against its standing recognitions, appended. */

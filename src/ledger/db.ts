@@ -18,6 +18,27 @@ export interface Ledger {
   close(): void;
 }
 
+/** How long a write waits for another connection's write transaction before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * A write that may be skipped rather than wait: bookkeeping the HTTP thread does (a key's
+ * last-used minute, a dashboard session's last-seen time) must never hold the thread that answers
+ * requests while the worker holds the write lock. Returns false when the database was busy.
+ */
+export function writeIfFree(sqlite: Database, write: () => unknown): boolean {
+  sqlite.exec("PRAGMA busy_timeout = 0");
+  try {
+    write();
+    return true;
+  } catch (e) {
+    if (/SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e))) return false;
+    throw e;
+  } finally {
+    sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
 export function ledgerPath(dataDir: string): string {
   return join(dataDir, "ledger.db");
 }
@@ -50,7 +71,7 @@ export function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): L
   const path = ledgerPath(dataDir);
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (file === path || existsSync(file)) makePrivate(file);
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");

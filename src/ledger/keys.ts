@@ -3,6 +3,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
 import type { Database } from "bun:sqlite";
+import { writeIfFree } from "./db.ts";
 
 export const allScopes = ["assets:read", "ledger:read", "wallets:sync", "ops:read"] as const;
 export type Scope = (typeof allScopes)[number];
@@ -132,7 +133,7 @@ export function keyLookup(sqlite: Database) {
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = new Date(Math.floor(now.getTime() / 60000) * 60000).toISOString();
     if (touched.get(row.id) !== minute) {
-      try { touch.run(minute, row.id, minute); touched.set(row.id, minute); } catch { /* a locked database must not fail a read */ }
+      if (writeIfFree(sqlite, () => touch.run(minute, row.id, minute))) touched.set(row.id, minute); // busy: a later request writes it
     }
     return toPrincipal(row);
   };

@@ -1,6 +1,10 @@
 // The ledger's tables. Times are ISO-8601 UTC text; exact numbers (raw amounts, multipliers,
 // USD) are TEXT decimals so no float ever touches them. Tables that hold evidence or the
 // journal are append-only: migrations add triggers that refuse UPDATE and DELETE on them.
+//
+// `row_sha256` is a row's seal (src/ledger/seals.ts): the SHA-256 of its content, set in the
+// transaction that wrote the row, so `ca-ledger verify` catches a changed byte in rows nothing
+// else derives. The partial `*_unsealed` indexes let each write find its unsealed rows at once.
 import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -93,17 +97,22 @@ export const syncJobs = sqliteTable(
 // An instrument comes from the issuer feed (`xstocks`), or, for a Scaled UI Amount mint the feed
 // does not list, from the mint's own Token-2022 metadata extension (`token-metadata`, with its
 // `uri`). A feed row always replaces a metadata row; a metadata row never replaces a feed row.
-export const instruments = sqliteTable("instruments", {
-  mint: text("mint").primaryKey(),
-  symbol: text("symbol").notNull(),
-  name: text("name"),
-  underlying: text("underlying"),
-  isin: text("isin"),
-  decimals: integer("decimals"),
-  updatedAt: text("updated_at").notNull(),
-  source: text("source").notNull().default("xstocks"), // xstocks | token-metadata
-  uri: text("uri"),
-});
+export const instruments = sqliteTable(
+  "instruments",
+  {
+    mint: text("mint").primaryKey(),
+    symbol: text("symbol").notNull(),
+    name: text("name"),
+    underlying: text("underlying"),
+    isin: text("isin"),
+    decimals: integer("decimals"),
+    updatedAt: text("updated_at").notNull(),
+    rowSha256: text("row_sha256"),
+    source: text("source").notNull().default("xstocks"), // xstocks | token-metadata
+    uri: text("uri"),
+  },
+  (t) => [index("instruments_unsealed").on(t.mint).where(sql`row_sha256 IS NULL`)],
+);
 
 export const issuerRevisions = sqliteTable(
   "issuer_revisions",
@@ -116,6 +125,7 @@ export const issuerRevisions = sqliteTable(
     payloadSha256: text("payload_sha256").notNull(),
     edited: integer("edited", { mode: "boolean" }).notNull().default(false),
     ingestedAt: text("ingested_at").notNull(),
+    rowSha256: text("row_sha256"),
     // Who stated it: the issuer's feed (`xstocks`) or an operator's import (`operator`). An
     // operator record names its mint (the payload carries it too); the issuer's reach a mint
     // through the feed's symbol.
@@ -126,6 +136,7 @@ export const issuerRevisions = sqliteTable(
     uniqueIndex("issuer_revisions_hash").on(t.eventId, t.version, t.payloadSha256),
     index("issuer_revisions_symbol").on(t.symbol),
     index("issuer_revisions_mint").on(t.mint),
+    index("issuer_revisions_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
 );
 
@@ -149,8 +160,9 @@ export const mintStates = sqliteTable(
     newMultiplier: text("new_multiplier").notNull(),
     newMultiplierEffectiveTs: integer("new_multiplier_effective_ts").notNull(),
     observedAt: integer("observed_at").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [uniqueIndex("mint_states_mint_slot").on(t.mint, t.slot)],
+  (t) => [uniqueIndex("mint_states_mint_slot").on(t.mint, t.slot), index("mint_states_unsealed").on(t.id).where(sql`row_sha256 IS NULL`)],
 );
 
 export const multiplierUpdates = sqliteTable(
@@ -164,8 +176,13 @@ export const multiplierUpdates = sqliteTable(
     multiplier: text("multiplier").notNull(),
     effectiveTs: integer("effective_ts").notNull(),
     authority: text("authority").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [primaryKey({ columns: [t.signature, t.ixIndex] }), index("multiplier_updates_mint").on(t.mint)],
+  (t) => [
+    primaryKey({ columns: [t.signature, t.ixIndex] }),
+    index("multiplier_updates_mint").on(t.mint),
+    index("multiplier_updates_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
+  ],
 );
 
 export const tokenAccounts = sqliteTable(
@@ -329,11 +346,13 @@ export const journal = sqliteTable(
     evidenceSha256: text("evidence_sha256").notNull(),
     payload: text("payload").notNull(), // canonical JSON of the booking
     createdAt: text("created_at").notNull(),
+    rowSha256: text("row_sha256"), // chained: each seal covers the previous entry's seal too
   },
   (t) => [
     index("journal_owner").on(t.owner, t.id),
     index("journal_action").on(t.actionId),
     index("journal_reverses").on(t.reversesId),
+    index("journal_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
 );
 
@@ -410,12 +429,17 @@ export const taxonomyCensus = sqliteTable("taxonomy_census", {
 
 // ---- settings ----------------------------------------------------------------------------
 
-export const datasetLabel = sqliteTable("dataset_label", {
-  id: integer("id").primaryKey(), // always 1
-  kind: text("kind").notNull(), // mainnet | synthetic
-  description: text("description"),
-  createdAt: text("created_at").notNull(),
-});
+export const datasetLabel = sqliteTable(
+  "dataset_label",
+  {
+    id: integer("id").primaryKey(), // always 1
+    kind: text("kind").notNull(), // mainnet | synthetic
+    description: text("description"),
+    createdAt: text("created_at").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [index("dataset_label_unsealed").on(t.id).where(sql`row_sha256 IS NULL`)],
+);
 
 // Small facts about the ledger itself (key → value).
 export const ledgerState = sqliteTable("ledger_state", {

@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, OperatorRecord, TokenAccountObs } from "../domain/observations.ts";
 import type { WalkCursor } from "../sources/solana/signatures.ts";
 import { markDirty } from "./dirty.ts";
+import { sealRows } from "./seals.ts";
 
 /** A walk cursor as stored: `scope` is a tenant id for token accounts, "*" for authorities. */
 export interface StoredCursor { scope: string; address: string; cursor: WalkCursor }
@@ -74,6 +75,7 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
 
     result.dirtyWallets = markDirty(sqlite, "wallet", wallets, at);
     result.dirtyMints = markDirty(sqlite, "mint", mints, at);
+    sealRows(sqlite); // last: seals the rows this transaction wrote
   }).immediate();
   return result;
 }

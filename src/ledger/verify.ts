@@ -7,10 +7,13 @@ import { actionEvidencePayload, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameBooking } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
-import type { ActionRecord, JournalBooking } from "../domain/types.ts";
-import { groupBy } from "./group.ts";
-import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
+import { computeCensus } from "../domain/taxonomy.ts";
+import type { CensusInstance, JournalBooking } from "../domain/types.ts";
+import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
+import { groupBy } from "./group.ts";
+import { actionDetailBase, actionListedAt, actionSummary, storedAction, v1Entry, type StoredAction } from "./projections.ts";
+import { brokenSeals, sealedRowCount } from "./seals.ts";
 
 export interface CheckResult {
   name: string;
@@ -59,6 +62,14 @@ export function checkIssuerRevisionHashes(sqlite: Database): CheckResult {
   return c.result();
 }
 
+/** Rows nothing derives (observations, the journal, the dataset label) against their seals. */
+export function checkSeals(sqlite: Database): CheckResult {
+  const c = new Check("sealed rows match their seals");
+  c.checked = sealedRowCount(sqlite);
+  for (const b of brokenSeals(sqlite)) c.fail(`${b.table} row ${b.rowid}: ${b.problem}`);
+  return c.result();
+}
+
 interface ActionRow { id: string; owner: string; treatment: string; usd: string | null; payload: string; payload_sha256: string; evidence_sha256: string; v1_entry: string | null }
 
 export function checkActionHashes(sqlite: Database): CheckResult[] {
@@ -68,9 +79,9 @@ export function checkActionHashes(sqlite: Database): CheckResult[] {
     payload.checked++;
     evidence.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
-    let a: ActionRecord;
+    let a: StoredAction;
     try {
-      a = JSON.parse(r.payload) as ActionRecord;
+      a = JSON.parse(r.payload) as StoredAction;
     } catch {
       evidence.fail(`action ${r.id}: payload is not JSON`);
       continue;
@@ -201,20 +212,25 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
  */
 export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResult {
   const c = new Check("read models match their sources");
-  const actions = sqlite.query("SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id").iterate() as Iterable<{
+  const actions = sqlite.query(
+    "SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id",
+  ).iterate() as Iterable<{
     id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
-    payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
+    first_observed_active_at: string | null; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
   }>;
+  // Actions name their issuer revisions by hash (the records are stored once): each must be there.
+  const revisionHashes = new Set((sqlite.query("SELECT event_id || ' ' || version || ' ' || payload_sha256 AS k FROM issuer_revisions").all() as { k: string }[]).map((r) => r.k));
   for (const r of actions) {
     c.checked++;
-    const a = JSON.parse(r.payload) as ActionRecord;
+    const a = JSON.parse(r.payload) as StoredAction;
+    for (const rev of a.revisions) {
+      if (!revisionHashes.has(`${rev.eventId} ${rev.version} ${rev.sha256}`)) c.fail(`action ${r.id}: names issuer revision ${rev.eventId} v${rev.version} ${rev.sha256}, which is not stored`);
+    }
     const v1 = v1Entry(a);
-    const columns = [r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd];
-    const fromPayload = [a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd];
+    const columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.first_observed_active_at];
+    const fromPayload = [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, a.timestamps.firstObservedActiveAt];
     if (columns.some((v, i) => v !== fromPayload[i])) c.fail(`action ${r.id}: its indexed columns differ from its payload`);
-    // The payload is stored canonically (sorted keys) and the projections in build order:
-    // compare both canonically.
-    const same = (stored: string | null, projected: unknown) => stored !== null && canonicalJson(JSON.parse(stored)) === canonicalJson(projected);
+    const same = (stored: string | null, projected: unknown) => stored !== null && sameJson(stored, projected);
     if (!same(r.summary, actionSummary(a))) c.fail(`action ${r.id}: the stored list item is not the projection of its payload`);
     if ((v1 ? !same(r.v1_entry, v1) : r.v1_entry !== null) || r.v1_kind !== (v1?.kind ?? null)) c.fail(`action ${r.id}: the stored v1 entry is not the projection of its payload`);
     // Rows written before migration 0004 have no stored detail: the route projects it then.
@@ -236,8 +252,10 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
   for (const t of totals) {
     c.checked++;
     const k = key(t.owner, t.mint);
-    const want = sums.get(k) ?? { usd: ZERO, unvalued: 0 };
-    if (!eq(parseDecimal(t.usd), want.usd) || t.unvalued_events !== want.unvalued) {
+    const want = sums.get(k);
+    // Compared as text: the served string is exactly what booking wrote (formatExact of the sum).
+    if (!want) c.fail(`income total ${k}: stored, but the journal has no income for it`);
+    else if (t.usd !== formatExact(want.usd) || t.unvalued_events !== want.unvalued) {
       c.fail(`income total ${k}: stored ${t.usd} USD and ${t.unvalued_events} unvalued, the journal sums to ${formatExact(want.usd)} USD and ${want.unvalued} unvalued`);
     }
     sums.delete(k);
@@ -265,7 +283,7 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], replaye
     c.checked++;
     const hash = stored.get(a.id);
     if (hash === undefined) c.fail(`action ${a.id}: the engine derives it, the ledger does not hold it`);
-    else if (hash !== sha256Hex(canonicalJson(a))) c.fail(`action ${a.id}: the stored payload differs from the engine's`);
+    else if (hash !== sha256Hex(canonicalJson(storedAction(a)))) c.fail(`action ${a.id}: the stored payload differs from the engine's`);
     stored.delete(a.id);
   }
   for (const id of stored.keys()) c.fail(`action ${id}: stored, but the engine no longer derives it`);
@@ -283,6 +301,85 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], replaye
   }
   for (const key of standing.keys()) c.fail(`booking ${key}: stands in the journal, but the engine books nothing`);
   return c.result();
+}
+
+/**
+ * The tables booking writes from the engine's records hold exactly, byte for byte, what the
+ * engine derives from the stored observations at the time each was booked: booking writes
+ * `JSON.stringify` of the records, so the same records give the same bytes. Booking is
+ * incremental, so each mint is re-derived at its own booking time (lineage and census instances,
+ * stamped in `mint_schedule`) and each wallet at its own (positions and yields, stamped in
+ * `yields`); what is still marked dirty waits for its booking and is left out. The taxonomy is the
+ * census of the stored instances.
+ */
+export function checkDerivedTables(sqlite: Database): CheckResult {
+  const c = new Check("derived tables match the engine");
+  const compare = (table: string, stored: Map<string, string>, derived: Map<string, string>) => {
+    for (const [k, bytes] of stored) {
+      c.checked++;
+      const want = derived.get(k);
+      if (want === undefined) c.fail(`${table} ${k}: stored, but the engine derives no such row`);
+      else if (bytes !== want) c.fail(`${table} ${k}: the stored row is not what the engine derives`);
+    }
+    for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
+  };
+  const rows = (sql: string, ...params: string[]) => new Map((sqlite.query(sql).all(...params) as { k: string; v: string }[]).map((r) => [r.k, r.v]));
+  const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
+  const IN_LIST = "(SELECT value FROM json_each(?1))";
+
+  const dirtyMints = new Set((sqlite.query("SELECT mint FROM dirty_mints").all() as { mint: string }[]).map((r) => r.mint));
+  const mintsAt = groupBy((sqlite.query("SELECT mint, updated_at FROM mint_schedule").all() as { mint: string; updated_at: string }[]).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const checkedMints = new Set<string>();
+  for (const [at, group] of mintsAt) {
+    const mints = group.map((r) => r.mint);
+    const list = JSON.stringify(mints);
+    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners: [], mints }));
+    const inGroup = new Set(mints);
+    compare("lineage", rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
+      new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
+    compare("census_instances", new Map(storedCensusInstances(sqlite, mints).map((i) => [i.transitionKey, instanceRow(i)])),
+      new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
+    for (const m of mints) checkedMints.add(m);
+  }
+  for (const { mint } of sqlite.query("SELECT mint FROM lineage").all() as { mint: string }[]) {
+    if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
+  }
+  // A type with no stored row is served as its empty census (a ledger never booked has none).
+  const census = rows("SELECT type AS k, payload AS v FROM taxonomy_census");
+  for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
+  compare("taxonomy_census", census, new Map(computeCensus(storedCensusInstances(sqlite)).map((e) => [e.type, JSON.stringify(e)])));
+
+  const waiting = pendingOwners(sqlite);
+  const ownersAt = groupBy((sqlite.query("SELECT owner, updated_at FROM yields").all() as { owner: string; updated_at: string }[]).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const checkedOwners = new Set<string>();
+  for (const [at, group] of ownersAt) {
+    const owners = group.map((r) => r.owner);
+    const list = JSON.stringify(owners);
+    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners }));
+    const yields = groupBy(out.yields, (y) => y.owner);
+    compare("positions", rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
+      new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
+    compare("yields", rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    for (const o of owners) checkedOwners.add(o);
+  }
+  for (const { owner } of sqlite.query("SELECT DISTINCT owner FROM positions").all() as { owner: string }[]) {
+    if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
+  }
+  return c.result();
+}
+
+/**
+ * Stored JSON equals a projection: the same value (compared canonically, since the payload a
+ * projection is rebuilt from has sorted keys) and stored exactly as `JSON.stringify` writes it,
+ * so a changed byte that parses to the same value (an escape's hex case, `1e5` for `1E5`) fails too.
+ */
+function sameJson(stored: string, projected: unknown): boolean {
+  try {
+    const parsed = JSON.parse(stored);
+    return JSON.stringify(parsed) === stored && canonicalJson(parsed) === canonicalJson(projected);
+  } catch {
+    return false;
+  }
 }
 
 /** Owners waiting to be booked: marked dirty themselves, or holding a mint that is. */
@@ -318,6 +415,7 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
   try {
     checks.push(...guarded(["integrity_check"], () => checkIntegrity(sqlite)));
     checks.push(...guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(sqlite)));
+    checks.push(...guarded(["sealed rows match their seals"], () => checkSeals(sqlite)));
     checks.push(...guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(sqlite)));
     let journalRows: JournalRow[] = [];
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
@@ -337,6 +435,7 @@ export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
       replayedAt = lastReplayAt(sqlite) ?? now;
       return checkReplay(sqlite, journalRows, replayedAt);
     }));
+    checks.push(...guarded(["derived tables match the engine"], () => checkDerivedTables(sqlite)));
   } finally {
     // A read transaction: ending it can only fail on a corrupt file, which a check already named.
     try {

@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
-import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
+import { actionDetailBase, actionListedAt, actionSummary, storedAction, v1Entry, type StoredAction } from "./projections.ts";
 
 /**
  * Writes one action: its canonical payload and hash, the indexed columns, and the read models
@@ -20,10 +20,23 @@ export function actionWriter(sqlite: Database) {
        v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16, detail = ?17
        WHERE payload_sha256 IS NOT ?13 OR detail IS NULL`,
   );
-  return (a: ActionRecord, at: string, payload = canonicalJson(a), hash = sha256Hex(payload)): void => {
-    const v1 = v1Entry(a);
-    upsert.run(a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
-      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, hash, a.evidenceSha256, a.timestamps.firstObservedActiveAt, at, JSON.stringify(actionDetailBase(a)));
+  return (a: ActionRecord | StoredAction | ActionRow, at: string): void => {
+    const row = "payloadSha256" in a ? a : actionRow(a);
+    upsert.run(...row.values, at, row.detail);
+  };
+}
+
+/** Everything an action's row holds, serialised (booking builds these outside its transaction). */
+export interface ActionRow { id: string; payloadSha256: string; values: (string | null)[]; detail: string }
+
+export function actionRow(a: ActionRecord | StoredAction, stored = storedAction(a), payload = canonicalJson(stored), hash = sha256Hex(payload)): ActionRow {
+  const v1 = v1Entry(stored);
+  return {
+    id: a.id,
+    payloadSha256: hash,
+    values: [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
+      JSON.stringify(actionSummary(stored)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, hash, a.evidenceSha256, a.timestamps.firstObservedActiveAt],
+    detail: JSON.stringify(actionDetailBase(stored)),
   };
 }
 

@@ -19,7 +19,7 @@ export const POISON_RETRY_MS = 60 * 60 * 1000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createBooker(sqlite: Database, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean } = {}): Booker {
+export function createBooker(sqlite: Database, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void } = {}): Booker {
   const clock = opts.now ?? (() => new Date());
   let current: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
@@ -53,6 +53,7 @@ export function createBooker(sqlite: Database, logger: Logger, opts: BookingOpti
       } catch (e) {
         const cause = e instanceof ChunkFailed ? e.cause : e;
         if (isBusy(cause)) throw e;
+        opts.onError?.(cause);
         logger.error("booking failed; retried later", { kind: failed.kind, key: mark.key, error: String((cause as Error)?.message ?? cause) });
         deferDirty(sqlite, failed.kind, mark.key, new Date(now.getTime() + POISON_RETRY_MS));
       }

@@ -2,12 +2,18 @@
 // dies, and relays its RPC counts to the metrics. The HTTP thread only ever sends it messages.
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import { QuotaExceeded, type EnqueueResult } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
+
+/** A registration the worker has not answered in this time fails (a worker restarting, a stuck one). */
+const REGISTER_TIMEOUT_MS = 30_000;
 
 export interface WorkerThread {
   /** Resolves once the worker has opened the ledger and started. */
   ready: Promise<void>;
   wake(): void;
+  /** Registers a wallet and queues its sync, on the worker's connection (see AppDeps.registerWallet). */
+  register(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
   stop(): Promise<void>;
 }
 
@@ -17,6 +23,8 @@ export interface WorkerThreadOptions {
   pollNetwork: boolean;
   logger: Logger;
   onRpc(method: string, outcome: string, n: number): void;
+  /** A database error the worker met (health.noteError). */
+  onDatabaseError?(error: Error): void;
 }
 
 /**
@@ -34,6 +42,8 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
   let failStart: (e: Error) => void = () => {};
   const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failStart = reject; });
   let stopped: () => void = () => {};
+  const pending = new Map<number, { resolve(r: EnqueueResult): void; reject(e: Error): void }>();
+  let nextId = 1;
 
   const spawn = () => {
     thread = new Worker(threadUrl());
@@ -42,6 +52,9 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       if (m.type === "ready") markReady();
       else if (m.type === "rpc") for (const [method, outcome, n] of m.counts) opts.onRpc(method, outcome, n);
       else if (m.type === "stopped") stopped();
+      else if (m.type === "database_error") opts.onDatabaseError?.(Object.assign(new Error(m.message), { code: m.code ?? undefined }));
+      else if (m.type === "registered") pending.get(m.id)?.resolve(m.result);
+      else if (m.type === "register_failed") pending.get(m.id)?.reject(m.quota ? new QuotaExceeded(m.error) : new Error(m.error));
       else if (m.type === "failed") {
         opts.logger.error("worker thread failed to start", { error: m.error });
         failStart(new Error(`the sync worker could not start: ${m.error}`));
@@ -61,6 +74,15 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
   return {
     ready,
     wake: () => send({ type: "wake" }),
+    register(tenantId, maxWallets, owner) {
+      const id = nextId++;
+      return new Promise<EnqueueResult>((resolve, reject) => {
+        const timer = setTimeout(() => settle(() => reject(new Error("the sync worker did not answer the registration"))), REGISTER_TIMEOUT_MS);
+        const settle = (done: () => void) => { clearTimeout(timer); pending.delete(id); done(); };
+        pending.set(id, { resolve: (r) => settle(() => resolve(r)), reject: (e) => settle(() => reject(e)) });
+        send({ type: "register", id, tenantId, maxWallets, owner });
+      });
+    },
     async stop() {
       stopping = true;
       const done = new Promise<void>((resolve) => (stopped = resolve));

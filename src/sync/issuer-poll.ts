@@ -6,6 +6,7 @@ import { issuerFeedOff, type Config } from "../config.ts";
 import { markFeed, storeObservations } from "../ledger/store.ts";
 import type { FetchLike } from "../sources/retry.ts";
 import { createIssuerClient } from "../sources/xstocks/client.ts";
+import { attachIsins } from "../sources/xstocks/records.ts";
 
 export interface IssuerPollDeps {
   sqlite: Database;
@@ -30,7 +31,7 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number;
     const rows = assets.instruments.length + records.length + rejections.length;
     const lists = [["assets", assets.instruments.length, assets.rejections.length], ["history", history.records.length, history.rejections.length], ["upcoming", upcoming.records.length, upcoming.rejections.length]] as const;
     const res = storeObservations(sqlite, {
-      instruments: assets.instruments,
+      instruments: attachIsins(assets.instruments, records), // the asset list has no ISINs; the issuer's records do
       issuerRecords: records,
       issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
     }, now());

@@ -26,6 +26,8 @@ export interface SyncDeps {
   signal?: AbortSignal;
   /** Books what is dirty (the worker's single booker); resolves once the run's wallet is booked. */
   book: () => Promise<void>;
+  /** Every error a step hits, for the database's health (a damaged file shows first here). */
+  onError?: (error: unknown) => void;
 }
 
 /** Authority cursors are shared by every wallet and tenant. */
@@ -42,6 +44,9 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions,
     url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal,
   });
+  const started = performance.now();
+  const took: Record<string, number> = {};
+  const lap = (name: string, since: number) => (took[name] = Math.round(performance.now() - since));
   try {
     const scope = tenantScope(job.tenant_id);
     const result = await syncWalletChain(rpc, job.owner, cursorsFor(sqlite, scope, job.owner), {
@@ -60,6 +65,8 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     });
     // Stopping the worker is not the end of a run: leave the job to its lease, write nothing half-read.
     if (deps.signal?.aborted) return "failed";
+    lap("chainMs", started);
+    const stored = performance.now();
     const walked = new Set([job.owner, ...result.accounts.map((a) => a.tokenAccount), ...Object.keys(result.cursors.authorities)]);
     const cursors: StoredCursor[] = [
       ...Object.entries(result.cursors.accounts).map(([address, cursor]) => ({ scope, address, cursor })),
@@ -78,13 +85,18 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
     }, now());
     reportProgress(sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
+    lap("storeMs", stored);
+    const booking = performance.now();
     await deps.book();
+    lap("bookMs", booking);
     finishJob(sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    deps.logger.debug("sync finished", { job: job.id, rpcCalls: result.rpcCalls, transactions: result.walletTransactions, ...took, totalMs: Math.round(performance.now() - started) });
     if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
     return result.gaps.length ? "partial" : "complete";
   } catch (e) {
     // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
     if (deps.signal?.aborted || isAbort(e)) return "failed";
+    deps.onError?.(e);
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
     failJob(sqlite, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);

@@ -1,14 +1,19 @@
 // The messages between `serve`'s HTTP thread and its worker thread. Plain, structured-cloneable
 // data: the worker opens its own SQLite connection from the data dir and rebuilds its sources.
 import type { Config } from "../config.ts";
+import type { EnqueueResult } from "./queue.ts";
 
 export type ToWorker =
   | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean }
   | { type: "wake" }
+  | { type: "register"; id: number; tenantId: number; maxWallets: number; owner: string }
   | { type: "stop" };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "rpc"; counts: [method: string, outcome: string, n: number][] }
+  | { type: "registered"; id: number; result: EnqueueResult }
+  | { type: "register_failed"; id: number; quota: boolean; error: string }
+  | { type: "database_error"; message: string; code: string | null }
   | { type: "stopped" }
   | { type: "failed"; error: string };

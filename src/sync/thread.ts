@@ -3,7 +3,10 @@
 // metrics, about once a second.
 import { demoSources, loadDemo } from "../demo/load.ts";
 import { openLedger } from "../ledger/db.ts";
+import { classifyDatabaseError } from "../ledger/health.ts";
 import { createLogger } from "../log.ts";
+import type { Database } from "bun:sqlite";
+import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
 
@@ -12,6 +15,7 @@ declare const self: Worker;
 const post = (m: FromWorker) => self.postMessage(m);
 let worker: SyncWorker | null = null;
 let close: (() => void) | null = null;
+let sqlite: Database | null = null;
 const counts = new Map<string, number>();
 const flush = () => {
   if (!counts.size) return;
@@ -26,6 +30,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     try {
       const ledger = openLedger(m.config.dataDir, { migrate: false });
       close = () => ledger.close();
+      sqlite = ledger.sqlite;
       const logger = createLogger(m.config.logLevel);
       if (m.demo) {
         const load = await loadDemo(ledger, new Date(), m.config);
@@ -37,6 +42,8 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         ...sources,
         logger,
         pollNetwork: m.pollNetwork,
+        // The HTTP thread's health check learns of damage the worker met first.
+        onError: (e) => { if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null }); },
         onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),
       });
       post({ type: "ready" });
@@ -45,6 +52,15 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     }
   } else if (m.type === "wake") {
     worker?.wake();
+  } else if (m.type === "register") {
+    try {
+      if (!sqlite) throw new Error("the worker has not started");
+      const result = registerAndEnqueue(sqlite, m.tenantId, m.maxWallets, m.owner);
+      post({ type: "registered", id: m.id, result });
+      if (result.job === "enqueued") worker?.wake();
+    } catch (e) {
+      post({ type: "register_failed", id: m.id, quota: e instanceof QuotaExceeded, error: String((e as Error)?.message ?? e) });
+    }
   } else if (m.type === "stop") {
     await worker?.stop();
     flush();

@@ -31,7 +31,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const abort = new AbortController();
   const logger: Logger = deps.logger;
   const clock = deps.now ?? (() => new Date());
-  const booker = createBooker(deps.sqlite, logger, { now: clock, stopped: () => stopped });
+  const booker = createBooker(deps.sqlite, logger, { now: clock, stopped: () => stopped, onError: deps.onError });
   const stepDeps: SyncDeps = { ...deps, signal: abort.signal, book: () => booker.request() };
   const running = new Set<Promise<unknown>>();
   let wake: () => void = () => {};
@@ -39,7 +39,11 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   let jobsInFlight = 0;
 
   const track = (name: string, p: Promise<unknown>) => {
-    const tracked = p.catch((e) => { if (!stopped) logger.warn(`${name} failed`, { error: String((e as Error)?.message ?? e) }); }).finally(() => running.delete(tracked));
+    const tracked = p.catch((e) => {
+      if (stopped) return;
+      deps.onError?.(e);
+      logger.warn(`${name} failed`, { error: String((e as Error)?.message ?? e) });
+    }).finally(() => running.delete(tracked));
     running.add(tracked);
   };
 

@@ -12,6 +12,7 @@ import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
 import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/writers.ts";
+import { canonicalJson, canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
 export { allScopes, type Scope };
@@ -163,17 +164,25 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
     chain: announced
       ? { signature: null, slot: null, blockTime: null, multiplierOld: null, multiplierNew: null, scheduledAt: null, effectiveAt: null, updateSignature: null }
       : { signature, slot: 300_000_000 + index, blockTime, multiplierOld: "1", multiplierNew: type === "forward_split" ? "10" : "1.0025", scheduledAt: effectiveAt, effectiveAt, updateSignature: signature },
-    matched: { eventId, version: 1, sha256: sha(`rev:${eventId}`) },
-    revisions: [{ eventId, version: 1, status: "Confirmed", caType: record.caType, sha256: sha(`rev:${eventId}`), ingestedAt: blockTime, edited: false, source: "xstocks", standing: "standing", record: record as never }],
+    matched: { eventId, version: 1, sha256: canonicalSha256(record) },
+    revisions: [{ eventId, version: 1, status: "Confirmed", caType: record.caType, sha256: canonicalSha256(record), ingestedAt: blockTime, edited: false, source: "xstocks", standing: "standing", record: record as never }],
     lineageLink: null,
     v1: { kind, splitFactor: type === "forward_split" ? "10" : null, headline, reasons, classificationResult: kind === "unclassified_adjustment" ? "unclassified" : kind },
-    evidence: { chainKey: announced ? null : `${mint}:${signature}:0`, matchedRevisionSha256: sha(`rev:${eventId}`), revisionCount: 1, rawBalance: "1000000000", payloadSha256 },
+    evidence: { chainKey: announced ? null : `${mint}:${signature}:0`, matchedRevisionSha256: canonicalSha256(record), revisionCount: 1, rawBalance: "1000000000", payloadSha256 },
     evidenceSha256: payloadSha256,
   } as ActionRecord;
 }
 
 /** Writes an action the way a replay does (payload, hashes, projected read models). */
+/**
+ * Writes an action the way booking does, with the issuer revisions it names stored as the store
+ * stores them (an action keeps only their hashes; the detail reads the records back).
+ */
 export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()): void {
+  for (const r of a.revisions) {
+    sqlite.query("INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING")
+      .run(r.eventId, r.version, a.symbol, canonicalJson(r.record), r.sha256, r.ingestedAt);
+  }
   actionWriter(sqlite)(a, now.toISOString());
 }
 

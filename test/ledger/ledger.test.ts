@@ -101,7 +101,8 @@ describe("demo ledger synced through the adapters, store and replay", () => {
     await ready;
     const row = l.sqlite.query("SELECT id, payload FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL ORDER BY id LIMIT 1").get() as { id: string; payload: string };
     const before = JSON.parse(row.payload) as ActionRecord;
-    const matched = before.revisions.find((r) => r.version === before.matched!.version)!.record;
+    // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.
+    const matched = JSON.parse((l.sqlite.query("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?").get(before.matched!.sha256) as { payload: string }).payload);
     const journalBefore = l.sqlite.query("SELECT * FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
     storeObservations(l.sqlite, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);

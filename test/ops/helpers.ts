@@ -115,3 +115,36 @@ export function withLedger<T>(dir: string, fn: (l: Ledger) => T): T {
     l.close();
   }
 }
+
+export interface Serving { url: string; stderr(): string; kill(): Promise<void> }
+
+/** `ca-ledger serve` from the compiled binary on a free loopback port, once it answers health. */
+export async function serveBinary(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Serving> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  const proc = Bun.spawn([ensureBinary(), "serve", "--data-dir", dataDir, "--port", String(port), ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...env },
+    stdout: "ignore", stderr: "pipe",
+  });
+  let stderr = "";
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += dec.decode(chunk, { stream: true });
+  })();
+  const url = `http://127.0.0.1:${port}`;
+  for (const started = Date.now(); ; await Bun.sleep(20)) {
+    if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${stderr}`);
+    if ((await fetch(`${url}/v1/health`).catch(() => null))?.status === 200) break;
+    if (Date.now() - started > 15_000) throw new Error(`serve did not answer within 15 s: ${stderr}`);
+  }
+  return {
+    url,
+    stderr: () => stderr,
+    /** SIGKILL: these tests are not about shutdown, and a graceful stop waits out keep-alive connections. */
+    async kill() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}

@@ -38,7 +38,7 @@ describe("ca-ledger verify", () => {
     const r = cli(["verify", "--data-dir", dir]);
     expect(r.code).toBe(0);
     for (const name of ["integrity_check", "issuer_revisions.payload_sha256", "actions.payload_sha256", "actions.evidence_sha256", "journal reversals",
-      "journal standing recognitions", "income equals journal", "replay matches stored bookings"]) {
+      "journal standing recognitions", "income equals journal", "replay matches stored bookings", "sealed rows match their seals", "derived tables match the engine"]) {
       expect(r.stdout).toContain(`ok    ${name} (`);
     }
     const json = JSON.parse(cli(["verify", "--data-dir", dir, "--json"]).stdout);
@@ -108,7 +108,8 @@ describe("ca-ledger verify", () => {
 
     const badReversal = await verifyTampered((db) => db.exec(`UPDATE journal SET units_delta = '0', payload = json_set(payload, '$.unitsDelta', '0') WHERE id = (SELECT min(id) FROM journal WHERE entry_type = 'reversal')`));
     expect(badReversal.code).toBe(1);
-    expect(badReversal.failed).toEqual(["journal reversals"]);
+    // The edit also breaks the entry's seal.
+    expect(badReversal.failed).toEqual(["sealed rows match their seals", "journal reversals"]);
 
     const twice = await verifyTampered((db) => db.exec(
       `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)

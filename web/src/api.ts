@@ -1,7 +1,7 @@
 // The typed client of the API, pointed at the dashboard's same-origin path. The server forwards
 // each call as the session's key; the page adds the session's CSRF token to writes. A call whose
 // session has ended tells the app, which shows the sign-in form again.
-import { ApiError, createClient, type Client } from "@ca-ledger/client";
+import { ApiError, createClient, NetworkError, type Client } from "@ca-ledger/client";
 import type { SessionView } from "./session.ts";
 
 export const apiBase = "/ui/api";
@@ -26,7 +26,7 @@ export function explain(error: unknown): string {
     if (error.code === "missing_scope") return `${error.message} Ask the operator for a key that has it.`;
     return error.message;
   }
-  if (error instanceof TypeError) return "The server cannot be reached. Is ca-ledger still running?";
+  if (error instanceof NetworkError) return "The server cannot be reached. Is ca-ledger still running?";
   return String((error as Error)?.message ?? error);
 }
 

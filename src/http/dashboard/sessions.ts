@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "bun:sqlite";
 import { sha256Hex } from "../../domain/evidence.ts";
 import { keyById, type KeyPrincipal } from "../../ledger/keys.ts";
+import { writeIfFree } from "../../ledger/db.ts";
 
 /** A session ends after 30 minutes without a request, and 12 hours after sign-in in any case. */
 export const sessionLimits = { idleSeconds: 30 * 60, absoluteSeconds: 12 * 60 * 60 };
@@ -28,8 +29,9 @@ export function sessionStore(sqlite: Database, limits = sessionLimits) {
   const removeForKey = sqlite.query("DELETE FROM dashboard_sessions WHERE key_id = ?");
   const sweep = sqlite.query("DELETE FROM dashboard_sessions WHERE expires_at <= ?1 OR last_seen_at <= ?2");
   const principalOf = keyById(sqlite);
-  // A read must not fail because a writer holds the database for a moment: the cleanup waits.
-  const quietly = (write: () => unknown) => { try { write(); } catch { /* retried by a later request or the sweep */ } };
+  // A read must not fail, nor wait, because the worker holds the write lock: the bookkeeping is
+  // skipped then, and done by a later request or the sweep.
+  const quietly = (write: () => unknown) => void writeIfFree(sqlite, write);
 
   return {
     /** Opens a session for a key. The id goes into the cookie and is never stored. */

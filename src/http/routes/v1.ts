@@ -9,7 +9,7 @@ import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
 import { issuerFeedOff } from "../../config.ts";
 import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
-import { QuotaExceeded, registerAndEnqueue } from "../../sync/queue.ts";
+import { QuotaExceeded } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
 import { toCsv } from "../csv.ts";
 import { jsonBody, jsonPage } from "../json-page.ts";
@@ -40,7 +40,8 @@ export function v1Routes(ctx: AppContext) {
     .get(
       "/v1/health",
       () => {
-        sqlite.query("SELECT 1").get(); // a database that cannot be read answers 503 through onError
+        const fault = ctx.health.check();
+        if (fault) throw new ApiFailure("unavailable", `The ledger database cannot be trusted: ${fault.message}.`, { "retry-after": "60" });
         return { status: "ok" as const, version: ctx.version, dataset: ctx.dataset() };
       },
       { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
@@ -51,15 +52,14 @@ export function v1Routes(ctx: AppContext) {
     })
     .post(
       "/v1/wallets/sync",
-      ({ body, request }) => {
+      async ({ body, request }) => {
         const p = principalOf(ctx, request);
         checkOwner(body.owner);
         if (ctx.demoOwners && !ctx.demoOwners.has(body.owner)) {
           throw new ApiFailure("demo_offline", "This is the offline demo: it holds recorded data for its demo wallets only and cannot sync another wallet. Serve live data without --demo, on another data dir.");
         }
         try {
-          const r = registerAndEnqueue(sqlite, p.tenantId, ctx.config.maxWallets, body.owner);
-          if (r.job === "enqueued") ctx.onWalletQueued();
+          const r = await ctx.registerWallet(p.tenantId, ctx.config.maxWallets, body.owner);
           return status(202, { owner: body.owner, ...r });
         } catch (e) {
           if (e instanceof QuotaExceeded) throw new ApiFailure("wallet_quota_exceeded", e.message);
@@ -162,7 +162,10 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/status",
-      () => opsStatus(sqlite, { issuerFeedOff: issuerFeedOff(ctx.config), issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds, rpcErrors: () => ctx.metrics.rpcErrorCounts() }),
+      () => opsStatus(sqlite, {
+        issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds,
+        rpcErrors: () => ctx.metrics.rpcErrorCounts(), database: ctx.health, issuerFeedOff: issuerFeedOff(ctx.config),
+      }),
       { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
     )
     .get(

@@ -1,7 +1,7 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
 import type { Database } from "bun:sqlite";
 import type { ActionRecord, ActionType } from "../../domain/types.ts";
-import { actionDetailBase, type V1Entry } from "../projections.ts";
+import { actionDetailBase, type StoredAction, type StoredRevision, type V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
@@ -16,6 +16,15 @@ export function actionQueries(sqlite: Database) {
   const page = sqlite.query("SELECT type, summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
   const oneDetail = sqlite.query("SELECT type, detail, payload FROM actions WHERE owner = ? AND id = ?");
   const taxonomy = instrumentQueries(sqlite);
+  const records = sqlite.query("SELECT payload_sha256, payload FROM issuer_revisions WHERE event_id = ?");
+  /** The stored revisions with their records put back (each record is stored once, by its hash). */
+  const withRecords = (revisions: StoredRevision[]) => {
+    const byHash = new Map<string, string>();
+    for (const eventId of new Set(revisions.map((r) => r.eventId))) {
+      for (const row of records.all(eventId) as { payload_sha256: string; payload: string }[]) byHash.set(row.payload_sha256, row.payload);
+    }
+    return revisions.map((r) => ({ ...r, record: JSON.parse(byHash.get(r.sha256) ?? "null") as Record<string, unknown> }));
+  };
   // v1_kind is set exactly when v1_entry is, and its index answers the count alone.
   const v1Count = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
   const v1Page = sqlite.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
@@ -27,8 +36,9 @@ export function actionQueries(sqlite: Database) {
     detailJson(owner: string, id: string) {
       const row = oneDetail.get(owner, id) as { type: ActionType; detail: string | null; payload: string } | null;
       if (!row) return null;
-      const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
-      return { detail: withValidation(detail, taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
+      const detail = JSON.parse(row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as StoredAction))) as { revisions: StoredRevision[] };
+      detail.revisions = withRecords(detail.revisions);
+      return { detail: withValidation(JSON.stringify(detail), taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
     },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
     listJson(owner: string, p: Page) {
@@ -50,7 +60,9 @@ export function actionQueries(sqlite: Database) {
     incomeDetail(owner: string, id: string) {
       const row = v1One.get(owner, id) as { v1_entry: string; payload: string } | null;
       if (!row) return null;
-      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
+      const stored = JSON.parse(row.payload) as StoredAction;
+      const action: ActionRecord = { ...stored, revisions: withRecords(stored.revisions) as unknown as ActionRecord["revisions"] };
+      return { entry: JSON.parse(row.v1_entry) as V1Entry, action, journal: journal(owner, id) };
     },
   };
 }

@@ -2,26 +2,62 @@
 import type { Database } from "bun:sqlite";
 import { jobCounts } from "../../sync/queue.ts";
 import { dirtyBacklog } from "../dirty.ts";
+import type { DatabaseHealth } from "../health.ts";
 
 type Level = "ok" | "warn" | "critical";
 export interface Check { name: string; status: Level; value: number | string | null; threshold: number | string | null; message: string }
 
 export interface OpsOptions {
-  now?: Date; issuerPollSeconds: number; mintPollSeconds: number; jobDeadlineSeconds: number; rpcErrors: () => { errors: number; total: number };
+  now?: Date;
+  issuerPollSeconds: number;
+  mintPollSeconds: number;
+  jobDeadlineSeconds: number;
+  rpcErrors: () => { errors: number; total: number };
+  /** The server's watch on its database; without one, the check only reads the schema. */
+  database?: Pick<DatabaseHealth, "check" | "noteError">;
   /** XSTOCKS_API_URL=off: the issuer feed is not polled, so its age is no warning. */
   issuerFeedOff?: boolean;
 }
 
 export function opsStatus(sqlite: Database, opts: OpsOptions) {
   const now = opts.now ?? new Date();
-  const checks: Check[] = [];
+  const checks: Check[] = [databaseCheck(sqlite, opts.database)];
+  // The other checks read the ledger: a group that cannot is critical, and the rest still report.
+  const guarded = (group: string, run: () => Check[]) => {
+    try {
+      checks.push(...run());
+    } catch (e) {
+      opts.database?.noteError(e);
+      checks.push({ name: group, status: "critical", value: null, threshold: null, message: "Could not be read from the ledger database." });
+    }
+  };
+  guarded("sync_queue", () => syncChecks(sqlite, now, opts.jobDeadlineSeconds));
+  guarded("booking", () => bookingChecks(sqlite, now));
+  guarded("feeds", () => feedChecks(sqlite, now, opts));
+  const rpc = opts.rpcErrors();
+  const rate = rpc.total ? rpc.errors / rpc.total : 0;
+  checks.push({
+    name: "rpc_errors", status: rate > 0.5 ? "critical" : rate > 0.1 ? "warn" : "ok", value: Number(rate.toFixed(4)), threshold: 0.1,
+    message: `${rpc.errors} of ${rpc.total} RPC requests failed since start.`,
+  });
+  const worst: Level = checks.some((c) => c.status === "critical") ? "critical" : checks.some((c) => c.status === "warn") ? "warn" : "ok";
+  return { status: worst, checkedAt: now.toISOString(), checks };
+}
+
+/** Critical while the database is damaged or its file is gone (see ledger/health.ts). */
+function databaseCheck(sqlite: Database, health?: Pick<DatabaseHealth, "check">): Check {
+  let fault: ReturnType<DatabaseHealth["check"]>;
   try {
-    sqlite.query("SELECT 1").get();
-    checks.push({ name: "database", status: "ok", value: "readable", threshold: null, message: "The ledger database answers." });
+    fault = health ? health.check() : (sqlite.query("SELECT count(*) FROM sqlite_master").get(), null);
   } catch (e) {
-    checks.push({ name: "database", status: "critical", value: "unreadable", threshold: null, message: "The ledger database does not answer." });
+    fault = { kind: "damaged", message: String((e as Error)?.message ?? e), since: new Date().toISOString() };
   }
-  checks.push(...syncChecks(sqlite, now, opts.jobDeadlineSeconds), ...bookingChecks(sqlite, now));
+  if (fault) return { name: "database", status: "critical", value: fault.kind, threshold: null, message: `Since ${fault.since}: ${fault.message}.` };
+  return { name: "database", status: "ok", value: "readable", threshold: null, message: "The ledger database answers and is the file the server opened." };
+}
+
+function feedChecks(sqlite: Database, now: Date, opts: OpsOptions): Check[] {
+  const checks: Check[] = [];
   for (const [name, feed, period] of [["issuer_feed_freshness", "issuer", opts.issuerPollSeconds], ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds]] as const) {
     if (feed === "issuer" && opts.issuerFeedOff) {
       checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
@@ -38,14 +74,7 @@ export function opsStatus(sqlite: Database, opts: OpsOptions) {
         : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
     });
   }
-  const rpc = opts.rpcErrors();
-  const rate = rpc.total ? rpc.errors / rpc.total : 0;
-  checks.push({
-    name: "rpc_errors", status: rate > 0.5 ? "critical" : rate > 0.1 ? "warn" : "ok", value: Number(rate.toFixed(4)), threshold: 0.1,
-    message: `${rpc.errors} of ${rpc.total} RPC requests failed since start.`,
-  });
-  const worst: Level = checks.some((c) => c.status === "critical") ? "critical" : checks.some((c) => c.status === "warn") ? "warn" : "ok";
-  return { status: worst, checkedAt: now.toISOString(), checks };
+  return checks;
 }
 
 export function gaugeSource(sqlite: Database) {

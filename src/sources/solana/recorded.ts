@@ -15,6 +15,8 @@ export interface ChainState {
   signatures: Map<string, WireSignatureInfo[]>;
   transactions: Map<string, WireTransaction>;
   blockTimes?: Map<number, number>;
+  /** Token account addresses per owner, when the chain keeps that index (else every account is scanned). */
+  tokenAccountsByOwner?: Map<string, string[]>;
   /** Answer getTransactionsForAddress as Helius and Triton do (a standard node answers "Method not found"). */
   servesTransactionsForAddress?: boolean;
 }
@@ -59,7 +61,9 @@ export function answerRpc(state: ChainState, method: string, params: any[], misr
       if (config?.encoding !== "base64") return invalidParams("only base64 is recorded");
       if (filter?.programId !== TOKEN_2022_PROGRAM_ID) return { result: { context: ctx(), value: [] } };
       const value = [];
-      for (const [pubkey, a] of state.accounts) {
+      // A node indexes token accounts by owner; a large loopback chain (the scale bench) can too.
+      const candidates = state.tokenAccountsByOwner ? (state.tokenAccountsByOwner.get(owner) ?? []).map((k) => [k, state.accounts.get(k)!] as const) : state.accounts;
+      for (const [pubkey, a] of candidates) {
         // Token accounts are 165 bytes, or longer with the account-type byte 2 at offset 165.
         if (a.owner !== TOKEN_2022_PROGRAM_ID || a.data.length < 165 || (a.data.length > 165 && a.data[165] !== 2)) continue;
         const token = getTokenDecoder().decode(a.data);

@@ -1,0 +1,126 @@
+// Whether the ledger database under a running server can still be trusted.
+//
+// `SELECT 1` reads no page, so it cannot tell. A full `PRAGMA quick_check` reads every page: its
+// cost grows with the ledger, it would hold the server's one thread, and `ca-ledger verify` already
+// runs it (from cron). So the server watches what is cheap and certain:
+// - every SQLite error a request or a worker step hits is classified here; damage
+//   (SQLITE_CORRUPT, SQLITE_NOTADB) is remembered for good, since SQLite never heals a bad page;
+// - at most once per `intervalMs` (and on a timer, so it is noticed without traffic) the path is
+//   compared with the file the server opened: deleted or replaced, the open handle keeps
+//   answering from the old inode while every write is lost and every key change made by
+//   `ca-ledger keys` goes to another file; and the file's first bytes must still be SQLite's.
+// A fault is logged once, when first seen.
+import type { Database } from "bun:sqlite";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import type { Logger } from "../log.ts";
+
+export interface DatabaseFault {
+  /** `damaged`: pages or header are broken. `missing`: the path no longer holds the open file. */
+  kind: "damaged" | "missing";
+  message: string;
+  since: string;
+}
+
+export type ErrorClass = "damaged" | "unavailable" | null;
+
+const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
+const DAMAGE_TEXT = /database disk image is malformed|file is not a database/i;
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
+const UNAVAILABLE_TEXT = /database is locked|unable to open database|disk I\/O error|database or disk is full|database (has )?closed|closed database/i;
+const HEADER = "SQLite format 3\u0000";
+
+/** What a thrown error says about the database: damaged, unavailable (for now), or nothing. */
+export function classifyDatabaseError(error: unknown): ErrorClass {
+  const code = String((error as { code?: unknown })?.code ?? "");
+  const message = String((error as Error)?.message ?? "");
+  if (DAMAGE_CODES.test(code) || DAMAGE_TEXT.test(message)) return "damaged";
+  if (UNAVAILABLE_CODES.test(code) || UNAVAILABLE_TEXT.test(message)) return "unavailable";
+  return null;
+}
+
+export interface DatabaseHealth {
+  /** Classifies an error a request or worker step hit, remembering damage; null: not the database's. */
+  noteError(error: unknown): ErrorClass;
+  /** Null while the database can be trusted, else the fault (a check of the file at most once per interval). */
+  check(): DatabaseFault | null;
+  /** Checks on a timer, so a fault is logged without traffic. */
+  start(): void;
+  stop(): void;
+}
+
+export function watchDatabase(ledger: { sqlite: Database; path: string }, opts: { logger?: Logger; intervalMs?: number; now?: () => number } = {}): DatabaseHealth {
+  const intervalMs = opts.intervalMs ?? 1000;
+  const now = opts.now ?? Date.now;
+  const opened = fileIdentity(ledger.path);
+  let fault: DatabaseFault | null = null;
+  let lastProbe = -Infinity;
+  let timer: ReturnType<typeof setInterval> | null = null;
+
+  const record = (kind: DatabaseFault["kind"], message: string) => {
+    if (fault) return;
+    fault = { kind, message, since: new Date(now()).toISOString() };
+    opts.logger?.error("ledger database unusable", { kind, reason: message });
+  };
+
+  const probe = () => {
+    const current = fileIdentity(ledger.path);
+    if (!current) return record("missing", "ledger.db was deleted while the server had it open; restore it from a backup and restart");
+    if (opened && (current.dev !== opened.dev || current.ino !== opened.ino)) {
+      return record("missing", "ledger.db was replaced by another file while the server had it open; restart the server to use it");
+    }
+    const header = readHeader(ledger.path); // null when it could not be read (e.g. out of file handles): no verdict
+    if (header !== null && header !== HEADER) return record("damaged", "the first bytes of ledger.db are no longer an SQLite header");
+    try {
+      ledger.sqlite.query("SELECT count(*) FROM sqlite_master").get();
+    } catch (e) {
+      health.noteError(e);
+    }
+  };
+
+  const health: DatabaseHealth = {
+    noteError(error) {
+      const kind = classifyDatabaseError(error);
+      if (kind === "damaged") record("damaged", `SQLite reports damage: ${(error as Error).message}`);
+      return kind;
+    },
+    check() {
+      if (!fault && now() - lastProbe >= intervalMs) {
+        lastProbe = now();
+        probe();
+      }
+      return fault;
+    },
+    start() {
+      timer ??= setInterval(() => health.check(), Math.max(intervalMs, 1000));
+      timer.unref?.();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
+  return health;
+}
+
+function fileIdentity(path: string): { dev: number; ino: number } | null {
+  try {
+    const s = statSync(path);
+    return { dev: s.dev, ino: s.ino };
+  } catch {
+    return null;
+  }
+}
+
+function readHeader(path: string): string | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, "r");
+    const buf = Buffer.alloc(HEADER.length);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).toString("latin1");
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
