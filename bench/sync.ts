@@ -2,6 +2,10 @@
 // real adapters against a loopback JSON-RPC server, then stored and re-booked; and a full demo
 // load. Baseline, in the same process: the bare HTTP round trips of the same getTransaction
 // calls at the same concurrency (the minimum any sync must pay), so the ratio shows our overhead.
+//
+// RPC calls per wallet, with and without the getTransactionsForAddress fast path (same run, same
+// wallet, a fresh ledger each): the large wallet above and a typical one (4 mints, 25
+// transactions each, one of them in an account it has since closed).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,49 +18,86 @@ import { claimJob, registerAndEnqueue } from "../src/sync/queue.ts";
 import { runSyncJob } from "../src/sync/job.ts";
 import { bookEverythingDirty } from "../src/ledger/booking.ts";
 import { loadDemo } from "../src/demo/load.ts";
-import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx, updateMultiplierTx, XSTOCKS_AUTHORITY } from "../test/support/chain.ts";
-import { addTransaction, emptyChain, startRpcServer } from "../test/support/rpc-server.ts";
+import { closeAccountTx, encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx, updateMultiplierTx, XSTOCKS_AUTHORITY } from "../test/support/chain.ts";
+import { addTransaction, emptyChain, startRpcServer, type ChainState } from "../test/support/rpc-server.ts";
 
-const MINTS = 20, TX_PER_MINT = 250, STEPS = 8;
-const random = seededRandom(42);
-const chain = emptyChain(460_000_000);
-const owner = randomAddress(random);
-let slot = 400_000_000;
-for (let m = 0; m < MINTS; m++) {
-  const mint = randomAddress(random);
-  let multiplier = 1, previous = 1, lastTs = 0;
-  for (let s = 0; s < STEPS; s++) {
-    const next = multiplier * (1 + 0.001 * (1 + (s % 3)));
-    const sig = randomSignature(random);
-    lastTs = 1_750_000_000 + 86_400 * 30 * s;
-    slot += 100;
-    addTransaction(chain, sig, updateMultiplierTx({ signature: sig, slot, blockTime: lastTs - 3600, authority: XSTOCKS_AUTHORITY, updates: [{ mint, multiplier: next, effectiveTimestamp: lastTs }] }), [XSTOCKS_AUTHORITY]);
-    previous = multiplier;
-    multiplier = next;
+const STEPS = 8;
+
+/** A wallet with `mints` accounts of `perMint` transfers each; the last `closed` accounts end sold and closed. */
+function buildWallet(mints: number, perMint: number, seed: number, closed = 0): { chain: ChainState; owner: string } {
+  const random = seededRandom(seed);
+  const chain = emptyChain(460_000_000);
+  const owner = randomAddress(random);
+  let slot = 400_000_000;
+  for (let m = 0; m < mints; m++) {
+    const mint = randomAddress(random);
+    let multiplier = 1, previous = 1, lastTs = 0;
+    for (let s = 0; s < STEPS; s++) {
+      const next = multiplier * (1 + 0.001 * (1 + (s % 3)));
+      const sig = randomSignature(random);
+      lastTs = 1_750_000_000 + 86_400 * 30 * s;
+      slot += 100;
+      addTransaction(chain, sig, updateMultiplierTx({ signature: sig, slot, blockTime: lastTs - 3600, authority: XSTOCKS_AUTHORITY, updates: [{ mint, multiplier: next, effectiveTimestamp: lastTs }] }), [XSTOCKS_AUTHORITY, mint]);
+      previous = multiplier;
+      multiplier = next;
+    }
+    // The mint as the program leaves it: the last update's value and timestamp, the one before it.
+    chain.accounts.set(mint, { data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: previous, newMultiplier: multiplier, newMultiplierEffectiveTimestamp: lastTs }), owner: TOKEN_2022_PROGRAM_ID });
+    const tokenAccount = randomAddress(random);
+    const closes = m >= mints - closed;
+    let balance = 0n;
+    for (let i = 0; i < perMint; i++) {
+      const sig = randomSignature(random);
+      slot += 100;
+      const last = closes && i === perMint - 1;
+      const delta = last ? -balance : BigInt(1 + Math.floor(random() * 1e8));
+      addTransaction(chain, sig, transferTx({ signature: sig, slot, blockTime: 1_740_000_000 + i * 20_000 + m, owner, tokenAccount, mint, pre: i === 0 ? null : balance, post: balance + delta }), [tokenAccount, owner]);
+      balance += delta;
+    }
+    if (closes) {
+      const sig = randomSignature(random);
+      addTransaction(chain, sig, closeAccountTx({ signature: sig, slot: (slot += 100), blockTime: 1_740_000_000 + perMint * 20_000, owner, tokenAccount, mint }), [tokenAccount, owner]);
+    } else chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint, owner, amount: balance }), owner: TOKEN_2022_PROGRAM_ID });
   }
-  // The mint as the program leaves it: the last update's value and timestamp, the one before it.
-  chain.accounts.set(mint, { data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: previous, newMultiplier: multiplier, newMultiplierEffectiveTimestamp: lastTs }), owner: TOKEN_2022_PROGRAM_ID });
-  const tokenAccount = randomAddress(random);
-  let balance = 0n;
-  for (let i = 0; i < TX_PER_MINT; i++) {
-    const sig = randomSignature(random);
-    slot += 100;
-    const delta = BigInt(1 + Math.floor(random() * 1e8));
-    addTransaction(chain, sig, transferTx({ signature: sig, slot, blockTime: 1_740_000_000 + i * 20_000 + m, owner, tokenAccount, mint, pre: i === 0 ? null : balance, post: balance + delta }), [tokenAccount, owner]);
-    balance += delta;
-  }
-  chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint, owner, amount: balance }), owner: TOKEN_2022_PROGRAM_ID });
+  chain.slot = slot + 1000;
+  return { chain, owner };
 }
-chain.slot = slot + 1000;
+
+interface SyncRun { outcome: string; calls: number; byMethod: Record<string, number>; seconds: number; actions: number; gaps: { address: string; reason: string }[] }
+
+/** One first sync of the wallet into a fresh ledger, against a provider with or without the fast path. */
+async function syncOnce(wallet: { chain: ChainState; owner: string }, fastPath: boolean): Promise<SyncRun> {
+  const server = startRpcServer({ ...wallet.chain, servesTransactionsForAddress: fastPath });
+  const dir = mkdtempSync(join(tmpdir(), "cal-bench-sync-"));
+  try {
+    const ledger = openLedger(dir);
+    const config = loadConfig({ "data-dir": dir, "solana-rpc-url": server.url }, {});
+    registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "bench"), 100, wallet.owner);
+    const t = performance.now();
+    const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger: createLogger("error"), book: async () => void bookEverythingDirty(ledger.sqlite) }, claimJob(ledger.sqlite)!);
+    const seconds = (performance.now() - t) / 1000;
+    const byMethod: Record<string, number> = {};
+    for (const l of server.log) byMethod[l.method] = (byMethod[l.method] ?? 0) + 1;
+    const actions = (ledger.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n;
+    const gaps = ledger.sqlite.query("SELECT address, reason FROM wallet_gaps").all() as { address: string; reason: string }[];
+    ledger.close();
+    return { outcome, calls: server.requests, byMethod, seconds, actions, gaps };
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const large = buildWallet(20, 250, 42);
+const typical = buildWallet(4, 25, 7, 1);
 
 let peak = 0;
 const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
-const server = startRpcServer(chain);
-const dir = mkdtempSync(join(tmpdir(), "cal-bench-sync-"));
+const server = startRpcServer(large.chain);
 
 try {
   // Baseline: the same getTransaction round trips, 4 at a time, parsed and dropped.
-  const sigs = [...chain.transactions.keys()];
+  const sigs = [...large.chain.transactions.keys()];
   const t0 = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: 4 }, async () => {
@@ -67,21 +108,12 @@ try {
     }
   }));
   const baseline = (performance.now() - t0) / 1000;
-  const before = server.requests;
 
-  const ledger = openLedger(dir);
-  const config = loadConfig({ "data-dir": dir, "solana-rpc-url": server.url }, {});
-  registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "bench"), 100, owner);
   peak = 0;
-  const t1 = performance.now();
-  const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger: createLogger("error"), book: async () => void bookEverythingDirty(ledger.sqlite) }, claimJob(ledger.sqlite)!);
-  const seconds = (performance.now() - t1) / 1000;
-  const calls = server.requests - before;
+  const standard = await syncOnce(large, false);
   const syncPeak = peak;
-  const actions = (ledger.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n;
-  const gaps = ledger.sqlite.query("SELECT address, reason FROM wallet_gaps").all() as { address: string; reason: string }[];
-  if (gaps.length) console.log(`  gaps: ${gaps.length}, e.g. ${gaps[0]!.reason}`);
-  ledger.close();
+  const fast = await syncOnce(large, true);
+  if (standard.gaps.length) console.log(`  gaps: ${standard.gaps.length}, e.g. ${standard.gaps[0]!.reason}`);
 
   const demoDir = mkdtempSync(join(tmpdir(), "cal-bench-demo-"));
   const demoLedger = openLedger(demoDir);
@@ -91,15 +123,25 @@ try {
   demoLedger.close();
   rmSync(demoDir, { recursive: true, force: true });
 
-  console.log(`sync of one wallet: ${chain.transactions.size} transactions, ${MINTS} mints -> ${outcome}, ${actions} actions`);
-  console.log(`  RPC calls        ${calls}`);
-  console.log(`  seconds          ${seconds.toFixed(2)}`);
+  console.log(`sync of one wallet: ${large.chain.transactions.size} transactions, 20 mints -> ${standard.outcome}, ${standard.actions} actions`);
+  console.log(`  RPC calls        ${standard.calls}`);
+  console.log(`  seconds          ${standard.seconds.toFixed(2)}`);
   console.log(`  peak RSS         ${(syncPeak / 2 ** 20).toFixed(0)} MiB`);
   console.log(`  baseline         ${baseline.toFixed(2)} s for ${sigs.length} bare getTransaction round trips (concurrency 4)`);
-  console.log(`  ratio            ${(seconds / baseline).toFixed(2)}x the bare round trips`);
+  console.log(`  ratio            ${(standard.seconds / baseline).toFixed(2)}x the bare round trips`);
   console.log(`demo load: ${demo.synced} wallets in ${demoSeconds.toFixed(2)} s`);
+
+  const typicalStandard = await syncOnce(typical, false);
+  const typicalFast = await syncOnce(typical, true);
+  console.log("RPC calls for one wallet's first sync, standard methods vs getTransactionsForAddress (same wallet, fresh ledgers):");
+  for (const [name, runs] of [["large (20 mints, 5,000 transfers)", [standard, fast]], ["typical (4 mints, 100 transfers, 1 account closed)", [typicalStandard, typicalFast]]] as const) {
+    const [s, f] = runs;
+    if (s.actions !== f.actions || s.outcome !== f.outcome) throw new Error(`the two paths disagree: ${s.outcome}/${s.actions} vs ${f.outcome}/${f.actions}`);
+    console.log(`  ${name}: ${s.calls} standard, ${f.calls} with the fast path (${(s.calls / f.calls).toFixed(1)}x fewer), ${s.actions} actions both, ${f.seconds.toFixed(2)} s vs ${s.seconds.toFixed(2)} s`);
+    console.log(`    standard  ${JSON.stringify(s.byMethod)}`);
+    console.log(`    fast path ${JSON.stringify(f.byMethod)}`);
+  }
 } finally {
   clearInterval(sampler);
   server.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

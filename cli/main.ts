@@ -2,6 +2,7 @@
 // The binary's entry: one executable for the server, the worker and every operator command.
 import "./no-color.ts"; // first: citty reads NO_COLOR when it loads
 import { defineCommand, runCommand, runMain } from "citty";
+import { importCommand } from "./import.ts";
 import { keysCommand } from "./keys.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
@@ -14,7 +15,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, rates: ratesCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, rates: ratesCommand, import: importCommand },
 });
 
 /**

@@ -38,7 +38,7 @@ export const syncCommand = defineCommand({
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
         const r = await pollIssuer({ sqlite: ledger.sqlite, config });
-        process.stderr.write(`${r.added} new revisions\n`);
+        process.stderr.write(r.off ? "off (XSTOCKS_API_URL=off)\n" : `${r.added} new revisions\n`);
       }
       const claim = claimWalletJob(ledger.sqlite, tenantId, owner);
       if ("held" in claim) {

@@ -50,7 +50,7 @@ export const settings: Setting[] = [
   { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
   { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
-  { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base" },
+  { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)" },
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
@@ -63,8 +63,12 @@ export const settings: Setting[] = [
   { key: "maxSignaturePages", env: "MAX_SIGNATURE_PAGES", flag: "max-signature-pages", default: "10", description: "Signature pages (1000 each) one address's walk reads per sync; longer histories resume next sync" },
 ];
 
+/** The value of XSTOCKS_API_URL that turns the issuer feed off. */
+export const FEED_OFF = "off";
+export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
+
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates";
+export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -79,6 +83,7 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   verify: ["dataDir"],
   migrate: ["dataDir"],
   rates: ["dataDir"],
+  import: ["dataDir"],
 };
 
 export function settingsFor(command: CommandName): Setting[] {

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Decimal, MintField, NullableString, Timestamp, describe } from "../common.ts";
+import { Decimal, MintField, NullableString, Timestamp, describe, literals } from "../common.ts";
 
 export const Asset = Type.Object(
   {
@@ -11,6 +11,8 @@ export const Asset = Type.Object(
     decimals: Type.Union([Type.Integer(), Type.Null()], { description: "Decimals of the mint; null until the mint has been read from chain" }),
     multiplier: Type.Union([Decimal, Type.Null()], { description: "Multiplier in force now, exact decimal of the f64 on chain; null until the mint has been read" }),
     updatedAt: describe(Timestamp, "When this row last changed"),
+    source: literals(["xstocks", "token-metadata"], { description: "Where the name comes from: the issuer feed, or the mint's own Token-2022 metadata (a mint no feed lists)" }),
+    uri: Type.Union([Type.String(), Type.Null()], { description: "The metadata's URI (token-metadata instruments); null otherwise" }),
   },
   { title: "Asset", description: "An instrument the ledger knows" },
 );

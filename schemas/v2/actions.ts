@@ -120,6 +120,7 @@ export const StoredRevision = Type.Object(
     sha256: RecordSha256,
     ingestedAt: describe(Timestamp, "When the ledger stored this revision"),
     edited: Type.Boolean({ description: "True when the issuer changed the record without a new version (an earlier observation of the same version had another hash)" }),
+    source: literals(["xstocks", "operator"], { description: "Who stated it: the issuer's feed, or an operator's import (`ca-ledger import issuer-records`; its record then includes the mint)" }),
     standing: RevisionStanding,
     record: IssuerRecordJson,
   },

@@ -75,6 +75,7 @@ function buildRevisionViews(ev: EventRevisions): RevisionView[] {
     sha256: r.sha256,
     ingestedAt: r.ingestedAt,
     edited: r.edited,
+    source: r.source ?? "xstocks",
     standing: ev.standing.get(r.record.version) ?? "standing",
     record: r.record,
   }));

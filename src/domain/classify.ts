@@ -4,7 +4,7 @@
 // each type reads from it, is the type's entry in src/domain/rules.
 import type { CashPerShare } from "./cash";
 import { buildMatchIndex, matchTransition, type MatchResult } from "./match";
-import { cmp, div, liftF64, ONE, type Rat, ZERO } from "./numbers";
+import { cmp, div, formatFixed, liftF64, mul, ONE, rat, type Rat, sub, ZERO } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import { applyPlausibility } from "./plausibility";
 import type { EventRevisions } from "./revisions";
@@ -75,6 +75,18 @@ export function classify(t: ChainTransition, match: MatchResult): Classified {
   c.type = rule.type;
   rule.classify?.(c, reading);
   return c;
+}
+
+/**
+ * The reason an unmatched change of a mint no issuer feed lists gives: what the chain did, and
+ * how to explain it (an operator record). Records of the mint nearby that do not match are named.
+ */
+export function noIssuerFeedReason(c: Classified): string {
+  const percent = mul(sub(c.chainFactor, ONE), rat(100));
+  const shown = formatFixed(percent, 4).replace(/\.?0+$/, "");
+  const nearby = c.match.kind === "none" && c.match.nearby.length ? ` (records within 36 h: ${c.match.nearby.map((e) => e.eventId).join(", ")})` : "";
+  return `no issuer feed for this mint: a multiplier change of ${cmp(percent, ZERO) > 0 ? "+" : ""}${shown}% that no record explains${nearby}; `
+    + "add one with `ca-ledger import issuer-records`";
 }
 
 /** The type an issuer record announces, before any chain change exists to confirm it. */

@@ -2,13 +2,13 @@
 // is `input.now`, nothing is read from outside. Pipeline: timeline -> match -> classify ->
 // plausibility (per mint) -> book (per wallet) -> positions, yields, journal; lineage and census.
 import { type ActionRecordParts, assembleWallet } from "./wallet";
-import { type Classified, classifyMint } from "./classify";
+import { type Classified, classifyMint, noIssuerFeedReason } from "./classify";
 import { buildLineage } from "./lineage";
 import { MATCH_WINDOW_SECONDS } from "./match";
 import { unixFromIso } from "./time";
 import type { EventRevisions } from "./revisions";
 import { groupEvents } from "./revisions";
-import type { MintStateObs } from "./observations";
+import { listedByIssuerFeed, type MintStateObs } from "./observations";
 import { type CensusInstance, computeCensus } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
 import type { ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection } from "./types";
@@ -59,7 +59,9 @@ export function runEngine(input: EngineInput): EngineOutput {
   const { now } = input;
   const rejections: Rejection[] = [];
   const transitions = buildTransitions(input.multiplierUpdates, now);
-  const mintBySymbol = new Map(input.instruments.map((i) => [i.symbol, i.mint]));
+  // Only the feed's instruments map the feed's symbols: a name a mint gives itself (token
+  // metadata) may repeat an xStocks symbol and must not take that issuer's records.
+  const mintBySymbol = new Map(input.instruments.filter(listedByIssuerFeed).map((i) => [i.symbol, i.mint]));
   const instrumentByMint = new Map(input.instruments.map((i) => [i.mint, i]));
   const stateByMint = new Map<string, MintStateObs>();
   for (const s of input.mintStates) {
@@ -67,10 +69,11 @@ export function runEngine(input: EngineInput): EngineOutput {
     if (!prev || s.slot > prev.slot) stateByMint.set(s.mint, s);
   }
 
-  // Issuer events, grouped per mint through the instrument list (symbol <-> mint).
+  // Issuer events, grouped per mint: an operator's record names its mint, the feed's reach one
+  // through the feed's instrument list (symbol <-> mint).
   const eventsByMint = new Map<string, EventRevisions[]>();
   for (const ev of groupEvents(input.issuerRevisions).values()) {
-    const mint = mintBySymbol.get(ev.revisions[0]!.record.xstockSymbol);
+    const mint = ev.all.find((r) => r.mint)?.mint ?? mintBySymbol.get(ev.revisions[0]!.record.xstockSymbol);
     if (!mint) {
       rejections.push({ kind: "issuer_revision", ref: ev.eventId, reason: `symbol ${ev.revisions[0]!.record.xstockSymbol} is not a known instrument` });
       continue;
@@ -103,6 +106,8 @@ export function runEngine(input: EngineInput): EngineOutput {
     const ts = transitionsByMint.get(mint) ?? [];
     const events = eventsByMint.get(mint) ?? [];
     const { classified, live } = classifyMint(ts, events);
+    // A mint no issuer feed lists: its unexplained changes say so, and how to explain them.
+    if (!listedByIssuerFeed(inst)) for (const c of classified.values()) if (c.match.kind === "none") c.reason = noIssuerFeedReason(c);
     const matchedEvents = new Set<string>();
     for (const c of live) {
       if (c.match.kind !== "matched") continue;

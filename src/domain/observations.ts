@@ -79,9 +79,25 @@ export interface IssuerRecord {
   spvIsin: string | null;
 }
 
+/**
+ * A record an operator supplies (`ca-ledger import issuer-records`): the issuer record's shape
+ * plus the mint it speaks of, since no asset feed maps its symbol to a mint.
+ */
+export interface OperatorRecord extends IssuerRecord {
+  mint: string;
+}
+
+/** Who stated a revision: the issuer's feed, or an operator's import. */
+export type RecordSource = "xstocks" | "operator";
+
 /** A stored issuer revision: the record as received, its canonical hash and when we stored it. */
 export interface IssuerRevisionObs {
+  /** The record as given (an operator's carries its `mint`). */
   record: IssuerRecord;
+  /** Absent: the issuer's feed. */
+  source?: RecordSource;
+  /** The mint an operator record names; absent for the feed's (their symbol maps them). */
+  mint?: string | null;
   /** SHA-256 (hex) of the record's canonical JSON (RFC 8785). */
   sha256: string;
   /** When we stored it, ISO-8601 UTC. */
@@ -90,7 +106,10 @@ export interface IssuerRevisionObs {
   edited: boolean;
 }
 
-/** An instrument the issuer lists (from /public/assets) joined with its mint. */
+/**
+ * An instrument: one the issuer lists (from /public/assets) joined with its mint, or, for a mint
+ * no feed lists, what the mint's own Token-2022 metadata names (source `token-metadata`).
+ */
 export interface InstrumentObs {
   mint: string;
   symbol: string;
@@ -98,4 +117,13 @@ export interface InstrumentObs {
   underlying: string | null;
   isin: string | null;
   decimals: number | null;
+  /** Absent: the issuer feed. */
+  source?: InstrumentSource;
+  /** The metadata's URI (token-metadata instruments only). */
+  uri?: string | null;
 }
+
+export type InstrumentSource = "xstocks" | "token-metadata";
+
+/** Whether an issuer feed lists the instrument (its symbol then maps the feed's records to the mint). */
+export const listedByIssuerFeed = (i: Pick<InstrumentObs, "source"> | undefined): boolean => i !== undefined && (i.source ?? "xstocks") === "xstocks";

@@ -7,6 +7,7 @@ import type {
   IssuerRevisionObs,
   MintStateObs,
   MultiplierUpdateObs,
+  RecordSource,
   TokenAccountObs,
 } from "./observations";
 
@@ -143,6 +144,8 @@ export interface RevisionView {
   sha256: string;
   ingestedAt: string;
   edited: boolean;
+  /** Who stated it: the issuer's feed, or an operator's import. */
+  source: RecordSource;
   /** How the engine read this revision: standing, cancelled (by a later one) or superseded. */
   standing: "standing" | "cancelled" | "superseded" | "cancellation";
   record: IssuerRecord;

@@ -4,7 +4,7 @@
 // its updates, state, instrument and issuer records only. So a scoped load gives, for the wallets
 // and mints in scope, exactly what a whole-ledger load would.
 import type { Database } from "bun:sqlite";
-import type { IssuerRecord } from "../domain/observations.ts";
+import { listedByIssuerFeed, type InstrumentObs, type IssuerRecord, type IssuerRevisionObs, type MultiplierUpdateObs, type RecordSource } from "../domain/observations.ts";
 import type { EngineInput, EngineWallet } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
 
@@ -23,6 +23,13 @@ interface ChangeRow {
   signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
   owner_signed: number | null; by_permanent_delegate: number | null;
 }
+
+/** A stored multiplier update, as the columns below read it. */
+export const UPDATE_COLUMNS = "signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority";
+export interface UpdateRow { signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string }
+export const updateFromRow = (r: UpdateRow): MultiplierUpdateObs => ({
+  signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority,
+});
 
 /** The stored observations in scope (the whole ledger without one), as the engine's input. */
 export function loadEngineInput(sqlite: Database, now: Date, scope?: EngineScope): EngineInput {
@@ -69,21 +76,29 @@ function loadMints(sqlite: Database, mints: string[] | null): Omit<EngineInput, 
   // of the two would keep SQLite from using the mint indexes).
   const where = (column: string, glue = "WHERE") => (mints === null ? "" : `${glue} ${column} IN ${IN_LIST}`);
   const params = mints === null ? [] : [JSON.stringify(mints)];
-  const instruments = sqlite.query(`SELECT mint, symbol, name, underlying, isin, decimals FROM instruments ${where("mint")} ORDER BY mint`).all(...params) as EngineInput["instruments"];
+  const instruments = (sqlite.query(`SELECT mint, symbol, name, underlying, isin, decimals, source, uri FROM instruments ${where("mint")} ORDER BY mint`).all(...params) as (InstrumentObs & { uri: string | null })[])
+    .map(({ uri, ...i }) => (i.source === "token-metadata" ? { ...i, uri } : i));
   const mintStates = (sqlite.query(
     `SELECT mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at FROM mint_states s
      WHERE slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint) ${where("mint", "AND")} ORDER BY mint`,
   ).all(...params) as { mint: string; slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number; observed_at: number }[])
     .map((r) => ({ mint: r.mint, slot: r.slot, decimals: r.decimals, multiplierAuthority: r.authority, multiplier: Number(r.multiplier), newMultiplier: Number(r.new_multiplier), newMultiplierEffectiveTimestamp: r.new_multiplier_effective_ts, observedAt: r.observed_at }));
-  const multiplierUpdates = (sqlite.query(`SELECT signature, ix_index, mint, slot, block_time, multiplier, effective_ts, authority FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`).all(...params) as {
-    signature: string; ix_index: number; mint: string; slot: number; block_time: number; multiplier: string; effective_ts: number; authority: string;
-  }[]).map((r) => ({ signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority }));
-  // Revisions reach a mint through its symbol; a whole-ledger load also takes the ones whose symbol
-  // no instrument carries (the engine names them as rejections).
-  const symbols = mints === null ? [] : [JSON.stringify(instruments.map((i) => i.symbol))];
-  const issuerRevisions = (sqlite.query(`SELECT payload, payload_sha256, ingested_at, edited FROM issuer_revisions ${where("symbol")} ORDER BY id`).all(...symbols) as {
-    payload: string; payload_sha256: string; ingested_at: string; edited: number;
-  }[]).map((r) => ({ record: JSON.parse(r.payload) as IssuerRecord, sha256: r.payload_sha256, ingestedAt: r.ingested_at, edited: r.edited === 1 }));
+  const multiplierUpdates = (sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`).all(...params) as UpdateRow[]).map(updateFromRow);
+  // The feed's revisions reach a mint through the symbol of an instrument the feed lists, an
+  // operator's through the mint it names; a whole-ledger load also takes the ones that reach no
+  // instrument (the engine names them as rejections).
+  const columns = "id, payload, payload_sha256, ingested_at, edited, source, mint";
+  const scoped = `SELECT ${columns} FROM issuer_revisions WHERE source = 'xstocks' AND symbol IN (SELECT value FROM json_each(?1))
+     UNION SELECT ${columns} FROM issuer_revisions WHERE mint IN (SELECT value FROM json_each(?2)) ORDER BY id`;
+  const revisionRows = (mints === null
+    ? sqlite.query(`SELECT ${columns} FROM issuer_revisions ORDER BY id`).all()
+    : sqlite.query(scoped).all(JSON.stringify(instruments.filter(listedByIssuerFeed).map((i) => i.symbol)), JSON.stringify(mints))) as {
+    payload: string; payload_sha256: string; ingested_at: string; edited: number; source: RecordSource; mint: string | null;
+  }[];
+  const issuerRevisions = revisionRows.map((r): IssuerRevisionObs => ({
+    record: JSON.parse(r.payload) as IssuerRecord, sha256: r.payload_sha256, ingestedAt: r.ingested_at, edited: r.edited === 1,
+    ...(r.source === "operator" ? { source: r.source, mint: r.mint } : {}),
+  }));
   const seen = sqlite.query(
     mints === null
       ? "SELECT key, first_observed_active_at FROM transitions_seen"

@@ -94,6 +94,9 @@ export const syncJobs = sqliteTable(
 
 // ---- observations (append-only) --------------------------------------------------------
 
+// An instrument comes from the issuer feed (`xstocks`), or, for a Scaled UI Amount mint the feed
+// does not list, from the mint's own Token-2022 metadata extension (`token-metadata`, with its
+// `uri`). A feed row always replaces a metadata row; a metadata row never replaces a feed row.
 export const instruments = sqliteTable(
   "instruments",
   {
@@ -105,6 +108,8 @@ export const instruments = sqliteTable(
     decimals: integer("decimals"),
     updatedAt: text("updated_at").notNull(),
     rowSha256: text("row_sha256"),
+    source: text("source").notNull().default("xstocks"), // xstocks | token-metadata
+    uri: text("uri"),
   },
   (t) => [index("instruments_unsealed").on(t.mint).where(sql`row_sha256 IS NULL`)],
 );
@@ -121,10 +126,16 @@ export const issuerRevisions = sqliteTable(
     edited: integer("edited", { mode: "boolean" }).notNull().default(false),
     ingestedAt: text("ingested_at").notNull(),
     rowSha256: text("row_sha256"),
+    // Who stated it: the issuer's feed (`xstocks`) or an operator's import (`operator`). An
+    // operator record names its mint (the payload carries it too); the issuer's reach a mint
+    // through the feed's symbol.
+    source: text("source").notNull().default("xstocks"),
+    mint: text("mint"),
   },
   (t) => [
     uniqueIndex("issuer_revisions_hash").on(t.eventId, t.version, t.payloadSha256),
     index("issuer_revisions_symbol").on(t.symbol),
+    index("issuer_revisions_mint").on(t.mint),
     index("issuer_revisions_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
 );
@@ -216,12 +227,27 @@ export const walkCursors = sqliteTable(
     scope: text("scope").notNull(),
     address: text("address").notNull(),
     newestSignature: text("newest_signature"),
+    // The slot of newest_signature, where known: a provider's getTransactionsForAddress walk
+    // resumes from a slot, not a signature.
+    newestSlot: integer("newest_slot"),
     resumeBefore: text("resume_before"),
     resumeUntil: text("resume_until"),
     resumeNewest: text("resume_newest"),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.address] })],
+);
+
+// The wallet transactions whose token accounts a sync has already looked for (the owner's own
+// history, where closed accounts are found): what they named is in token_accounts, so another
+// tenant's walk of the same history need not fetch them again. Written with what they named.
+export const ownerScans = sqliteTable(
+  "owner_scans",
+  {
+    owner: text("owner").notNull(),
+    signature: text("signature").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.signature] })],
 );
 
 export const walletGaps = sqliteTable(

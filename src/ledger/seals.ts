@@ -12,8 +12,8 @@ export interface SealedTable { name: string; columns: readonly string[]; chained
 /** Every column of each sealed table but the seal itself (a test checks none is left out). */
 export const sealedTables: readonly SealedTable[] = [
   { name: "dataset_label", columns: ["id", "kind", "description", "created_at"], chained: false },
-  { name: "instruments", columns: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at"], chained: false },
-  { name: "issuer_revisions", columns: ["id", "event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at"], chained: false },
+  { name: "instruments", columns: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at", "source", "uri"], chained: false },
+  { name: "issuer_revisions", columns: ["id", "event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at", "source", "mint"], chained: false },
   { name: "mint_states", columns: ["id", "mint", "slot", "decimals", "authority", "multiplier", "new_multiplier", "new_multiplier_effective_ts", "observed_at"], chained: false },
   { name: "multiplier_updates", columns: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"], chained: false },
   {

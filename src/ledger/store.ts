@@ -5,7 +5,7 @@
 // the mints whose multiplier history, state, issuer records or instrument changed.
 import type { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
-import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../domain/observations.ts";
+import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, OperatorRecord, TokenAccountObs } from "../domain/observations.ts";
 import type { WalkCursor } from "../sources/solana/signatures.ts";
 import { markDirty } from "./dirty.ts";
 import { sealRows } from "./seals.ts";
@@ -16,12 +16,16 @@ export interface StoredCursor { scope: string; address: string; cursor: WalkCurs
 export interface ObservationBatch {
   instruments?: InstrumentObs[];
   issuerRecords?: IssuerRecord[];
+  /** Records an operator imported (source `operator`), each naming its mint. */
+  operatorRecords?: OperatorRecord[];
   issuerRejections?: { source: string; payload: unknown; reason: string }[];
   mintStates?: MintStateObs[];
   multiplierUpdates?: MultiplierUpdateObs[];
   tokenAccounts?: TokenAccountObs[];
   balanceChanges?: BalanceChangeObs[];
   cursors?: StoredCursor[];
+  /** Wallet transactions scanned for the wallet's token accounts (what they named is in this batch). */
+  ownerScans?: { owner: string; signatures: string[] };
   gaps?: { owner: string; address: string; reason: string }[];
   /** Addresses whose gap is healed by this batch (history read in full). */
   clearedGaps?: { owner: string; address: string }[];
@@ -45,10 +49,12 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
   const mints = new Set<string>();
   sqlite.transaction(() => {
     for (const mint of storeInstruments(sqlite, batch.instruments ?? [], at)) mints.add(mint);
-    const revisions = storeIssuerRecords(sqlite, batch.issuerRecords ?? [], at);
-    result.issuerRevisionsAdded = revisions.added;
-    result.editedRevisions = revisions.edited;
-    for (const mint of revisions.mints) mints.add(mint);
+    for (const [records, source] of [[batch.issuerRecords ?? [], "xstocks"], [batch.operatorRecords ?? [], "operator"]] as const) {
+      const revisions = storeIssuerRecords(sqlite, records, source, at);
+      result.issuerRevisionsAdded += revisions.added;
+      result.editedRevisions += revisions.edited;
+      for (const mint of revisions.mints) mints.add(mint);
+    }
     storeRejections(sqlite, batch.issuerRejections ?? [], at);
 
     const states = storeMintStates(sqlite, batch.mintStates ?? []);
@@ -64,6 +70,7 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
     for (const owner of changes) wallets.add(owner);
 
     storeCursors(sqlite, batch.cursors ?? [], at);
+    storeOwnerScans(sqlite, batch.ownerScans);
     for (const owner of storeGaps(sqlite, batch.gaps ?? [], batch.clearedGaps ?? [], at)) wallets.add(owner);
 
     result.dirtyWallets = markDirty(sqlite, "wallet", wallets, at);
@@ -73,29 +80,39 @@ export function storeObservations(sqlite: Database, batch: ObservationBatch, now
   return result;
 }
 
-/** Upserts instruments; returns the mints whose row changed. */
+/**
+ * Upserts instruments; returns the mints whose row changed. The issuer feed's row replaces a
+ * token-metadata one; a token-metadata row never replaces the feed's.
+ */
 function storeInstruments(sqlite: Database, instruments: InstrumentObs[], at: string): string[] {
   const upsert = sqlite.query(
-    `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at, source, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = coalesce(excluded.underlying, underlying),
-     isin = coalesce(excluded.isin, isin), decimals = coalesce(excluded.decimals, decimals), updated_at = excluded.updated_at
-     WHERE symbol IS NOT excluded.symbol OR name IS NOT excluded.name OR underlying IS NOT coalesce(excluded.underlying, underlying)
-        OR isin IS NOT coalesce(excluded.isin, isin) OR decimals IS NOT coalesce(excluded.decimals, decimals)`,
+     isin = coalesce(excluded.isin, isin), decimals = coalesce(excluded.decimals, decimals), updated_at = excluded.updated_at,
+     source = excluded.source, uri = excluded.uri
+     WHERE (excluded.source = 'xstocks' OR instruments.source = 'token-metadata')
+       AND (symbol IS NOT excluded.symbol OR name IS NOT excluded.name OR underlying IS NOT coalesce(excluded.underlying, underlying)
+        OR isin IS NOT coalesce(excluded.isin, isin) OR decimals IS NOT coalesce(excluded.decimals, decimals)
+        OR instruments.source IS NOT excluded.source OR uri IS NOT excluded.uri)`,
   );
-  return instruments.filter((i) => upsert.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at).changes > 0).map((i) => i.mint);
+  return instruments
+    .filter((i) => upsert.run(i.mint, i.symbol, i.name, i.underlying, i.isin, i.decimals, at, i.source ?? "xstocks", i.uri ?? null).changes > 0)
+    .map((i) => i.mint);
 }
 
 /**
- * Stores each revision not seen before, hashed. The same (eventId, version) with other content is
- * an edit the issuer made without a new version: kept beside the first, flagged, never dropped.
- * Returns the mints the new revisions speak of (through the instrument list).
+ * Stores each revision not seen before, hashed (the record as given: an operator's with its
+ * mint). The same (eventId, version) with other content is an edit made without a new version:
+ * kept beside the first, flagged, never dropped. Returns the mints the new revisions speak of:
+ * an operator record's own, the feed's through the feed's instrument list.
  */
-function storeIssuerRecords(sqlite: Database, records: IssuerRecord[], at: string) {
+function storeIssuerRecords(sqlite: Database, records: (IssuerRecord | OperatorRecord)[], source: "xstocks" | "operator", at: string) {
   const known = sqlite.query("SELECT payload_sha256 FROM issuer_revisions WHERE event_id = ? AND version = ?");
   const insert = sqlite.query(
-    "INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    `INSERT INTO issuer_revisions (event_id, version, symbol, payload, payload_sha256, edited, ingested_at, source, mint)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
-  const mintOf = sqlite.query("SELECT mint FROM instruments WHERE symbol = ?");
+  const mintOf = sqlite.query("SELECT mint FROM instruments WHERE symbol = ? AND source = 'xstocks'");
   const out = { added: 0, edited: 0, mints: new Set<string>() };
   for (const r of records) {
     const payload = canonicalJson(r);
@@ -103,10 +120,12 @@ function storeIssuerRecords(sqlite: Database, records: IssuerRecord[], at: strin
     const prior = known.all(r.eventId, r.version) as { payload_sha256: string }[];
     if (prior.some((p) => p.payload_sha256 === hash)) continue;
     const edited = prior.length > 0;
-    insert.run(r.eventId, r.version, r.xstockSymbol, payload, hash, edited ? 1 : 0, at);
+    const mint = source === "operator" ? (r as OperatorRecord).mint : null;
+    insert.run(r.eventId, r.version, r.xstockSymbol, payload, hash, edited ? 1 : 0, at, source, mint);
     out.added++;
     if (edited) out.edited++;
-    for (const m of mintOf.all(r.xstockSymbol) as { mint: string }[]) out.mints.add(m.mint);
+    if (mint) out.mints.add(mint);
+    else for (const m of mintOf.all(r.xstockSymbol) as { mint: string }[]) out.mints.add(m.mint);
   }
   return out;
 }
@@ -177,13 +196,25 @@ function storeBalanceChanges(sqlite: Database, changes: BalanceChangeObs[]): str
 
 function storeCursors(sqlite: Database, cursors: StoredCursor[], at: string): void {
   const upsert = sqlite.query(
-    `INSERT INTO walk_cursors (scope, address, newest_signature, resume_before, resume_until, resume_newest, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(scope, address) DO UPDATE SET newest_signature = excluded.newest_signature, resume_before = excluded.resume_before,
+    `INSERT INTO walk_cursors (scope, address, newest_signature, newest_slot, resume_before, resume_until, resume_newest, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(scope, address) DO UPDATE SET newest_signature = excluded.newest_signature, newest_slot = excluded.newest_slot, resume_before = excluded.resume_before,
        resume_until = excluded.resume_until, resume_newest = excluded.resume_newest, updated_at = excluded.updated_at`,
   );
   for (const { scope, address, cursor } of cursors) {
-    upsert.run(scope, address, cursor.newest, cursor.resume?.before ?? null, cursor.resume?.until ?? null, cursor.resume?.newest ?? null, at);
+    upsert.run(scope, address, cursor.newest, cursor.newestSlot ?? null, cursor.resume?.before ?? null, cursor.resume?.until ?? null, cursor.resume?.newest ?? null, at);
   }
+}
+
+function storeOwnerScans(sqlite: Database, scans: ObservationBatch["ownerScans"]): void {
+  if (!scans?.signatures.length) return;
+  sqlite.query("INSERT INTO owner_scans (owner, signature) SELECT ?1, value FROM json_each(?2) WHERE true ON CONFLICT DO NOTHING").run(scans.owner, JSON.stringify(scans.signatures));
+}
+
+/** Which of these wallet transactions an earlier sync scanned for the wallet's token accounts. */
+export function scannedOf(sqlite: Database, owner: string) {
+  const q = sqlite.query("SELECT signature FROM owner_scans WHERE owner = ?1 AND signature IN (SELECT value FROM json_each(?2))");
+  return (signatures: string[]): Set<string> =>
+    new Set(signatures.length ? (q.all(owner, JSON.stringify(signatures)) as { signature: string }[]).map((r) => r.signature) : []);
 }
 
 /** Records and heals named gaps; returns the owners whose gaps changed (a position's status reads them). */
@@ -203,13 +234,14 @@ function storeGaps(sqlite: Database, gaps: NonNullable<ObservationBatch["gaps"]>
 
 /** The stored walk cursors of `scope` for these addresses (absent: never walked in that scope). */
 export function readCursors(sqlite: Database, scope: string, addresses: string[]): Record<string, WalkCursor> {
-  const q = sqlite.query("SELECT newest_signature, resume_before, resume_until, resume_newest FROM walk_cursors WHERE scope = ? AND address = ?");
+  const q = sqlite.query("SELECT newest_signature, newest_slot, resume_before, resume_until, resume_newest FROM walk_cursors WHERE scope = ? AND address = ?");
   const out: Record<string, WalkCursor> = {};
   for (const address of addresses) {
-    const r = q.get(scope, address) as { newest_signature: string | null; resume_before: string | null; resume_until: string | null; resume_newest: string | null } | null;
+    const r = q.get(scope, address) as { newest_signature: string | null; newest_slot: number | null; resume_before: string | null; resume_until: string | null; resume_newest: string | null } | null;
     if (!r) continue;
     out[address] = {
       newest: r.newest_signature,
+      ...(r.newest_slot === null ? {} : { newestSlot: r.newest_slot }),
       resume: r.resume_before && r.resume_newest ? { before: r.resume_before, until: r.resume_until, newest: r.resume_newest } : null,
     };
   }

@@ -1,8 +1,8 @@
 // The issuer feed poll: every revision is stored (hashed, append-only), which marks the mints it
 // speaks of dirty; the booker re-books the wallets holding them. A feed that answers but whose rows
-// are mostly refused is reported `degraded`, not fresh.
+// are mostly refused is reported `degraded`, not fresh. A feed turned off is not polled at all.
 import type { Database } from "bun:sqlite";
-import type { Config } from "../config.ts";
+import { issuerFeedOff, type Config } from "../config.ts";
 import { markFeed, storeObservations } from "../ledger/store.ts";
 import type { FetchLike } from "../sources/retry.ts";
 import { createIssuerClient } from "../sources/xstocks/client.ts";
@@ -18,8 +18,10 @@ export interface IssuerPollDeps {
 /** Above this share of refused rows the feed is degraded (a changed format, a broken upstream). */
 export const DEGRADED_REJECTION_SHARE = 0.5;
 
-export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number; rejected: number; rows: number }> {
+export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number; rejected: number; rows: number; off?: true }> {
   const { sqlite, config } = deps;
+  // Turned off (XSTOCKS_API_URL=off): records come from operators' imports only.
+  if (issuerFeedOff(config)) return { added: 0, rejected: 0, rows: 0, off: true };
   const now = deps.now ?? (() => new Date());
   const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
   try {

@@ -3,8 +3,9 @@
 // its own transaction and idempotent, so a run cut short at any point is simply run again.
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config.ts";
-import type { BalanceChangeObs } from "../domain/observations.ts";
-import { readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
+import type { BalanceChangeObs, MultiplierUpdateObs } from "../domain/observations.ts";
+import { UPDATE_COLUMNS, updateFromRow, type UpdateRow } from "../ledger/engine-input.ts";
+import { readCursors, scannedOf, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
 import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
@@ -55,6 +56,9 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
         onProgress?.(p);
       },
       storedChanges: storedChangesOf(sqlite),
+      knownAccounts: sqlite.query("SELECT address AS tokenAccount, mint FROM token_accounts WHERE owner = ?").all(job.owner) as { tokenAccount: string; mint: string }[],
+      storedUpdates: storedUpdatesOf(sqlite),
+      alreadyScanned: scannedOf(sqlite, job.owner),
       signal,
       maxPages: config.maxSignaturePages,
       parallel: config.rpcConcurrency,
@@ -63,17 +67,20 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     if (deps.signal?.aborted) return "failed";
     lap("chainMs", started);
     const stored = performance.now();
-    const walked = new Set([...result.accounts.map((a) => a.tokenAccount), ...Object.keys(result.cursors.authorities)]);
+    const walked = new Set([job.owner, ...result.accounts.map((a) => a.tokenAccount), ...Object.keys(result.cursors.authorities)]);
     const cursors: StoredCursor[] = [
       ...Object.entries(result.cursors.accounts).map(([address, cursor]) => ({ scope, address, cursor })),
       ...Object.entries(result.cursors.authorities).map(([address, cursor]) => ({ scope: AUTHORITY_SCOPE, address, cursor })),
+      ...(result.cursors.history ? [{ scope, address: historyKey(job.owner), cursor: result.cursors.history }] : []),
     ];
     storeObservations(sqlite, {
+      instruments: result.instruments,
       mintStates: result.mints,
       multiplierUpdates: result.multiplierUpdates,
       tokenAccounts: result.accounts,
       balanceChanges: result.balanceChanges,
       cursors,
+      ownerScans: { owner: job.owner, signatures: result.ownerScans },
       gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
       clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
     }, now());
@@ -97,11 +104,28 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   }
 }
 
-/** The tenant's cursors for the wallet's known token accounts, and every authority's shared cursor. */
+/** Where the tenant's walk of the wallet's whole history (getTransactionsForAddress) stands. */
+const historyKey = (owner: string): string => `history:${owner}`;
+
+/**
+ * The tenant's cursors for the wallet's known token accounts, its own address and its whole
+ * history, and every authority's shared cursor.
+ */
 function cursorsFor(sqlite: Database, scope: string, owner: string): SyncCursors {
   const accounts = (sqlite.query("SELECT address FROM token_accounts WHERE owner = ?").all(owner) as { address: string }[]).map((r) => r.address);
   const authorities = (sqlite.query("SELECT address FROM walk_cursors WHERE scope = ?").all(AUTHORITY_SCOPE) as { address: string }[]).map((r) => r.address);
-  return { accounts: readCursors(sqlite, scope, accounts), authorities: readCursors(sqlite, AUTHORITY_SCOPE, authorities) };
+  const history = readCursors(sqlite, scope, [historyKey(owner)])[historyKey(owner)];
+  return {
+    accounts: readCursors(sqlite, scope, [...accounts, owner]),
+    authorities: readCursors(sqlite, AUTHORITY_SCOPE, authorities),
+    ...(history ? { history } : {}),
+  };
+}
+
+/** Multiplier updates stored for these mints, oldest first: each mint is checked against its whole known history. */
+function storedUpdatesOf(sqlite: Database) {
+  const q = sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`);
+  return (mints: string[]): MultiplierUpdateObs[] => (q.all(JSON.stringify(mints)) as UpdateRow[]).map(updateFromRow);
 }
 
 /** Balance changes already stored, so a second tenant's first sync does not fetch them again. */

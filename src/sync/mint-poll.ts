@@ -7,7 +7,7 @@ import type { MintStateObs, MultiplierUpdateObs } from "../domain/observations.t
 import { markDueClockChanges } from "../ledger/booking.ts";
 import { markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import { decodeMintAccount } from "../sources/solana/decode.ts";
-import { implausibleMint, walkAuthorityHistory } from "../sources/solana/history.ts";
+import { implausibleMint, walkAuthorityHistory } from "../sources/solana/authorities.ts";
 import { createRpc } from "../sources/solana/rpc.ts";
 import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
 

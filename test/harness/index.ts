@@ -166,7 +166,7 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
       ? { signature: null, slot: null, blockTime: null, multiplierOld: null, multiplierNew: null, scheduledAt: null, effectiveAt: null, updateSignature: null }
       : { signature, slot: 300_000_000 + index, blockTime, multiplierOld: "1", multiplierNew: type === "forward_split" ? "10" : "1.0025", scheduledAt: effectiveAt, effectiveAt, updateSignature: signature },
     matched: { eventId, version: 1, sha256: canonicalSha256(record) },
-    revisions: [{ eventId, version: 1, status: "Confirmed", caType: record.caType, sha256: canonicalSha256(record), ingestedAt: blockTime, edited: false, standing: "standing", record: record as never }],
+    revisions: [{ eventId, version: 1, status: "Confirmed", caType: record.caType, sha256: canonicalSha256(record), ingestedAt: blockTime, edited: false, source: "xstocks", standing: "standing", record: record as never }],
     lineageLink: null,
     v1: { kind, splitFactor: type === "forward_split" ? "10" : null, headline, reasons, classificationResult: kind === "unclassified_adjustment" ? "unclassified" : kind },
     evidence: { chainKey: announced ? null : `${mint}:${signature}:0`, matchedRevisionSha256: canonicalSha256(record), revisionCount: 1, rawBalance: "1000000000", payloadSha256 },

@@ -79,8 +79,9 @@ describe("a full sync, then incremental ones", () => {
     expect(first.transactionsFetched).toBe(transfersListed - failed + authorityListed);
     expect(first.walletTransactions).toBe(transfersListed - failed); // the wallet's own history only
     expect(first.rpcCalls).toBe(server.requests);
+    // The wallet's own address is walked too (closed accounts are found there).
     expect(first.cursors).toEqual({
-      accounts: { [s.tokenAccount]: at(s.chain.signatures.get(s.tokenAccount)![0].signature) },
+      accounts: { [s.tokenAccount]: at(s.chain.signatures.get(s.tokenAccount)![0].signature), [s.owner]: at(s.chain.signatures.get(s.owner)![0].signature) },
       authorities: { [XSTOCKS_AUTHORITY]: at(s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature) },
     });
     for (const phase of ["accounts", "mints", "account_history", "multiplier_history"]) {
@@ -98,7 +99,11 @@ describe("a full sync, then incremental ones", () => {
     expect(idle.gaps).toEqual([]);
     expect(idle.cursors).toEqual(first.cursors);
     const pages = server.log.slice(before).filter((l) => l.method === "getSignaturesForAddress");
-    expect(pages.map((l) => l.params[1].until)).toEqual([first.cursors.accounts[s.tokenAccount]!.newest, first.cursors.authorities[XSTOCKS_AUTHORITY]!.newest]);
+    expect(pages.map((l) => [l.params[0], l.params[1].until])).toEqual([
+      [s.owner, first.cursors.accounts[s.owner]!.newest],
+      [s.tokenAccount, first.cursors.accounts[s.tokenAccount]!.newest],
+      [XSTOCKS_AUTHORITY, first.cursors.authorities[XSTOCKS_AUTHORITY]!.newest],
+    ]);
 
     // Three transfers and a new scheduled multiplier: only those four transactions are fetched.
     const added = [s.addTransfer(5n), s.addTransfer(-3n), s.addTransfer(1_000_000n)];
@@ -114,6 +119,7 @@ describe("a full sync, then incremental ones", () => {
     ]);
     expect(next.mints[0]).toMatchObject({ multiplier: 1.0011576563945983, newMultiplier: 1.0030000000000001, newMultiplierEffectiveTimestamp: 1_792_000_000 });
     expect(next.cursors.accounts[s.tokenAccount]).toEqual(at(added[2]!));
+    expect(next.cursors.accounts[s.owner]).toEqual(at(added[2]!));
     expect(next.cursors.authorities[XSTOCKS_AUTHORITY]).toEqual(at(update));
   });
 
@@ -180,11 +186,12 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     const server = serve(s);
     server.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === lost, fault: { kind: "status", status: 500 } });
     const r = await syncWalletChain(client(server, { maxRetries: 2 }), s.owner, {}, opts);
-    expect(r.gaps).toHaveLength(1);
-    expect(r.gaps[0].address).toBe(s.tokenAccount);
-    expect(r.gaps[0].reason).toContain(lost);
+    // Listed under the wallet's address too: the walk there (closed accounts) names it as well.
+    expect(r.gaps.map((g) => g.address)).toEqual([s.owner, s.tokenAccount]);
+    for (const g of r.gaps) expect(g.reason).toContain(lost);
     expect(r.balanceChanges.map((c) => c.signature)).toEqual(s.transfers.filter((t) => t.signature !== lost).map((t) => t.signature));
     expect(r.cursors.accounts[s.tokenAccount]).toBeUndefined();
+    expect(r.cursors.accounts[s.owner]).toBeUndefined();
     expect(r.cursors.authorities[XSTOCKS_AUTHORITY]).toBeDefined(); // an unrelated walk still advances
   });
 
@@ -194,8 +201,8 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     s.chain.transactions.delete(missing);
     // Walked from before the start: pretend an earlier sync's cursor is an unknown signature.
     const r = await syncWalletChain(client(serve(s)), s.owner, { accounts: { [s.tokenAccount]: at("keep-me") } }, opts);
-    expect(r.gaps.map((g) => g.address)).toEqual([s.tokenAccount]);
-    expect(r.gaps[0].reason).toContain("not available");
+    expect(r.gaps.map((g) => g.address)).toEqual([s.owner, s.tokenAccount]);
+    for (const g of r.gaps) expect(g.reason).toContain("not available");
     expect(r.cursors.accounts[s.tokenAccount]).toEqual(at("keep-me"));
   });
 

@@ -6,21 +6,8 @@
 // engine: the overwritten schedule is superseded, the balance at activation is the one before
 // the transfer, and nothing is guessed.
 import { describe, expect, test } from "bun:test";
-import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
-import {
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getCompiledTransactionMessageDecoder,
-  getSignatureFromTransaction,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  signTransactionMessageWithSigners,
-  type Address,
-  type Instruction,
-} from "@solana/kit";
+import { LiteSVM } from "litesvm";
+import { generateKeyPairSigner, lamports, type Instruction } from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import {
   TOKEN_2022_PROGRAM_ADDRESS,
@@ -32,7 +19,6 @@ import {
   getMintSize,
   getMintToInstruction,
   getPreInitializeInstructionsForMintExtensions,
-  getTokenDecoder,
   getTransferCheckedInstruction,
   getUpdateMultiplierScaledUiMintInstruction,
 } from "@solana-program/token-2022";
@@ -40,8 +26,9 @@ import { runEngine } from "../../src/domain/engine";
 import { decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/history";
 import { createRpc } from "../../src/sources/solana/rpc";
-import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
-import { addTransaction, emptyChain, startRpcServer } from "../support/rpc-server";
+import type { WireTransaction } from "../../src/sources/solana/wire";
+import { recordSvm } from "../support/litesvm-chain";
+import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n; // the clock when the issuer acts (LiteSVM starts at 0)
 const DECIMALS = 6;
@@ -58,75 +45,11 @@ async function scenario() {
   const [otherAta] = await findAssociatedTokenPda({ owner: other.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
   const chain = emptyChain(1000);
   const txs: Record<string, WireTransaction> = {};
-
-  const setClock = (t: bigint) => {
-    const c = svm.getClock();
-    c.unixTimestamp = t;
-    svm.setClock(c);
-  };
-  const rawOf = (ata: Address): bigint | null => {
-    const a = svm.getAccount(ata);
-    return a.exists ? getTokenDecoder().decode(a.data).amount : null;
-  };
-
-  /** Sends a transaction and renders it as getTransaction(json) would, balances read from the accounts. */
-  async function send(label: string, feePayer: typeof issuer, ixs: Instruction[], listedUnder: string[]): Promise<WireTransaction> {
-    const balancesBefore = new Map([[holderAta, rawOf(holderAta)], [otherAta, rawOf(otherAta)]]);
-    const tx = await pipe(
-      createTransactionMessage({ version: "legacy" }),
-      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-      (m) => svm.setTransactionMessageLifetimeUsingLatestBlockhash(m),
-      (m) => appendTransactionMessageInstructions(ixs, m),
-      (m) => signTransactionMessageWithSigners(m),
-    );
-    const res = svm.sendTransaction(tx);
-    if (res instanceof FailedTransactionMetadata) throw new Error(`${label} failed: ${res.toString()}`);
-    svm.expireBlockhash();
-    const signature = getSignatureFromTransaction(tx);
-    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-    const keys = message.staticAccounts as string[];
-    const b58 = getBase58Decoder();
-    const balances = (when: "pre" | "post") => {
-      const out: WireTokenBalance[] = [];
-      for (const [ata, owner] of [[holderAta, holder.address], [otherAta, other.address]] as const) {
-        const raw = when === "pre" ? balancesBefore.get(ata) : rawOf(ata);
-        const index = keys.indexOf(ata);
-        if (raw === null || raw === undefined || index < 0) continue;
-        out.push({ accountIndex: index, mint: mint.address, owner, programId: TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount: { amount: raw.toString(), decimals: DECIMALS, uiAmount: null, uiAmountString: "" } });
-      }
-      return out;
-    };
-    const slot = chain.slot++;
-    const wire: WireTransaction = {
-      slot,
-      blockTime: Number(svm.getClock().unixTimestamp),
-      version: "legacy",
-      meta: {
-        err: null,
-        fee: 5000,
-        innerInstructions: (res as TransactionMetadata).innerInstructions().map((list, index) => ({
-          index,
-          instructions: list.map((ii) => ({ programIdIndex: ii.instruction().programIdIndex(), accounts: [...ii.instruction().accounts()], data: b58.decode(ii.instruction().data()), stackHeight: ii.stackHeight() })),
-        })).filter((x) => x.instructions.length > 0),
-        loadedAddresses: { writable: [], readonly: [] },
-        preTokenBalances: balances("pre"),
-        postTokenBalances: balances("post"),
-        logMessages: (res as TransactionMetadata).logs(),
-      },
-      transaction: {
-        signatures: [signature],
-        message: {
-          accountKeys: keys,
-          header: message.header,
-          instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
-          recentBlockhash: message.lifetimeToken,
-        },
-      },
-    } as unknown as WireTransaction;
-    addTransaction(chain, signature, wire, listedUnder);
-    txs[label] = wire;
-    return wire;
-  }
+  const svmChain = recordSvm(svm, chain);
+  svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
+  svmChain.watch(otherAta, other.address, mint.address, DECIMALS);
+  const setClock = svmChain.setClock;
+  const send = async (label: string, feePayer: typeof issuer, ixs: Instruction[], listedUnder: string[]) => (txs[label] = await svmChain.send(label, feePayer, ixs, listedUnder));
 
   const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
   const space = getMintSize([scaled]);
@@ -155,14 +78,7 @@ async function scenario() {
     getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: otherAta, authority: holder, amount: 10_000_000n, decimals: DECIMALS }),
   ], [holderAta]);
 
-  const account = (a: Address) => {
-    const acc = svm.getAccount(a);
-    if (!acc.exists) throw new Error(`missing ${a}`);
-    return { data: new Uint8Array(acc.data), owner: TOKEN_2022_PROGRAM_ADDRESS as string };
-  };
-  chain.accounts.set(mint.address, account(mint.address));
-  chain.accounts.set(holderAta, account(holderAta));
-  chain.accounts.set(otherAta, account(otherAta));
+  for (const a of [mint.address, holderAta, otherAta]) chain.accounts.set(a, svmChain.account(a));
   return { svm, chain, txs, mint: mint.address, issuer: issuer.address, holder: holder.address, holderAta, now: Number(T0 + 9000n) };
 }
 

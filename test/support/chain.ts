@@ -2,8 +2,11 @@
 // token account bytes, and getTransaction results in the real `encoding: "json"` wire shape.
 import {
   AccountState,
+  AuthorityType,
   extension,
+  getCloseAccountInstructionDataEncoder,
   getMintEncoder,
+  getSetAuthorityInstructionDataEncoder,
   getTokenEncoder,
   getUpdateMultiplierScaledUiMintInstructionDataEncoder,
 } from "@solana-program/token-2022";
@@ -236,4 +239,56 @@ export function updateMultiplierTx(spec: {
 
 export function signatureInfo(signature: string, tx: WireTransaction): WireSignatureInfo {
   return { signature, slot: tx.slot, err: tx.meta?.err ?? null, memo: null, blockTime: tx.blockTime, confirmationStatus: "finalized" };
+}
+
+/**
+ * The owner closes its empty token account (CloseAccount: account, destination, owner), as a
+ * node renders it: the account in the pre token balances at 0, absent from the post ones.
+ */
+export function closeAccountTx(spec: { signature: string; slot: number; blockTime: number; owner: string; tokenAccount: string; mint: string; decimals?: number }): WireTransaction {
+  const keys = [spec.owner, spec.tokenAccount, TOKEN_2022_PROGRAM_ID];
+  return {
+    slot: spec.slot,
+    blockTime: spec.blockTime,
+    version: "legacy",
+    meta: {
+      err: null,
+      fee: 5000,
+      innerInstructions: [],
+      loadedAddresses: { writable: [], readonly: [] },
+      preTokenBalances: [tokenBalance(1, spec.mint, spec.owner, 0n, spec.decimals ?? 8)],
+      postTokenBalances: [],
+      logMessages: ["Program log: Instruction: CloseAccount"],
+    },
+    transaction: {
+      signatures: [spec.signature],
+      message: {
+        accountKeys: keys,
+        header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 1 },
+        instructions: [{ programIdIndex: 2, accounts: [1, 0, 0], data: getBase58Decoder().decode(getCloseAccountInstructionDataEncoder().encode({})), stackHeight: 1 }],
+        recentBlockhash: "11111111111111111111111111111111",
+      },
+    },
+  };
+}
+
+/** The mint's Scaled UI Amount authority hands the multiplier over (SetAuthority, type ScaledUiAmount), signed by `from`. */
+export function setScaledUiAuthorityTx(spec: { signature: string; slot: number; blockTime: number; mint: string; from: string; to: string | null }): WireTransaction {
+  const keys = [spec.from, spec.mint, TOKEN_2022_PROGRAM_ID];
+  const data = getSetAuthorityInstructionDataEncoder().encode({ authorityType: AuthorityType.ScaledUiAmount, newAuthority: spec.to === null ? null : address(spec.to) });
+  return {
+    slot: spec.slot,
+    blockTime: spec.blockTime,
+    version: "legacy",
+    meta: { err: null, fee: 5000, innerInstructions: [], loadedAddresses: { writable: [], readonly: [] }, preTokenBalances: [], postTokenBalances: [], logMessages: [] },
+    transaction: {
+      signatures: [spec.signature],
+      message: {
+        accountKeys: keys,
+        header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 1 },
+        instructions: [{ programIdIndex: 2, accounts: [1, 0], data: getBase58Decoder().decode(data), stackHeight: 1 }],
+        recentBlockhash: "11111111111111111111111111111111",
+      },
+    },
+  };
 }

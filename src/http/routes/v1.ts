@@ -6,6 +6,7 @@ import { actionQueries } from "../../ledger/queries/actions.ts";
 import { listAssets } from "../../ledger/queries/assets.ts";
 import { journalQueries } from "../../ledger/queries/journal.ts";
 import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
+import { issuerFeedOff } from "../../config.ts";
 import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded } from "../../sync/queue.ts";
@@ -158,7 +159,7 @@ export function v1Routes(ctx: AppContext) {
       "/v1/ops/status",
       () => opsStatus(sqlite, {
         issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds,
-        rpcErrors: () => ctx.metrics.rpcErrorCounts(), database: ctx.health,
+        rpcErrors: () => ctx.metrics.rpcErrorCounts(), database: ctx.health, issuerFeedOff: issuerFeedOff(ctx.config),
       }),
       { response: keyedResponses(S.OpsStatus), detail: keyed("ops", "Operator status checks (no tenant or wallet data)", "ops:read") },
     )

@@ -15,6 +15,8 @@ export interface OpsOptions {
   rpcErrors: () => { errors: number; total: number };
   /** The server's watch on its database; without one, the check only reads the schema. */
   database?: Pick<DatabaseHealth, "check" | "noteError">;
+  /** XSTOCKS_API_URL=off: the issuer feed is not polled, so its age is no warning. */
+  issuerFeedOff?: boolean;
 }
 
 export function opsStatus(sqlite: Database, opts: OpsOptions) {
@@ -57,6 +59,10 @@ function databaseCheck(sqlite: Database, health?: Pick<DatabaseHealth, "check">)
 function feedChecks(sqlite: Database, now: Date, opts: OpsOptions): Check[] {
   const checks: Check[] = [];
   for (const [name, feed, period] of [["issuer_feed_freshness", "issuer", opts.issuerPollSeconds], ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds]] as const) {
+    if (feed === "issuer" && opts.issuerFeedOff) {
+      checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
+      continue;
+    }
     const row = sqlite.query("SELECT last_success_at, last_error, degraded FROM feed_status WHERE name = ?").get(feed) as { last_success_at: string | null; last_error: string | null; degraded: string | null } | null;
     const age = row?.last_success_at ? Math.round((now.getTime() - Date.parse(row.last_success_at)) / 1000) : null;
     const stale: Level = age === null ? "warn" : age > period * 3 ? "critical" : age > period * 1.5 ? "warn" : "ok";

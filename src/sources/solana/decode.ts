@@ -1,9 +1,13 @@
 // Chain bytes → observations, with the @solana-program/token-2022 codecs only: the service never
 // depends on a provider's `jsonParsed` rendering (docs/sources.md#chain). Pure functions, no network.
 import {
+  AuthorityType,
+  CLOSE_ACCOUNT_DISCRIMINATOR,
   getMintDecoder,
+  getSetAuthorityInstructionDataDecoder,
   getTokenDecoder,
   getUpdateMultiplierScaledUiMintInstructionDataDecoder,
+  SET_AUTHORITY_DISCRIMINATOR,
   UPDATE_MULTIPLIER_SCALED_UI_MINT_DISCRIMINATOR,
   UPDATE_MULTIPLIER_SCALED_UI_MINT_SCALED_UI_AMOUNT_MINT_DISCRIMINATOR,
 } from "@solana-program/token-2022";
@@ -41,6 +45,15 @@ export interface DecodedMint {
   scaledUiAmount: ScaledUiAmountState | null;
   /** The PermanentDelegate extension's delegate (it may move anyone's tokens), else null. */
   permanentDelegate: string | null;
+  /** The TokenMetadata extension kept in the mint itself (name, symbol, uri), else null. */
+  metadata: TokenMetadata | null;
+}
+
+/** What a mint says about itself in its Token-2022 metadata extension. */
+export interface TokenMetadata {
+  name: string;
+  symbol: string;
+  uri: string;
 }
 
 export interface DecodedTokenAccount {
@@ -74,10 +87,12 @@ export function decodeMintBytes(bytes: Uint8Array): DecodedMint {
   const extensions = mint.extensions.__option === "Some" ? mint.extensions.value : [];
   const scaled = extensions.find((e) => e.__kind === "ScaledUiAmountConfig");
   const delegate = extensions.find((e) => e.__kind === "PermanentDelegate");
+  const metadata = extensions.find((e) => e.__kind === "TokenMetadata");
   return {
     decimals: mint.decimals,
     supply: mint.supply,
     permanentDelegate: delegate && delegate.__kind === "PermanentDelegate" && delegate.delegate !== SYSTEM_PROGRAM_ID ? delegate.delegate : null,
+    metadata: metadata && metadata.__kind === "TokenMetadata" ? { name: metadata.name, symbol: metadata.symbol, uri: metadata.uri } : null,
     scaledUiAmount:
       scaled && scaled.__kind === "ScaledUiAmountConfig"
         ? {
@@ -144,22 +159,42 @@ export interface TxContext {
   blockTime?: number | null;
 }
 
+/** One Token-2022 instruction of a transaction, outer or inner, with its decoded data bytes. */
+interface TokenInstruction {
+  ix: WireInstruction;
+  /** outer index * 1000, or outer * 1000 + inner index + 1 (see MultiplierUpdateObs.ixIndex). */
+  ixIndex: number;
+  data: Uint8Array;
+}
+
 /**
- * Every UpdateMultiplier (Token-2022 instruction 43/1) in a successful transaction, outer and
- * inner (a multisig or program can reach it through CPI), in execution order. A failed
- * transaction changed nothing and yields none.
+ * Every Token-2022 instruction a successful transaction ran, outer and inner (a multisig or a
+ * program reaches the token program through CPI), in execution order. A failed transaction
+ * changed nothing and yields none.
  */
-export function findMultiplierUpdates(tx: WireTransaction, ctx: TxContext = {}): MultiplierUpdateObs[] {
+function tokenInstructions(tx: WireTransaction, keys: string[]): TokenInstruction[] {
   if (!tx.meta || tx.meta.err != null) return [];
+  const out: TokenInstruction[] = [];
+  const visit = (ix: WireInstruction, ixIndex: number) => {
+    if (keyAt(keys, ix.programIdIndex) === TOKEN_2022_PROGRAM_ID) out.push({ ix, ixIndex, data: base58Bytes(ix.data) });
+  };
+  const inner = new Map<number, WireInstruction[]>();
+  for (const group of tx.meta.innerInstructions ?? []) inner.set(group.index, group.instructions);
+  tx.transaction.message.instructions.forEach((ix, i) => {
+    visit(ix, i * 1000);
+    (inner.get(i) ?? []).forEach((innerIx, j) => visit(innerIx, i * 1000 + j + 1));
+  });
+  return out;
+}
+
+/** Every UpdateMultiplier (Token-2022 instruction 43/1) in a successful transaction, in execution order. */
+export function findMultiplierUpdates(tx: WireTransaction, ctx: TxContext = {}): MultiplierUpdateObs[] {
   const keys = transactionAccountKeys(tx);
   const signature = ctx.signature ?? tx.transaction.signatures[0];
   const blockTime = tx.blockTime ?? ctx.blockTime ?? null;
   const found: MultiplierUpdateObs[] = [];
-
-  const visit = (ix: WireInstruction, ixIndex: number) => {
-    if (keyAt(keys, ix.programIdIndex) !== TOKEN_2022_PROGRAM_ID) return;
-    const data = base58Bytes(ix.data);
-    if (data[0] !== UPDATE_MULTIPLIER_SCALED_UI_MINT_DISCRIMINATOR || data[1] !== UPDATE_MULTIPLIER_SCALED_UI_MINT_SCALED_UI_AMOUNT_MINT_DISCRIMINATOR) return;
+  for (const { ix, ixIndex, data } of tokenInstructions(tx, keys)) {
+    if (data[0] !== UPDATE_MULTIPLIER_SCALED_UI_MINT_DISCRIMINATOR || data[1] !== UPDATE_MULTIPLIER_SCALED_UI_MINT_SCALED_UI_AMOUNT_MINT_DISCRIMINATOR) continue;
     if (data.length !== UPDATE_MULTIPLIER_DATA_SIZE) {
       throw new DecodeError(`UpdateMultiplier with ${data.length} data bytes in ${signature} at ${ixIndex}`);
     }
@@ -177,15 +212,64 @@ export function findMultiplierUpdates(tx: WireTransaction, ctx: TxContext = {}):
       // With a multisig authority this is the multisig account, which is what the mint records.
       authority: keyAt(keys, ix.accounts[1]),
     });
-  };
-
-  const inner = new Map<number, WireInstruction[]>();
-  for (const group of tx.meta.innerInstructions ?? []) inner.set(group.index, group.instructions);
-  tx.transaction.message.instructions.forEach((ix, i) => {
-    visit(ix, i * 1000);
-    (inner.get(i) ?? []).forEach((innerIx, j) => visit(innerIx, i * 1000 + j + 1));
-  });
+  }
   return found;
+}
+
+/** A change of a mint's Scaled UI Amount authority (SetAuthority, authority type ScaledUiAmount). */
+export interface AuthorityHandover {
+  mint: string;
+  /** The authority that signed the change (the one the mint named until then). */
+  from: string;
+  /** The new authority; null when it was removed. */
+  to: string | null;
+  signature: string;
+  slot: number;
+}
+
+/**
+ * Every hand-over of a Scaled UI Amount multiplier authority in a successful transaction: the
+ * authority that signed it held every UpdateMultiplier of the mint until then.
+ */
+export function findAuthorityHandovers(tx: WireTransaction, ctx: TxContext = {}): AuthorityHandover[] {
+  const keys = transactionAccountKeys(tx);
+  const signature = ctx.signature ?? tx.transaction.signatures[0]!;
+  const found: AuthorityHandover[] = [];
+  for (const { ix, ixIndex, data } of tokenInstructions(tx, keys)) {
+    if (data[0] !== SET_AUTHORITY_DISCRIMINATOR || data[1] !== AuthorityType.ScaledUiAmount) continue;
+    if (ix.accounts.length < 2) throw new DecodeError(`SetAuthority without mint and authority in ${signature} at ${ixIndex}`);
+    let decoded;
+    try {
+      decoded = getSetAuthorityInstructionDataDecoder().decode(data);
+    } catch (err) {
+      throw new DecodeError(`SetAuthority data does not decode in ${signature} at ${ixIndex}: ${(err as Error).message}`);
+    }
+    const to = decoded.newAuthority.__option === "Some" ? decoded.newAuthority.value : null;
+    found.push({ mint: keyAt(keys, ix.accounts[0]), from: keyAt(keys, ix.accounts[1]), to, signature, slot: tx.slot });
+  }
+  return found;
+}
+
+/**
+ * The owner's Token-2022 accounts a transaction touched: every account its token balances list
+ * as the owner's, and every account the owner closed in it (CloseAccount names the account,
+ * the destination, then the owner). The mint comes from the balances; a closed account the
+ * balances do not list has none (null).
+ */
+export function ownerTokenAccounts(tx: WireTransaction, owner: string): { tokenAccount: string; mint: string | null }[] {
+  if (!tx.meta || tx.meta.err != null) return [];
+  const keys = transactionAccountKeys(tx);
+  const found = new Map<string, string | null>();
+  for (const row of [...(tx.meta.preTokenBalances ?? []), ...(tx.meta.postTokenBalances ?? [])]) {
+    if (row.owner !== owner || (row.programId !== undefined && row.programId !== TOKEN_2022_PROGRAM_ID)) continue;
+    found.set(keyAt(keys, row.accountIndex), row.mint);
+  }
+  for (const { ix, data } of tokenInstructions(tx, keys)) {
+    if (data[0] !== CLOSE_ACCOUNT_DISCRIMINATOR || ix.accounts.length < 3 || keyAt(keys, ix.accounts[2]!) !== owner) continue;
+    const account = keyAt(keys, ix.accounts[0]!);
+    if (!found.has(account)) found.set(account, null);
+  }
+  return [...found].map(([tokenAccount, mint]) => ({ tokenAccount, mint }));
 }
 
 export interface BalanceFilter extends TxContext {

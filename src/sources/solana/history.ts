@@ -1,32 +1,38 @@
-// One wallet's chain history → observations. Reads the wallet's Token-2022 accounts, their mints'
-// Scaled UI Amount state, each account's signatures (incremental from a cursor) and transactions,
-// and the history of each mint's multiplier authority, which holds every UpdateMultiplier.
+// One wallet's chain history → observations. Reads the wallet's Token-2022 accounts (open ones
+// from the listing, closed ones from the wallet's own history: wallet-history.ts), their mints'
+// Scaled UI Amount state and metadata, each account's signatures (incremental from a cursor) and
+// transactions, and the history of each mint's multiplier authority, earlier authorities included
+// (authorities.ts), which holds every UpdateMultiplier. Where the provider offers
+// getTransactionsForAddress, one walk of the wallet replaces the owner's and every account's.
 //
 // No silent cap: whatever cannot be fetched after the RPC's retries, or does not add up, becomes
 // a named gap and the walk goes on. A walk with a gap keeps its previous cursor, so the next
 // sync fetches that stretch again instead of stepping over it (downstream writes are idempotent).
 // Every walk has a page budget and the whole sync a deadline (an abort signal): a provider that
 // never stops answering costs a bounded amount of time and memory per sync.
-import type { BalanceChangeObs, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../../domain/observations";
-import { base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "./decode";
+import type { BalanceChangeObs, InstrumentObs, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../../domain/observations";
+import { implausibleMint, readMultiplierHistory, transactionFetcher } from "./authorities";
+import { base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, type TokenMetadata } from "./decode";
 import type { Rpc } from "./rpc";
 import { EMPTY_CURSOR, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import { TOKEN_2022_PROGRAM_ID, type WireSignatureInfo, type WireTransaction } from "./wire";
+import { DEADLINE_GAP, mapBounded, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
+import { readWalletHistoryFast, resolveUnlisted, walkOwnerHistory, type FastHistory } from "./wallet-history";
+import { TOKEN_2022_PROGRAM_ID, type WireTransaction } from "./wire";
+
+export type { SyncGap } from "./walk-common";
+export { DEADLINE_GAP } from "./walk-common";
 
 /**
- * Walk cursors in, advanced cursors out. Token accounts are walked from the caller's cursors
- * (a tenant's own, see the sync job); authorities from cursors shared by every wallet, because an
- * authority's history is the same whoever asks.
+ * Walk cursors in, advanced cursors out. Token accounts and the wallet's own address are walked
+ * from the caller's cursors (a tenant's own, see the sync job); authorities from cursors shared by
+ * every wallet, because an authority's history is the same whoever asks.
  */
 export interface SyncCursors {
+  /** Per token account, and under the wallet's address its own history (where closed accounts are found). */
   accounts: Record<string, WalkCursor>;
   authorities: Record<string, WalkCursor>;
-}
-
-export interface SyncGap {
-  /** The token account, mint or authority whose history is incomplete. */
-  address: string;
-  reason: string;
+  /** The wallet's whole history through getTransactionsForAddress (the newest transaction read and its slot). */
+  history?: WalkCursor;
 }
 
 export type SyncPhase = "accounts" | "mints" | "account_history" | "multiplier_history";
@@ -46,6 +52,15 @@ export interface SyncOptions extends WalkOptions {
    * fetching the transaction again (another tenant's sync, or an earlier one, stored them).
    */
   storedChanges?: (tokenAccount: string, signatures: string[]) => Map<string, BalanceChangeObs[]>;
+  /** The wallet's token accounts stored by earlier syncs (the listing no longer returns closed ones). */
+  knownAccounts?: { tokenAccount: string; mint: string }[];
+  /** Which of these wallet transactions an earlier sync scanned for token accounts (what they named is known). */
+  alreadyScanned?: (signatures: string[]) => Set<string>;
+  /**
+   * Multiplier updates already stored for these mints. With them every sync checks each mint
+   * against its whole known history; without, only what this walk read.
+   */
+  storedUpdates?: (mints: string[]) => MultiplierUpdateObs[];
   /** Aborted at the sync's deadline: what is not read by then becomes a named gap. */
   signal?: AbortSignal;
   /** Transactions fetched at once per walk (keeps one wallet from crowding the shared RPC queue). */
@@ -53,17 +68,24 @@ export interface SyncOptions extends WalkOptions {
 }
 
 export interface WalletChainSync {
+  /** Open accounts and closed ones (balance 0). */
   accounts: TokenAccountObs[];
   balanceChanges: BalanceChangeObs[];
   mints: MintStateObs[];
+  /** Names from the Token-2022 metadata of the mints read (source `token-metadata`). */
+  instruments: InstrumentObs[];
   /** Every UpdateMultiplier found in the authorities' new history, for every mint they control. */
   multiplierUpdates: MultiplierUpdateObs[];
+  /** Wallet transactions scanned for the wallet's token accounts, all of them resolved (stored with them). */
+  ownerScans: string[];
   /** The input cursors with every walked address advanced as far as it was read. */
   cursors: SyncCursors;
   gaps: SyncGap[];
+  /** How the wallet's history was read. */
+  historyMethod: "getTransactionsForAddress" | "standard";
   /**
-   * The wallet's own transactions this sync covered (listed on its token accounts, fetched or
-   * already stored): what the wallet's sync status reports, whoever else follows the wallet.
+   * The wallet's own transactions this sync covered (listed on its accounts or its address,
+   * fetched or already stored): what the wallet's sync status reports, whoever else follows it.
    */
   walletTransactions: number;
   /** Transactions actually fetched from the node (wallet and authority histories). */
@@ -72,62 +94,78 @@ export interface WalletChainSync {
   rpcCalls: number;
 }
 
-/** What a walk cut short by the sync's deadline says (what it read before is kept). */
-export const DEADLINE_GAP = "the sync's deadline passed before this history was read in full";
-
-/** Decimals above this cannot describe a real token (u64 holds under 20 digits). */
-export const MAX_DECIMALS = 18;
-
 export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<SyncCursors> = {}, opts: SyncOptions = {}): Promise<WalletChainSync> {
-  const cursors: SyncCursors = { accounts: given.accounts ?? {}, authorities: given.authorities ?? {} };
+  const cursors: SyncCursors = { accounts: given.accounts ?? {}, authorities: given.authorities ?? {}, ...(given.history ? { history: given.history } : {}) };
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const progress = opts.onProgress ?? (() => {});
   const callsAtStart = rpc.stats().requests;
   const gaps: SyncGap[] = [];
-  const next: SyncCursors = { accounts: { ...cursors.accounts }, authorities: { ...cursors.authorities } };
-  const counts = { fetched: 0, wallet: 0 };
+  const next: SyncCursors = { ...cursors, accounts: { ...cursors.accounts }, authorities: { ...cursors.authorities } };
+  const covered = new Set<string>();
+  let fetched = 0;
 
   // A transaction is fetched once per sync even when several walks list it.
   const txCache = new Map<string, Promise<WireTransaction>>();
+  const fetchOne = transactionFetcher(rpc);
   const fetchTransaction = (signature: string): Promise<WireTransaction> => {
     let pending = txCache.get(signature);
     if (!pending) {
-      pending = (async () => {
-        const tx = await rpc.getTransaction(signature);
-        if (!tx) throw new Error(`transaction ${signature} not available from the node`);
-        counts.fetched++;
-        if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
+      pending = fetchOne(signature).then((tx) => {
+        fetched++;
         return tx;
-      })();
+      });
       txCache.set(signature, pending);
     }
     return pending;
   };
 
-  const accounts = await listAccounts(rpc, owner, gaps, progress);
-  const { mints, permanentDelegates } = await readMints(rpc, [...new Set(accounts.map((a) => a.mint))], now, gaps, progress);
+  const listed = await listAccounts(rpc, owner, gaps, progress);
+  const accountHistory = createCounter("account_history", progress);
+
+  // The wallet's history beyond its open accounts: one fast walk, or the owner's signatures.
+  let fast: FastHistory | null = null;
+  if (rpc.offersTransactionsForAddress()) {
+    try {
+      fast = await readWalletHistoryFast(rpc, owner, cursors.history, { ...opts, onPage: (n) => (accountHistory.add(n), accountHistory.done(n)) });
+    } catch {
+      fast = null; // not offered here, or a page failed: the standard methods read it instead
+    }
+  }
+  const ownerWalk = fast ? null : await walkOwnerHistory(rpc, owner, cursors.accounts[owner], fetchTransaction, {
+    ...opts, onListed: (n) => accountHistory.add(n), onRead: () => accountHistory.done(1), alreadyScanned: opts.alreadyScanned,
+  });
+  for (const signature of fast ? fast.transactions.map((t) => t.signature) : ownerWalk!.listed) covered.add(signature);
+  const listedSet = new Set(listed.accounts.map((a) => a.tokenAccount));
+  const unlisted = new Map<string, string | null>();
+  for (const a of [...(fast ?? ownerWalk!).accounts, ...(opts.knownAccounts ?? [])]) {
+    if (!listedSet.has(a.tokenAccount)) unlisted.set(a.tokenAccount, unlisted.get(a.tokenAccount) ?? a.mint);
+  }
+  const resolved = await resolveUnlisted(rpc, owner, [...unlisted].map(([tokenAccount, mint]) => ({ tokenAccount, mint })));
+  gaps.push(...resolved.gaps);
+  const accounts: TokenAccountObs[] = [...listed.accounts, ...resolved.accounts];
+  // What the wallet's walk found is stored only when every account it named was resolved.
+  let ownerScans: string[] = [];
+  if (ownerWalk) {
+    gaps.push(...ownerWalk.gaps);
+    if (ownerWalk.cursorMoves && resolved.gaps.length === 0) {
+      next.accounts[owner] = ownerWalk.cursor;
+      ownerScans = ownerWalk.scanned;
+    }
+  }
+
+  const { mints, permanentDelegates, instruments } = await readMints(rpc, [...new Set(accounts.map((a) => a.mint))], now, gaps, progress);
 
   // Each token account's balance history.
-  const accountHistory = createCounter("account_history", progress);
-  const balanceChanges = (
-    await Promise.all(
-      accounts.map(async (account) => {
-        const result = await walkAccount(account, cursors.accounts[account.tokenAccount]);
-        if (result.cursorMoves) next.accounts[account.tokenAccount] = result.cursor;
-        gaps.push(...result.gaps);
-        return result.changes;
-      }),
-    )
-  ).flat();
-
   async function walkAccount(account: TokenAccountObs, cursor: WalkCursor | undefined) {
     const address = account.tokenAccount;
     const walkGaps: SyncGap[] = [];
     const walk = await walkAddress(rpc, address, cursor, opts);
     if (walk.error && !opts.signal?.aborted) walkGaps.push({ address, reason: walk.error });
     const wanted = walk.signatures.filter((s) => s.err == null); // a failed transaction moved no tokens
-    counts.wallet += wanted.length;
-    accountHistory.add(wanted.length);
+    for (const s of wanted) covered.add(s.signature);
+    // Progress counts the transactions still to read (the wallet's own walk read most already).
+    const counted = new Set(wanted.filter((s) => !txCache.has(s.signature)).map((s) => s.signature));
+    accountHistory.add(counted.size);
     const stored = opts.storedChanges?.(address, wanted.map((s) => s.signature)) ?? new Map<string, BalanceChangeObs[]>();
     const unread: string[] = [];
     const perTx = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (s) => {
@@ -140,7 +178,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
         if (!opts.signal?.aborted) unread.push(`transaction ${s.signature}: ${(err as Error).message}`);
         return [];
       } finally {
-        accountHistory.done(1);
+        if (counted.has(s.signature)) accountHistory.done(1);
       }
     });
     walkGaps.push(...unreadGaps(address, unread));
@@ -150,116 +188,82 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     const complete = walkGaps.length === 0 && !walk.capped;
     if (complete) walkGaps.push(...checkBalanceChain(account, changes, (cursor ?? EMPTY_CURSOR).newest === null && !cursor?.resume));
     // A capped walk moves its cursor (the stretch it read is in hand); a failed one does not.
-    return { changes, gaps: walkGaps, cursor: walk.cursor, cursorMoves: walkGaps.length === 0 || (walk.capped && walkGaps.length === 1) };
-  }
-
-  // Multiplier updates, from each authority's history: every update it signed, for every mint.
-  const byAuthority = new Map<string, MintStateObs[]>();
-  for (const state of mints) {
-    if (state.multiplierAuthority == null) {
-      if (state.multiplier !== 1 || state.newMultiplier !== 1) {
-        gaps.push({ address: state.mint, reason: "multiplier authority removed: the updates that set the current multiplier cannot be walked" });
-      }
-      continue;
-    }
-    const group = byAuthority.get(state.multiplierAuthority) ?? [];
-    group.push(state);
-    byAuthority.set(state.multiplierAuthority, group);
-  }
-  const multiplierHistory = createCounter("multiplier_history", progress);
-  const multiplierUpdates = (await Promise.all([...byAuthority].map(([authority, states]) => walkAuthority(authority, states)))).flat();
-
-  async function walkAuthority(authority: string, states: MintStateObs[]): Promise<MultiplierUpdateObs[]> {
-    const cursor = cursors.authorities[authority];
-    const walk = await walkAuthorityHistory(rpc, authority, cursor, {
-      ...opts,
-      fetchTransaction,
-      onListed: (n) => multiplierHistory.add(n),
-      onRead: () => multiplierHistory.done(1),
-    });
-    const walkGaps = [...walk.gaps];
-    if (walkGaps.length === 0 && walk.complete) {
-      for (const state of states) {
-        const mismatch = checkMintAgainstUpdates(state, walk.updates, cursor === undefined);
-        if (mismatch) walkGaps.push({ address: state.mint, reason: mismatch });
-      }
-    }
-    if (walk.cursorMoves && walkGaps.length === walk.gaps.length) next.authorities[authority] = walk.cursor;
+    if (walkGaps.length === 0 || (walk.capped && walkGaps.length === 1)) next.accounts[address] = walk.cursor;
     gaps.push(...walkGaps);
-    return walk.updates;
+    return changes;
   }
+
+  const balanceChanges = fast
+    ? await changesFromFastHistory(fast)
+    : (await Promise.all(accounts.map((account) => walkAccount(account, cursors.accounts[account.tokenAccount])))).flat();
+
+  /**
+   * The fast walk's transactions, split per account. A full walk whose balances of an account do
+   * not start at 0 reaches back before what the provider can filter (or the provider missed
+   * some): that account is walked the standard way instead.
+   */
+  async function changesFromFastHistory(read: FastHistory): Promise<BalanceChangeObs[]> {
+    const fastGaps: SyncGap[] = [];
+    const unread: string[] = [];
+    const byAccount = new Map<string, BalanceChangeObs[]>();
+    for (const { signature, tx } of read.transactions) {
+      try {
+        for (const c of extractBalanceChanges(tx, owner, { signature, permanentDelegates })) {
+          const list = byAccount.get(c.tokenAccount);
+          if (list) list.push(c);
+          else byAccount.set(c.tokenAccount, [c]);
+        }
+      } catch (err) {
+        unread.push(`transaction ${signature}: ${(err as Error).message}`);
+      }
+    }
+    fastGaps.push(...unreadGaps(owner, unread));
+    const full = !cursors.history?.newest;
+    const out: BalanceChangeObs[][] = await Promise.all(accounts.map(async (account) => {
+      const changes = byAccount.get(account.tokenAccount) ?? [];
+      if (read.capped) return changes;
+      const problems = checkBalanceChain(account, changes, full);
+      if (problems.length && full) return walkAccount(account, cursors.accounts[account.tokenAccount]);
+      fastGaps.push(...problems);
+      return changes;
+    }));
+    if (read.capped) fastGaps.push({ address: owner, reason: `wallet history walk stopped after ${read.pages} pages (the per-sync budget); the next sync resumes it` });
+    if (resolved.gaps.length === 0 && (fastGaps.length === 0 || (read.capped && fastGaps.length === 1))) {
+      next.history = read.cursor;
+      ownerScans = read.transactions.map((t) => t.signature);
+    }
+    gaps.push(...fastGaps);
+    return out.flat();
+  }
+
+  // Multiplier updates, from each authority's history (earlier authorities included).
+  const multiplierHistory = createCounter("multiplier_history", progress);
+  const authorities = await readMultiplierHistory(rpc, mints, cursors.authorities, opts.storedUpdates?.(mints.map((m) => m.mint)) ?? null, {
+    ...opts, fetchTransaction, onListed: (n) => multiplierHistory.add(n), onRead: () => multiplierHistory.done(1),
+  });
+  gaps.push(...authorities.gaps);
+  Object.assign(next.authorities, authorities.cursors);
 
   return {
     accounts,
     balanceChanges: dedupeChanges(balanceChanges),
     mints,
-    multiplierUpdates,
+    instruments,
+    multiplierUpdates: authorities.updates,
+    ownerScans,
     cursors: next,
     gaps,
-    walletTransactions: counts.wallet,
-    transactionsFetched: counts.fetched,
+    historyMethod: fast ? "getTransactionsForAddress" : "standard",
+    walletTransactions: covered.size,
+    transactionsFetched: fetched + (fast?.transactions.length ?? 0),
     rpcCalls: rpc.stats().requests - callsAtStart,
   };
 }
 
-export interface AuthorityWalk {
-  /** Every UpdateMultiplier in the new history, oldest first, for every mint the authority controls. */
-  updates: MultiplierUpdateObs[];
-  gaps: SyncGap[];
-  cursor: WalkCursor;
-  /** The walk read everything it listed (a capped walk did too: it resumes next time). */
-  cursorMoves: boolean;
-  /** Nothing left to resume. */
-  complete: boolean;
-}
+const dedupeChanges = (changes: BalanceChangeObs[]): BalanceChangeObs[] => uniqueBy(changes, (c) => `${c.signature}:${c.tokenAccount}`);
 
-/**
- * The new history of a multiplier authority: every UpdateMultiplier it signed since `cursor`.
- * Shared by wallet syncs and the mint poll (a newly scheduled multiplier is found here before it
- * takes force).
- */
-export async function walkAuthorityHistory(
-  rpc: Rpc,
-  authority: string,
-  cursor: WalkCursor | undefined,
-  opts: SyncOptions & { fetchTransaction?: (signature: string) => Promise<WireTransaction>; onListed?: (n: number) => void; onRead?: () => void } = {},
-): Promise<AuthorityWalk> {
-  const gaps: SyncGap[] = [];
-  const fetchTransaction = opts.fetchTransaction ?? (async (signature: string) => {
-    const tx = await rpc.getTransaction(signature);
-    if (!tx) throw new Error(`transaction ${signature} not available from the node`);
-    if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
-    return tx;
-  });
-  const walk = await walkAddress(rpc, authority, cursor, opts);
-  if (walk.error && !opts.signal?.aborted) gaps.push({ address: authority, reason: walk.error });
-  const wanted = walk.signatures.filter((s) => s.err == null);
-  const unread: string[] = [];
-  opts.onListed?.(wanted.length);
-  const found = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (info: WireSignatureInfo) => {
-    try {
-      const tx = await fetchTransaction(info.signature);
-      return findMultiplierUpdates(tx, { signature: info.signature }).filter((u) => {
-        const problem = implausibleUpdate(u);
-        if (problem) gaps.push({ address: authority, reason: `${problem} in ${u.signature}: update ignored` });
-        return problem === null;
-      });
-    } catch (err) {
-      if (!opts.signal?.aborted) unread.push(`transaction ${info.signature}: ${(err as Error).message}`);
-      return [];
-    } finally {
-      opts.onRead?.();
-    }
-  });
-  gaps.push(...unreadGaps(authority, unread));
-  if (opts.signal?.aborted) gaps.push({ address: authority, reason: DEADLINE_GAP });
-  const updates = (found ?? []).reverse().flat();
-  const onlyCapped = walk.capped && gaps.length === 1;
-  return { updates, gaps, cursor: walk.cursor, cursorMoves: gaps.length === 0 || onlyCapped, complete: !walk.capped };
-}
-
-/** The wallet's Token-2022 accounts. Without them there is nothing to sync: a failure is an error. */
-async function listAccounts(rpc: Rpc, owner: string, gaps: SyncGap[], progress: (p: SyncProgress) => void): Promise<TokenAccountObs[]> {
+/** The wallet's open Token-2022 accounts. Without them there is nothing to sync: a failure is an error. */
+async function listAccounts(rpc: Rpc, owner: string, gaps: SyncGap[], progress: (p: SyncProgress) => void): Promise<{ slot: number; accounts: TokenAccountObs[] }> {
   progress({ phase: "accounts", done: 0, total: 1 });
   const listed = await rpc.getTokenAccountsByOwner(owner);
   const accounts: TokenAccountObs[] = [];
@@ -276,12 +280,13 @@ async function listAccounts(rpc: Rpc, owner: string, gaps: SyncGap[], progress: 
     }
   }
   progress({ phase: "accounts", done: 1, total: 1 });
-  return accounts;
+  return { slot: listed.slot, accounts };
 }
 
-/** Mint states (decimals, multipliers, the authority whose history holds the updates). */
+/** Mint states (decimals, multipliers, the authority whose history holds the updates) and metadata names. */
 async function readMints(rpc: Rpc, mintAddresses: string[], now: () => number, gaps: SyncGap[], progress: (p: SyncProgress) => void) {
   const mints: MintStateObs[] = [];
+  const instruments: InstrumentObs[] = [];
   const permanentDelegates = new Map<string, string>();
   progress({ phase: "mints", done: 0, total: mintAddresses.length });
   if (mintAddresses.length > 0) {
@@ -298,8 +303,10 @@ async function readMints(rpc: Rpc, mintAddresses: string[], now: () => number, g
           const problem = state ? implausibleMint(state) : null;
           if (problem) gaps.push({ address: mint, reason: `${problem}: mint state ignored` });
           else if (state) mints.push(state);
-          const delegate = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)).permanentDelegate : null;
-          if (delegate) permanentDelegates.set(mint, delegate);
+          const decoded = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)) : null;
+          if (decoded?.permanentDelegate) permanentDelegates.set(mint, decoded.permanentDelegate);
+          const named = state && !problem && decoded?.metadata ? metadataInstrument(mint, decoded.metadata, decoded.decimals) : null;
+          if (named) instruments.push(named);
         } catch (err) {
           gaps.push({ address: mint, reason: `mint account unreadable: ${(err as Error).message}` });
         }
@@ -309,60 +316,20 @@ async function readMints(rpc: Rpc, mintAddresses: string[], now: () => number, g
     }
   }
   progress({ phase: "mints", done: mintAddresses.length, total: mintAddresses.length });
-  return { mints, permanentDelegates };
+  return { mints, permanentDelegates, instruments };
 }
 
-/**
- * Transactions of one address that could not be read: each named while there are few, counted
- * beyond that (a provider that lists thousands of signatures it cannot serve must not turn into
- * thousands of gap rows).
- */
-function unreadGaps(address: string, unread: string[], named = 3): SyncGap[] {
-  if (unread.length <= named) return unread.map((reason) => ({ address, reason }));
-  return [{ address, reason: `${unread.length} transactions could not be read; the first: ${unread.slice(0, named).join("; ")}` }];
-}
+/** Longest metadata text kept (a mint's metadata is anyone's to write: bounded, control characters dropped). */
+const METADATA_LIMITS = { name: 200, symbol: 32, uri: 500 } as const;
+const clean = (s: string, max: number): string => s.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, max);
 
-const plausibleMultiplier = (x: number): boolean => Number.isFinite(x) && x > 0;
-
-/**
- * What no real Scaled UI Amount mint can hold (the program refuses such multipliers; a hostile or
- * broken provider can still send them): a reason, or null. Refused at the source so one bad value
- * cannot reach the books.
- */
-export function implausibleMint(state: MintStateObs): string | null {
-  if (!Number.isInteger(state.decimals) || state.decimals < 0 || state.decimals > MAX_DECIMALS) return `impossible decimals ${state.decimals}`;
-  if (!plausibleMultiplier(state.multiplier) || !plausibleMultiplier(state.newMultiplier)) return `non-finite or non-positive multiplier (${state.multiplier}, ${state.newMultiplier})`;
-  if (!Number.isSafeInteger(state.newMultiplierEffectiveTimestamp)) return `impossible effective timestamp ${state.newMultiplierEffectiveTimestamp}`;
-  return null;
-}
-
-export function implausibleUpdate(u: MultiplierUpdateObs): string | null {
-  if (!plausibleMultiplier(u.multiplier)) return `non-finite or non-positive multiplier ${u.multiplier}`;
-  if (!Number.isSafeInteger(u.effectiveTimestamp)) return `impossible effective timestamp ${u.effectiveTimestamp}`;
-  return null;
-}
-
-/**
- * Maps with at most `limit` calls in flight, in order; null when `signal` aborts first. Each
- * walk feeds the shared RPC queue a few requests at a time, so one large wallet cannot make every
- * other job wait behind thousands of its requests.
- */
-export async function mapBounded<T, R>(items: T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[] | null> {
-  const out: R[] = new Array(items.length);
-  let nextIndex = 0;
-  let aborted = false;
-  const run = async () => {
-    while (nextIndex < items.length) {
-      if (signal?.aborted) {
-        aborted = true;
-        return;
-      }
-      const i = nextIndex++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, run));
-  return aborted ? null : out;
+/** The instrument a mint's own metadata names (for mints no issuer feed lists), or null when it names none. */
+export function metadataInstrument(mint: string, metadata: TokenMetadata, decimals: number): InstrumentObs | null {
+  const symbol = clean(metadata.symbol, METADATA_LIMITS.symbol);
+  const name = clean(metadata.name, METADATA_LIMITS.name);
+  if (!symbol && !name) return null;
+  const uri = clean(metadata.uri, METADATA_LIMITS.uri);
+  return { mint, symbol: symbol || name.slice(0, METADATA_LIMITS.symbol), name: name || null, underlying: null, isin: null, decimals, source: "token-metadata", uri: uri || null };
 }
 
 /**
@@ -394,36 +361,6 @@ export function checkBalanceChain(account: TokenAccountObs, changes: BalanceChan
   return gaps;
 }
 
-/**
- * The mint's stored state must be what its latest update wrote (UpdateMultiplier sets
- * new_multiplier and its timestamp). Checked only when this walk saw that update, or walked the
- * whole history; otherwise an earlier walk already did.
- */
-export function checkMintAgainstUpdates(state: MintStateObs, updates: MultiplierUpdateObs[], fullHistory: boolean): string | null {
-  const own = updates.filter((u) => u.mint === state.mint && u.slot <= state.slot);
-  const latest = own[own.length - 1];
-  if (!latest) {
-    if (fullHistory && (state.multiplier !== 1 || state.newMultiplier !== 1)) {
-      return `no UpdateMultiplier in the authority's history explains the current multiplier ${state.newMultiplier}`;
-    }
-    return null;
-  }
-  if (latest.multiplier !== state.newMultiplier || latest.effectiveTimestamp !== state.newMultiplierEffectiveTimestamp) {
-    return `mint state (${state.newMultiplier} at ${state.newMultiplierEffectiveTimestamp}) differs from the latest update found (${latest.multiplier} at ${latest.effectiveTimestamp}): updates are missing`;
-  }
-  return null;
-}
-
-function dedupeChanges(changes: BalanceChangeObs[]): BalanceChangeObs[] {
-  const seen = new Set<string>();
-  return changes.filter((c) => {
-    const key = `${c.signature}:${c.tokenAccount}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 function createCounter(phase: SyncPhase, report: (p: SyncProgress) => void) {
   let done = 0;
   let total = 0;
@@ -439,3 +376,4 @@ function createCounter(phase: SyncPhase, report: (p: SyncProgress) => void) {
     },
   };
 }
+

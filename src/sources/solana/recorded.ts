@@ -3,6 +3,7 @@
 // replays through it, and the loopback test server wraps it with fault injection; the adapters
 // cannot tell it from a provider.
 import { getTokenDecoder, getTokenEncoder } from "@solana-program/token-2022";
+import { TOKEN_OWNER_METADATA_SLOT } from "./rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, type WireSignatureInfo, type WireTransaction } from "./wire.ts";
 
 export interface ChainAccount { data: Uint8Array; owner: string; lamports?: number }
@@ -16,6 +17,8 @@ export interface ChainState {
   blockTimes?: Map<number, number>;
   /** Token account addresses per owner, when the chain keeps that index (else every account is scanned). */
   tokenAccountsByOwner?: Map<string, string[]>;
+  /** Answer getTransactionsForAddress as Helius and Triton do (a standard node answers "Method not found"). */
+  servesTransactionsForAddress?: boolean;
 }
 
 export interface RpcAnswer { result?: unknown; error?: { code: number; message: string } }
@@ -95,9 +98,82 @@ export function answerRpc(state: ChainState, method: string, params: any[], misr
       }
       return { result: tx };
     }
+    case "getTransactionsForAddress":
+      if (!state.servesTransactionsForAddress) return { error: { code: -32601, message: "Method not found" } };
+      return answerTransactionsForAddress(state, params);
     default:
       return { error: { code: -32601, message: "Method not found" } };
   }
+}
+
+const FULL_TRANSACTIONS_PAGE_MAX = 100;
+
+/**
+ * getTransactionsForAddress as Helius documents it, for `transactionDetails: "full"`,
+ * `encoding: "json"`: the address's transactions and, with `filters.tokenAccounts`, those of the
+ * token accounts it owns (from the balances' owners, so closed accounts too, and none before
+ * TOKEN_OWNER_METADATA_SLOT), newest or oldest first, `filters.status` and `filters.slot`, paged
+ * with an opaque `paginationToken` (here "slot:transactionIndex" of the page's last entry).
+ */
+function answerTransactionsForAddress(state: ChainState, params: any[]): RpcAnswer {
+  const [address, config = {}] = params;
+  const invalid = (message: string) => ({ error: { code: -32602, message } });
+  if (typeof address !== "string") return invalid("Invalid param: address");
+  if (config.transactionDetails !== "full" || config.encoding !== "json") return invalid("only full transactions in json are recorded");
+  const limit = config.limit ?? FULL_TRANSACTIONS_PAGE_MAX;
+  if (!Number.isInteger(limit) || limit < 1 || limit > FULL_TRANSACTIONS_PAGE_MAX) return invalid(`Invalid limit; max ${FULL_TRANSACTIONS_PAGE_MAX} with full transaction details`);
+  const filters = config.filters ?? {};
+  const tokenAccounts: string = filters.tokenAccounts ?? "none";
+  const slot = filters.slot ?? {};
+  const indexInSlot = new Map<number, number>();
+  const entries: { tx: WireTransaction; index: number }[] = [];
+  for (const tx of state.transactions.values()) {
+    const index = indexInSlot.get(tx.slot) ?? 0;
+    indexInSlot.set(tx.slot, index + 1);
+    if (filters.status === "succeeded" && tx.meta?.err != null) continue;
+    if (filters.status === "failed" && tx.meta?.err == null) continue;
+    if ((slot.gte !== undefined && tx.slot < slot.gte) || (slot.gt !== undefined && tx.slot <= slot.gt) || (slot.lte !== undefined && tx.slot > slot.lte) || (slot.lt !== undefined && tx.slot >= slot.lt)) continue;
+    if (references(tx, address) || (tokenAccounts !== "none" && tx.slot >= TOKEN_OWNER_METADATA_SLOT && touchesOwnedAccount(tx, address, tokenAccounts === "balanceChanged"))) {
+      entries.push({ tx, index });
+    }
+  }
+  const asc = config.sortOrder === "asc";
+  entries.sort((a, b) => (a.tx.slot - b.tx.slot || a.index - b.index) * (asc ? 1 : -1));
+  let start = 0;
+  if (config.paginationToken) {
+    const m = /^(\d+):(\d+)$/.exec(String(config.paginationToken));
+    if (!m) return invalid("Invalid paginationToken");
+    const [tokenSlot, tokenIndex] = [Number(m[1]), Number(m[2])];
+    start = entries.findIndex((e) => (asc ? e.tx.slot > tokenSlot || (e.tx.slot === tokenSlot && e.index > tokenIndex) : e.tx.slot < tokenSlot || (e.tx.slot === tokenSlot && e.index < tokenIndex)));
+    if (start < 0) start = entries.length;
+  }
+  const page = entries.slice(start, start + limit);
+  const last = page.at(-1);
+  const more = start + limit < entries.length;
+  return {
+    result: {
+      data: page.map((e) => ({ ...e.tx, transactionIndex: e.index })),
+      paginationToken: more && last ? `${last.tx.slot}:${last.index}` : null,
+    },
+  };
+}
+
+function references(tx: WireTransaction, address: string): boolean {
+  const loaded = tx.meta?.loadedAddresses;
+  return tx.transaction.message.accountKeys.includes(address) || !!loaded?.writable.includes(address) || !!loaded?.readonly.includes(address);
+}
+
+/** Whether a token account `owner` owns appears in the balances (with a changed balance, when asked). */
+function touchesOwnedAccount(tx: WireTransaction, owner: string, balanceChanged: boolean): boolean {
+  const pre = new Map((tx.meta?.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
+  const post = new Map((tx.meta?.postTokenBalances ?? []).map((b) => [b.accountIndex, b]));
+  for (const index of new Set([...pre.keys(), ...post.keys()])) {
+    const before = pre.get(index);
+    const after = post.get(index);
+    if (before?.owner !== owner && after?.owner !== owner) continue;
+    if (!balanceChanged || (before?.uiTokenAmount.amount ?? "0") !== (after?.uiTokenAmount.amount ?? "0")) return true;
+  }
+  return false;
 }
 
 /** The stored form of a ChainState (JSON: base64 bytes, plain objects). */

@@ -1,7 +1,9 @@
 // JSON-RPC transport to any standard Solana RPC provider: bounded concurrency, spacing between
 // request starts, retries with exponential backoff + jitter (honouring `retry-after`), a
 // deadline per attempt, and typed errors. Only the methods docs/sources.md#rpc-methods names are exposed, all
-// at `finalized` commitment, so any provider works and nothing depends on `jsonParsed`.
+// at `finalized` commitment, so any provider works and nothing depends on `jsonParsed`. One of
+// them is not standard (getTransactionsForAddress, docs/providers.md): a provider that does not
+// offer it is remembered for the process, per URL, and asked only the standard ones.
 //
 // The URL can carry a provider key (`?api-key=`): it never appears in an error message.
 import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
@@ -12,6 +14,7 @@ import {
   type WireKeyedAccount,
   type WireSignatureInfo,
   type WireTransaction,
+  type WireTransactionsPage,
 } from "./wire";
 
 export type RpcMethod =
@@ -21,7 +24,8 @@ export type RpcMethod =
   | "getSignaturesForAddress"
   | "getTransaction"
   | "getSlot"
-  | "getBlockTime";
+  | "getBlockTime"
+  | "getTransactionsForAddress";
 
 /** Outcome of one HTTP attempt, the label of `caledger_rpc_requests_total{method,outcome}`. */
 export type RpcOutcome =
@@ -109,6 +113,30 @@ export interface SignaturePageOptions {
   limit?: number;
 }
 
+/**
+ * The first slot whose transactions record token-balance owners: a provider's token-account
+ * filter finds nothing of a wallet's token accounts before it (docs/providers.md).
+ */
+export const TOKEN_OWNER_METADATA_SLOT = 111_491_819;
+
+/** One page of an address's history, oldest first, with the transactions' bodies (getTransactionsForAddress). */
+export interface AddressTransactionsOptions {
+  /** From the previous page; absent for the first. */
+  paginationToken?: string;
+  /** Transactions per page (the providers serve up to 100 full ones). */
+  limit?: number;
+  /** Only transactions at or after this slot. */
+  slotGte?: number;
+}
+
+/** The provider does not serve getTransactionsForAddress (remembered for its URL). */
+export class FastPathUnavailable extends Error {
+  constructor(reason: string) {
+    super(`getTransactionsForAddress is not available from this provider: ${reason}`);
+    this.name = "FastPathUnavailable";
+  }
+}
+
 export interface Rpc {
   getTokenAccountsByOwner(owner: string): Promise<{ slot: number; accounts: { pubkey: string; account: AccountInfo }[] }>;
   getAccountInfo(address: string): Promise<{ slot: number; account: AccountInfo | null }>;
@@ -119,8 +147,22 @@ export interface Rpc {
   getTransaction(signature: string): Promise<WireTransaction | null>;
   getSlot(): Promise<number>;
   getBlockTime(slot: number): Promise<number | null>;
+  /**
+   * An address's transactions, oldest first, with their bodies, including those that changed the
+   * balance of a token account the address owns (closed ones too). Throws FastPathUnavailable
+   * when the provider does not offer it; `offersTransactionsForAddress` says so beforehand once known.
+   */
+  getTransactionsForAddress(address: string, options?: AddressTransactionsOptions): Promise<WireTransactionsPage>;
+  /** False once this provider's URL answered that it does not serve getTransactionsForAddress. */
+  offersTransactionsForAddress(): boolean;
   stats(): RpcStats;
 }
+
+/** Provider URLs that answered that they do not serve getTransactionsForAddress (this process). */
+const withoutTransactionsForAddress = new Set<string>();
+
+/** Full transactions per getTransactionsForAddress page (the documented maximum for full details). */
+export const ADDRESS_TRANSACTIONS_PAGE = 100;
 
 const COMMITMENT = "finalized";
 const MULTIPLE_ACCOUNTS_LIMIT = 100;
@@ -316,8 +358,39 @@ export function createRpc(config: RpcConfig): Rpc {
     async getBlockTime(slot) {
       return call("getBlockTime", [slot], (v): v is number | null => v === null || typeof v === "number");
     },
+    async getTransactionsForAddress(address, options = {}) {
+      if (withoutTransactionsForAddress.has(config.url)) throw new FastPathUnavailable("remembered from an earlier answer");
+      const cfg: Record<string, unknown> = {
+        transactionDetails: "full",
+        sortOrder: "asc",
+        limit: options.limit ?? ADDRESS_TRANSACTIONS_PAGE,
+        commitment: COMMITMENT,
+        encoding: "json",
+        maxSupportedTransactionVersion: 0,
+        filters: { status: "succeeded", tokenAccounts: "balanceChanged", ...(options.slotGte !== undefined ? { slot: { gte: options.slotGte } } : {}) },
+      };
+      if (options.paginationToken) cfg.paginationToken = options.paginationToken;
+      try {
+        return await call("getTransactionsForAddress", [address, cfg], isTransactionsPage);
+      } catch (err) {
+        // A final JSON-RPC error (method not found, not in this plan, parameters refused) means
+        // this provider cannot serve it: ask the standard methods from now on.
+        if (err instanceof RpcError) {
+          withoutTransactionsForAddress.add(config.url);
+          throw new FastPathUnavailable(err.message);
+        }
+        throw err;
+      }
+    },
+    offersTransactionsForAddress: () => !withoutTransactionsForAddress.has(config.url),
     stats: () => ({ ...stats }),
   };
+}
+
+function isTransactionsPage(v: unknown): v is WireTransactionsPage {
+  return isObject(v) && Array.isArray(v.data) && (v.paginationToken === null || v.paginationToken === undefined || typeof v.paginationToken === "string")
+    && v.data.every((t) => isObject(t) && typeof t.slot === "number" && isObject(t.transaction) && isObject((t.transaction as Record<string, unknown>).message)
+      && Array.isArray((t.transaction as Record<string, any>).signatures) && typeof (t.transaction as Record<string, any>).signatures[0] === "string");
 }
 
 class DeadlineError extends Error {}

@@ -19,6 +19,8 @@ export const DEFAULT_MAX_PAGES = 10;
  */
 export interface WalkCursor {
   newest: string | null;
+  /** The slot of `newest`, kept by walks that resume from a slot (getTransactionsForAddress). */
+  newestSlot?: number | null;
   resume: { before: string; until: string | null; newest: string } | null;
 }
 

@@ -82,3 +82,17 @@ export interface WireTransaction {
     };
   };
 }
+
+/**
+ * One entry of getTransactionsForAddress with `transactionDetails: "full"` (Helius, Triton): a
+ * getTransaction result plus its position in the block. The signature is the transaction's first.
+ */
+export interface WireAddressTransaction extends WireTransaction {
+  transactionIndex?: number;
+}
+
+/** A page of getTransactionsForAddress; `paginationToken` is null after the last page. */
+export interface WireTransactionsPage {
+  data: WireAddressTransaction[];
+  paginationToken: string | null;
+}

@@ -1,0 +1,57 @@
+// What every history walk shares: named gaps, the deadline's gap, bounded fan-out.
+
+export interface SyncGap {
+  /** The token account, mint, wallet or authority whose history is incomplete. */
+  address: string;
+  reason: string;
+}
+
+/** What a walk cut short by the sync's deadline says (what it read before is kept). */
+export const DEADLINE_GAP = "the sync's deadline passed before this history was read in full";
+
+/** Decimals above this cannot describe a real token (u64 holds under 20 digits). */
+export const MAX_DECIMALS = 18;
+
+/**
+ * Transactions of one address that could not be read: each named while there are few, counted
+ * beyond that (a provider that lists thousands of signatures it cannot serve must not turn into
+ * thousands of gap rows).
+ */
+export function unreadGaps(address: string, unread: string[], named = 3): SyncGap[] {
+  if (unread.length <= named) return unread.map((reason) => ({ address, reason }));
+  return [{ address, reason: `${unread.length} transactions could not be read; the first: ${unread.slice(0, named).join("; ")}` }];
+}
+
+/**
+ * Maps with at most `limit` calls in flight, in order; null when `signal` aborts first. Each
+ * walk feeds the shared RPC queue a few requests at a time, so one large wallet cannot make every
+ * other job wait behind thousands of its requests.
+ */
+export async function mapBounded<T, R>(items: T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[] | null> {
+  const out: R[] = new Array(items.length);
+  let nextIndex = 0;
+  let aborted = false;
+  const run = async () => {
+    while (nextIndex < items.length) {
+      if (signal?.aborted) {
+        aborted = true;
+        return;
+      }
+      const i = nextIndex++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, run));
+  return aborted ? null : out;
+}
+
+/** The first of each key, in order. */
+export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

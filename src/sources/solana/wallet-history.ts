@@ -1,0 +1,182 @@
+// The wallet's own history, beyond the token accounts it holds now. `getTokenAccountsByOwner`
+// lists only open accounts; an account the wallet closed is found through the wallet's own
+// history, since the owner signs the transfers out and the CloseAccount. Two ways to read it:
+//
+// - standard methods: the owner address's signatures (a cursor per tenant, like a token
+//   account's) and each transaction, whose token balances and CloseAccount instructions name the
+//   owner's Token-2022 accounts;
+// - a provider's getTransactionsForAddress (docs/providers.md): one call returns up to 100 of the
+//   wallet's transactions with their bodies, those of every token account it owns or owned
+//   included, oldest first from a slot, so one walk replaces the owner's and every account's.
+//
+// Accounts found this way that the chain no longer lists are read once more (getMultipleAccounts):
+// a closed one ends at balance 0, an open one the listing missed keeps its balance.
+import type { TokenAccountObs } from "../../domain/observations";
+import { base64Bytes, decodeTokenAccountBytes, ownerTokenAccounts } from "./decode";
+import { ADDRESS_TRANSACTIONS_PAGE, TOKEN_OWNER_METADATA_SLOT, type Rpc } from "./rpc";
+import { DEFAULT_MAX_PAGES, SIGNATURE_PAGE_LIMIT, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
+import { DEADLINE_GAP, mapBounded, unreadGaps, type SyncGap } from "./walk-common";
+import type { WireTransaction } from "./wire";
+
+/** A token account of the owner seen in its history; the mint is null when no balance named it. */
+export interface SeenAccount { tokenAccount: string; mint: string | null }
+
+export interface OwnerWalk {
+  accounts: SeenAccount[];
+  gaps: SyncGap[];
+  cursor: WalkCursor;
+  cursorMoves: boolean;
+  /** Successful transactions listed, scanned now or before. */
+  listed: string[];
+  /** Transactions scanned now (what they named is in `accounts`). */
+  scanned: string[];
+}
+
+/**
+ * Standard methods: the owner address's new signatures and transactions, for the accounts they
+ * name. Transactions an earlier sync already scanned (`alreadyScanned`: what they named is
+ * stored) are not fetched again.
+ */
+export async function walkOwnerHistory(
+  rpc: Rpc,
+  owner: string,
+  cursor: WalkCursor | undefined,
+  fetchTransaction: (signature: string) => Promise<WireTransaction>,
+  opts: WalkOptions & { signal?: AbortSignal; parallel?: number; onListed?: (n: number) => void; onRead?: () => void; alreadyScanned?: (signatures: string[]) => Set<string> },
+): Promise<OwnerWalk> {
+  const gaps: SyncGap[] = [];
+  const walk = await walkAddress(rpc, owner, cursor, opts);
+  if (walk.error && !opts.signal?.aborted) gaps.push({ address: owner, reason: walk.error });
+  const listed = walk.signatures.filter((s) => s.err == null).map((s) => s.signature);
+  const before = opts.alreadyScanned?.(listed) ?? new Set<string>();
+  const wanted = listed.filter((s) => !before.has(s));
+  opts.onListed?.(wanted.length);
+  const unread: string[] = [];
+  const scanned: string[] = [];
+  const found = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (signature) => {
+    try {
+      const seen = ownerTokenAccounts(await fetchTransaction(signature), owner);
+      scanned.push(signature);
+      return seen;
+    } catch (err) {
+      if (!opts.signal?.aborted) unread.push(`transaction ${signature}: ${(err as Error).message}`);
+      return [];
+    } finally {
+      opts.onRead?.();
+    }
+  });
+  gaps.push(...unreadGaps(owner, unread));
+  if (opts.signal?.aborted) gaps.push({ address: owner, reason: DEADLINE_GAP });
+  const onlyCapped = walk.capped && gaps.length === 1;
+  return { accounts: mergeSeen((found ?? []).flat()), gaps, cursor: walk.cursor, cursorMoves: gaps.length === 0 || onlyCapped, listed, scanned };
+}
+
+export interface FastHistory {
+  /** The wallet's transactions read, oldest first. */
+  transactions: { signature: string; tx: WireTransaction }[];
+  accounts: SeenAccount[];
+  /** The newest transaction read and its slot (the next walk starts there). */
+  cursor: WalkCursor;
+  /** The page budget ran out: the rest is read by the next sync. */
+  capped: boolean;
+  pages: number;
+}
+
+/**
+ * getTransactionsForAddress from `cursor` (or from the first slot the provider can filter token
+ * accounts in), oldest first, within the same budget of transactions as a standard walk.
+ * Throws when the provider does not offer it or a page fails: the caller reads the standard way.
+ */
+export async function readWalletHistoryFast(rpc: Rpc, owner: string, cursor: WalkCursor | undefined, opts: WalkOptions & { signal?: AbortSignal; onPage?: (n: number) => void }): Promise<FastHistory> {
+  const maxPages = (opts.maxPages ?? DEFAULT_MAX_PAGES) * Math.ceil(SIGNATURE_PAGE_LIMIT / ADDRESS_TRANSACTIONS_PAGE);
+  const fromSlot = cursor?.newest && cursor.newestSlot != null ? cursor.newestSlot : TOKEN_OWNER_METADATA_SLOT;
+  const out: FastHistory["transactions"] = [];
+  // Transactions of the cursor's own slot up to the cursor were read before: held back until the
+  // cursor is met (then dropped) or the slot is passed without it (then kept: reading twice is harmless).
+  let held: FastHistory["transactions"] | null = cursor?.newest && cursor.newestSlot != null ? [] : null;
+  let token: string | undefined;
+  let pages = 0;
+  for (;;) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
+    const page = await rpc.getTransactionsForAddress(owner, { paginationToken: token, slotGte: fromSlot });
+    pages++;
+    for (const tx of page.data) {
+      const signature = tx.transaction.signatures[0]!;
+      if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
+      if (held !== null) {
+        if (signature === cursor!.newest) {
+          held = null;
+          continue;
+        }
+        if (tx.slot === fromSlot) {
+          held.push({ signature, tx });
+          continue;
+        }
+        out.push(...held);
+        held = null;
+      }
+      out.push({ signature, tx });
+    }
+    opts.onPage?.(page.data.length);
+    token = page.paginationToken ?? undefined;
+    if (!token) break;
+    if (pages >= maxPages) {
+      if (held) out.push(...held);
+      return { transactions: out, accounts: seenIn(out, owner), cursor: cursorAt(out, cursor), capped: true, pages };
+    }
+  }
+  if (held) out.push(...held);
+  return { transactions: out, accounts: seenIn(out, owner), cursor: cursorAt(out, cursor), capped: false, pages };
+}
+
+const cursorAt = (read: FastHistory["transactions"], previous: WalkCursor | undefined): WalkCursor => {
+  const last = read.at(-1);
+  return last ? { newest: last.signature, newestSlot: last.tx.slot, resume: null } : previous ?? { newest: null, newestSlot: null, resume: null };
+};
+
+const seenIn = (read: FastHistory["transactions"], owner: string): SeenAccount[] => mergeSeen(read.flatMap((r) => ownerTokenAccounts(r.tx, owner)));
+
+function mergeSeen(seen: SeenAccount[]): SeenAccount[] {
+  const byAccount = new Map<string, string | null>();
+  for (const s of seen) byAccount.set(s.tokenAccount, byAccount.get(s.tokenAccount) ?? s.mint);
+  return [...byAccount].map(([tokenAccount, mint]) => ({ tokenAccount, mint }));
+}
+
+/**
+ * Accounts seen in the wallet's history (or stored from earlier syncs) that the listing of open
+ * accounts did not return, read once more in one call: gone means closed (its history ends at
+ * 0; its mint from what named it, or, when nothing did, left to its own history); still there
+ * and the wallet's means the listing missed it; someone else's is a named gap. Until every one is
+ * resolved, the walk that found them keeps its cursor (so they are found again).
+ */
+export async function resolveUnlisted(rpc: Rpc, owner: string, unlisted: SeenAccount[]): Promise<{ accounts: TokenAccountObs[]; gaps: SyncGap[] }> {
+  const gaps: SyncGap[] = [];
+  const out: TokenAccountObs[] = [];
+  if (!unlisted.length) return { accounts: out, gaps };
+  let read;
+  try {
+    read = await rpc.getMultipleAccounts(unlisted.map((a) => a.tokenAccount));
+  } catch (err) {
+    for (const a of unlisted) gaps.push({ address: a.tokenAccount, reason: `token account not listed and unreadable: ${(err as Error).message}` });
+    return { accounts: out, gaps };
+  }
+  read.accounts.forEach((account, i) => {
+    const seen = unlisted[i]!;
+    if (!account) {
+      if (seen.mint === null) gaps.push({ address: seen.tokenAccount, reason: "closed token account: no token balance in the transactions read names its mint" });
+      else out.push({ owner, tokenAccount: seen.tokenAccount, mint: seen.mint, rawBalance: 0n, slot: read.slot });
+      return;
+    }
+    try {
+      const decoded = decodeTokenAccountBytes(base64Bytes(account.data));
+      if (decoded.owner !== owner) {
+        gaps.push({ address: seen.tokenAccount, reason: `token account the wallet held is now owned by ${decoded.owner}: its history with the wallet is not booked` });
+        return;
+      }
+      out.push({ owner, tokenAccount: seen.tokenAccount, mint: decoded.mint, rawBalance: decoded.amount, slot: read.slot });
+    } catch (err) {
+      gaps.push({ address: seen.tokenAccount, reason: `token account unreadable: ${(err as Error).message}` });
+    }
+  });
+  return { accounts: out, gaps };
+}

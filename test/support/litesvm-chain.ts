@@ -1,0 +1,107 @@
+// Transactions run by LiteSVM (the real Token-2022 program), recorded on a loopback chain as an
+// RPC node renders them for getTransaction with `encoding: "json"`: static account keys, outer
+// and inner instructions in base58, and pre/post token balances read from the watched token
+// accounts before and after (an account the transaction closed has no post balance).
+import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from "litesvm";
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type TransactionSigner,
+} from "@solana/kit";
+import { TOKEN_2022_PROGRAM_ADDRESS, getTokenDecoder } from "@solana-program/token-2022";
+import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
+import { addTransaction, type ChainState } from "./rpc-server";
+
+export interface SvmRecorder {
+  /** Token accounts whose balances the rendered transactions report. */
+  watch(tokenAccount: Address, owner: Address, mint: Address, decimals: number): void;
+  /** Runs the instructions; records the transaction under `listedUnder` (getSignaturesForAddress). */
+  send(label: string, feePayer: TransactionSigner, ixs: Instruction[], listedUnder: string[]): Promise<WireTransaction>;
+  setClock(unixTimestamp: bigint): void;
+  /** The account as the chain holds it now (throws when it does not exist). */
+  account(address: Address): { data: Uint8Array; owner: string };
+}
+
+export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
+  const watched: { account: Address; owner: Address; mint: Address; decimals: number }[] = [];
+  const rawOf = (a: Address): bigint | null => {
+    const acc = svm.getAccount(a);
+    return acc.exists ? getTokenDecoder().decode(acc.data).amount : null;
+  };
+  return {
+    watch: (account, owner, mint, decimals) => void watched.push({ account, owner, mint, decimals }),
+    setClock(t) {
+      const c = svm.getClock();
+      c.unixTimestamp = t;
+      svm.setClock(c);
+    },
+    account(a) {
+      const acc = svm.getAccount(a);
+      if (!acc.exists) throw new Error(`missing ${a}`);
+      return { data: new Uint8Array(acc.data), owner: TOKEN_2022_PROGRAM_ADDRESS as string };
+    },
+    async send(label, feePayer, ixs, listedUnder) {
+      const before = new Map(watched.map((w) => [w.account, rawOf(w.account)]));
+      const tx = await pipe(
+        createTransactionMessage({ version: "legacy" }),
+        (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+        (m) => svm.setTransactionMessageLifetimeUsingLatestBlockhash(m),
+        (m) => appendTransactionMessageInstructions(ixs, m),
+        (m) => signTransactionMessageWithSigners(m),
+      );
+      const res = svm.sendTransaction(tx);
+      if (res instanceof FailedTransactionMetadata) throw new Error(`${label} failed: ${res.toString()}`);
+      svm.expireBlockhash();
+      const signature = getSignatureFromTransaction(tx);
+      const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+      const keys = message.staticAccounts as string[];
+      const b58 = getBase58Decoder();
+      const balances = (when: "pre" | "post") => {
+        const out: WireTokenBalance[] = [];
+        for (const w of watched) {
+          const raw = when === "pre" ? before.get(w.account) : rawOf(w.account);
+          const index = keys.indexOf(w.account);
+          if (raw === null || raw === undefined || index < 0) continue;
+          out.push({ accountIndex: index, mint: w.mint, owner: w.owner, programId: TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount: { amount: raw.toString(), decimals: w.decimals, uiAmount: null, uiAmountString: "" } });
+        }
+        return out;
+      };
+      const wire = {
+        slot: chain.slot++,
+        blockTime: Number(svm.getClock().unixTimestamp),
+        version: "legacy",
+        meta: {
+          err: null,
+          fee: 5000,
+          innerInstructions: (res as TransactionMetadata).innerInstructions().map((list, index) => ({
+            index,
+            instructions: list.map((ii) => ({ programIdIndex: ii.instruction().programIdIndex(), accounts: [...ii.instruction().accounts()], data: b58.decode(ii.instruction().data()), stackHeight: ii.stackHeight() })),
+          })).filter((x) => x.instructions.length > 0),
+          loadedAddresses: { writable: [], readonly: [] },
+          preTokenBalances: balances("pre"),
+          postTokenBalances: balances("post"),
+          logMessages: (res as TransactionMetadata).logs(),
+        },
+        transaction: {
+          signatures: [signature],
+          message: {
+            accountKeys: keys,
+            header: message.header,
+            instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
+            recentBlockhash: message.lifetimeToken,
+          },
+        },
+      } as unknown as WireTransaction;
+      addTransaction(chain, signature, wire, listedUnder);
+      return wire;
+    },
+  };
+}

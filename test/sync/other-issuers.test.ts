@@ -1,0 +1,151 @@
+// A Scaled UI Amount mint of another issuer (no corporate-action feed lists it), its bytes written
+// by the real Token-2022 program in LiteSVM with the MetadataPointer and TokenMetadata extensions
+// as such issuers deploy them. The sync names the instrument from the mint's own metadata
+// (source `token-metadata`), every read shows that name, and its multiplier change is an
+// `unknown` action whose reason says what happened and how to explain it.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LiteSVM } from "litesvm";
+import { generateKeyPairSigner, lamports } from "@solana/kit";
+import { getCreateAccountInstruction } from "@solana-program/system";
+import {
+  TOKEN_2022_PROGRAM_ADDRESS,
+  extension,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToInstruction,
+  getPostInitializeInstructionsForMintExtensions,
+  getPreInitializeInstructionsForMintExtensions,
+  getUpdateMultiplierScaledUiMintInstruction,
+} from "@solana-program/token-2022";
+import { loadConfig } from "../../src/config.ts";
+import { runEngine } from "../../src/domain/engine.ts";
+import { bookEverythingDirty } from "../../src/ledger/booking.ts";
+import { openLedger } from "../../src/ledger/db.ts";
+import { ensureTenant } from "../../src/ledger/keys.ts";
+import { listAssets } from "../../src/ledger/queries/assets.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
+import { createLogger } from "../../src/log.ts";
+import { decodeMintBytes } from "../../src/sources/solana/decode.ts";
+import { pollIssuer } from "../../src/sync/issuer-poll.ts";
+import { runSyncJob } from "../../src/sync/job.ts";
+import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { recordSvm } from "../support/litesvm-chain.ts";
+import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
+import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+
+const T0 = 1_780_000_000n;
+const DECIMALS = 6;
+const METADATA = { name: "Example Corp PreStock", symbol: "EXPRE", uri: "https://issuer.example/exp.json" };
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+async function otherIssuerMint() {
+  const svm = new LiteSVM();
+  const [issuer, holder, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+  svm.airdrop(issuer.address, lamports(10_000_000_000n));
+  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const chain = emptyChain(1000);
+  const svmChain = recordSvm(svm, chain);
+  svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
+  const metadata = extension("TokenMetadata", { updateAuthority: issuer.address, mint: mint.address, additionalMetadata: new Map(), ...METADATA });
+  const extensions = [
+    extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }),
+    extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
+  ];
+  // The account starts at the size of the fixed extensions; the program grows it for the metadata (paid up front).
+  const space = getMintSize(extensions);
+  svmChain.setClock(T0 - 86_400n);
+  await svmChain.send("create", issuer, [
+    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+    ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
+    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
+    ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
+  ], [issuer.address]);
+  await svmChain.send("mint", issuer, [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
+    getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
+  ], [holderAta, holder.address, issuer.address]);
+  svmChain.setClock(T0);
+  await svmChain.send("schedule", issuer, [
+    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
+  ], [issuer.address]);
+  for (const a of [mint.address, holderAta]) chain.accounts.set(a, svmChain.account(a));
+  return { chain, mint: mint.address as string, holder: holder.address as string, issuer: issuer.address as string };
+}
+
+describe("a Scaled UI Amount mint no issuer feed lists", async () => {
+  const s = await otherIssuerMint();
+
+  test("the program's metadata extension decodes to its name, symbol and uri", () => {
+    expect(decodeMintBytes(s.chain.accounts.get(s.mint)!.data).metadata).toEqual(METADATA);
+  });
+
+  test("is named from its metadata in /v1/assets and every read; its change says there is no feed and how to add a record", async () => {
+    const rpc = startRpcServer(s.chain);
+    const issuerFeed = startIssuerServer(loadIssuerFixture());
+    const dir = mkdtempSync(join(tmpdir(), "cal-other-"));
+    dirs.push(dir);
+    const ledger = openLedger(dir);
+    try {
+      const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
+      const now = () => new Date(Number(T0 + 86_400n) * 1000);
+      const deps = { config, sqlite: ledger.sqlite, logger: createLogger("error"), now, book: async () => void bookEverythingDirty(ledger.sqlite, now()) };
+      await pollIssuer(deps);
+      registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "acme"), 100, s.holder);
+      expect(await runSyncJob(deps, claimJob(ledger.sqlite)!)).toBe("complete");
+
+      const asset = listAssets(ledger.sqlite, Number(T0 + 86_400n)).find((a) => a.mint === s.mint);
+      expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
+      const action = ledger.sqlite.query("SELECT type, payload, summary FROM actions WHERE owner = ?").get(s.holder) as { type: string; payload: string; summary: string };
+      expect(action.type).toBe("unknown");
+      expect(JSON.parse(action.payload)).toMatchObject({
+        symbol: "EXPRE",
+        reason: "no issuer feed for this mint: a multiplier change of +2.5% that no record explains; add one with `ca-ledger import issuer-records`",
+      });
+      expect(JSON.parse(action.summary).symbol).toBe("EXPRE");
+      expect((ledger.sqlite.query("SELECT symbol FROM journal WHERE owner = ?").all(s.holder) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
+      expect(JSON.parse((ledger.sqlite.query("SELECT payload FROM positions WHERE owner = ?").get(s.holder) as { payload: string }).payload).symbol).toBe("EXPRE");
+
+      // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
+      storeObservations(ledger.sqlite, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
+      storeObservations(ledger.sqlite, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
+      expect(listAssets(ledger.sqlite).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
+    } finally {
+      ledger.close();
+      rpc.stop();
+      issuerFeed.stop();
+    }
+  });
+});
+
+describe("a name a mint gives itself", () => {
+  test("never takes the records of the feed's instrument with the same symbol", () => {
+    const [feedMint, selfNamed, authority] = ["FeedMint1111111111111111111111111111111111", "SelfNamed111111111111111111111111111111111", "Auth111111111111111111111111111111111111111"];
+    // The same change on both mints, at the time of the feed's record for ABCx.
+    const updates = [feedMint, selfNamed].map((mint) => ({ mint, signature: `sig-${mint}`, ixIndex: 0, slot: 10, blockTime: 1_780_000_000, multiplier: 1.01, effectiveTimestamp: 1_780_000_000, authority }));
+    const record = {
+      eventId: "ev-1", version: 1, xstockSymbol: "ABCx", spvSymbol: null, caType: "CashDividend", effectiveTimeUtc: "2026-05-28T20:26:40.000Z",
+      multiplierOld: "1", multiplierNew: "1.01", grossCashflowUsd: "1", netCashflowUsd: "1", withholdingTaxRate: "0", fromUnits: null, toUnits: null,
+      redemptionPriceUsd: null, notes: null, createdTimeUtc: null, status: "Initial", xstockIsin: null, spvIsin: null,
+    };
+    const wallet = (owner: string, mint: string) => ({ owner, gaps: [], accounts: [{ owner, tokenAccount: `${owner}-acct`, mint, rawBalance: 100n, slot: 20 }], balanceChanges: [{ owner, tokenAccount: `${owner}-acct`, mint, signature: `buy-${owner}`, slot: 5, blockTime: 1_770_000_000, preRaw: 0n, postRaw: 100n }] });
+    const out = runEngine({
+      now: 1_790_000_000,
+      instruments: [
+        { mint: feedMint, symbol: "ABCx", name: null, underlying: null, isin: null, decimals: 8 },
+        { mint: selfNamed, symbol: "ABCx", name: "Look-alike", underlying: null, isin: null, decimals: 8, source: "token-metadata", uri: null },
+      ],
+      mintStates: [], multiplierUpdates: updates,
+      issuerRevisions: [{ record, sha256: "0".repeat(64), ingestedAt: "2026-05-01T00:00:00.000Z", edited: false }],
+      wallets: [wallet("holderA", feedMint), wallet("holderB", selfNamed)],
+    });
+    expect(out.actions.map((a) => [a.owner, a.type])).toEqual([["holderA", "cash_dividend"], ["holderB", "unknown"]]);
+    expect(out.actions[1]!.reason).toStartWith("no issuer feed for this mint: a multiplier change of +1%");
+  });
+});
