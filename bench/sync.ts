@@ -70,17 +70,18 @@ async function syncOnce(wallet: { chain: ChainState; owner: string }, fastPath: 
   const server = startRpcServer({ ...wallet.chain, servesTransactionsForAddress: fastPath });
   const dir = mkdtempSync(join(tmpdir(), "cal-bench-sync-"));
   try {
-    const ledger = openLedger(dir);
+    const ledger = await openLedger(dir);
+    const { db } = ledger;
     const config = loadConfig({ "data-dir": dir, "solana-rpc-url": server.url }, {});
-    registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "bench"), 100, wallet.owner);
+    await registerAndEnqueue(db, await ensureTenant(db, "bench"), 100, wallet.owner);
     const t = performance.now();
-    const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger: createLogger("error"), book: async () => void bookEverythingDirty(ledger.sqlite) }, claimJob(ledger.sqlite)!);
+    const outcome = await runSyncJob({ db, config, logger: createLogger("error"), book: async () => void (await bookEverythingDirty(db)) }, (await claimJob(db))!);
     const seconds = (performance.now() - t) / 1000;
     const byMethod: Record<string, number> = {};
     for (const l of server.log) byMethod[l.method] = (byMethod[l.method] ?? 0) + 1;
-    const actions = (ledger.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n;
-    const gaps = ledger.sqlite.query("SELECT address, reason FROM wallet_gaps").all() as { address: string; reason: string }[];
-    ledger.close();
+    const actions = (await db.get<{ n: number }>("SELECT count(*) AS n FROM actions"))!.n;
+    const gaps = await db.all<{ address: string; reason: string }>("SELECT address, reason FROM wallet_gaps");
+    await ledger.close();
     return { outcome, calls: server.requests, byMethod, seconds, actions, gaps };
   } finally {
     server.stop();
@@ -116,11 +117,11 @@ try {
   if (standard.gaps.length) console.log(`  gaps: ${standard.gaps.length}, e.g. ${standard.gaps[0]!.reason}`);
 
   const demoDir = mkdtempSync(join(tmpdir(), "cal-bench-demo-"));
-  const demoLedger = openLedger(demoDir);
+  const demoLedger = await openLedger(demoDir);
   const t2 = performance.now();
   const demo = await loadDemo(demoLedger, new Date("2026-09-20T00:00:00Z"));
   const demoSeconds = (performance.now() - t2) / 1000;
-  demoLedger.close();
+  await demoLedger.close();
   rmSync(demoDir, { recursive: true, force: true });
 
   console.log(`sync of one wallet: ${large.chain.transactions.size} transactions, 20 mints -> ${standard.outcome}, ${standard.actions} actions`);

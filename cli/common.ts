@@ -30,16 +30,16 @@ export function configFrom(args: Record<string, unknown>): Config {
   return loadConfig(args);
 }
 
-export function openFrom(args: Record<string, unknown>) {
+export async function openFrom(args: Record<string, unknown>) {
   const config = configFrom(args);
-  return { config, ledger: openLedger(config.dataDir) };
+  return { config, ledger: await openLedger(config.dataDir) };
 }
 
 /**
  * Opens a ledger that must already exist: a command that only reads (or changes existing rows)
  * never creates a data dir. Without `migrate` the schema is left as it is.
  */
-export function openExisting(args: Record<string, unknown>, opts: { migrate?: boolean } = {}): Ledger {
+export function openExisting(args: Record<string, unknown>, opts: { migrate?: boolean } = {}): Promise<Ledger> {
   const { dataDir } = configFrom(args);
   if (!existsSync(ledgerPath(dataDir))) fail(`no ledger at ${ledgerPath(dataDir)}`, 1);
   return openLedger(dataDir, { migrate: opts.migrate ?? false });

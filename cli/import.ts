@@ -17,7 +17,7 @@ const issuerRecords = defineCommand({
     json: { type: "boolean", description: "Print one JSON object" },
     ...settingArgs("import"),
   },
-  run({ args }) {
+  async run({ args }) {
     const file = String(args.file);
     let text: string;
     try {
@@ -32,11 +32,11 @@ const issuerRecords = defineCommand({
       if (e instanceof OperatorRecordsError) return fail(`${file}: ${e.message}; nothing was imported`, 1);
       throw e;
     }
-    const { ledger } = openFrom(args);
+    const { ledger } = await openFrom(args);
     try {
-      if (readDatasetLabel(ledger.sqlite)?.kind === "synthetic") fail("this data dir holds the synthetic demo ledger; import records into a live one (pass --data-dir)", 1);
-      const stored = storeObservations(ledger.sqlite, { operatorRecords: records });
-      const booked = totalsOf(bookEverythingDirty(ledger.sqlite));
+      if ((await readDatasetLabel(ledger.db))?.kind === "synthetic") fail("this data dir holds the synthetic demo ledger; import records into a live one (pass --data-dir)", 1);
+      const stored = await storeObservations(ledger.db, { operatorRecords: records });
+      const booked = totalsOf(await bookEverythingDirty(ledger.db));
       const summary = {
         records: records.length, newRevisions: stored.issuerRevisionsAdded, edited: stored.editedRevisions, mints: new Set(records.map((r) => r.mint)).size,
         recognitions: booked.recognitions, reversals: booked.reversals,
@@ -47,7 +47,7 @@ const issuerRecords = defineCommand({
           + `${summary.recognitions} recognition(s), ${summary.reversals} reversal(s) booked\n`);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 });

@@ -12,19 +12,19 @@ const create = defineCommand({
     json: { type: "boolean", description: "Print one JSON object" },
     ...settingArgs("keys"),
   },
-  run({ args }) {
+  async run({ args }) {
     let scopes;
     try { scopes = parseScopes(args.scopes); } catch (e) { fail((e as Error).message, 2); }
-    const { ledger } = openFrom(args);
+    const { ledger } = await openFrom(args);
     try {
-      const k = createKey(ledger.sqlite, { name: String(args.name), tenant: String(args.tenant), scopes });
+      const k = await createKey(ledger.db, { name: String(args.name), tenant: String(args.tenant), scopes });
       if (args.json) process.stdout.write(JSON.stringify(k) + "\n");
       else process.stdout.write(`Created key ${k.id} for tenant ${k.tenant} (${k.scopes.join(", ")}).\nKey (shown once, store it now):\n${k.key}\n`);
     } catch (e) {
       if (e instanceof KeyError) fail(e.message, e.usage ? 2 : 1);
       throw e;
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 });
@@ -32,10 +32,10 @@ const create = defineCommand({
 const list = defineCommand({
   meta: { name: "list", description: "List keys (never the key or its hash)" },
   args: { tenant: { type: "string", description: "Only this tenant" }, json: { type: "boolean", description: "Print JSON" }, ...settingArgs("keys") },
-  run({ args }) {
-    const ledger = openExisting(args, { migrate: true });
-    const keys = listKeys(ledger.sqlite, args.tenant);
-    ledger.close();
+  async run({ args }) {
+    const ledger = await openExisting(args, { migrate: true });
+    const keys = await listKeys(ledger.db, args.tenant);
+    await ledger.close();
     if (args.json) return void process.stdout.write(JSON.stringify(keys) + "\n");
     if (!keys.length) return void process.stdout.write("No keys.\n");
     const rows = keys.map((k) => [k.id, k.prefix, k.tenant, k.name, k.scopes.join(","), k.createdAt, k.lastUsedAt ?? "-", k.revoked ? `revoked ${k.revokedAt}` : "active"]);
@@ -48,10 +48,10 @@ const list = defineCommand({
 const revoke = defineCommand({
   meta: { name: "revoke", description: "Revoke a key; a running server refuses it on the next request" },
   args: { id: { type: "positional", required: true, description: "Key id (key_...)" }, ...settingArgs("keys") },
-  run({ args }) {
-    const ledger = openExisting(args, { migrate: true });
-    const ok = revokeKey(ledger.sqlite, String(args.id));
-    ledger.close();
+  async run({ args }) {
+    const ledger = await openExisting(args, { migrate: true });
+    const ok = await revokeKey(ledger.db, String(args.id));
+    await ledger.close();
     if (!ok) fail(`no active key with id ${args.id}`, 1);
     process.stdout.write(`Revoked ${args.id}.\n`);
   },

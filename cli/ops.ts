@@ -23,15 +23,15 @@ export const backupCommand = defineCommand({
     json: { type: "boolean", description: "Print one JSON object" },
     ...settingArgs("backup"),
   },
-  run({ args }) {
-    const ledger = openExisting(args);
+  async run({ args }) {
+    const ledger = await openExisting(args);
     let summary: LedgerFileSummary;
     try {
       summary = backupLedger(ledger.sqlite, String(args.file));
     } catch (e) {
       return opsFailure(e);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
     else printSummary("wrote", summary);
@@ -60,13 +60,13 @@ export const restoreCommand = defineCommand({
 export const verifyCommand = defineCommand({
   meta: { name: "verify", description: "Recompute every evidence hash, check the journal, income and a replay; exit 1 on any mismatch" },
   args: { json: { type: "boolean", description: "Print one JSON object" }, ...settingArgs("verify") },
-  run({ args }) {
-    const ledger = openExisting(args);
+  async run({ args }) {
+    const ledger = await openExisting(args);
     let report;
     try {
-      report = verifyLedger(ledger.sqlite);
+      report = await verifyLedger(ledger.db);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     if (args.json) {
       process.stdout.write(JSON.stringify(report) + "\n");
@@ -95,8 +95,8 @@ export const migrateCommand = defineCommand({
     json: { type: "boolean", description: "Print JSON (with --status)" },
     ...settingArgs("migrate"),
   },
-  run({ args }) {
-    const ledger = args.status ? openExisting(args) : openLedger(configFrom(args).dataDir, { migrate: false });
+  async run({ args }) {
+    const ledger = args.status ? await openExisting(args) : await openLedger(configFrom(args).dataDir, { migrate: false });
     try {
       if (!args.status) {
         const n = applyMigrations(ledger.sqlite);
@@ -106,7 +106,7 @@ export const migrateCommand = defineCommand({
       if (args.json) return void process.stdout.write(JSON.stringify({ migrations: status }) + "\n");
       if (args.status) for (const m of status) process.stdout.write(`${m.applied ? "applied" : "pending"}  ${m.tag}  ${describeMigration(m)}  ${m.hash.slice(0, 12)}\n`);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 });

@@ -29,17 +29,17 @@ const importCommand = defineCommand({
     json: { type: "boolean", description: "Print one JSON object" },
     ...settingArgs("rates"),
   },
-  run({ args }) {
+  async run({ args }) {
     const history = readHistory(String(args.file));
-    const { ledger } = openFrom(args);
+    const { ledger } = await openFrom(args);
     try {
-      const r = importRates(ledger.sqlite, history);
+      const r = await importRates(ledger.db, history);
       if (args.json) return void process.stdout.write(JSON.stringify(r) + "\n");
       process.stdout.write(
         `imported ${r.days} days (${r.first} to ${r.last}), ${r.currencies} currencies: ${r.added} rates added, ${r.changed} changed, ${r.unchanged} already stored\n`,
       );
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 });

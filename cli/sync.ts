@@ -24,47 +24,48 @@ export const syncCommand = defineCommand({
   async run({ args }) {
     const owner = String(args.owner);
     if (!isAddress(owner)) fail("owner must be a base58 Solana address of 32 bytes", 2);
-    const { config, ledger } = openFrom(args);
+    const { config, ledger } = await openFrom(args);
+    const { db } = ledger;
     const logger = createLogger(config.logLevel);
     try {
       // A sync writes live issuer and chain data: never into the demo's synthetic ledger.
-      if (readDatasetLabel(ledger.sqlite)?.kind === "synthetic") {
+      if ((await readDatasetLabel(db))?.kind === "synthetic") {
         fail(`data dir ${config.dataDir} holds the synthetic demo ledger; sync live wallets into another one (pass --data-dir)`, 1);
       }
       const tenant = args.tenant === undefined ? defaultTenant : String(args.tenant);
       if (args.tenant === undefined) process.stderr.write(`tenant ${tenant} (the default; choose one with --tenant)\n`);
-      const tenantId = ensureTenant(ledger.sqlite, tenant, config.maxWallets);
-      registerAndEnqueue(ledger.sqlite, tenantId, config.maxWallets, owner);
+      const tenantId = await ensureTenant(db, tenant, config.maxWallets);
+      await registerAndEnqueue(db, tenantId, config.maxWallets, owner);
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
-        const r = await pollIssuer({ sqlite: ledger.sqlite, config });
+        const r = await pollIssuer({ db, config });
         process.stderr.write(r.off ? "off (XSTOCKS_API_URL=off)\n" : `${r.added} new revisions\n`);
       }
-      const claim = claimWalletJob(ledger.sqlite, tenantId, owner);
+      const claim = await claimWalletJob(db, tenantId, owner);
       if ("held" in claim) {
         return void process.stderr.write(`a running server is syncing this wallet now (since ${claim.held.started_at}); see GET /v1/wallets/${owner}/status\n`);
       }
       // Booked here, in the foreground: this process is the only writer it knows of.
-      const book = async () => void bookEverythingDirty(ledger.sqlite);
-      const outcome = await runSyncJob({ sqlite: ledger.sqlite, config, logger, book }, claim.job, (p) => {
+      const book = async () => void (await bookEverythingDirty(db));
+      const outcome = await runSyncJob({ db, config, logger, book }, claim.job, (p) => {
         const width = 30;
         const filled = p.total ? Math.round((p.done / p.total) * width) : 0;
         process.stderr.write(`\r${p.phase.padEnd(20)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${p.done}/${p.total}   `);
       });
       process.stderr.write(`\nsync ${outcome}\n`);
       if (outcome === "failed") {
-        process.stderr.write(failureReport(ledger, claim.job.id));
+        process.stderr.write(await failureReport(ledger, claim.job.id));
         process.exitCode = 1;
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   },
 });
 
 /** What went wrong, from the job row, and what happens next. */
-function failureReport(ledger: Ledger, id: number): string {
-  const job = ledger.sqlite.query("SELECT * FROM sync_jobs WHERE id = ?").get(id) as JobRow;
+async function failureReport(ledger: Ledger, id: number): Promise<string> {
+  const job = (await ledger.db.get<JobRow>("SELECT * FROM sync_jobs WHERE id = ?", id))!;
   const next = job.status === "queued" && job.next_retry_at ? `ca-ledger serve retries it after ${job.next_retry_at}; run sync again to retry now` : `no more automatic retries (attempt ${job.attempts}); run sync again to retry`;
   return `error: ${job.error ?? "unknown"}\n${next}\n`;
 }

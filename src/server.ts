@@ -24,13 +24,13 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const lock = holdDataDir(config.dataDir); // one server per data dir, for this process's life
   let ledger: Ledger | null = null;
   try {
-    ledger = openLedger(config.dataDir);
-    checkDataset(ledger, config, opts);
-    if (opts.demo) writeDatasetLabel(ledger.sqlite, DEMO_LABEL);
-    ledger.sqlite.transaction(() => sealRows(ledger!.sqlite)).immediate(); // the label, and rows from before seals existed
+    ledger = await openLedger(config.dataDir);
+    await checkDataset(ledger, config, opts);
+    if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
+    await ledger.db.write((tx) => sealRows(tx)); // the label, and rows from before seals existed
     return await serve(ledger, config, logger, lock, opts);
   } catch (e) {
-    ledger?.close();
+    await ledger?.close();
     lock.release();
     throw e;
   }
@@ -38,7 +38,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
-  const { app, metrics, health } = createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: async (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) });
+  const { app, metrics, health } = await createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) });
   // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
   // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
   // loads the embedded recording through its recorded transport (the demo is offline). Offline
@@ -61,9 +61,9 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   }
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info("listening", { url, dataDir: config.dataDir, dataset: readDatasetLabel(ledger.sqlite)?.kind ?? "mainnet" });
+  logger.info("listening", { url, dataDir: config.dataDir, dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet" });
   if (opts.demo) {
-    const key = rotateDemoKey(ledger);
+    const key = await rotateDemoKey(ledger);
     if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));
   }
   return {
@@ -73,7 +73,7 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
       // short grace period rather than waiting for their idle timeout.
       await Promise.race([app.stop(false), new Promise((r) => setTimeout(r, 2000))]);
       await worker?.stop(); // the job in hand finishes its transaction; a cut one is re-claimed after its lease
-      ledger.close();
+      await ledger.close();
       lock.release();
     },
   };
@@ -83,7 +83,7 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
  * One server per port: Elysia asks Bun for SO_REUSEPORT, which would let a second server bind
  * the same port and the kernel split requests between two ledgers. Refused instead.
  */
-function listen(app: ReturnType<typeof createApp>["app"], config: Config): void {
+function listen(app: Awaited<ReturnType<typeof createApp>>["app"], config: Config): void {
   try {
     app.listen({ port: config.port, hostname: config.host, reusePort: false });
   } catch (e) {
@@ -97,10 +97,10 @@ function listen(app: ReturnType<typeof createApp>["app"], config: Config): void 
  * a server without it refuses the demo's data dir, where its polls and syncs would write live
  * issuer and chain data (an offline server, which fetches nothing, may open it).
  */
-function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; offline?: boolean }): void {
-  const label = readDatasetLabel(ledger.sqlite);
+async function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; offline?: boolean }): Promise<void> {
+  const label = await readDatasetLabel(ledger.db);
   if (opts.demo) {
-    const wallets = (ledger.sqlite.query("SELECT count(*) AS n FROM tenant_wallets").get() as { n: number }).n;
+    const wallets = (await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM tenant_wallets"))!.n;
     if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
       throw new Error(`data dir ${config.dataDir} holds live data; --demo needs an empty data dir or the demo's own (use --data-dir)`);
     }
@@ -110,12 +110,12 @@ function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; of
 }
 
 /** Each demo start prints a fresh all-scope key and revokes the ones earlier starts printed. */
-function rotateDemoKey(ledger: Ledger): { key: string; revoked: number } {
-  return ledger.sqlite.transaction(() => {
-    const revoked = revokeKeysNamed(ledger.sqlite, demoTenant, demoKeyPrefix);
-    const { key } = createKey(ledger.sqlite, { name: `${demoKeyPrefix}${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
+function rotateDemoKey(ledger: Ledger): Promise<{ key: string; revoked: number }> {
+  return ledger.db.write(async (tx) => {
+    const revoked = await revokeKeysNamed(tx, demoTenant, demoKeyPrefix);
+    const { key } = await createKey(tx, { name: `${demoKeyPrefix}${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
     return { key, revoked };
-  }).immediate();
+  });
 }
 
 function demoBanner(url: string, dataDir: string, demo: { key: string; revoked: number }): string {

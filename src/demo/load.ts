@@ -26,16 +26,16 @@ export interface DemoLoad { synced: number; failed: number; ms: number }
 
 export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = loadConfig({}, {})): Promise<DemoLoad> {
   const started = performance.now();
-  const { sqlite } = ledger;
-  writeDatasetLabel(sqlite, DEMO_LABEL, now);
+  const { db } = ledger;
+  await writeDatasetLabel(db, DEMO_LABEL, now);
   const result: DemoLoad = { synced: 0, failed: 0, ms: 0 };
-  if ((sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n > 0) return result; // already loaded
-  const book = async () => void bookEverythingDirty(sqlite, now);
-  const deps = { sqlite, ...demoSources(base), logger: createLogger("warn"), now: () => now, book };
+  if ((await db.get<{ n: number }>("SELECT count(*) AS n FROM actions"))!.n > 0) return result; // already loaded
+  const book = async () => void (await bookEverythingDirty(db, now));
+  const deps = { db, ...demoSources(base), logger: createLogger("warn"), now: () => now, book };
   await pollIssuer(deps);
-  const tenantId = ensureTenant(sqlite, demoTenant, base.maxWallets, now);
-  for (const owner of recording.owners) registerAndEnqueue(sqlite, tenantId, base.maxWallets, owner, now);
-  for (let job = claimJob(sqlite, now); job; job = claimJob(sqlite, now)) {
+  const tenantId = await ensureTenant(db, demoTenant, base.maxWallets, now);
+  for (const owner of recording.owners) await registerAndEnqueue(db, tenantId, base.maxWallets, owner, now);
+  for (let job = await claimJob(db, now); job; job = await claimJob(db, now)) {
     const outcome = await runSyncJob(deps, job);
     if (outcome === "failed") result.failed++;
     else result.synced++;

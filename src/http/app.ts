@@ -48,28 +48,28 @@ export interface AppDeps {
   demoOwners?: readonly string[];
 }
 
-export function createApp(deps: AppDeps) {
+export async function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
   const metrics = deps.metrics ?? createMetrics();
   const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
-  const lookup = keyLookup(ledger.sqlite);
+  const lookup = keyLookup(ledger.db);
   const rate = createWindowCounter(() => config.rateLimitPerMinute);
   const failures = createWindowCounter(() => config.authFailuresPerMinute);
   // The label is written once per data dir (the demo writes it before the app starts): read it once.
-  const dataset = datasetLabelOrDefault(ledger.sqlite);
+  const dataset = await datasetLabelOrDefault(ledger.db);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? (async (tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.sqlite, tenantId, maxWallets, owner)) };
+  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? ((tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) };
   const observe = requestObserver(states, metrics, logger, config.logLevel);
   const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
-  const dashboard = createDashboard({ sqlite: ledger.sqlite, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
+  const dashboard = createDashboard({ db: ledger.db, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
-    .onRequest(({ request, server, set }) => {
+    .onRequest(async ({ request, server, set }) => {
       const url = requestUrl(request.url);
       const socketAddress = server?.requestIP(request)?.address ?? "unknown";
       // Every early answer is thrown, never returned: a response returned from here skips the
@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps) {
         states.set(request, newRequestState(dashboardRoute(url.pathname)));
         return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
       }
-      const state = authenticate(request, url, socketAddress, auth);
+      const state = await authenticate(request, url, socketAddress, auth);
       states.set(request, state);
       Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
       const refusal = state.refusal ?? admissionRefusal(request, url, state.route);
@@ -158,7 +158,7 @@ export type AppContext = {
   metrics: Metrics;
   health: DatabaseHealth;
   states: WeakMap<Request, RequestState>;
-  dataset(): ReturnType<typeof datasetLabelOrDefault>;
+  dataset(): Awaited<ReturnType<typeof datasetLabelOrDefault>>;
   version: string;
   registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
   demoOwners: ReadonlySet<string> | null;

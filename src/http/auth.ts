@@ -29,7 +29,7 @@ export interface Delegation { principal: KeyPrincipal; address: string }
 
 export interface AuthDeps {
   config: Config;
-  lookup: (key: string) => KeyPrincipal | null;
+  lookup: (key: string) => Promise<KeyPrincipal | null>;
   rate: Counter;
   failures: Counter;
   metrics: Metrics;
@@ -74,7 +74,7 @@ export function newRequestState(route = "unmatched"): RequestState {
   return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
 }
 
-export function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): RequestState {
+export async function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): Promise<RequestState> {
   const state = newRequestState();
   const match = matchRoute(request.method, url.pathname);
   if (match.kind === "none") {
@@ -95,7 +95,7 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
   const { metrics } = deps;
   const delegation = deps.delegated?.(request);
   const address = delegation?.address ?? clientAddress(request, socketAddress, deps.config.trustProxy);
-  const identified = identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
+  const identified = await identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
   if (identified instanceof Response) {
     state.refusal = identified;
     return state;
@@ -123,7 +123,7 @@ export function authenticate(request: Request, url: URL, socketAddress: string, 
  * revoked). A dashboard session arrives with its principal already resolved from the key row and
  * still meets the lockout; the dashboard's sign-in runs the same checks on the key it is given.
  */
-export function identify(credential: { key: string | null } | { principal: KeyPrincipal }, address: string, deps: AuthDeps): KeyPrincipal | Response {
+export async function identify(credential: { key: string | null } | { principal: KeyPrincipal }, address: string, deps: AuthDeps): Promise<KeyPrincipal | Response> {
   const { metrics } = deps;
   const locked = deps.failures.blocked(address);
   if (locked) {
@@ -135,7 +135,7 @@ export function identify(credential: { key: string | null } | { principal: KeyPr
     metrics.authFailure("missing_key");
     return errorResponse("missing_api_key", "An API key is required: send it as 'authorization: Bearer <key>' or 'x-api-key'.", { "www-authenticate": "Bearer" });
   }
-  const principal = deps.lookup(credential.key);
+  const principal = await deps.lookup(credential.key);
   if (!principal) {
     deps.failures.hit(address);
     metrics.authFailure("invalid_key");

@@ -1,12 +1,12 @@
 // The CSV exports of /v1/export (docs/api.md#csv-exports): the journal, the v1 income entries, and the
 // tax exports (src/domain/tax-exports.ts), each within the request's date range. Every dataset but
 // the four tax tools' templates starts with a `dataset` column holding the ledger's label.
-import type { Database } from "bun:sqlite";
 import type { DateRange } from "../domain/date-range.ts";
 import { isToolTemplate, TAX_FORMATS, type TaxDataset } from "../domain/tax-exports.ts";
 import { actionQueries } from "../ledger/queries/actions.ts";
 import { journalQueries } from "../ledger/queries/journal.ts";
 import { taxEventQueries } from "../ledger/queries/tax-events.ts";
+import type { Sql } from "../ledger/sql/port.ts";
 import type { exportDatasets } from "../../schemas/v1/ledger.ts";
 import { toCsv } from "./csv.ts";
 import { ApiFailure } from "./errors.ts";
@@ -18,24 +18,24 @@ const journalColumns = ["id", "owner", "actionId", "entryType", "reversesId", "m
 // Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
 const incomeColumns = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;
 
-export function exporter(sqlite: Database) {
-  const actions = actionQueries(sqlite);
-  const journal = journalQueries(sqlite);
-  const taxEvents = taxEventQueries(sqlite);
+export function exporter(db: Sql) {
+  const actions = actionQueries(db);
+  const journal = journalQueries(db);
+  const taxEvents = taxEventQueries(db);
 
   /** The CSV text of one dataset for one wallet; refuses more than maxExportRows rows. */
-  return (dataset: ExportDataset, owner: string, range: DateRange, label: string): string => {
+  return async (dataset: ExportDataset, owner: string, range: DateRange, label: string): Promise<string> => {
     if (dataset === "journal") {
-      const rows = journal.all(owner, maxExportRows, range);
+      const rows = await journal.all(owner, maxExportRows, range);
       if (rows.length > maxExportRows) throw tooLarge();
       return toCsv(["dataset", ...journalColumns], rows.map((r) => [label, ...journalColumns.map((c) => r[c])]));
     }
     if (dataset === "income") {
-      const page = actions.incomeList(owner, { limit: maxExportRows + 1, offset: 0 }, range);
+      const page = await actions.incomeList(owner, { limit: maxExportRows + 1, offset: 0 }, range);
       if (page.entries.length > maxExportRows) throw tooLarge();
       return toCsv(["dataset", ...incomeColumns], page.entries.map((e: Record<string, unknown>) => [label, ...incomeColumns.map((c) => e[c])]));
     }
-    const events = taxEvents(owner, range, maxExportRows + 1);
+    const events = await taxEvents(owner, range, maxExportRows + 1);
     if (events.length > maxExportRows) throw tooLarge();
     const format = TAX_FORMATS[dataset as TaxDataset];
     const rows = events.map((e) => format.row(e));

@@ -3,7 +3,8 @@
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export interface GaugeSource { syncJobs(): Record<string, number>; issuerRecords(): number; actionsByType(): Record<string, number> }
+/** What the ledger holds now, read for each scrape (src/ledger/queries/ops.ts). */
+export interface Gauges { syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number> }
 
 export function createMetrics(startedAt = Date.now()) {
   const requests = new Map<string, number>();
@@ -33,7 +34,7 @@ export function createMetrics(startedAt = Date.now()) {
       for (const [k, v] of rpc) { total += v; if (!k.endsWith("\u0000ok")) errors += v; }
       return { errors, total };
     },
-    render(g: GaugeSource): string {
+    render(g: Gauges): string {
       const out: string[] = [];
       const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
       const head = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -57,16 +58,16 @@ export function createMetrics(startedAt = Date.now()) {
       head("caledger_rate_limited_total", "counter", "Requests refused by the per-key rate limit.");
       out.push(`caledger_rate_limited_total ${rateLimited}`);
       head("caledger_sync_jobs", "gauge", "Sync jobs by state.");
-      for (const [k, v] of Object.entries(g.syncJobs())) out.push(`caledger_sync_jobs{state="${esc(k)}"} ${v}`);
+      for (const [k, v] of Object.entries(g.syncJobs)) out.push(`caledger_sync_jobs{state="${esc(k)}"} ${v}`);
       head("caledger_rpc_requests_total", "counter", "Solana RPC requests by method and outcome.");
       for (const [k, v] of rpc) {
         const [m, o] = k.split("\u0000");
         out.push(`caledger_rpc_requests_total{method="${esc(m!)}",outcome="${esc(o!)}"} ${v}`);
       }
       head("caledger_issuer_records", "gauge", "Issuer corporate-action revisions stored.");
-      out.push(`caledger_issuer_records ${g.issuerRecords()}`);
+      out.push(`caledger_issuer_records ${g.issuerRecords}`);
       head("caledger_actions", "gauge", "Booked corporate actions by type.");
-      for (const [k, v] of Object.entries(g.actionsByType())) out.push(`caledger_actions{type="${esc(k)}"} ${v}`);
+      for (const [k, v] of Object.entries(g.actionsByType)) out.push(`caledger_actions{type="${esc(k)}"} ${v}`);
       const mem = process.memoryUsage();
       head("caledger_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
       out.push(`caledger_process_resident_memory_bytes ${mem.rss}`);

@@ -7,7 +7,6 @@
 // payload hash changed, the journal diff against the standing entries, positions, yields, income
 // totals, and the clearing of the marks it booked. A wallet whose mark was bumped after the chunk
 // read it is not written (newer observations arrived): the next chunk books it again.
-import type { Database } from "bun:sqlite";
 import { diffJournal, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { reversalOf } from "../domain/journal.ts";
@@ -18,7 +17,8 @@ import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, 
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { sealRows } from "./seals.ts";
-import { actionRow, actionWriter, journalAppender, refreshIncomeTotals, type ActionRow } from "./writers.ts";
+import type { Sql } from "./sql/port.ts";
+import { actionRow, appendJournal, refreshIncomeTotals, writeAction, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -54,41 +54,74 @@ export class ChunkFailed extends Error {
   }
 }
 
+// Marks read per chunk beyond the chunk's size, so that servers sharing one database each find
+// marks no other is booking (see claimDue).
+const CANDIDATES_PER_MARK = 4;
+
 /**
- * Books one chunk of what is dirty (mints first, then wallets) and returns what it did, or null
- * when nothing is dirty. Synchronous; callers that must stay responsive yield between chunks.
+ * Books one chunk of what is dirty (mints first, then wallets) and returns what it did; null when
+ * nothing is due, `busy` when every due mark is being booked by another server right now.
  */
-export function bookNextChunk(sqlite: Database, now: Date, opts: BookingOptions = {}): ChunkResult | null {
-  const mints = readDirty(sqlite, "mint", opts.mintsPerChunk ?? 100, now);
-  if (mints.length) return bookMarks(sqlite, "mint", mints, now);
-  const wallets = readDirty(sqlite, "wallet", opts.walletsPerChunk ?? WALLETS_PER_CHUNK, now);
-  if (wallets.length) return bookMarks(sqlite, "wallet", wallets, now);
-  return null;
+export async function bookNextChunk(db: Sql, now: Date, opts: BookingOptions = {}): Promise<ChunkResult | null | "busy"> {
+  let busy = false;
+  for (const [kind, size] of [["mint", opts.mintsPerChunk ?? 100], ["wallet", opts.walletsPerChunk ?? WALLETS_PER_CHUNK]] as const) {
+    const due = await readDirty(db, kind, size * CANDIDATES_PER_MARK, now);
+    if (!due.length) continue;
+    const claim = await claimDue(db, kind, due, size);
+    if (!claim.marks.length) {
+      busy = true;
+      continue;
+    }
+    try {
+      return await bookMarks(db, kind, claim.marks, now);
+    } finally {
+      await claim.release();
+    }
+  }
+  return busy ? "busy" : null;
+}
+
+/**
+ * The first `size` of the due marks that no other server is booking: each server sharing the
+ * database books its own (the claim ends with the chunk, or with the process).
+ */
+async function claimDue(db: Sql, kind: DirtyKind, due: DirtyMark[], size: number) {
+  const claim = await db.claimKeys(`dirty_${kind}`, due.map((m) => m.key), size);
+  const mine = new Set(claim.keys);
+  return { marks: due.filter((m) => mine.has(m.key)), release: claim.release };
 }
 
 /** Books exactly these marks (one chunk); a failure names them. */
-export function bookMarks(sqlite: Database, kind: DirtyKind, marks: DirtyMark[], now: Date): ChunkResult {
+export async function bookMarks(db: Sql, kind: DirtyKind, marks: DirtyMark[], now: Date): Promise<ChunkResult> {
   try {
-    return kind === "mint" ? bookMints(sqlite, marks, now) : bookWallets(sqlite, marks, now);
+    return kind === "mint" ? await bookMints(db, marks, now) : await bookWallets(db, marks, now);
   } catch (e) {
     throw new ChunkFailed(kind, marks, e);
   }
 }
 
 /** Books until nothing is dirty (tests, the demo load, `ca-ledger sync`). */
-export function bookEverythingDirty(sqlite: Database, now = new Date(), opts: BookingOptions = {}): ChunkResult[] {
-  markDueClockChanges(sqlite, now);
+export async function bookEverythingDirty(db: Sql, now = new Date(), opts: BookingOptions = {}): Promise<ChunkResult[]> {
+  await markDueClockChanges(db, now);
   const done: ChunkResult[] = [];
-  for (let chunk = bookNextChunk(sqlite, now, opts); chunk; chunk = bookNextChunk(sqlite, now, opts)) done.push(chunk);
+  for (;;) {
+    const chunk = await bookNextChunk(db, now, opts);
+    if (chunk === null) break;
+    if (chunk === "busy") await Bun.sleep(BUSY_WAIT_MS);
+    else done.push(chunk);
+  }
   return done;
 }
+
+/** How long to wait when every due mark is another server's, before looking again. */
+export const BUSY_WAIT_MS = 50;
 
 export interface BookingTotals { chunks: number; booked: number; actionsWritten: number; actionsUnchanged: number; recognitions: number; reversals: number }
 
 /** Re-books the whole ledger from its observations (upgrades, `verify` repair, tests). */
-export function rebookEverything(sqlite: Database, now = new Date(), opts: BookingOptions = {}): BookingTotals {
-  sqlite.transaction(() => markEverythingDirty(sqlite, now.toISOString())).immediate();
-  return totalsOf(bookEverythingDirty(sqlite, now, opts));
+export async function rebookEverything(db: Sql, now = new Date(), opts: BookingOptions = {}): Promise<BookingTotals> {
+  await db.write((tx) => markEverythingDirty(tx, now.toISOString()));
+  return totalsOf(await bookEverythingDirty(db, now, opts));
 }
 
 export function totalsOf(chunks: ChunkResult[]): BookingTotals {
@@ -104,10 +137,10 @@ export function totalsOf(chunks: ChunkResult[]): BookingTotals {
 }
 
 /** Marks the mints whose books change by the clock alone by `now` (a schedule took force). */
-export function markDueClockChanges(sqlite: Database, now: Date): number {
-  const due = sqlite.query("SELECT mint FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ?").all(Math.floor(now.getTime() / 1000)) as { mint: string }[];
+export async function markDueClockChanges(db: Sql, now: Date): Promise<number> {
+  const due = await db.all<{ mint: string }>("SELECT mint FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ?", Math.floor(now.getTime() / 1000));
   if (!due.length) return 0;
-  sqlite.transaction(() => markDirty(sqlite, "mint", due.map((r) => r.mint), now.toISOString())).immediate();
+  await db.write((tx) => markDirty(tx, "mint", due.map((r) => r.mint), now.toISOString()));
   return due.length;
 }
 
@@ -117,83 +150,84 @@ export function markDueClockChanges(sqlite: Database, now: Date): number {
  * A mint's own outputs (lineage, census instances, next clock change) and the spread of its mark
  * to every wallet that ever held it, in one transaction.
  */
-function bookMints(sqlite: Database, marks: DirtyMark[], now: Date): ChunkResult {
+async function bookMints(db: Sql, marks: DirtyMark[], now: Date): Promise<ChunkResult> {
   const at = now.toISOString();
   const mints = marks.map((m) => m.key);
-  const input = loadEngineInput(sqlite, now, { owners: [], mints });
+  const input = await loadEngineInput(db, now, { owners: [], mints });
   const sightings = newSightings(input, at);
   const out = runEngine(input);
   const result = emptyResult("mints");
-  sqlite.transaction(() => {
-    const current = stillMarked(sqlite, "dirty_mints", "mint", marks);
+  await db.write(async (tx) => {
+    const current = await stillMarked(tx, "dirty_mints", "mint", marks);
     if (!current.length) return;
     const keep = new Set(current.map((m) => m.key));
-    if (!recordSightings(sqlite, sightings.filter((s) => keep.has(s.mint)))) return;
-    writeLineage(sqlite, out.lineage.filter((l) => keep.has(l.mint)), at);
-    writeCensus(sqlite, [...keep], out.censusInstances.filter((c) => keep.has(c.mint)), at);
-    writeSchedule(sqlite, out.clockChanges.filter((c) => keep.has(c.mint)), at);
-    const holders = sqlite.query(`SELECT owner FROM token_accounts WHERE mint IN ${IN_LIST} UNION SELECT owner FROM balance_changes WHERE mint IN ${IN_LIST}`)
-      .all(JSON.stringify([...keep])) as { owner: string }[];
-    markDirty(sqlite, "wallet", holders.map((h) => h.owner), at);
-    clearDirty(sqlite, "mint", current);
+    if (!(await recordSightings(tx, sightings.filter((s) => keep.has(s.mint))))) return;
+    await writeLineage(tx, out.lineage.filter((l) => keep.has(l.mint)), at);
+    await writeCensus(tx, [...keep], out.censusInstances.filter((c) => keep.has(c.mint)), at);
+    await writeSchedule(tx, out.clockChanges.filter((c) => keep.has(c.mint)), at);
+    const holders = await tx.all<{ owner: string }>(`SELECT owner FROM token_accounts WHERE mint IN ${IN_LIST} UNION SELECT owner FROM balance_changes WHERE mint IN ${IN_LIST}`, JSON.stringify([...keep]));
+    await markDirty(tx, "wallet", holders.map((h) => h.owner), at);
+    await clearDirty(tx, "mint", current);
     result.booked = current.length;
-  }).immediate();
+  });
   result.deferred = marks.length - result.booked;
   return result;
 }
 
-function writeLineage(sqlite: Database, lineage: EngineOutput["lineage"], at: string): void {
-  const up = sqlite.query("INSERT INTO lineage (mint, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
-  for (const l of lineage) up.run(l.mint, JSON.stringify(l), at);
+async function writeLineage(tx: Sql, lineage: EngineOutput["lineage"], at: string): Promise<void> {
+  const up = "INSERT INTO lineage (mint, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at";
+  for (const l of lineage) await tx.run(up, l.mint, JSON.stringify(l), at);
 }
 
 /** Replaces the mints' census instances and re-sums the taxonomy from every mint's. */
-function writeCensus(sqlite: Database, mints: string[], instances: CensusInstance[], at: string): void {
-  sqlite.query(`DELETE FROM census_instances WHERE mint IN ${IN_LIST}`).run(JSON.stringify(mints));
-  const ins = sqlite.query("INSERT INTO census_instances (transition_key, mint, type, event_id, version, reconciled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-  for (const c of instances) ins.run(c.transitionKey, c.mint, c.type, c.eventId, c.version, c.reconciled ? 1 : 0);
-  const all = storedCensusInstances(sqlite);
-  const up = sqlite.query("INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at WHERE payload IS NOT excluded.payload");
-  for (const entry of computeCensus(all)) up.run(entry.type, JSON.stringify(entry), at);
+async function writeCensus(tx: Sql, mints: string[], instances: CensusInstance[], at: string): Promise<void> {
+  await tx.run(`DELETE FROM census_instances WHERE mint IN ${IN_LIST}`, JSON.stringify(mints));
+  const ins = "INSERT INTO census_instances (transition_key, mint, type, event_id, version, reconciled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+  for (const c of instances) await tx.run(ins, c.transitionKey, c.mint, c.type, c.eventId, c.version, c.reconciled ? 1 : 0);
+  const all = await storedCensusInstances(tx);
+  const up = `INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?)
+    ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at WHERE taxonomy_census.payload IS DISTINCT FROM excluded.payload`;
+  for (const entry of computeCensus(all)) await tx.run(up, entry.type, JSON.stringify(entry), at);
 }
 
 /** The stored census instances (of some mints, or all), in the order the taxonomy is summed in. */
-export function storedCensusInstances(sqlite: Database, mints?: string[]): CensusInstance[] {
+export async function storedCensusInstances(db: Sql, mints?: string[]): Promise<CensusInstance[]> {
   const where = mints ? `WHERE mint IN ${IN_LIST}` : "";
-  return (sqlite.query(`SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ${where} ORDER BY mint, transition_key`).all(...(mints ? [JSON.stringify(mints)] : [])) as {
-    transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number;
-  }[]).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
+  return (await db.all<{ transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number }>(
+    `SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ${where} ORDER BY mint, transition_key`,
+    ...(mints ? [JSON.stringify(mints)] : []),
+  )).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
 }
 
-function writeSchedule(sqlite: Database, changes: EngineOutput["clockChanges"], at: string): void {
-  const up = sqlite.query("INSERT INTO mint_schedule (mint, next_activation_ts, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET next_activation_ts = excluded.next_activation_ts, updated_at = excluded.updated_at");
-  for (const c of changes) up.run(c.mint, c.at, at);
+async function writeSchedule(tx: Sql, changes: EngineOutput["clockChanges"], at: string): Promise<void> {
+  const up = "INSERT INTO mint_schedule (mint, next_activation_ts, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET next_activation_ts = excluded.next_activation_ts, updated_at = excluded.updated_at";
+  for (const c of changes) await tx.run(up, c.mint, c.at, at);
 }
 
 // ---- wallets ------------------------------------------------------------------------------
 
-function bookWallets(sqlite: Database, marks: DirtyMark[], now: Date): ChunkResult {
+async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<ChunkResult> {
   const at = now.toISOString();
-  const input = loadEngineInput(sqlite, now, { owners: marks.map((m) => m.key) });
+  const input = await loadEngineInput(db, now, { owners: marks.map((m) => m.key) });
   const sightings = newSightings(input, at);
   const out = runEngine(input);
   const result = emptyResult("wallets");
   // Serialised before the transaction, so it holds the write lock only to write.
-  const rows = changedActionRows(sqlite, marks.map((m) => m.key), out.actions, result);
-  sqlite.transaction(() => {
-    const current = stillMarked(sqlite, "dirty_wallets", "owner", marks);
+  const rows = await changedActionRows(db, marks.map((m) => m.key), out.actions, result);
+  await db.write(async (tx) => {
+    const current = await stillMarked(tx, "dirty_wallets", "owner", marks);
     if (!current.length) return;
     const owners = current.map((m) => m.key);
     const keep = new Set(owners);
-    if (!recordSightings(sqlite, sightings)) return;
-    writeActions(sqlite, keep, rows, at, result);
-    appendJournalDiff(sqlite, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
-    refreshIncomeTotals(sqlite, owners, now);
-    writePositions(sqlite, keep, out, at);
-    clearDirty(sqlite, "wallet", current);
-    sealRows(sqlite); // last: seals the journal entries this chunk appended
+    if (!(await recordSightings(tx, sightings))) return;
+    await writeActions(tx, keep, rows, at, result);
+    await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
+    await refreshIncomeTotals(tx, owners, now);
+    await writePositions(tx, keep, out, at);
+    await clearDirty(tx, "wallet", current);
+    await sealRows(tx); // last: seals the journal entries this chunk appended
     result.booked = current.length;
-  }).immediate();
+  });
   result.deferred = marks.length - result.booked;
   return result;
 }
@@ -205,8 +239,9 @@ interface ActionChanges { rows: (ActionRow & { owner: string })[]; gone: { id: s
  * any read model is serialised (most actions of a re-booked wallet do not change); one the engine
  * no longer derives goes (its journal keeps the history).
  */
-function changedActionRows(sqlite: Database, owners: string[], actions: EngineOutput["actions"], result: ChunkResult): ActionChanges {
-  const stored = new Map((sqlite.query(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`).all(JSON.stringify(owners)) as { id: string; owner: string; payload_sha256: string }[]).map((r) => [r.id, r]));
+async function changedActionRows(db: Sql, owners: string[], actions: EngineOutput["actions"], result: ChunkResult): Promise<ActionChanges> {
+  const storedRows = await db.all<{ id: string; owner: string; payload_sha256: string }>(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`, JSON.stringify(owners));
+  const stored = new Map(storedRows.map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
   for (const a of actions) {
     const payload = canonicalJson(a);
@@ -218,55 +253,51 @@ function changedActionRows(sqlite: Database, owners: string[], actions: EngineOu
   return { rows, gone: [...stored.values()] };
 }
 
-function writeActions(sqlite: Database, owners: Set<string>, changes: ActionChanges, at: string, result: ChunkResult): void {
-  const write = actionWriter(sqlite);
+async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges, at: string, result: ChunkResult): Promise<void> {
   for (const row of changes.rows) {
     if (!owners.has(row.owner)) continue;
-    write(row, at);
+    await writeAction(tx, row, at);
     result.actionsWritten++;
   }
-  const drop = sqlite.query("DELETE FROM actions WHERE id = ?");
-  for (const g of changes.gone) if (owners.has(g.owner)) drop.run(g.id);
+  for (const g of changes.gone) if (owners.has(g.owner)) await tx.run("DELETE FROM actions WHERE id = ?", g.id);
 }
 
 /** The journal diff of each wallet against its standing recognitions, appended. */
-function appendJournalDiff(sqlite: Database, owners: string[], bookings: JournalBooking[], at: string, result: ChunkResult): void {
-  const standing = sqlite.query(
-    `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
-     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`,
-  );
-  const append = journalAppender(sqlite);
+async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBooking[], at: string, result: ChunkResult): Promise<void> {
+  const standing = `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
+     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
   const wanted = groupBy(bookings, (b) => b.owner);
   for (const owner of owners) {
-    const rows = standing.all(owner) as { id: number; payload: string }[];
+    const rows = await tx.all<{ id: number; payload: string }>(standing, owner);
     const standingBookings = rows.map((r) => JSON.parse(r.payload) as JournalBooking);
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
     for (const { booking, changeReason } of diff.reversals) {
-      append(reversalOf(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
+      await appendJournal(tx, reversalOf(booking), { entryType: "reversal", reversesId: idByAction.get(booking.actionId) ?? null, changeReason, at });
       result.reversals++;
     }
     for (const { booking, changeReason } of diff.recognitions) {
-      append(booking, { entryType: "recognition", reversesId: null, changeReason, at });
+      await appendJournal(tx, booking, { entryType: "recognition", reversesId: null, changeReason, at });
       result.recognitions++;
     }
   }
 }
 
-function writePositions(sqlite: Database, owners: Set<string>, out: EngineOutput, at: string): void {
-  sqlite.query(`DELETE FROM positions WHERE owner IN ${IN_LIST}`).run(JSON.stringify([...owners]));
-  const insPosition = sqlite.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)");
-  for (const p of out.positions) if (owners.has(p.owner)) insPosition.run(p.owner, p.mint, JSON.stringify(p), at);
+async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
+  await tx.run(`DELETE FROM positions WHERE owner IN ${IN_LIST}`, JSON.stringify([...owners]));
+  const insPosition = "INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)";
+  for (const p of out.positions) if (owners.has(p.owner)) await tx.run(insPosition, p.owner, p.mint, JSON.stringify(p), at);
   const yields = groupBy(out.yields, (y) => y.owner);
-  const upYield = sqlite.query("INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at");
-  for (const owner of owners) upYield.run(owner, JSON.stringify(yields.get(owner) ?? []), at);
+  const upYield = "INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at";
+  for (const owner of owners) await tx.run(upYield, owner, JSON.stringify(yields.get(owner) ?? []), at);
 }
 
 // ---- shared -------------------------------------------------------------------------------
 
 /** The marks as they are now, keeping only those whose seq is still the one read. */
-function stillMarked(sqlite: Database, table: string, column: string, marks: DirtyMark[]): DirtyMark[] {
-  const now = new Map((sqlite.query(`SELECT ${column} AS key, seq FROM ${table} WHERE ${column} IN ${IN_LIST}`).all(JSON.stringify(marks.map((m) => m.key))) as DirtyMark[]).map((m) => [m.key, m.seq]));
+async function stillMarked(tx: Sql, table: string, column: string, marks: DirtyMark[]): Promise<DirtyMark[]> {
+  const rows = await tx.all<DirtyMark>(`SELECT ${column} AS key, seq FROM ${table} WHERE ${column} IN ${IN_LIST}`, JSON.stringify(marks.map((m) => m.key)));
+  const now = new Map(rows.map((m) => [m.key, m.seq]));
   return marks.filter((m) => now.get(m.key) === m.seq);
 }
 
@@ -292,10 +323,10 @@ function newSightings(input: EngineInput, at: string): Sighting[] {
  * Records the sightings; false when another process recorded one first (with its own time, which
  * this chunk's engine output does not carry): the chunk then writes nothing and is booked again.
  */
-function recordSightings(sqlite: Database, sightings: Sighting[]): boolean {
-  const ins = sqlite.query("INSERT INTO transitions_seen (key, first_observed_active_at) VALUES (?, ?) ON CONFLICT DO NOTHING");
+async function recordSightings(tx: Sql, sightings: Sighting[]): Promise<boolean> {
+  const ins = "INSERT INTO transitions_seen (key, first_observed_active_at) VALUES (?, ?) ON CONFLICT DO NOTHING";
   let all = true;
-  for (const s of sightings) if (ins.run(s.key, s.at).changes === 0) all = false;
+  for (const s of sightings) if ((await tx.run(ins, s.key, s.at)).changes === 0) all = false;
   return all;
 }
 

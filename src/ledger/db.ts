@@ -1,42 +1,22 @@
 // Opens the ledger database with the pragmas the stack needs and applies the embedded
 // migrations inside one IMMEDIATE transaction, so two processes starting together on the same
-// data dir never both migrate.
+// data dir never both migrate. Everything else reaches the database through the port
+// (sql/port.ts); the raw connection stays here and with the SQLite-only operations (backup,
+// the file's health).
 import { Database } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../migrations/embedded.ts";
 import { sha256Hex } from "../domain/evidence.ts";
-import * as schema from "./schema.ts";
-
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+import type { Db } from "./sql/port.ts";
+import { BUSY_TIMEOUT_MS, sqliteDb } from "./sql/sqlite.ts";
 
 export interface Ledger {
-  sqlite: Database;
   db: Db;
+  /** The SQLite connection under `db` (backup, health and migrations read the file itself). */
+  sqlite: Database;
   path: string;
-  close(): void;
-}
-
-/** How long a write waits for another connection's write transaction before SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5000;
-
-/**
- * A write that may be skipped rather than wait: bookkeeping the HTTP thread does (a key's
- * last-used minute, a dashboard session's last-seen time) must never hold the thread that answers
- * requests while the worker holds the write lock. Returns false when the database was busy.
- */
-export function writeIfFree(sqlite: Database, write: () => unknown): boolean {
-  sqlite.exec("PRAGMA busy_timeout = 0");
-  try {
-    write();
-    return true;
-  } catch (e) {
-    if (/SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e))) return false;
-    throw e;
-  } finally {
-    sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  }
+  close(): Promise<void>;
 }
 
 export function ledgerPath(dataDir: string): string {
@@ -66,7 +46,7 @@ export function makePrivate(path: string): void {
 
 const ownedHere = (uid: number) => uid === process.getuid?.();
 
-export function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): Ledger {
+export async function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): Promise<Ledger> {
   prepareDataDir(dataDir);
   const path = ledgerPath(dataDir);
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (file === path || existsSync(file)) makePrivate(file);
@@ -76,8 +56,8 @@ export function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): L
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   if (opts.migrate !== false) applyMigrations(sqlite);
-  const db = drizzle(sqlite, { schema }) as Db;
-  return { sqlite, db, path, close: () => sqlite.close() };
+  const db = sqliteDb(sqlite);
+  return { db, sqlite, path, close: () => db.close() };
 }
 
 /** `when` is the migration's own date; `appliedAt` when this ledger applied it (null: not recorded). */

@@ -4,7 +4,7 @@
 // observations in between stays, so that change is booked by the next round. A crash at any point
 // therefore leaves every unbooked observation marked, and nothing is booked twice (the journal
 // diff runs inside the booking transaction).
-import type { Database } from "bun:sqlite";
+import type { Sql } from "./sql/port.ts";
 
 export type DirtyKind = "wallet" | "mint";
 
@@ -16,60 +16,59 @@ const TABLES: Record<DirtyKind, { table: string; column: string }> = {
 };
 
 /** Marks keys dirty (inside the caller's transaction); returns how many were given. */
-export function markDirty(sqlite: Database, kind: DirtyKind, keys: Iterable<string>, at: string): number {
+export async function markDirty(tx: Sql, kind: DirtyKind, keys: Iterable<string>, at: string): Promise<number> {
   const { table, column } = TABLES[kind];
-  const mark = sqlite.query(
-    `INSERT INTO ${table} (${column}, seq, marked_at) VALUES (?, 1, ?)
-     ON CONFLICT(${column}) DO UPDATE SET seq = ${table}.seq + 1, marked_at = excluded.marked_at, not_before = NULL`,
-  );
+  const mark = `INSERT INTO ${table} (${column}, seq, marked_at) VALUES (?, 1, ?)
+     ON CONFLICT(${column}) DO UPDATE SET seq = ${table}.seq + 1, marked_at = excluded.marked_at, not_before = NULL`;
   let n = 0;
   for (const key of keys) {
-    mark.run(key, at);
+    await tx.run(mark, key, at);
     n++;
   }
   return n;
 }
 
 /** The oldest marks first, at most `limit`; a mark held back after a failure waits for its time. */
-export function readDirty(sqlite: Database, kind: DirtyKind, limit: number, now: Date): DirtyMark[] {
+export function readDirty(db: Sql, kind: DirtyKind, limit: number, now: Date): Promise<DirtyMark[]> {
   const { table, column } = TABLES[kind];
-  return sqlite.query(`SELECT ${column} AS key, seq FROM ${table} WHERE not_before IS NULL OR not_before <= ? ORDER BY marked_at, ${column} LIMIT ?`).all(now.toISOString(), limit) as DirtyMark[];
+  return db.all<DirtyMark>(`SELECT ${column} AS key, seq FROM ${table} WHERE not_before IS NULL OR not_before <= ? ORDER BY marked_at, ${column} LIMIT ?`, now.toISOString(), limit);
 }
 
 /**
  * Puts a mark that cannot be booked (the engine failed on it) back until `until`: it stays
  * marked, is retried then, and meanwhile never holds up the other wallets and mints.
  */
-export function deferDirty(sqlite: Database, kind: DirtyKind, key: string, until: Date): void {
+export async function deferDirty(db: Sql, kind: DirtyKind, key: string, until: Date): Promise<void> {
   const { table, column } = TABLES[kind];
-  sqlite.query(`UPDATE ${table} SET not_before = ? WHERE ${column} = ?`).run(until.toISOString(), key);
+  await db.run(`UPDATE ${table} SET not_before = ? WHERE ${column} = ?`, until.toISOString(), key);
 }
 
 /** Clears the marks that were not bumped since they were read (inside the booking transaction). */
-export function clearDirty(sqlite: Database, kind: DirtyKind, marks: DirtyMark[]): void {
+export async function clearDirty(tx: Sql, kind: DirtyKind, marks: DirtyMark[]): Promise<void> {
   const { table, column } = TABLES[kind];
-  const clear = sqlite.query(`DELETE FROM ${table} WHERE ${column} = ? AND seq = ?`);
-  for (const m of marks) clear.run(m.key, m.seq);
+  const clear = `DELETE FROM ${table} WHERE ${column} = ? AND seq = ?`;
+  for (const m of marks) await tx.run(clear, m.key, m.seq);
 }
 
 export interface DirtyBacklog { wallets: number; mints: number; oldestMarkedAt: string | null; deferred: number }
 
 /** What waits to be booked, for the ops status: marks due now, and marks deferred after a failure. */
-export function dirtyBacklog(sqlite: Database, now: Date): DirtyBacklog {
+export async function dirtyBacklog(db: Sql, now: Date): Promise<DirtyBacklog> {
   const at = now.toISOString();
-  const count = (table: string) => sqlite.query(
+  const count = async (table: string) => (await db.get<{ due: number; deferred: number; oldest: string | null }>(
     `SELECT count(*) FILTER (WHERE not_before IS NULL OR not_before <= ?1) AS due, count(*) FILTER (WHERE not_before > ?1) AS deferred,
      min(marked_at) FILTER (WHERE not_before IS NULL OR not_before <= ?1) AS oldest FROM ${table}`,
-  ).get(at) as { due: number; deferred: number; oldest: string | null };
-  const w = count("dirty_wallets");
-  const m = count("dirty_mints");
+    at,
+  ))!;
+  const w = await count("dirty_wallets");
+  const m = await count("dirty_mints");
   const oldest = [w.oldest, m.oldest].filter((x): x is string => x !== null).sort()[0] ?? null;
   return { wallets: w.due, mints: m.due, oldestMarkedAt: oldest, deferred: w.deferred + m.deferred };
 }
 
 /** Every registered wallet and every mint they touch: a full re-booking (upgrades, tests). */
-export function markEverythingDirty(sqlite: Database, at: string): void {
-  markDirty(sqlite, "wallet", (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets").all() as { owner: string }[]).map((r) => r.owner), at);
-  const mints = sqlite.query("SELECT mint FROM token_accounts UNION SELECT mint FROM balance_changes UNION SELECT mint FROM multiplier_updates UNION SELECT mint FROM instruments").all() as { mint: string }[];
-  markDirty(sqlite, "mint", mints.map((r) => r.mint), at);
+export async function markEverythingDirty(tx: Sql, at: string): Promise<void> {
+  await markDirty(tx, "wallet", (await tx.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets")).map((r) => r.owner), at);
+  const mints = await tx.all<{ mint: string }>("SELECT mint FROM token_accounts UNION SELECT mint FROM balance_changes UNION SELECT mint FROM multiplier_updates UNION SELECT mint FROM instruments");
+  await markDirty(tx, "mint", mints.map((r) => r.mint), at);
 }

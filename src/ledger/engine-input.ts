@@ -3,10 +3,10 @@
 // depend on every mint it ever held and on nothing of other wallets; a mint's context depends on
 // its updates, state, instrument and issuer records only. So a scoped load gives, for the wallets
 // and mints in scope, exactly what a whole-ledger load would.
-import type { Database } from "bun:sqlite";
 import { listedByIssuerFeed, type InstrumentObs, type IssuerRecord, type IssuerRevisionObs, type MultiplierUpdateObs, type RecordSource } from "../domain/observations.ts";
 import type { EngineInput, EngineWallet } from "../domain/types.ts";
 import { groupBy } from "./group.ts";
+import type { Sql } from "./sql/port.ts";
 
 export interface EngineScope {
   /** Wallets to book. */
@@ -32,9 +32,9 @@ export const updateFromRow = (r: UpdateRow): MultiplierUpdateObs => ({
 });
 
 /** The stored observations in scope (the whole ledger without one), as the engine's input. */
-export function loadEngineInput(sqlite: Database, now: Date, scope?: EngineScope): EngineInput {
-  const owners = scope ? scope.owners : (sqlite.query("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner").all() as { owner: string }[]).map((r) => r.owner);
-  const wallets = loadWallets(sqlite, owners);
+export async function loadEngineInput(db: Sql, now: Date, scope?: EngineScope): Promise<EngineInput> {
+  const owners = scope ? scope.owners : (await db.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner")).map((r) => r.owner);
+  const wallets = await loadWallets(db, owners);
   let mints: string[] | null = null;
   if (scope) {
     const set = new Set(scope.mints ?? []);
@@ -44,20 +44,21 @@ export function loadEngineInput(sqlite: Database, now: Date, scope?: EngineScope
     }
     mints = [...set].sort();
   }
-  return { now: Math.floor(now.getTime() / 1000), ...loadMints(sqlite, mints), wallets };
+  return { now: Math.floor(now.getTime() / 1000), ...(await loadMints(db, mints)), wallets };
 }
 
-function loadWallets(sqlite: Database, owners: string[]): EngineWallet[] {
+async function loadWallets(db: Sql, owners: string[]): Promise<EngineWallet[]> {
   const list = JSON.stringify(owners);
-  const accounts = groupBy(sqlite.query(`SELECT address, owner, mint, raw_balance, slot FROM token_accounts WHERE owner IN ${IN_LIST} ORDER BY address`).all(list) as AccountRow[], (r) => r.owner);
+  const accounts = groupBy(await db.all<AccountRow>(`SELECT address, owner, mint, raw_balance, slot FROM token_accounts WHERE owner IN ${IN_LIST} ORDER BY address`, list), (r) => r.owner);
   const changes = groupBy(
-    sqlite.query(
+    await db.all<ChangeRow>(
       `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate FROM balance_changes
        WHERE owner IN ${IN_LIST} ORDER BY slot, signature`,
-    ).all(list) as ChangeRow[],
+      list,
+    ),
     (r) => r.owner,
   );
-  const gaps = groupBy(sqlite.query(`SELECT owner, address, reason FROM wallet_gaps WHERE owner IN ${IN_LIST} ORDER BY address`).all(list) as { owner: string; address: string; reason: string }[], (r) => r.owner);
+  const gaps = groupBy(await db.all<{ owner: string; address: string; reason: string }>(`SELECT owner, address, reason FROM wallet_gaps WHERE owner IN ${IN_LIST} ORDER BY address`, list), (r) => r.owner);
   return [...owners].sort().map((owner) => ({
     owner,
     accounts: (accounts.get(owner) ?? []).map((a) => ({ owner: a.owner, tokenAccount: a.address, mint: a.mint, rawBalance: BigInt(a.raw_balance), slot: a.slot })),
@@ -71,40 +72,41 @@ function loadWallets(sqlite: Database, owners: string[]): EngineWallet[] {
 }
 
 /** Everything mint-level: instruments, latest states, updates, issuer revisions, first sightings. */
-function loadMints(sqlite: Database, mints: string[] | null): Omit<EngineInput, "now" | "wallets"> {
+async function loadMints(db: Sql, mints: string[] | null): Promise<Omit<EngineInput, "now" | "wallets">> {
   // Two statements per read: the whole ledger without a filter, or the JSON list of mints (an OR
   // of the two would keep SQLite from using the mint indexes).
   const where = (column: string, glue = "WHERE") => (mints === null ? "" : `${glue} ${column} IN ${IN_LIST}`);
   const params = mints === null ? [] : [JSON.stringify(mints)];
-  const instruments = (sqlite.query(`SELECT mint, symbol, name, underlying, isin, decimals, source, uri FROM instruments ${where("mint")} ORDER BY mint`).all(...params) as (InstrumentObs & { uri: string | null })[])
+  const instruments = (await db.all<InstrumentObs & { uri: string | null }>(`SELECT mint, symbol, name, underlying, isin, decimals, source, uri FROM instruments ${where("mint")} ORDER BY mint`, ...params))
     .map(({ uri, ...i }) => (i.source === "token-metadata" ? { ...i, uri } : i));
-  const mintStates = (sqlite.query(
+  const mintStates = (await db.all<{ mint: string; slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number; observed_at: number }>(
     `SELECT mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at FROM mint_states s
      WHERE slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint) ${where("mint", "AND")} ORDER BY mint`,
-  ).all(...params) as { mint: string; slot: number; decimals: number; authority: string | null; multiplier: string; new_multiplier: string; new_multiplier_effective_ts: number; observed_at: number }[])
+    ...params,
+  ))
     .map((r) => ({ mint: r.mint, slot: r.slot, decimals: r.decimals, multiplierAuthority: r.authority, multiplier: Number(r.multiplier), newMultiplier: Number(r.new_multiplier), newMultiplierEffectiveTimestamp: r.new_multiplier_effective_ts, observedAt: r.observed_at }));
-  const multiplierUpdates = (sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`).all(...params) as UpdateRow[]).map(updateFromRow);
+  const multiplierUpdates = (await db.all<UpdateRow>(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates ${where("mint")} ORDER BY mint, slot, signature, ix_index`, ...params)).map(updateFromRow);
   // The feed's revisions reach a mint through the symbol of an instrument the feed lists, an
   // operator's through the mint it names; a whole-ledger load also takes the ones that reach no
   // instrument (the engine names them as rejections).
   const columns = "id, payload, payload_sha256, ingested_at, edited, source, mint";
   const scoped = `SELECT ${columns} FROM issuer_revisions WHERE source = 'xstocks' AND symbol IN (SELECT value FROM json_each(?1))
      UNION SELECT ${columns} FROM issuer_revisions WHERE mint IN (SELECT value FROM json_each(?2)) ORDER BY id`;
-  const revisionRows = (mints === null
-    ? sqlite.query(`SELECT ${columns} FROM issuer_revisions ORDER BY id`).all()
-    : sqlite.query(scoped).all(JSON.stringify(instruments.filter(listedByIssuerFeed).map((i) => i.symbol)), JSON.stringify(mints))) as {
-    payload: string; payload_sha256: string; ingested_at: string; edited: number; source: RecordSource; mint: string | null;
-  }[];
+  type RevisionRow = { payload: string; payload_sha256: string; ingested_at: string; edited: number; source: RecordSource; mint: string | null };
+  const revisionRows = mints === null
+    ? await db.all<RevisionRow>(`SELECT ${columns} FROM issuer_revisions ORDER BY id`)
+    : await db.all<RevisionRow>(scoped, JSON.stringify(instruments.filter(listedByIssuerFeed).map((i) => i.symbol)), JSON.stringify(mints));
   const issuerRevisions = revisionRows.map((r): IssuerRevisionObs => ({
     record: JSON.parse(r.payload) as IssuerRecord, sha256: r.payload_sha256, ingestedAt: r.ingested_at, edited: r.edited === 1,
     ...(r.source === "operator" ? { source: r.source, mint: r.mint } : {}),
   }));
-  const seen = sqlite.query(
+  const seen = await db.all<{ key: string; first_observed_active_at: string }>(
     mints === null
       ? "SELECT key, first_observed_active_at FROM transitions_seen"
       : `SELECT s.key, s.first_observed_active_at FROM multiplier_updates u JOIN transitions_seen s ON s.key = u.mint || ':' || u.signature || ':' || u.ix_index
          WHERE u.mint IN ${IN_LIST}`,
-  ).all(...params) as { key: string; first_observed_active_at: string }[];
+    ...params,
+  );
   const firstObservedActive = Object.fromEntries(seen.map((r) => [r.key, r.first_observed_active_at]));
   return { instruments, mintStates, multiplierUpdates, issuerRevisions, firstObservedActive };
 }

@@ -2,8 +2,7 @@
 // go by the hash (an index) and then compare digests in constant time.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
-import type { Database } from "bun:sqlite";
-import { writeIfFree } from "./db.ts";
+import type { Db, Sql } from "./sql/port.ts";
 
 export const allScopes = ["assets:read", "ledger:read", "wallets:sync", "ops:read"] as const;
 export type Scope = (typeof allScopes)[number];
@@ -40,38 +39,36 @@ function newKeyId(): string {
 
 export interface CreatedKey { id: string; key: string; name: string; tenant: string; scopes: Scope[]; createdAt: string }
 
-export function ensureTenant(sqlite: Database, slug: string, maxWallets = 100, now = new Date()): number {
+export async function ensureTenant(db: Sql, slug: string, maxWallets = 100, now = new Date()): Promise<number> {
   if (!tenantSlugPattern.test(slug)) throw new KeyError(`tenant slug ${JSON.stringify(slug)} must match ${tenantSlugPattern.source}`, true);
-  sqlite.query("INSERT INTO tenants (slug, max_wallets, created_at) VALUES (?, ?, ?) ON CONFLICT(slug) DO NOTHING").run(slug, maxWallets, now.toISOString());
-  return (sqlite.query("SELECT id FROM tenants WHERE slug = ?").get(slug) as { id: number }).id;
+  await db.run("INSERT INTO tenants (slug, max_wallets, created_at) VALUES (?, ?, ?) ON CONFLICT(slug) DO NOTHING", slug, maxWallets, now.toISOString());
+  return (await db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", slug))!.id;
 }
 
-export function createKey(sqlite: Database, input: { name: string; tenant: string; scopes?: Scope[] }, now = new Date()): CreatedKey {
+export async function createKey(db: Sql, input: { name: string; tenant: string; scopes?: Scope[] }, now = new Date()): Promise<CreatedKey> {
   const name = input.name.trim();
   if (!name || name.length > 100) throw new KeyError("key name must be 1 to 100 characters", true);
   const scopes = input.scopes ?? [...defaultScopes];
   const key = "cal_" + randomBytes(32).toString("base64url");
   const id = newKeyId();
   const createdAt = now.toISOString();
-  sqlite.transaction(() => {
-    const tenantId = ensureTenant(sqlite, input.tenant, undefined, now);
-    sqlite
-      .query("INSERT INTO api_keys (id, tenant_id, name, prefix, key_sha256, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(id, tenantId, name, key.slice(0, 12), hashKey(key), scopes.join(","), createdAt);
-  }).immediate();
+  await db.write(async (tx) => {
+    const tenantId = await ensureTenant(tx, input.tenant, undefined, now);
+    await tx.run("INSERT INTO api_keys (id, tenant_id, name, prefix, key_sha256, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      id, tenantId, name, key.slice(0, 12), hashKey(key), scopes.join(","), createdAt);
+  });
   return { id, key, name, tenant: input.tenant, scopes, createdAt };
 }
 
 export interface KeyListing { id: string; prefix: string; tenant: string; name: string; scopes: Scope[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; revoked: boolean }
 
-export function listKeys(sqlite: Database, tenant?: string): KeyListing[] {
-  const rows = sqlite
-    .query(
-      `SELECT k.id, k.prefix, t.slug AS tenant, k.name, k.scopes, k.created_at, k.last_used_at, k.revoked_at
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-       WHERE (?1 IS NULL OR t.slug = ?1) ORDER BY k.created_at, k.id`,
-    )
-    .all(tenant ?? null) as { id: string; prefix: string; tenant: string; name: string; scopes: string; created_at: string; last_used_at: string | null; revoked_at: string | null }[];
+export async function listKeys(db: Sql, tenant?: string): Promise<KeyListing[]> {
+  const rows = await db.all<{ id: string; prefix: string; tenant: string; name: string; scopes: string; created_at: string; last_used_at: string | null; revoked_at: string | null }>(
+    `SELECT k.id, k.prefix, t.slug AS tenant, k.name, k.scopes, k.created_at, k.last_used_at, k.revoked_at
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+     WHERE (CAST(?1 AS TEXT) IS NULL OR t.slug = ?1) ORDER BY k.created_at, k.id`,
+    tenant ?? null,
+  );
   return rows.map((r) => ({
     id: r.id, prefix: r.prefix, tenant: r.tenant, name: r.name, scopes: r.scopes.split(",") as Scope[],
     createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at, revoked: r.revoked_at !== null,
@@ -79,17 +76,19 @@ export function listKeys(sqlite: Database, tenant?: string): KeyListing[] {
 }
 
 /** Revokes a key; false when the id is unknown or already revoked. */
-export function revokeKey(sqlite: Database, id: string, now = new Date()): boolean {
-  const res = sqlite.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now.toISOString(), id);
+export async function revokeKey(db: Sql, id: string, now = new Date()): Promise<boolean> {
+  const res = await db.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now.toISOString(), id);
   return res.changes === 1;
 }
 
 /** Revokes a tenant's active keys whose name starts with `namePrefix`; returns how many. */
-export function revokeKeysNamed(sqlite: Database, tenant: string, namePrefix: string, now = new Date()): number {
-  return sqlite.query(
-    `UPDATE api_keys SET revoked_at = ?1 WHERE revoked_at IS NULL AND substr(name, 1, length(?2)) = ?2
+export async function revokeKeysNamed(db: Sql, tenant: string, namePrefix: string, now = new Date()): Promise<number> {
+  const res = await db.run(
+    `UPDATE api_keys SET revoked_at = ?1 WHERE revoked_at IS NULL AND substr(name, 1, length(CAST(?2 AS TEXT))) = ?2
      AND tenant_id = (SELECT id FROM tenants WHERE slug = ?3)`,
-  ).run(now.toISOString(), namePrefix, tenant).changes;
+    now.toISOString(), namePrefix, tenant,
+  );
+  return res.changes;
 }
 
 export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
@@ -106,10 +105,10 @@ function toPrincipal(row: PrincipalRow): KeyPrincipal {
  * session holds only the key's id and reads the row on every request, so a revocation made by
  * the CLI in another process ends the session at its next request.
  */
-export function keyById(sqlite: Database) {
-  const byId = sqlite.query(`SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`);
-  return (keyId: string): KeyPrincipal | null => {
-    const row = byId.get(keyId) as PrincipalRow | null;
+export function keyById(db: Sql) {
+  const byId = `SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`;
+  return async (keyId: string): Promise<KeyPrincipal | null> => {
+    const row = await db.get<PrincipalRow>(byId, keyId);
     return row && row.revoked_at === null ? toPrincipal(row) : null;
   };
 }
@@ -118,14 +117,14 @@ export function keyById(sqlite: Database) {
  * Prepares the lookup used on every request. It reads the database each time, so a revocation
  * made by the CLI in another process takes effect on the next request.
  */
-export function keyLookup(sqlite: Database) {
-  const byHash = sqlite.query(`SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`);
-  const touch = sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)");
+export function keyLookup(db: Db) {
+  const byHash = `SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`;
+  const touch = "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)";
   const touched = new Map<string, string>(); // key id -> minute last written by this process
-  return (key: string, now = new Date()): KeyPrincipal | null => {
+  return async (key: string, now = new Date()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const row = byHash.get(digest) as PrincipalRow | null;
+    const row = await db.get<PrincipalRow>(byHash, digest);
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const expected = Buffer.from(row?.key_sha256 ?? "0".repeat(64), "hex");
     const ok = timingSafeEqual(Buffer.from(digest, "hex"), expected) && row !== null && row.revoked_at === null;
@@ -133,7 +132,7 @@ export function keyLookup(sqlite: Database) {
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = new Date(Math.floor(now.getTime() / 60000) * 60000).toISOString();
     if (touched.get(row.id) !== minute) {
-      if (writeIfFree(sqlite, () => touch.run(minute, row.id, minute))) touched.set(row.id, minute); // busy: a later request writes it
+      if (await db.writeIfFree((tx) => tx.run(touch, minute, row.id, minute))) touched.set(row.id, minute); // busy: a later request writes it
     }
     return toPrincipal(row);
   };

@@ -4,22 +4,27 @@
 // the row; the journal's seals are chained (each covers the previous entry's seal), so a removed
 // or reordered entry breaks every seal after it. Seals are not secret: they catch a changed byte
 // (a disk, a bad restore, a hand edit), not a writer who recomputes them.
-import type { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import type { Sql, SqlValue } from "./sql/port.ts";
 
-export interface SealedTable { name: string; columns: readonly string[]; chained: boolean }
+/**
+ * `key` is the table's primary key: rows are named, found and sealed by it, and sealed in its
+ * order (the journal's chain runs in id order).
+ */
+export interface SealedTable { name: string; columns: readonly string[]; key: readonly string[]; chained: boolean }
 
 /** Every column of each sealed table but the seal itself (a test checks none is left out). */
 export const sealedTables: readonly SealedTable[] = [
-  { name: "dataset_label", columns: ["id", "kind", "description", "created_at"], chained: false },
-  { name: "instruments", columns: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at", "source", "uri"], chained: false },
-  { name: "issuer_revisions", columns: ["id", "event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at", "source", "mint"], chained: false },
-  { name: "mint_states", columns: ["id", "mint", "slot", "decimals", "authority", "multiplier", "new_multiplier", "new_multiplier_effective_ts", "observed_at"], chained: false },
-  { name: "multiplier_updates", columns: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"], chained: false },
+  { name: "dataset_label", columns: ["id", "kind", "description", "created_at"], key: ["id"], chained: false },
+  { name: "instruments", columns: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at", "source", "uri"], key: ["mint"], chained: false },
+  { name: "issuer_revisions", columns: ["id", "event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at", "source", "mint"], key: ["id"], chained: false },
+  { name: "mint_states", columns: ["id", "mint", "slot", "decimals", "authority", "multiplier", "new_multiplier", "new_multiplier_effective_ts", "observed_at"], key: ["id"], chained: false },
+  { name: "multiplier_updates", columns: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"], key: ["signature", "ix_index"], chained: false },
   {
     name: "journal",
     columns: ["id", "owner", "action_id", "entry_type", "reverses_id", "mint", "symbol", "type", "treatment", "kind", "units_delta", "principal_units_delta",
       "income_units", "usd", "factor", "effective_at", "change_reason", "evidence_sha256", "payload", "created_at"],
+    key: ["id"],
     chained: true,
   },
 ];
@@ -32,23 +37,25 @@ export function rowSeal(table: SealedTable, row: Row, previous: string): string 
   return sha256Hex(table.chained ? `${previous}\n${content}` : content);
 }
 
-const select = (t: SealedTable) => `SELECT rowid AS "rowid", ${t.columns.map((c) => `"${c}"`).join(", ")}, row_sha256 FROM "${t.name}"`;
+const select = (t: SealedTable) => `SELECT ${t.columns.map((c) => `"${c}"`).join(", ")}, row_sha256 FROM "${t.name}"`;
+const order = (t: SealedTable) => `ORDER BY ${t.key.map((c) => `"${c}"`).join(", ")}`;
+const keyOf = (t: SealedTable, row: Row): SqlValue[] => t.key.map((c) => row[c] ?? null);
 
 /**
  * Seals every row that has no seal yet. Call it last in each transaction that writes a sealed
  * table (it finds the new rows through the partial `*_unsealed` indexes), and once at start to
  * seal rows written before seals existed.
  */
-export function sealRows(sqlite: Database): number {
+export async function sealRows(tx: Sql): Promise<number> {
   let sealed = 0;
   for (const t of sealedTables) {
-    const rows = sqlite.query(`${select(t)} WHERE row_sha256 IS NULL ORDER BY rowid`).all() as (Row & { rowid: number })[];
+    const rows = await tx.all<Row>(`${select(t)} WHERE row_sha256 IS NULL ${order(t)}`);
     if (!rows.length) continue;
-    const set = sqlite.query(`UPDATE "${t.name}" SET row_sha256 = ? WHERE rowid = ?`);
-    let previous = t.chained ? previousSeal(sqlite, t, rows[0]!.rowid) : "";
+    const set = `UPDATE "${t.name}" SET row_sha256 = ? WHERE ${t.key.map((c) => `"${c}" = ?`).join(" AND ")}`;
+    let previous = t.chained ? await previousSeal(tx, t, rows[0]!) : "";
     for (const r of rows) {
       const seal = rowSeal(t, r, previous);
-      set.run(seal, r.rowid);
+      await tx.run(set, seal, ...keyOf(t, r));
       previous = seal;
       sealed++;
     }
@@ -56,19 +63,22 @@ export function sealRows(sqlite: Database): number {
   return sealed;
 }
 
-function previousSeal(sqlite: Database, t: SealedTable, rowid: number): string {
-  const r = sqlite.query(`SELECT row_sha256 FROM "${t.name}" WHERE rowid < ? ORDER BY rowid DESC LIMIT 1`).get(rowid) as { row_sha256: string | null } | null;
+/** The seal before a chained row (chained tables have a one-column integer key). */
+async function previousSeal(tx: Sql, t: SealedTable, row: Row): Promise<string> {
+  const [key] = t.key;
+  const r = await tx.get<{ row_sha256: string | null }>(`SELECT row_sha256 FROM "${t.name}" WHERE "${key}" < ? ORDER BY "${key}" DESC LIMIT 1`, row[key!] ?? null);
   return r?.row_sha256 ?? "";
 }
 
-/** Every stored row whose content no longer matches its seal, or that was never sealed. */
-export function* brokenSeals(sqlite: Database): Generator<{ table: string; rowid: number; problem: string }, void, undefined> {
+/** Every stored row whose content no longer matches its seal, or that was never sealed; `key` names the row. */
+export async function* brokenSeals(db: Sql): AsyncGenerator<{ table: string; key: string; problem: string }, void, undefined> {
   for (const t of sealedTables) {
     let previous = "";
-    for (const r of sqlite.query(`${select(t)} ORDER BY rowid`).iterate() as Iterable<Row & { rowid: number; row_sha256: string | null }>) {
+    for await (const r of db.iterate<Row & { row_sha256: string | null }>(`${select(t)} ${order(t)}`)) {
       const seal = rowSeal(t, r, previous);
-      if (r.row_sha256 === null) yield { table: t.name, rowid: r.rowid, problem: "was never sealed" };
-      else if (r.row_sha256 !== seal) yield { table: t.name, rowid: r.rowid, problem: `hashes to ${seal}, sealed ${r.row_sha256}` };
+      const key = keyOf(t, r).join(" ");
+      if (r.row_sha256 === null) yield { table: t.name, key, problem: "was never sealed" };
+      else if (r.row_sha256 !== seal) yield { table: t.name, key, problem: `hashes to ${seal}, sealed ${r.row_sha256}` };
       // The chain goes on from the stored seal, so one changed entry is named once, not with every later one.
       previous = r.row_sha256 ?? seal;
     }
@@ -76,6 +86,8 @@ export function* brokenSeals(sqlite: Database): Generator<{ table: string; rowid
 }
 
 /** How many rows of sealed tables verify looks at. */
-export function sealedRowCount(sqlite: Database): number {
-  return sealedTables.reduce((n, t) => n + (sqlite.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n, 0);
+export async function sealedRowCount(db: Sql): Promise<number> {
+  let n = 0;
+  for (const t of sealedTables) n += (await db.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n;
+  return n;
 }

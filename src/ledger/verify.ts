@@ -1,8 +1,7 @@
 // `ca-ledger verify`: recomputes from the stored rows everything the ledger claims about itself.
 // Each check is a plain function over the database returning a named result, so the CLI prints
 // them and tests can name the one that failed. All checks read inside one read transaction: a
-// running server may keep writing, and WAL gives us one consistent snapshot of all tables.
-import type { Database } from "bun:sqlite";
+// running server may keep writing, and the snapshot is one consistent view of every table.
 import { actionEvidencePayload, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameBooking } from "../domain/journal.ts";
@@ -14,6 +13,8 @@ import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
+import { integrityProblems } from "./sql/dialect.ts";
+import type { Sql } from "./sql/port.ts";
 
 export interface CheckResult {
   name: string;
@@ -45,17 +46,16 @@ class Check {
 
 // ---- the checks ------------------------------------------------------------------------------
 
-export function checkIntegrity(sqlite: Database): CheckResult {
+export async function checkIntegrity(db: Sql): Promise<CheckResult> {
   const c = new Check("integrity_check");
-  const rows = sqlite.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
   c.checked = 1;
-  for (const r of rows) if (r.integrity_check !== "ok") c.fail(r.integrity_check);
+  for (const problem of await integrityProblems(db)) c.fail(problem);
   return c.result();
 }
 
-export function checkIssuerRevisionHashes(sqlite: Database): CheckResult {
+export async function checkIssuerRevisionHashes(db: Sql): Promise<CheckResult> {
   const c = new Check("issuer_revisions.payload_sha256");
-  for (const r of sqlite.query("SELECT id, payload, payload_sha256 FROM issuer_revisions ORDER BY id").iterate() as Iterable<{ id: number; payload: string; payload_sha256: string }>) {
+  for await (const r of db.iterate<{ id: number; payload: string; payload_sha256: string }>("SELECT id, payload, payload_sha256 FROM issuer_revisions ORDER BY id")) {
     c.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
   }
@@ -63,19 +63,19 @@ export function checkIssuerRevisionHashes(sqlite: Database): CheckResult {
 }
 
 /** Rows nothing derives (observations, the journal, the dataset label) against their seals. */
-export function checkSeals(sqlite: Database): CheckResult {
+export async function checkSeals(db: Sql): Promise<CheckResult> {
   const c = new Check("sealed rows match their seals");
-  c.checked = sealedRowCount(sqlite);
-  for (const b of brokenSeals(sqlite)) c.fail(`${b.table} row ${b.rowid}: ${b.problem}`);
+  c.checked = await sealedRowCount(db);
+  for await (const b of brokenSeals(db)) c.fail(`${b.table} row ${b.key}: ${b.problem}`);
   return c.result();
 }
 
 interface ActionRow { id: string; owner: string; treatment: string; usd: string | null; payload: string; payload_sha256: string; evidence_sha256: string; v1_entry: string | null }
 
-export function checkActionHashes(sqlite: Database): CheckResult[] {
+export async function checkActionHashes(db: Sql): Promise<CheckResult[]> {
   const payload = new Check("actions.payload_sha256");
   const evidence = new Check("actions.evidence_sha256");
-  for (const r of sqlite.query("SELECT id, payload, payload_sha256, evidence_sha256 FROM actions ORDER BY id").iterate() as Iterable<ActionRow>) {
+  for await (const r of db.iterate<ActionRow>("SELECT id, payload, payload_sha256, evidence_sha256 FROM actions ORDER BY id")) {
     payload.checked++;
     evidence.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
@@ -113,11 +113,11 @@ const isNegationOf = (a: string | null, b: string | null): boolean => {
   return eq(parseDecimal(a), nb);
 };
 
-function readJournal(sqlite: Database): JournalRow[] {
-  return sqlite.query(
+function readJournal(db: Sql): Promise<JournalRow[]> {
+  return db.all<JournalRow>(
     `SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
      FROM journal ORDER BY id`,
-  ).all() as JournalRow[];
+  );
 }
 
 /**
@@ -185,7 +185,7 @@ export function checkJournal(rows: JournalRow[]): CheckResult[] {
  * Income = journal: per owner, the plain sum of the journal's income USD (reversals carry negated
  * amounts, so the sum is what stands) equals the income v1 shows from the current actions.
  */
-export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
+export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckResult> {
   const c = new Check("income equals journal");
   const journalSum = new Map<string, Rat>();
   for (const r of rows) {
@@ -193,7 +193,7 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
     journalSum.set(r.owner, add(journalSum.get(r.owner) ?? ZERO, parseDecimal(r.usd)));
   }
   const actionSum = new Map<string, Rat>();
-  for (const r of sqlite.query("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'").iterate() as Iterable<{ owner: string; v1_entry: string }>) {
+  for await (const r of db.iterate<{ owner: string; v1_entry: string }>("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'")) {
     // v1 shows USD rounded for people; the exact amount it stands for is under `exact`.
     const entry = JSON.parse(r.v1_entry) as { usd: string | null; exact?: { usd: string | null } };
     const usd = entry.exact ? entry.exact.usd : entry.usd;
@@ -212,15 +212,13 @@ export function checkIncome(sqlite: Database, rows: JournalRow[]): CheckResult {
  * and detail are projections of its payload, and the income totals are sums of the journal.
  * Recompute them all and compare, so a stale or tampered cache cannot go unnoticed.
  */
-export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResult {
+export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<CheckResult> {
   const c = new Check("read models match their sources");
-  const actions = sqlite.query(
-    "SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id",
-  ).iterate() as Iterable<{
+  const actions = db.iterate<{
     id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
     first_observed_active_at: string | null; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
-  }>;
-  for (const r of actions) {
+  }>("SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id");
+  for await (const r of actions) {
     c.checked++;
     const a = JSON.parse(r.payload) as ActionRecord;
     const v1 = v1Entry(a);
@@ -245,7 +243,7 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
     else if (r.entry_type === "recognition" && !reversed.has(r.id)) t.unvalued++;
     sums.set(k, t);
   }
-  const totals = sqlite.query("SELECT owner, mint, usd, unvalued_events FROM income_totals").all() as { owner: string; mint: string; usd: string; unvalued_events: number }[];
+  const totals = await db.all<{ owner: string; mint: string; usd: string; unvalued_events: number }>("SELECT owner, mint, usd, unvalued_events FROM income_totals");
   for (const t of totals) {
     c.checked++;
     const k = key(t.owner, t.mint);
@@ -266,15 +264,15 @@ export function checkReadModels(sqlite: Database, rows: JournalRow[]): CheckResu
  * replay, derives exactly the stored actions and standing bookings. The last replay's time is
  * used (not the wall clock) because a scheduled change that activated since then is not drift.
  */
-export function checkReplay(sqlite: Database, journalRows: JournalRow[], replayedAt: Date): CheckResult {
+export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt: Date): Promise<CheckResult> {
   const c = new Check("replay matches stored bookings");
-  const out = runEngine(loadEngineInput(sqlite, replayedAt));
+  const out = runEngine(await loadEngineInput(db, replayedAt));
   // Wallets still marked dirty wait for their booking (a running server books them shortly): what
   // is stored for them is what was booked before their newest observations.
-  const waiting = pendingOwners(sqlite);
+  const waiting = await pendingOwners(db);
   const settled = <T extends { owner: string }>(xs: T[]) => xs.filter((x) => !waiting.has(x.owner));
 
-  const stored = new Map((sqlite.query("SELECT id, owner, payload_sha256 FROM actions").all() as { id: string; owner: string; payload_sha256: string }[])
+  const stored = new Map((await db.all<{ id: string; owner: string; payload_sha256: string }>("SELECT id, owner, payload_sha256 FROM actions"))
     .filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
   for (const a of settled(out.actions)) {
     c.checked++;
@@ -309,7 +307,7 @@ export function checkReplay(sqlite: Database, journalRows: JournalRow[], replaye
  * `yields`); what is still marked dirty waits for its booking and is left out. The taxonomy is the
  * census of the stored instances.
  */
-export function checkDerivedTables(sqlite: Database): CheckResult {
+export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
   const c = new Check("derived tables match the engine");
   const compare = (table: string, stored: Map<string, string>, derived: Map<string, string>) => {
     for (const [k, bytes] of stored) {
@@ -320,46 +318,46 @@ export function checkDerivedTables(sqlite: Database): CheckResult {
     }
     for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
   };
-  const rows = (sql: string, ...params: string[]) => new Map((sqlite.query(sql).all(...params) as { k: string; v: string }[]).map((r) => [r.k, r.v]));
+  const rows = async (sql: string, ...params: string[]) => new Map((await db.all<{ k: string; v: string }>(sql, ...params)).map((r) => [r.k, r.v]));
   const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
   const IN_LIST = "(SELECT value FROM json_each(?1))";
 
-  const dirtyMints = new Set((sqlite.query("SELECT mint FROM dirty_mints").all() as { mint: string }[]).map((r) => r.mint));
-  const mintsAt = groupBy((sqlite.query("SELECT mint, updated_at FROM mint_schedule").all() as { mint: string; updated_at: string }[]).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const dirtyMints = new Set((await db.all<{ mint: string }>("SELECT mint FROM dirty_mints")).map((r) => r.mint));
+  const mintsAt = groupBy((await db.all<{ mint: string; updated_at: string }>("SELECT mint, updated_at FROM mint_schedule")).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
   const checkedMints = new Set<string>();
   for (const [at, group] of mintsAt) {
     const mints = group.map((r) => r.mint);
     const list = JSON.stringify(mints);
-    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners: [], mints }));
+    const out = runEngine(await loadEngineInput(db, new Date(at), { owners: [], mints }));
     const inGroup = new Set(mints);
-    compare("lineage", rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
+    compare("lineage", await rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
       new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
-    compare("census_instances", new Map(storedCensusInstances(sqlite, mints).map((i) => [i.transitionKey, instanceRow(i)])),
+    compare("census_instances", new Map((await storedCensusInstances(db, mints)).map((i) => [i.transitionKey, instanceRow(i)])),
       new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
     for (const m of mints) checkedMints.add(m);
   }
-  for (const { mint } of sqlite.query("SELECT mint FROM lineage").all() as { mint: string }[]) {
+  for (const { mint } of await db.all<{ mint: string }>("SELECT mint FROM lineage")) {
     if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
   }
   // A type with no stored row is served as its empty census (a ledger never booked has none).
-  const census = rows("SELECT type AS k, payload AS v FROM taxonomy_census");
+  const census = await rows("SELECT type AS k, payload AS v FROM taxonomy_census");
   for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
-  compare("taxonomy_census", census, new Map(computeCensus(storedCensusInstances(sqlite)).map((e) => [e.type, JSON.stringify(e)])));
+  compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
-  const waiting = pendingOwners(sqlite);
-  const ownersAt = groupBy((sqlite.query("SELECT owner, updated_at FROM yields").all() as { owner: string; updated_at: string }[]).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const waiting = await pendingOwners(db);
+  const ownersAt = groupBy((await db.all<{ owner: string; updated_at: string }>("SELECT owner, updated_at FROM yields")).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
   const checkedOwners = new Set<string>();
   for (const [at, group] of ownersAt) {
     const owners = group.map((r) => r.owner);
     const list = JSON.stringify(owners);
-    const out = runEngine(loadEngineInput(sqlite, new Date(at), { owners }));
+    const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
     const yields = groupBy(out.yields, (y) => y.owner);
-    compare("positions", rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
+    compare("positions", await rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
       new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
-    compare("yields", rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    compare("yields", await rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
     for (const o of owners) checkedOwners.add(o);
   }
-  for (const { owner } of sqlite.query("SELECT DISTINCT owner FROM positions").all() as { owner: string }[]) {
+  for (const { owner } of await db.all<{ owner: string }>("SELECT DISTINCT owner FROM positions")) {
     if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
   }
   return c.result();
@@ -380,64 +378,63 @@ function sameJson(stored: string, projected: unknown): boolean {
 }
 
 /** Owners waiting to be booked: marked dirty themselves, or holding a mint that is. */
-function pendingOwners(sqlite: Database): Set<string> {
-  const rows = sqlite.query(
+async function pendingOwners(db: Sql): Promise<Set<string>> {
+  const rows = await db.all<{ owner: string }>(
     `SELECT owner FROM dirty_wallets UNION SELECT owner FROM token_accounts WHERE mint IN (SELECT mint FROM dirty_mints)
      UNION SELECT owner FROM balance_changes WHERE mint IN (SELECT mint FROM dirty_mints)`,
-  ).all() as { owner: string }[];
+  );
   return new Set(rows.map((r) => r.owner));
 }
 
 /** When the ledger was last booked: every booking rewrites the booked wallets' yields rows. */
-export function lastReplayAt(sqlite: Database): Date | null {
-  const r = sqlite.query("SELECT max(updated_at) AS at FROM yields").get() as { at: string | null };
+export async function lastReplayAt(db: Sql): Promise<Date | null> {
+  const r = (await db.get<{ at: string | null }>("SELECT max(updated_at) AS at FROM yields"))!;
   return r.at ? new Date(r.at) : null;
 }
 
 /** A check that cannot even read its rows (a corrupt page) fails under its own name. */
-function guarded(names: string[], run: () => CheckResult | CheckResult[]): CheckResult[] {
+async function guarded(names: string[], run: () => Promise<CheckResult | CheckResult[]>): Promise<CheckResult[]> {
   try {
-    const r = run();
+    const r = await run();
     return Array.isArray(r) ? r : [r];
   } catch (e) {
     return names.map((name) => ({ name, ok: false, checked: 0, problems: [`could not be checked: ${(e as Error).message}`], problemCount: 1 }));
   }
 }
 
-export function verifyLedger(sqlite: Database, now = new Date()): VerifyReport {
-  const checks: CheckResult[] = [];
+export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyReport> {
   let replayedAt = now;
-  // One snapshot for every check: BEGIN is deferred, the first read pins the WAL snapshot.
-  sqlite.exec("BEGIN");
-  try {
-    checks.push(...guarded(["integrity_check"], () => checkIntegrity(sqlite)));
-    checks.push(...guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(sqlite)));
-    checks.push(...guarded(["sealed rows match their seals"], () => checkSeals(sqlite)));
-    checks.push(...guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(sqlite)));
+  const run = async (tx: Sql): Promise<CheckResult[]> => {
+    const checks: CheckResult[] = [];
+    checks.push(...(await guarded(["integrity_check"], () => checkIntegrity(tx))));
+    checks.push(...(await guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(tx))));
+    checks.push(...(await guarded(["sealed rows match their seals"], () => checkSeals(tx))));
+    checks.push(...(await guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(tx))));
     let journalRows: JournalRow[] = [];
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
-    const journalChecks = guarded(journalNames, () => checkJournal((journalRows = readJournal(sqlite))));
+    const journalChecks = await guarded(journalNames, async () => checkJournal((journalRows = await readJournal(tx))));
     checks.push(...journalChecks);
     const journalRead = journalChecks.every((c) => c.checked > 0 || c.ok);
-    checks.push(...guarded(["income equals journal"], () => {
+    const afterJournal = (check: () => Promise<CheckResult>) => async () => {
       if (!journalRead) throw new Error("the journal could not be read");
-      return checkIncome(sqlite, journalRows);
-    }));
-    checks.push(...guarded(["read models match their sources"], () => {
-      if (!journalRead) throw new Error("the journal could not be read");
-      return checkReadModels(sqlite, journalRows);
-    }));
-    checks.push(...guarded(["replay matches stored bookings"], () => {
-      if (!journalRead) throw new Error("the journal could not be read");
-      replayedAt = lastReplayAt(sqlite) ?? now;
-      return checkReplay(sqlite, journalRows, replayedAt);
-    }));
-    checks.push(...guarded(["derived tables match the engine"], () => checkDerivedTables(sqlite)));
-  } finally {
-    // A read transaction: ending it can only fail on a corrupt file, which a check already named.
-    try {
-      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-    } catch {}
+      return check();
+    };
+    checks.push(...(await guarded(["income equals journal"], afterJournal(() => checkIncome(tx, journalRows)))));
+    checks.push(...(await guarded(["read models match their sources"], afterJournal(() => checkReadModels(tx, journalRows)))));
+    checks.push(...(await guarded(["replay matches stored bookings"], afterJournal(async () => {
+      replayedAt = (await lastReplayAt(tx)) ?? now;
+      return checkReplay(tx, journalRows, replayedAt);
+    }))));
+    checks.push(...(await guarded(["derived tables match the engine"], () => checkDerivedTables(tx))));
+    return checks;
+  };
+  // One snapshot for every check. Ending a read transaction can only fail on a corrupt file,
+  // which a check has already named.
+  let checks: CheckResult[] = [];
+  try {
+    await db.read(async (tx) => void (checks = await run(tx)));
+  } catch (e) {
+    if (!checks.length) throw e;
   }
   return { ok: checks.every((c) => c.ok), checks, replayedAt: replayedAt.toISOString() };
 }

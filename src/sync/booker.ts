@@ -2,9 +2,10 @@
 // per turn of the event loop, so the worker's sync jobs keep talking to the network meanwhile.
 // A chunk the engine fails on is split until the failing wallet or mint is found; that mark is
 // deferred (retried later, logged, counted by the ops status) and never holds up the others.
-import type { Database } from "bun:sqlite";
-import { bookMarks, bookNextChunk, ChunkFailed, markDueClockChanges, type BookingOptions, type ChunkResult } from "../ledger/booking.ts";
+import { bookMarks, bookNextChunk, BUSY_WAIT_MS, ChunkFailed, markDueClockChanges, type BookingOptions, type ChunkResult } from "../ledger/booking.ts";
 import { deferDirty } from "../ledger/dirty.ts";
+import type { Sql } from "../ledger/sql/port.ts";
+import { isBusy } from "../ledger/sql/errors.ts";
 import type { Logger } from "../log.ts";
 
 export interface Booker {
@@ -19,7 +20,7 @@ export const POISON_RETRY_MS = 60 * 60 * 1000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createBooker(sqlite: Database, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void } = {}): Booker {
+export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void } = {}): Booker {
   const clock = opts.now ?? (() => new Date());
   let current: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
@@ -28,34 +29,36 @@ export function createBooker(sqlite: Database, logger: Logger, opts: BookingOpti
 
   async function round(): Promise<void> {
     const now = clock();
-    markDueClockChanges(sqlite, now);
+    await markDueClockChanges(db, now);
     while (!opts.stopped?.()) {
-      let chunk: ChunkResult | null;
+      let chunk: ChunkResult | null | "busy";
       try {
-        chunk = bookNextChunk(sqlite, now, opts);
+        chunk = await bookNextChunk(db, now, opts);
       } catch (e) {
         if (!(e instanceof ChunkFailed) || isBusy(e.cause)) throw e;
-        isolate(e, now);
+        await isolate(e, now);
         continue;
       }
       if (!chunk) break;
-      done.push(chunk);
+      // Every due mark is another server's chunk: wait for it, so this round ends with them booked.
+      if (chunk === "busy") await Bun.sleep(BUSY_WAIT_MS);
+      else done.push(chunk);
       await nextTurn();
     }
     rounds++;
   }
 
   /** Books the failed chunk's marks one by one; each one that still fails is deferred. */
-  function isolate(failed: ChunkFailed, now: Date): void {
+  async function isolate(failed: ChunkFailed, now: Date): Promise<void> {
     for (const mark of failed.marks) {
       try {
-        done.push(bookMarks(sqlite, failed.kind, [mark], now));
+        done.push(await bookMarks(db, failed.kind, [mark], now));
       } catch (e) {
         const cause = e instanceof ChunkFailed ? e.cause : e;
         if (isBusy(cause)) throw e;
         opts.onError?.(cause);
         logger.error("booking failed; retried later", { kind: failed.kind, key: mark.key, error: String((cause as Error)?.message ?? cause) });
-        deferDirty(sqlite, failed.kind, mark.key, new Date(now.getTime() + POISON_RETRY_MS));
+        await deferDirty(db, failed.kind, mark.key, new Date(now.getTime() + POISON_RETRY_MS));
       }
     }
   }
@@ -77,6 +80,3 @@ export function createBooker(sqlite: Database, logger: Logger, opts: BookingOpti
   return { request, stats: () => ({ rounds, chunks: done }) };
 }
 
-function isBusy(e: unknown): boolean {
-  return /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e));
-}

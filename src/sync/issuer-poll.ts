@@ -1,15 +1,15 @@
 // The issuer feed poll: every revision is stored (hashed, append-only), which marks the mints it
 // speaks of dirty; the booker re-books the wallets holding them. A feed that answers but whose rows
 // are mostly refused is reported `degraded`, not fresh. A feed turned off is not polled at all.
-import type { Database } from "bun:sqlite";
 import { issuerFeedOff, type Config } from "../config.ts";
+import type { Sql } from "../ledger/sql/port.ts";
 import { markFeed, storeObservations } from "../ledger/store.ts";
 import type { FetchLike } from "../sources/retry.ts";
 import { createIssuerClient } from "../sources/xstocks/client.ts";
 import { attachIsins } from "../sources/xstocks/records.ts";
 
 export interface IssuerPollDeps {
-  sqlite: Database;
+  db: Sql;
   config: Config;
   fetch?: FetchLike;
   now?: () => Date;
@@ -19,7 +19,7 @@ export interface IssuerPollDeps {
 export const DEGRADED_REJECTION_SHARE = 0.5;
 
 export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number; rejected: number; rows: number; off?: true }> {
-  const { sqlite, config } = deps;
+  const { db, config } = deps;
   // Turned off (XSTOCKS_API_URL=off): records come from operators' imports only.
   if (issuerFeedOff(config)) return { added: 0, rejected: 0, rows: 0, off: true };
   const now = deps.now ?? (() => new Date());
@@ -30,7 +30,7 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number;
     const records = [...history.records, ...upcoming.records];
     const rows = assets.instruments.length + records.length + rejections.length;
     const lists = [["assets", assets.instruments.length, assets.rejections.length], ["history", history.records.length, history.rejections.length], ["upcoming", upcoming.records.length, upcoming.rejections.length]] as const;
-    const res = storeObservations(sqlite, {
+    const res = await storeObservations(db, {
       instruments: attachIsins(assets.instruments, records), // the asset list has no ISINs; the issuer's records do
       issuerRecords: records,
       issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
@@ -40,10 +40,10 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number;
       .filter(([, kept, refused]) => kept + refused > 0 && refused / (kept + refused) > DEGRADED_REJECTION_SHARE)
       .map(([name, kept, refused]) => `${refused} of ${kept + refused} ${name} rows refused (${Math.round((refused / (kept + refused)) * 100)}%)`)
       .join("; ") || null;
-    markFeed(sqlite, "issuer", { ok: true, degraded }, now());
+    await markFeed(db, "issuer", { ok: true, degraded }, now());
     return { added: res.issuerRevisionsAdded, rejected: rejections.length, rows };
   } catch (e) {
-    markFeed(sqlite, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
+    await markFeed(db, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
     throw e;
   }
 }

@@ -1,10 +1,10 @@
 // One sync run of one tenant × wallet: walk the wallet's chain history from the tenant's own
 // cursors, store it (which marks the wallet dirty), have it booked, finish the job. Each write is
 // its own transaction and idempotent, so a run cut short at any point is simply run again.
-import type { Database } from "bun:sqlite";
 import type { Config } from "../config.ts";
 import type { BalanceChangeObs, MultiplierUpdateObs } from "../domain/observations.ts";
 import { UPDATE_COLUMNS, updateFromRow, type UpdateRow } from "../ledger/engine-input.ts";
+import type { Db, Sql } from "../ledger/sql/port.ts";
 import { readCursors, scannedOf, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
 import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
@@ -13,7 +13,7 @@ import type { FetchLike } from "../sources/retry.ts";
 import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
 
 export interface SyncDeps {
-  sqlite: Database;
+  db: Db;
   config: Config;
   logger: Logger;
   onRpcRequest?: (method: RpcMethod, outcome: RpcOutcome) => void;
@@ -36,7 +36,7 @@ export const AUTHORITY_SCOPE = "*";
 export const tenantScope = (tenantId: number): string => `tenant:${tenantId}`;
 
 export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: SyncProgress) => void): Promise<"complete" | "partial" | "failed"> {
-  const { sqlite, config } = deps;
+  const { db, config } = deps;
   const now = deps.now ?? (() => new Date());
   const deadline = AbortSignal.timeout(config.jobDeadlineSeconds * 1000);
   const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
@@ -49,16 +49,17 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   const lap = (name: string, since: number) => (took[name] = Math.round(performance.now() - since));
   try {
     const scope = tenantScope(job.tenant_id);
-    const result = await syncWalletChain(rpc, job.owner, cursorsFor(sqlite, scope, job.owner), {
+    const progress = progressWriter(db, job.id, now);
+    const result = await syncWalletChain(rpc, job.owner, await cursorsFor(db, scope, job.owner), {
       now: () => Math.floor(now().getTime() / 1000),
       onProgress: (p) => {
-        reportProgress(sqlite, job.id, p, now());
+        progress.report(p);
         onProgress?.(p);
       },
-      storedChanges: storedChangesOf(sqlite),
-      knownAccounts: sqlite.query("SELECT address AS tokenAccount, mint FROM token_accounts WHERE owner = ?").all(job.owner) as { tokenAccount: string; mint: string }[],
-      storedUpdates: storedUpdatesOf(sqlite),
-      alreadyScanned: scannedOf(sqlite, job.owner),
+      storedChanges: storedChangesOf(db),
+      knownAccounts: await db.all<{ tokenAccount: string; mint: string }>(`SELECT address AS "tokenAccount", mint FROM token_accounts WHERE owner = ?`, job.owner),
+      storedUpdates: storedUpdatesOf(db),
+      alreadyScanned: scannedOf(db, job.owner),
       signal,
       maxPages: config.maxSignaturePages,
       parallel: config.rpcConcurrency,
@@ -73,7 +74,8 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       ...Object.entries(result.cursors.authorities).map(([address, cursor]) => ({ scope: AUTHORITY_SCOPE, address, cursor })),
       ...(result.cursors.history ? [{ scope, address: historyKey(job.owner), cursor: result.cursors.history }] : []),
     ];
-    storeObservations(sqlite, {
+    await progress.settled();
+    await storeObservations(db, {
       instruments: result.instruments,
       mintStates: result.mints,
       multiplierUpdates: result.multiplierUpdates,
@@ -84,12 +86,12 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
       clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
     }, now());
-    reportProgress(sqlite, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
+    await reportProgress(db, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
     lap("storeMs", stored);
     const booking = performance.now();
     await deps.book();
     lap("bookMs", booking);
-    finishJob(sqlite, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    await finishJob(db, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
     deps.logger.debug("sync finished", { job: job.id, rpcCalls: result.rpcCalls, transactions: result.walletTransactions, ...took, totalMs: Math.round(performance.now() - started) });
     if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
     return result.gaps.length ? "partial" : "complete";
@@ -99,7 +101,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     deps.onError?.(e);
     const message = e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
-    failJob(sqlite, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);
+    await failJob(db, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);
     return "failed";
   }
 }
@@ -111,36 +113,66 @@ const historyKey = (owner: string): string => `history:${owner}`;
  * The tenant's cursors for the wallet's known token accounts, its own address and its whole
  * history, and every authority's shared cursor.
  */
-function cursorsFor(sqlite: Database, scope: string, owner: string): SyncCursors {
-  const accounts = (sqlite.query("SELECT address FROM token_accounts WHERE owner = ?").all(owner) as { address: string }[]).map((r) => r.address);
-  const authorities = (sqlite.query("SELECT address FROM walk_cursors WHERE scope = ?").all(AUTHORITY_SCOPE) as { address: string }[]).map((r) => r.address);
-  const history = readCursors(sqlite, scope, [historyKey(owner)])[historyKey(owner)];
+async function cursorsFor(db: Sql, scope: string, owner: string): Promise<SyncCursors> {
+  const accounts = (await db.all<{ address: string }>("SELECT address FROM token_accounts WHERE owner = ?", owner)).map((r) => r.address);
+  const authorities = (await db.all<{ address: string }>("SELECT address FROM walk_cursors WHERE scope = ?", AUTHORITY_SCOPE)).map((r) => r.address);
+  const history = (await readCursors(db, scope, [historyKey(owner)]))[historyKey(owner)];
   return {
-    accounts: readCursors(sqlite, scope, [...accounts, owner]),
-    authorities: readCursors(sqlite, AUTHORITY_SCOPE, authorities),
+    accounts: await readCursors(db, scope, [...accounts, owner]),
+    authorities: await readCursors(db, AUTHORITY_SCOPE, authorities),
     ...(history ? { history } : {}),
   };
 }
 
+/**
+ * Progress as the walk reports it (synchronously, often), written in order, one write at a time:
+ * a report that arrives while one is being written replaces the one waiting. `settled` waits for
+ * the last, and throws what a write threw.
+ */
+function progressWriter(db: Sql, id: number, now: () => Date) {
+  let writing = false;
+  let waiting: SyncProgress | null = null;
+  let failed: unknown = null;
+  let done: Promise<void> = Promise.resolve();
+  const drain = async (first: SyncProgress) => {
+    writing = true;
+    try {
+      for (let p: SyncProgress | null = first; p; p = waiting, waiting = null) await reportProgress(db, id, p, now());
+    } catch (e) {
+      failed = e;
+    } finally {
+      writing = false;
+    }
+  };
+  return {
+    report(p: SyncProgress) {
+      if (writing) waiting = p;
+      else done = drain(p);
+    },
+    async settled() {
+      await done;
+      if (failed) throw failed;
+    },
+  };
+}
+
 /** Multiplier updates stored for these mints, oldest first: each mint is checked against its whole known history. */
-function storedUpdatesOf(sqlite: Database) {
-  const q = sqlite.query(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`);
-  return (mints: string[]): MultiplierUpdateObs[] => (q.all(JSON.stringify(mints)) as UpdateRow[]).map(updateFromRow);
+function storedUpdatesOf(db: Sql) {
+  const q = `SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`;
+  return async (mints: string[]): Promise<MultiplierUpdateObs[]> => (await db.all<UpdateRow>(q, JSON.stringify(mints))).map(updateFromRow);
 }
 
 /** Balance changes already stored, so a second tenant's first sync does not fetch them again. */
-function storedChangesOf(sqlite: Database) {
-  const q = sqlite.query(
-    `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate
-     FROM balance_changes WHERE token_account = ?1 AND signature IN (SELECT value FROM json_each(?2))`,
-  );
-  return (tokenAccount: string, signatures: string[]): Map<string, BalanceChangeObs[]> => {
+function storedChangesOf(db: Sql) {
+  const q = `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate
+     FROM balance_changes WHERE token_account = ?1 AND signature IN (SELECT value FROM json_each(?2))`;
+  return async (tokenAccount: string, signatures: string[]): Promise<Map<string, BalanceChangeObs[]>> => {
     const out = new Map<string, BalanceChangeObs[]>();
     if (!signatures.length) return out;
-    for (const c of q.all(tokenAccount, JSON.stringify(signatures)) as {
+    for (const c of await db.all<{
       signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
       owner_signed: number | null; by_permanent_delegate: number | null;
-    }[]) {
+    }>(q, tokenAccount, JSON.stringify(signatures))) {
       const change: BalanceChangeObs = {
         owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time,
         preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),

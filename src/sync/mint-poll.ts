@@ -14,11 +14,11 @@ import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
 export interface MintPollResult { mints: number; changed: number; updates: number; due: number }
 
 export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollResult> {
-  const { sqlite, config, logger } = deps;
+  const { db, config, logger } = deps;
   const now = (deps.now ?? (() => new Date()))();
-  const held = (sqlite.query(
+  const held = (await db.all<{ mint: string }>(
     `SELECT DISTINCT a.mint FROM token_accounts a WHERE a.raw_balance <> '0' AND a.owner IN (SELECT owner FROM tenant_wallets) ORDER BY a.mint`,
-  ).all() as { mint: string }[]).map((r) => r.mint);
+  )).map((r) => r.mint);
   const result: MintPollResult = { mints: held.length, changed: 0, updates: 0, due: 0 };
   const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
   try {
@@ -38,14 +38,14 @@ export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollR
         }
       });
     }
-    const stored = storeObservations(sqlite, { mintStates: states }, now);
+    const stored = await storeObservations(db, { mintStates: states }, now);
     result.changed = stored.mintStatesChanged;
     if (stored.mintStatesChanged) result.updates = await readNewUpdates(deps, rpc, states, now);
-    result.due = markDueClockChanges(sqlite, now);
-    markFeed(sqlite, "mint_poll", { ok: true }, now);
+    result.due = await markDueClockChanges(db, now);
+    await markFeed(db, "mint_poll", { ok: true }, now);
     return result;
   } catch (e) {
-    markFeed(sqlite, "mint_poll", { ok: false, error: e instanceof Error ? e.message : String(e) }, now);
+    await markFeed(db, "mint_poll", { ok: false, error: e instanceof Error ? e.message : String(e) }, now);
     throw e;
   }
 }
@@ -53,7 +53,7 @@ export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollR
 /** Walks the authorities of the mints just read (each once, from the shared cursor). */
 async function readNewUpdates(deps: Omit<SyncDeps, "book">, rpc: ReturnType<typeof createRpc>, states: MintStateObs[], now: Date): Promise<number> {
   const authorities = [...new Set(states.map((s) => s.multiplierAuthority).filter((a): a is string => a !== null))];
-  const cursors = readCursors(deps.sqlite, AUTHORITY_SCOPE, authorities);
+  const cursors = await readCursors(deps.db, AUTHORITY_SCOPE, authorities);
   const updates: MultiplierUpdateObs[] = [];
   const moved: StoredCursor[] = [];
   for (const authority of authorities) {
@@ -62,5 +62,5 @@ async function readNewUpdates(deps: Omit<SyncDeps, "book">, rpc: ReturnType<type
     if (walk.cursorMoves) moved.push({ scope: AUTHORITY_SCOPE, address: authority, cursor: walk.cursor });
     for (const g of walk.gaps) deps.logger.warn("authority history gap", { authority, reason: g.reason });
   }
-  return storeObservations(deps.sqlite, { multiplierUpdates: updates, cursors: moved }, now).multiplierUpdatesAdded;
+  return (await storeObservations(deps.db, { multiplierUpdates: updates, cursors: moved }, now)).multiplierUpdatesAdded;
 }

@@ -4,8 +4,8 @@
 import { demoSources, loadDemo } from "../demo/load.ts";
 import { openLedger } from "../ledger/db.ts";
 import { classifyDatabaseError } from "../ledger/health.ts";
+import type { Db } from "../ledger/sql/port.ts";
 import { createLogger } from "../log.ts";
-import type { Database } from "bun:sqlite";
 import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
@@ -14,8 +14,8 @@ declare const self: Worker;
 
 const post = (m: FromWorker) => self.postMessage(m);
 let worker: SyncWorker | null = null;
-let close: (() => void) | null = null;
-let sqlite: Database | null = null;
+let close: (() => Promise<void>) | null = null;
+let db: Db | null = null;
 const counts = new Map<string, number>();
 const flush = () => {
   if (!counts.size) return;
@@ -28,9 +28,9 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   if (m.type === "start") {
     try {
-      const ledger = openLedger(m.config.dataDir, { migrate: false });
+      const ledger = await openLedger(m.config.dataDir, { migrate: false });
       close = () => ledger.close();
-      sqlite = ledger.sqlite;
+      db = ledger.db;
       const logger = createLogger(m.config.logLevel);
       if (m.demo) {
         const load = await loadDemo(ledger, new Date(), m.config);
@@ -38,7 +38,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       }
       const sources = m.demo ? demoSources(m.config) : { config: m.config, fetch: undefined };
       worker = startWorker({
-        sqlite: ledger.sqlite,
+        db: ledger.db,
         ...sources,
         logger,
         pollNetwork: m.pollNetwork,
@@ -54,8 +54,8 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     worker?.wake();
   } else if (m.type === "register") {
     try {
-      if (!sqlite) throw new Error("the worker has not started");
-      const result = registerAndEnqueue(sqlite, m.tenantId, m.maxWallets, m.owner);
+      if (!db) throw new Error("the worker has not started");
+      const result = await registerAndEnqueue(db, m.tenantId, m.maxWallets, m.owner);
       post({ type: "registered", id: m.id, result });
       if (result.job === "enqueued") worker?.wake();
     } catch (e) {
@@ -65,7 +65,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     await worker?.stop();
     flush();
     clearInterval(flusher);
-    close?.();
+    await close?.();
     post({ type: "stopped" });
   }
 };

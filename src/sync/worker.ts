@@ -31,7 +31,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const abort = new AbortController();
   const logger: Logger = deps.logger;
   const clock = deps.now ?? (() => new Date());
-  const booker = createBooker(deps.sqlite, logger, { now: clock, stopped: () => stopped, onError: deps.onError });
+  const booker = createBooker(deps.db, logger, { now: clock, stopped: () => stopped, onError: deps.onError });
   const stepDeps: SyncDeps = { ...deps, signal: abort.signal, book: () => booker.request() };
   const running = new Set<Promise<unknown>>();
   let wake: () => void = () => {};
@@ -47,7 +47,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
     running.add(tracked);
   };
 
-  const tick = () => {
+  const tick = async () => {
     const nowMs = Date.now();
     if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
       lastIssuer = nowMs;
@@ -59,11 +59,11 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
     }
     if (deps.pollNetwork && nowMs - lastRefresh >= 60_000) {
       lastRefresh = nowMs;
-      if (markStale(deps, clock())) track("refresh", booker.request());
+      if (await markStale(deps, clock())) track("refresh", booker.request());
     }
     // Jobs: up to SYNC_CONCURRENCY at once (polls share the RPC limits but not these slots).
     while (deps.pollNetwork && jobsInFlight < deps.config.syncConcurrency) {
-      const job = claimJob(deps.sqlite, clock());
+      const job = await claimJob(deps.db, clock());
       if (!job) break;
       jobsInFlight++;
       track("sync", runSyncJob(stepDeps, job).finally(() => { jobsInFlight--; wake(); }));
@@ -75,7 +75,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
     track("start-up booking", booker.request());
     while (!stopped) {
       try {
-        tick();
+        await tick();
       } catch (e) {
         if (!stopped) logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
       }
@@ -99,12 +99,13 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
  * Wallets whose books were last derived a day ago or more are marked dirty, a few hundred at a
  * time: yield windows and announced events move with the clock, not only with observations.
  */
-function markStale(deps: WorkerDeps, now: Date): number {
+async function markStale(deps: WorkerDeps, now: Date): Promise<number> {
   const before = new Date(now.getTime() - REFRESH_SECONDS * 1000).toISOString();
-  const stale = deps.sqlite.query(
+  const stale = await deps.db.all<{ owner: string }>(
     `SELECT owner FROM yields WHERE updated_at < ? AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
-  ).all(before) as { owner: string }[];
+    before,
+  );
   if (!stale.length) return 0;
-  deps.sqlite.transaction(() => markDirty(deps.sqlite, "wallet", stale.map((r) => r.owner), now.toISOString())).immediate();
+  await deps.db.write((tx) => markDirty(tx, "wallet", stale.map((r) => r.owner), now.toISOString()));
   return stale.length;
 }

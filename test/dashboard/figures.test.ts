@@ -114,7 +114,7 @@ describe("agreement with the API on the demo ledger", () => {
   let key: string;
   beforeAll(async () => {
     server = await startServer({ port: "0", host: "127.0.0.1", "data-dir": await demoDataDir() }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
-    key = createKey(server.ledger.sqlite, { name: "figures", tenant: demoTenant, scopes: ["ledger:read"] }).key;
+    key = (await createKey(server.ledger.db, { name: "figures", tenant: demoTenant, scopes: ["ledger:read"] })).key;
   });
   afterAll(async () => {
     await server?.stop();

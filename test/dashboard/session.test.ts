@@ -17,10 +17,10 @@ const otherTenantsWallet = address("dashboard:other");
 
 beforeAll(async () => {
   srv = await startTestServer();
-  registerWallet(srv.sqlite, "acme", owner);
-  seedWallet(srv.sqlite, owner, 3);
-  registerWallet(srv.sqlite, "globex", otherTenantsWallet);
-  seedWallet(srv.sqlite, otherTenantsWallet, 2);
+  await registerWallet(srv.db, "acme", owner);
+  await seedWallet(srv.db, owner, 3);
+  await registerWallet(srv.db, "globex", otherTenantsWallet);
+  await seedWallet(srv.db, otherTenantsWallet, 2);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -40,7 +40,7 @@ const read = (s: TestServer, b: Browser, path: string) => call(s.url, path, { he
 
 describe("sign-in", () => {
   test("a valid key gets a session cookie (HttpOnly, SameSite=Strict, Path=/) and the page learns no key", async () => {
-    const k = srv.key(["ledger:read", "assets:read"]);
+    const k = await srv.key(["ledger:read", "assets:read"]);
     const b = await signIn(srv, k.key);
     expect(b.answer.status).toBe(201);
     const setCookie = b.answer.headers.get("set-cookie")!;
@@ -51,41 +51,41 @@ describe("sign-in", () => {
   });
 
   test("the database keeps the session id's SHA-256, never the id or the key", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const b = await signIn(srv, k.key);
     const id = b.cookie.split("=")[1]!;
-    const rows = srv.sqlite.query("SELECT * FROM dashboard_sessions WHERE key_id = ?").all(k.id) as Record<string, string>[];
+    const rows = (await srv.db.all("SELECT * FROM dashboard_sessions WHERE key_id = ?", k.id)) as Record<string, string>[];
     expect(rows).toHaveLength(1);
     expect(rows[0]!.id_sha256).toBe(sha256Hex(id));
     expect(rows[0]!.csrf_token).toBe(b.csrf);
-    const dump = JSON.stringify(srv.sqlite.query("SELECT * FROM dashboard_sessions").all()) + JSON.stringify(srv.sqlite.query("SELECT * FROM api_keys").all());
+    const dump = JSON.stringify((await srv.db.all("SELECT * FROM dashboard_sessions"))) + JSON.stringify((await srv.db.all("SELECT * FROM api_keys")));
     expect(dump).not.toContain(id);
     expect(dump).not.toContain(k.key);
   });
 
   test("signing in again replaces the browser's session", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const first = await signIn(srv, k.key);
     const again = await call(srv.url, "/ui/session", { body: { key: k.key }, headers: { origin: first.origin, cookie: first.cookie } });
     expect(again.status).toBe(201);
     expect((await read(srv, first, "/ui/api/v1/wallets")).body.code).toBe("session_required");
-    expect(srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?").get(k.id)).toEqual({ n: 1 });
+    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", k.id))).toEqual({ n: 1 });
   });
 
   test("the API's own refusals: no key, an unknown key, a revoked key; none opens a session", async () => {
-    const before = srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions").get() as { n: number };
-    const revoked = srv.key();
-    revokeKey(srv.sqlite, revoked.id);
+    const before = (await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions")) as { n: number };
+    const revoked = await srv.key();
+    await revokeKey(srv.db, revoked.id);
     for (const [key, code] of [["", "missing_api_key"], ["cal_" + "x".repeat(43), "invalid_api_key"], [revoked.key, "invalid_api_key"]] as const) {
       const b = await signIn(srv, key);
       expect({ status: b.answer.status, code: b.answer.body.code }).toEqual({ status: 401, code });
       expect(b.answer.headers.get("set-cookie")).toBeNull();
     }
-    expect(srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions").get()).toEqual(before);
+    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions"))).toEqual(before);
   });
 
   test("a sign-in from another page (no Origin, a foreign Origin, or cross-site) is refused", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const cases: Record<string, string>[] = [{}, { origin: "http://evil.example" }, { origin: originOf(srv), "sec-fetch-site": "cross-site" }];
     for (const headers of cases) {
       const a = await call(srv.url, "/ui/session", { body: { key: k.key }, headers });
@@ -103,7 +103,7 @@ describe("sign-in", () => {
   test("failed sign-ins count toward the address's lockout, which then refuses even a valid key", async () => {
     const locked = await startTestServer({ AUTH_FAILURES_PER_MINUTE: "2" });
     try {
-      const k = locked.key();
+      const k = await locked.key();
       for (let i = 0; i < 2; i++) expect((await signIn(locked, "cal_" + "y".repeat(43))).answer.status).toBe(401);
       const b = await signIn(locked, k.key);
       expect({ status: b.answer.status, code: b.answer.body.code }).toEqual({ status: 429, code: "auth_locked_out" });
@@ -115,7 +115,7 @@ describe("sign-in", () => {
 
 describe("GET /ui/session", () => {
   test("says who is signed in, or that nobody is (and clears a dead cookie)", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const b = await signIn(srv, k.key);
     expect((await read(srv, b, "/ui/session")).body).toMatchObject({ signedIn: true, keyId: k.id, csrfToken: b.csrf });
     const none = await call(srv.url, "/ui/session");
@@ -128,7 +128,7 @@ describe("GET /ui/session", () => {
 
 describe("/ui/api/: the API as the session's key", () => {
   test("answers exactly what the API answers the key itself", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const b = await signIn(srv, k.key);
     for (const path of ["/v1/wallets", `/v1/portfolio?owner=${owner}`, `/v2/actions?owner=${owner}&limit=2`, "/v1/assets", `/v1/export?owner=${owner}&dataset=income`]) {
       const viaSession = await read(srv, b, "/ui/api" + path);
@@ -143,22 +143,22 @@ describe("/ui/api/: the API as the session's key", () => {
   });
 
   test("with the key's scopes and tenant: a missing scope is the API's 403, another tenant's wallet reads as unregistered", async () => {
-    const reader = await signIn(srv, srv.key(["assets:read"]).key);
+    const reader = await signIn(srv, (await srv.key(["assets:read"])).key);
     const a = await read(srv, reader, `/ui/api/v1/portfolio?owner=${owner}`);
     expect({ status: a.status, code: a.body.code }).toEqual({ status: 403, code: "missing_scope" });
-    const b = await signIn(srv, srv.key().key);
+    const b = await signIn(srv, (await srv.key()).key);
     const other = await read(srv, b, `/ui/api/v1/portfolio?owner=${otherTenantsWallet}`);
     expect({ status: other.status, code: other.body.code }).toEqual({ status: 404, code: "wallet_not_registered" });
   });
 
   test("without a session: 401 session_required, even with a valid key in a header", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const a = await call(srv.url, "/ui/api/v1/wallets", { key: k.key, headers: { "x-api-key": k.key } });
     expect({ status: a.status, code: a.body.code }).toEqual({ status: 401, code: "session_required" });
   });
 
   test("only /ui/api/v1/ and /ui/api/v2/ forward; other paths are the dashboard's 404", async () => {
-    const b = await signIn(srv, srv.key().key);
+    const b = await signIn(srv, (await srv.key()).key);
     for (const path of ["/ui/api", "/ui/api/", "/ui/api/ui/session", "/ui/api/v3/actions", "/ui/nope"]) {
       const a = await read(srv, b, path);
       expect({ path, status: a.status, code: a.body.code }).toEqual({ path, status: 404, code: "route_not_found" });
@@ -168,8 +168,8 @@ describe("/ui/api/: the API as the session's key", () => {
   test("counts against the key's rate limit like any request of the key", async () => {
     const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: "3" });
     try {
-      const k = limited.key();
-      registerWallet(limited.sqlite, "acme", owner);
+      const k = await limited.key();
+      await registerWallet(limited.db, "acme", owner);
       const b = await signIn(limited, k.key);
       expect((await call(limited.url, "/v1/wallets", { key: k.key })).status).toBe(200);
       expect((await read(limited, b, "/ui/api/v1/wallets")).status).toBe(200);
@@ -183,10 +183,10 @@ describe("/ui/api/: the API as the session's key", () => {
 });
 
 describe("writes need the page's origin and the session's CSRF token", () => {
-  const registered = (o: string) => (srv.sqlite.query("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?").get(o) as { n: number }).n;
+  const registered = async (o: string) => ((await srv.db.get("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?", o)) as { n: number }).n;
 
   test("a POST without the token, with a wrong one or from another origin is refused and registers nothing", async () => {
-    const b = await signIn(srv, srv.key().key);
+    const b = await signIn(srv, (await srv.key()).key);
     const wallet = randomAddress();
     const cases: Record<string, string>[] = [
       { origin: b.origin },
@@ -198,39 +198,39 @@ describe("writes need the page's origin and the session's CSRF token", () => {
       const a = await call(srv.url, "/ui/api/v1/wallets/sync", { body: { owner: wallet }, headers: { cookie: b.cookie, ...headers } });
       expect({ status: a.status, code: a.body.code }).toEqual({ status: 403, code: "csrf_refused" });
     }
-    expect(registered(wallet)).toBe(0);
+    expect(await registered(wallet)).toBe(0);
   });
 
   test("with both it registers, through the API's own route and scope check", async () => {
-    const b = await signIn(srv, srv.key().key);
+    const b = await signIn(srv, (await srv.key()).key);
     const wallet = randomAddress();
     const headers = { cookie: b.cookie, origin: b.origin, "x-csrf-token": b.csrf };
     const a = await call(srv.url, "/ui/api/v1/wallets/sync", { body: { owner: wallet }, headers });
     expect({ status: a.status, body: a.body }).toEqual({ status: 202, body: { owner: wallet, registration: "registered", status: "queued", job: "enqueued" } });
-    expect(registered(wallet)).toBe(1);
+    expect(await registered(wallet)).toBe(1);
     const bad = await call(srv.url, "/ui/api/v1/wallets/sync", { body: { owner: "not-an-address" }, headers });
     expect(bad.body.code).toBe("invalid_owner");
 
-    const reader = await signIn(srv, srv.key(["ledger:read"]).key);
+    const reader = await signIn(srv, (await srv.key(["ledger:read"])).key);
     const refused = await call(srv.url, "/ui/api/v1/wallets/sync", { body: { owner: randomAddress() }, headers: { cookie: reader.cookie, origin: reader.origin, "x-csrf-token": reader.csrf } });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: "missing_scope" });
   });
 });
 
-describe("the session ends", () => {
+describe("the session ends", async () => {
   test("when its key is revoked: at the next request, and its row is gone", async () => {
-    const k = srv.key();
+    const k = await srv.key();
     const b = await signIn(srv, k.key);
     expect((await read(srv, b, "/ui/api/v1/wallets")).status).toBe(200);
-    revokeKey(srv.sqlite, k.id);
+    await revokeKey(srv.db, k.id);
     const a = await read(srv, b, "/ui/api/v1/wallets");
     expect({ status: a.status, code: a.body.code }).toEqual({ status: 401, code: "session_required" });
     expect(a.headers.get("set-cookie")).toContain("Max-Age=0");
-    expect(srv.sqlite.query("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?").get(k.id)).toEqual({ n: 0 });
+    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", k.id))).toEqual({ n: 0 });
   });
 
   test("on sign-out (which itself needs the token), and the old cookie is then worthless", async () => {
-    const b = await signIn(srv, srv.key().key);
+    const b = await signIn(srv, (await srv.key()).key);
     const refused = await call(srv.url, "/ui/session", { method: "DELETE", headers: { cookie: b.cookie, origin: b.origin } });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: "csrf_refused" });
     expect((await read(srv, b, "/ui/api/v1/wallets")).status).toBe(200);
@@ -240,25 +240,25 @@ describe("the session ends", () => {
     expect((await read(srv, b, "/ui/api/v1/wallets")).body.code).toBe("session_required");
   });
 
-  test("after 30 idle minutes, and 12 hours after sign-in however busy", () => {
-    const ledger = openLedger(tempDir());
+  test("after 30 idle minutes, and 12 hours after sign-in however busy", async () => {
+    const ledger = await openLedger(tempDir());
     try {
-      const key = createKey(ledger.sqlite, { name: "t", tenant: "acme", scopes: [...allScopes] });
+      const key = await createKey(ledger.db, { name: "t", tenant: "acme", scopes: [...allScopes] });
       const principal = { keyId: key.id, tenantId: 1, tenant: "acme", scopes: [...allScopes] };
-      const store = sessionStore(ledger.sqlite);
+      const store = sessionStore(ledger.db);
       const t0 = Date.parse("2026-06-01T00:00:00Z");
       const at = (minutes: number) => new Date(t0 + minutes * 60_000);
-      const idle = store.open(principal, at(0)).id;
-      expect(store.find(idle, at(29))).not.toBeNull();
-      expect(store.find(idle, at(29 + 29))).not.toBeNull(); // each request moves the idle clock
-      expect(store.find(idle, at(29 + 29 + 31))).toBeNull();
-      expect(store.find(idle, at(29 + 29 + 1))).toBeNull(); // gone for good
+      const idle = (await store.open(principal, at(0))).id;
+      expect(await store.find(idle, at(29))).not.toBeNull();
+      expect(await store.find(idle, at(29 + 29))).not.toBeNull(); // each request moves the idle clock
+      expect(await store.find(idle, at(29 + 29 + 31))).toBeNull();
+      expect(await store.find(idle, at(29 + 29 + 1))).toBeNull(); // gone for good
 
-      const busy = store.open(principal, at(0)).id;
-      for (let m = 20; m < sessionLimits.absoluteSeconds / 60; m += 20) expect({ m, live: store.find(busy, at(m)) !== null }).toEqual({ m, live: true });
-      expect(store.find(busy, at(sessionLimits.absoluteSeconds / 60))).toBeNull();
+      const busy = (await store.open(principal, at(0))).id;
+      for (let m = 20; m < sessionLimits.absoluteSeconds / 60; m += 20) expect({ m, live: (await store.find(busy, at(m))) !== null }).toEqual({ m, live: true });
+      expect(await store.find(busy, at(sessionLimits.absoluteSeconds / 60))).toBeNull();
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

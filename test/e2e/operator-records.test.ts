@@ -23,9 +23,9 @@ function honxDividend(overrides: Record<string, unknown> = {}) {
 }
 
 const revisions = (dir: string) =>
-  withLedger(dir, (l) => l.sqlite.query("SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id").all()) as {
-    event_id: string; version: number; source: string; mint: string; payload: string; payload_sha256: string;
-  }[];
+  withLedger(dir, (l) => l.db.all<{ event_id: string; version: number; source: string; mint: string; payload: string; payload_sha256: string }>(
+    "SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id",
+  ));
 
 function fileWith(name: string, text: string): string {
   const path = join(tempDir("cal-records-"), name);
@@ -33,15 +33,15 @@ function fileWith(name: string, text: string): string {
   return path;
 }
 
-describe("ca-ledger import issuer-records", () => {
-  test("a JSON array is stored as hashed revisions with source operator; again stores nothing; a higher version is a new revision", () => {
+describe("ca-ledger import issuer-records", async () => {
+  test("a JSON array is stored as hashed revisions with source operator; again stores nothing; a higher version is a new revision", async () => {
     const dir = tempDir();
     const record = honxDividend();
     const file = fileWith("records.json", JSON.stringify([record]));
     const first = cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ records: 1, newRevisions: 1, mints: 1 });
-    const [stored] = revisions(dir);
+    const [stored] = (await revisions(dir));
     expect(stored).toMatchObject({ event_id: record.eventId, version: 1, source: "operator", mint: HONX_MINT });
     expect(JSON.parse(stored!.payload)).toEqual(record); // the record as given, mint included
     expect(stored!.payload_sha256).toBe(sha256Hex(canonicalJson(record)));
@@ -49,10 +49,10 @@ describe("ca-ledger import issuer-records", () => {
     expect(JSON.parse(cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]).stdout)).toMatchObject({ newRevisions: 0 });
     const corrected = fileWith("v2.jsonl", JSON.stringify(honxDividend({ version: 2, netCashflowUsd: "0.5", status: "Corrected" })) + "\n");
     expect(JSON.parse(cli(["import", "issuer-records", corrected, "--data-dir", dir, "--json"]).stdout)).toMatchObject({ newRevisions: 1 });
-    expect(revisions(dir).map((r) => [r.event_id, r.version, r.source])).toEqual([[record.eventId, 1, "operator"], [record.eventId, 2, "operator"]]);
+    expect((await revisions(dir)).map((r) => [r.event_id, r.version, r.source])).toEqual([[record.eventId, 1, "operator"], [record.eventId, 2, "operator"]]);
   });
 
-  test("CSV with the same columns: empty cells are null, the version a number", () => {
+  test("CSV with the same columns: empty cells are null, the version a number", async () => {
     const dir = tempDir();
     const record = honxDividend({ eventId: "csv-1", notes: 'Dividend, "quoted"' });
     const columns = Object.keys(record);
@@ -61,10 +61,10 @@ describe("ca-ledger import issuer-records", () => {
     const r = cli(["import", "issuer-records", file, "--data-dir", dir]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("1 new revision(s) stored with source operator");
-    expect(JSON.parse(revisions(dir)[0]!.payload)).toEqual(record);
+    expect(JSON.parse((await revisions(dir))[0]!.payload)).toEqual(record);
   });
 
-  test("a bad row anywhere refuses the whole file, naming the row and the field; nothing is stored", () => {
+  test("a bad row anywhere refuses the whole file, naming the row and the field; nothing is stored", async () => {
     const dir = tempDir();
     expect(cli(["import", "issuer-records", fileWith("good.json", JSON.stringify([honxDividend()])), "--data-dir", dir]).code).toBe(0);
     const cases: [string, string, RegExp][] = [
@@ -82,7 +82,7 @@ describe("ca-ledger import issuer-records", () => {
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain("nothing was imported");
     }
-    expect(revisions(dir)).toHaveLength(1); // the good rows before a bad one were not stored either
+    expect((await revisions(dir))).toHaveLength(1); // the good rows before a bad one were not stored either
     expect(cli(["import", "issuer-records", join(dir, "missing.json"), "--data-dir", dir]).code).toBe(1);
     expect(cli(["import", "issuer-records", "--data-dir", dir]).code).toBe(2);
     expect(cli(["import", "issuer-records", "x.json", "--source", "y", "--data-dir", dir]).code).toBe(2);

@@ -10,40 +10,40 @@ const sample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-20
 afterAll(removeTempDirs);
 
 const stored = (dir: string) =>
-  withLedger(dir, (l) => l.sqlite.query("SELECT currency, date, per_eur, imported_at FROM reference_rates ORDER BY currency, date").all() as { currency: string; date: string; per_eur: string; imported_at: string }[]);
+  withLedger(dir, (l) => l.db.all<{ currency: string; date: string; per_eur: string; imported_at: string }>("SELECT currency, date, per_eur, imported_at FROM reference_rates ORDER BY currency, date"));
 
-describe("rates import", () => {
-  test("the real sample imports whole; importing it again changes nothing", () => {
+describe("rates import", async () => {
+  test("the real sample imports whole; importing it again changes nothing", async () => {
     const dir = tempDir();
     const first = cli(["rates", "import", sample, "--data-dir", dir]);
     expect(first).toMatchObject({ code: 0, stderr: "" });
     expect(first.stdout).toBe("imported 27 days (2025-12-01 to 2026-01-09), 41 currencies: 804 rates added, 0 changed, 0 already stored\n");
-    const rows = stored(dir);
+    const rows = (await stored(dir));
     expect(rows.length).toBe(804);
     expect(rows.find((r) => r.currency === "USD" && r.date === "2025-12-31")!.per_eur).toBe("1.175");
     expect(rows.find((r) => r.currency === "BGN" && r.date === "2026-01-02")).toBeUndefined(); // N/A is no row
     const again = cli(["rates", "import", sample, "--data-dir", dir, "--json"]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({ days: 27, currencies: 41, first: "2025-12-01", last: "2026-01-09", added: 0, changed: 0, unchanged: 804 });
-    expect(stored(dir)).toEqual(rows);
+    expect((await stored(dir))).toEqual(rows);
   });
 
-  test("a corrected quote in a later file replaces the stored one, and only it", () => {
+  test("a corrected quote in a later file replaces the stored one, and only it", async () => {
     const dir = tempDir();
     expect(cli(["rates", "import", sample, "--data-dir", dir]).code).toBe(0);
-    const before = stored(dir);
+    const before = (await stored(dir));
     const corrected = join(dir, "corrected.csv");
     writeFileSync(corrected, readFileSync(sample, "utf8").replace("2025-12-31,1.175,", "2025-12-31,1.1751,"));
     const r = cli(["rates", "import", corrected, "--data-dir", dir, "--json"]);
     expect(JSON.parse(r.stdout)).toMatchObject({ added: 0, changed: 1, unchanged: 803 });
-    const after = stored(dir);
+    const after = (await stored(dir));
     expect(after.filter((row, i) => JSON.stringify(row) !== JSON.stringify(before[i])).map((row) => [row.currency, row.date, row.per_eur])).toEqual([["USD", "2025-12-31", "1.1751"]]);
   });
 
-  test("a bad file names the line and column, exits 1 and changes nothing", () => {
+  test("a bad file names the line and column, exits 1 and changes nothing", async () => {
     const dir = tempDir();
     expect(cli(["rates", "import", sample, "--data-dir", dir]).code).toBe(0);
-    const before = stored(dir);
+    const before = (await stored(dir));
     const lines = readFileSync(sample, "utf8").split("\n");
     const variant = (name: string, edit: (ls: string[]) => string[]) => {
       const p = join(dir, name);
@@ -64,7 +64,7 @@ describe("rates import", () => {
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain(`${name} line`);
       expect(r.stderr).toContain("nothing was imported");
-      expect(stored(dir)).toEqual(before);
+      expect((await stored(dir))).toEqual(before);
     }
     const missing = cli(["rates", "import", join(dir, "nope.csv"), "--data-dir", dir]);
     expect(missing.code).toBe(1);

@@ -102,7 +102,7 @@ describe("the demo is never mixed with live data", () => {
     const wallets = await api(demo.url, "/v1/wallets", firstKey);
     expect(wallets.body.wallets.map((w: { owner: string }) => w.owner)).not.toContain(other);
     expect(await demo.stop()).toBe(0);
-    withLedger(demoDir, (l) => expect(l.sqlite.query("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?").get(other)).toEqual({ n: 0 }));
+    await withLedger(demoDir, async (l) => expect((await l.db.get("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?", other))).toEqual({ n: 0 }));
   }, 30_000);
 
   test("a second serve --demo revokes the earlier demo key, prints a fresh one and says so", async () => {
@@ -118,14 +118,14 @@ describe("the demo is never mixed with live data", () => {
   }, 30_000);
 
   test("serve without --demo and sync refuse the demo's data dir, naming the flag, and write nothing", async () => {
-    const before = withLedger(demoDir, (l) => l.sqlite.query("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r").get());
+    const before = await withLedger(demoDir, async (l) => (await l.db.get("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r")));
     const served = await runFor(["serve", "--port", String(await freePort()), "--data-dir", demoDir], env, 8_000);
     expect(served.code).toBe(1);
     expect(served.stderr).toMatch(/synthetic demo ledger.*--demo/);
     const synced = await runFor(["sync", randomAddress(), "--data-dir", demoDir], env, 8_000);
     expect(synced.code).toBe(1);
     expect(synced.stderr).toMatch(/synthetic demo ledger.*--data-dir/);
-    const after = withLedger(demoDir, (l) => l.sqlite.query("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r").get());
+    const after = await withLedger(demoDir, async (l) => (await l.db.get("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r")));
     expect(after).toEqual(before);
   }, 30_000);
 });
@@ -188,7 +188,7 @@ describe("a strict CLI", () => {
     const waiting = randomAddress();
     const created = cli(["keys", "create", "x", "--tenant", "local", "--data-dir", d], env);
     expect(created.code).toBe(0);
-    withLedger(d, (l) => registerAndEnqueue(l.sqlite, ensureTenant(l.sqlite, "local"), 100, waiting));
+    await withLedger(d, async (l) => await registerAndEnqueue(l.db, await ensureTenant(l.db, "local"), 100, waiting));
     try {
       for (let run = 1; run <= 2; run++) {
         const r = await cliAsync(["sync", owner, "--skip-issuer", "--solana-rpc-url", rpc.url, "--data-dir", d], env);
@@ -197,17 +197,17 @@ describe("a strict CLI", () => {
         expect(r.stderr).toMatch(/error: .*401/);
         expect(r.stderr).not.toContain("taken by");
       }
-      withLedger(d, (l) => expect(l.sqlite.query("SELECT status, attempts FROM sync_jobs WHERE owner = ?").get(waiting)).toEqual({ status: "queued", attempts: 0 }));
+      await withLedger(d, async (l) => expect((await l.db.get("SELECT status, attempts FROM sync_jobs WHERE owner = ?", waiting))).toEqual({ status: "queued", attempts: 0 }));
     } finally {
       rpc.stop();
     }
   }, 60_000);
 
-  test("writing into a closed pipe exits quietly (keys list | head -1, --help | true)", () => {
+  test("writing into a closed pipe exits quietly (keys list | head -1, --help | true)", async () => {
     const d = join(tempDir(), "p");
     newKey(d);
     // Enough keys that the listing overflows the pipe after head has gone.
-    withLedger(d, (l) => l.sqlite.transaction(() => { for (let i = 0; i < 1500; i++) createKey(l.sqlite, { name: `pipe-${i}`, tenant: "acme" }); })());
+    await withLedger(d, (l) => l.db.write(async (tx) => { for (let i = 0; i < 1500; i++) await createKey(tx, { name: `pipe-${i}`, tenant: "acme" }); }));
     const bin = ensureBinary();
     for (const script of [`set -o pipefail; "$0" keys list --data-dir "$1" | head -1 >/dev/null`, `set -o pipefail; { sleep 0.3; exec "$0" serve --help; } | true`]) {
       const r = Bun.spawnSync(["bash", "-c", script, bin, d], { env, stdout: "pipe", stderr: "pipe" });
@@ -259,7 +259,7 @@ describe("the wallet quota", () => {
     const dir = join(tempDir(), "q");
     const key = newKey(dir);
     // The tenant row keys create wrote carries its own (unused) number: the server's setting rules.
-    withLedger(dir, (l) => expect(l.sqlite.query("SELECT max_wallets AS n FROM tenants WHERE slug = 'acme'").get()).toEqual({ n: 100 }));
+    await withLedger(dir, async (l) => expect((await l.db.get("SELECT max_wallets AS n FROM tenants WHERE slug = 'acme'"))).toEqual({ n: 100 }));
     const srv = await serve(["--data-dir", dir, "--max-wallets", "2", "--rate-limit-per-minute", "100000"]);
     const answers = await Promise.all(Array.from({ length: 150 }, () => api(srv.url, "/v1/wallets/sync", key, { owner: randomAddress() })));
     const tally: Record<string, number> = {};

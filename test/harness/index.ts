@@ -6,12 +6,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Database } from "bun:sqlite";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
-import { actionWriter, journalAppender, refreshIncomeTotals } from "../../src/ledger/writers.ts";
+import type { Db, Sql } from "../../src/ledger/sql/port.ts";
+import { appendJournal, refreshIncomeTotals, writeAction } from "../../src/ledger/writers.ts";
 import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 
@@ -25,9 +25,9 @@ export function tempDir(prefix = "ca-ledger-test-"): string {
 
 export interface TestServer extends ServerHandle {
   dataDir: string;
-  sqlite: Database;
+  db: Db;
   /** Creates a key directly in the ledger (the CLI's code path). */
-  key(scopes?: readonly Scope[], tenant?: string, name?: string): CreatedKey;
+  key(scopes?: readonly Scope[], tenant?: string, name?: string): Promise<CreatedKey>;
   close(): Promise<void>;
 }
 
@@ -50,9 +50,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   let n = 0;
   return Object.assign(handle, {
     dataDir,
-    sqlite: handle.ledger.sqlite,
+    db: handle.ledger.db,
     key(scopes: readonly Scope[] = allScopes, tenant = "acme", name?: string) {
-      return createKey(handle.ledger.sqlite, { name: name ?? `test-${++n}`, tenant, scopes: [...scopes] });
+      return createKey(handle.ledger.db, { name: name ?? `test-${++n}`, tenant, scopes: [...scopes] });
     },
     async close() {
       await handle.stop();
@@ -86,19 +86,18 @@ export function sha(s: string): string {
 // ---- registration and ledger rows ----------------------------------------------------------
 
 /** Registers a wallet for a tenant with a queued job, as POST /v1/wallets/sync would. */
-export function registerWallet(sqlite: Database, tenant: string, owner: string, status = "complete", at = new Date()): void {
-  const tenantId = ensureTenant(sqlite, tenant);
+export async function registerWallet(db: Sql, tenant: string, owner: string, status = "complete", at = new Date()): Promise<void> {
+  const tenantId = await ensureTenant(db, tenant);
   const iso = at.toISOString();
   // A finished first sync is what lets the tenant see the wallet's books.
   const synced = status === "complete" || status === "partial" ? iso : null;
-  sqlite.query("INSERT OR IGNORE INTO tenant_wallets (tenant_id, owner, registered_at, first_synced_at) VALUES (?, ?, ?, ?)").run(tenantId, owner, iso, synced);
-  sqlite
-    .query(
-      `INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
-       VALUES (?, ?, ?, ?, ?, ?, 1, 'done', 3, 3, 7)
-       ON CONFLICT(tenant_id, owner) DO UPDATE SET status = excluded.status`,
-    )
-    .run(tenantId, owner, status, iso, iso, status === "complete" ? iso : null);
+  await db.run("INSERT INTO tenant_wallets (tenant_id, owner, registered_at, first_synced_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", tenantId, owner, iso, synced);
+  await db.run(
+    `INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
+     VALUES (?, ?, ?, ?, ?, ?, 1, 'done', 3, 3, 7)
+     ON CONFLICT(tenant_id, owner) DO UPDATE SET status = excluded.status`,
+    tenantId, owner, status, iso, iso, status === "complete" ? iso : null,
+  );
 }
 
 export type Flavor = "cash_dividend" | "forward_split" | "stock_dividend" | "announced";
@@ -174,10 +173,9 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
   } as ActionRecord;
 }
 
-/** Writes an action the way a replay does (payload, hashes, projected read models). */
 /** Writes an action the way booking does (payload, hashes, projected read models). */
-export function insertAction(sqlite: Database, a: ActionRecord, now = new Date()): void {
-  actionWriter(sqlite)(a, now.toISOString());
+export function insertAction(db: Sql, a: ActionRecord, now = new Date()): Promise<void> {
+  return writeAction(db, a, now.toISOString());
 }
 
 export function bookingOf(a: ActionRecord): JournalBooking {
@@ -189,10 +187,9 @@ export function bookingOf(a: ActionRecord): JournalBooking {
   };
 }
 
-/** Appends a journal row (the journal is append-only); returns its id. */
-/** Appends a journal entry the way a replay does. */
-export function insertJournal(sqlite: Database, b: JournalBooking, opts: { entryType?: "recognition" | "reversal"; reversesId?: number | null; changeReason?: string | null; now?: Date } = {}): number {
-  return journalAppender(sqlite)(b, { entryType: opts.entryType ?? "recognition", reversesId: opts.reversesId ?? null, changeReason: opts.changeReason ?? null, at: (opts.now ?? new Date()).toISOString() });
+/** Appends a journal entry the way booking does (the journal is append-only); returns its id. */
+export function insertJournal(db: Sql, b: JournalBooking, opts: { entryType?: "recognition" | "reversal"; reversesId?: number | null; changeReason?: string | null; now?: Date } = {}): Promise<number> {
+  return appendJournal(db, b, { entryType: opts.entryType ?? "recognition", reversesId: opts.reversesId ?? null, changeReason: opts.changeReason ?? null, at: (opts.now ?? new Date()).toISOString() });
 }
 
 export function makePosition(owner: string, inst: { mint: string; symbol: string; decimals: number }): PositionRecord {
@@ -203,29 +200,37 @@ export function makePosition(owner: string, inst: { mint: string; symbol: string
   };
 }
 
-export function insertPosition(sqlite: Database, p: PositionRecord): void {
-  sqlite.query("INSERT OR REPLACE INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)").run(p.owner, p.mint, JSON.stringify(p), new Date().toISOString());
+export async function insertPosition(db: Sql, p: PositionRecord): Promise<void> {
+  await db.run(
+    "INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner, mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+    p.owner, p.mint, JSON.stringify(p), new Date().toISOString(),
+  );
 }
 
-export function insertYields(sqlite: Database, owner: string, inst: { mint: string; symbol: string }): void {
+export async function insertYields(db: Sql, owner: string, inst: { mint: string; symbol: string }): Promise<void> {
   const to = new Date(Date.UTC(2025, 5, 1)).toISOString();
   const rec = (window: YieldRecord["window"], days: number): YieldRecord => ({
     owner, mint: inst.mint, symbol: inst.symbol, window, from: new Date(Date.UTC(2025, 5, 1) - days * 86_400_000).toISOString(), to,
     status: window === "tracked" ? "partial" : "ok", partialCode: window === "tracked" ? "history_starts_after_window" : null,
     incomeUsd: "1.75", incomeUnits: "0.025", averageQuantity: "10", shareYield: "0.0025", annualisedShareYield: "0.0304", distributionPerShareUsd: "0.175",
   });
-  sqlite.query("INSERT OR REPLACE INTO yields (owner, payload, updated_at) VALUES (?, ?, ?)").run(owner, JSON.stringify([rec("trailing_30d", 30), rec("trailing_365d", 365), rec("tracked", 400)]), new Date().toISOString());
+  await db.run(
+    "INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
+    owner, JSON.stringify([rec("trailing_30d", 30), rec("trailing_365d", 365), rec("tracked", 400)]), new Date().toISOString(),
+  );
 }
 
-export function insertInstrument(sqlite: Database, inst: { mint: string; symbol: string; decimals: number }, name = "NVIDIA xStock"): void {
-  sqlite
-    .query("INSERT OR REPLACE INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(inst.mint, inst.symbol, name, inst.symbol.replace(/x$/, ""), "US67066G1040", inst.decimals, new Date().toISOString());
-  sqlite
-    .query(
-      "INSERT OR IGNORE INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .run(inst.mint, 300_000_000, inst.decimals, address("authority"), "1.0025", "1.0025", 1_735_689_600, Math.floor(Date.now() / 1000));
+export async function insertInstrument(db: Sql, inst: { mint: string; symbol: string; decimals: number }, name = "NVIDIA xStock"): Promise<void> {
+  await db.run(
+    `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = excluded.underlying, isin = excluded.isin,
+       decimals = excluded.decimals, updated_at = excluded.updated_at`,
+    inst.mint, inst.symbol, name, inst.symbol.replace(/x$/, ""), "US67066G1040", inst.decimals, new Date().toISOString(),
+  );
+  await db.run(
+    "INSERT INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    inst.mint, 300_000_000, inst.decimals, address("authority"), "1.0025", "1.0025", 1_735_689_600, Math.floor(Date.now() / 1000),
+  );
 }
 
 export interface SeededWallet { owner: string; actions: ActionRecord[]; journalIds: number[] }
@@ -234,21 +239,21 @@ export interface SeededWallet { owner: string; actions: ActionRecord[]; journalI
  * Fills a registered wallet with `count` actions cycling through the flavors, one journal
  * recognition per booked action, a position per mint and yields; returns what it wrote.
  */
-export function seedWallet(sqlite: Database, owner: string, count = 5, opts: { reasonFor?: (i: number) => string | undefined } = {}): SeededWallet {
+export async function seedWallet(db: Sql, owner: string, count = 5, opts: { reasonFor?: (i: number) => string | undefined } = {}): Promise<SeededWallet> {
   const flavors: Flavor[] = ["cash_dividend", "forward_split", "stock_dividend", "cash_dividend", "announced"];
   const actions: ActionRecord[] = [];
   const journalIds: number[] = [];
   for (let i = 0; i < count; i++) {
     const a = makeAction(owner, i, flavors[i % flavors.length], { reason: opts.reasonFor?.(i) });
-    insertAction(sqlite, a);
+    await insertAction(db, a);
     actions.push(a);
-    if (a.lifecycle.state !== "announced") journalIds.push(insertJournal(sqlite, bookingOf(a)));
+    if (a.lifecycle.state !== "announced") journalIds.push(await insertJournal(db, bookingOf(a)));
   }
   for (const inst of Object.values(mints)) {
-    insertPosition(sqlite, makePosition(owner, inst));
+    await insertPosition(db, makePosition(owner, inst));
   }
-  insertYields(sqlite, owner, mints.NVDAx);
-  refreshIncomeTotals(sqlite, [owner]); // what a replay does after it appends to the journal
+  await insertYields(db, owner, mints.NVDAx);
+  await refreshIncomeTotals(db, [owner]); // what a replay does after it appends to the journal
   return { owner, actions, journalIds };
 }
 

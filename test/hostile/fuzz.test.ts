@@ -64,24 +64,24 @@ let fuzzRequests = 0;
 
 beforeAll(async () => {
   srv = await start(highLimits, true);
-  const sqlite = srv.ledger.sqlite;
-  readKey = createKey(sqlite, { name: "fuzz-read", tenant: "demo", scopes: ["assets:read", "ledger:read", "ops:read"] }).key;
-  syncKey = createKey(sqlite, { name: "fuzz-sync", tenant: "demo", scopes: [...allScopes] }).key;
-  otherKey = createKey(sqlite, { name: "other-all", tenant: "other", scopes: [...allScopes] }).key;
-  otherReadKey = createKey(sqlite, { name: "other-read", tenant: "other", scopes: ["assets:read", "ledger:read", "ops:read"] }).key;
-  otherOpsKey = createKey(sqlite, { name: "other-ops", tenant: "other", scopes: ["ops:read"] }).key;
-  demoOwners = (sqlite.query("SELECT owner FROM tenant_wallets ORDER BY owner").all() as { owner: string }[]).map((r) => r.owner);
+  const db = srv.ledger.db;
+  readKey = (await createKey(db, { name: "fuzz-read", tenant: "demo", scopes: ["assets:read", "ledger:read", "ops:read"] })).key;
+  syncKey = (await createKey(db, { name: "fuzz-sync", tenant: "demo", scopes: [...allScopes] })).key;
+  otherKey = (await createKey(db, { name: "other-all", tenant: "other", scopes: [...allScopes] })).key;
+  otherReadKey = (await createKey(db, { name: "other-read", tenant: "other", scopes: ["assets:read", "ledger:read", "ops:read"] })).key;
+  otherOpsKey = (await createKey(db, { name: "other-ops", tenant: "other", scopes: ["ops:read"] })).key;
+  demoOwners = (await db.all<{ owner: string }>("SELECT owner FROM tenant_wallets ORDER BY owner")).map((r) => r.owner);
   otherWallet = freshAddress();
   neverRegistered = freshAddress();
   // The offline demo answers 409 demo_offline for a wallet it has no recording of, so the other
   // tenant's wallet is registered through the queue, as the route would register it.
-  const reg = registerAndEnqueue(sqlite, ensureTenant(sqlite, "other"), srv.config.maxWallets, otherWallet);
+  const reg = await registerAndEnqueue(db, await ensureTenant(db, "other"), srv.config.maxWallets, otherWallet);
   expect(reg.registration).toBe("registered");
-  demoActionId = (sqlite.query("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1").get(demoOwners[0]!) as { id: string }).id;
-  demoIncomeId = (sqlite.query("SELECT id FROM actions WHERE owner = ? AND v1_entry IS NOT NULL LIMIT 1").get(demoOwners[0]!) as { id: string }).id;
-  demoMint = (sqlite.query("SELECT mint FROM instruments LIMIT 1").get() as { mint: string }).mint;
+  demoActionId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1", demoOwners[0]!))!.id;
+  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_entry IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
+  demoMint = (await db.get<{ mint: string }>("SELECT mint FROM instruments LIMIT 1"))!.mint;
   await Bun.sleep(300); // let the worker's first tick pass before the snapshot
-  before = snapshot(sqlite);
+  before = await snapshot(db);
   demoWalletsBefore = new Set(demoOwners);
 });
 
@@ -396,8 +396,8 @@ describe("key guessing", () => {
   test("2,000 guesses against AUTH_FAILURES_PER_MINUTE=20 trip the lockout, which then refuses even a valid key", async () => {
     const locked = await start({ ...highLimits, AUTH_FAILURES_PER_MINUTE: "20" }, true);
     try {
-      const valid = createKey(locked.ledger.sqlite, { name: "valid", tenant: "demo", scopes: ["ledger:read", "assets:read"] }).key;
-      const owner = (locked.ledger.sqlite.query("SELECT owner FROM tenant_wallets LIMIT 1").get() as { owner: string }).owner;
+      const valid = (await createKey(locked.ledger.db, { name: "valid", tenant: "demo", scopes: ["ledger:read", "assets:read"] })).key;
+      const owner = ((await locked.ledger.db.get("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }).owner;
       expect((await send(locked.url, { method: "GET", path: `/v1/portfolio?owner=${owner}`, headers: { authorization: `Bearer ${valid}` } })).status).toBe(200);
       const keys = Array.from({ length: 2000 }, randomKey);
       const answers = await pool(keys, 16, async (k, i) => {
@@ -434,7 +434,7 @@ describe("key guessing", () => {
   test("a key revoked with the CLI is refused on the next request", async () => {
     const s = await start(highLimits, true);
     try {
-      const owner = (s.ledger.sqlite.query("SELECT owner FROM tenant_wallets LIMIT 1").get() as { owner: string }).owner;
+      const owner = ((await s.ledger.db.get("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }).owner;
       const env = { ...process.env, NO_COLOR: "1" };
       const created = Bun.spawnSync([bunBin, "cli/main.ts", "keys", "create", "soon-revoked", "--tenant", "demo", "--json", "--data-dir", s.dataDir], { cwd: repoRoot, env });
       expect(created.exitCode).toBe(0);
@@ -534,13 +534,13 @@ describe("after the run", () => {
     expect(fuzzRequests).toBeGreaterThanOrEqual(3000);
   });
 
-  test("nothing was written: every table but sync_jobs, tenant_wallets and api_keys.last_used_at is unchanged", () => {
-    expect(snapshot(srv.ledger.sqlite)).toEqual(before);
+  test("nothing was written: every table but sync_jobs, tenant_wallets and api_keys.last_used_at is unchanged", async () => {
+    expect(await snapshot(srv.ledger.db)).toEqual(before);
   });
 
-  test("the only wallets registered are valid 32-byte base58 owners answered 202", () => {
-    const sqlite = srv.ledger.sqlite;
-    const demo = (sqlite.query("SELECT w.owner FROM tenant_wallets w JOIN tenants t ON t.id = w.tenant_id WHERE t.slug = 'demo'").all() as { owner: string }[]).map((r) => r.owner);
+  test("the only wallets registered are valid 32-byte base58 owners answered 202", async () => {
+    const db = srv.ledger.db;
+    const demo = (await db.all<{ owner: string }>("SELECT w.owner FROM tenant_wallets w JOIN tenants t ON t.id = w.tenant_id WHERE t.slug = 'demo'")).map((r) => r.owner);
     const added = demo.filter((o) => !demoWalletsBefore.has(o));
     for (const o of added) {
       expect(isAddress(o)).toBe(true);
@@ -548,9 +548,9 @@ describe("after the run", () => {
     }
     expect(demo).not.toContain(otherWallet);
     // Every registration has its job; no job exists without a registration.
-    const orphans = sqlite.query("SELECT count(*) AS n FROM sync_jobs j WHERE NOT EXISTS (SELECT 1 FROM tenant_wallets w WHERE w.tenant_id = j.tenant_id AND w.owner = j.owner)").get() as { n: number };
+    const orphans = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs j WHERE NOT EXISTS (SELECT 1 FROM tenant_wallets w WHERE w.tenant_id = j.tenant_id AND w.owner = j.owner)"))!;
     expect(orphans.n).toBe(0);
-    const bad = (sqlite.query("SELECT owner FROM tenant_wallets").all() as { owner: string }[]).filter((r) => !isAddress(r.owner));
+    const bad = (await db.all<{ owner: string }>("SELECT owner FROM tenant_wallets")).filter((r) => !isAddress(r.owner));
     expect(bad).toEqual([]);
   });
 });

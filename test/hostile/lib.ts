@@ -2,7 +2,8 @@
 // will not send: odd Host headers, request targets, chunked bodies), the error-body contract of
 // docs/api.md#errors, and a content snapshot of the ledger tables to prove a request wrote nothing.
 import { createHash, randomBytes } from "node:crypto";
-import type { Database } from "bun:sqlite";
+import { tableNames } from "../../src/ledger/sql/dialect.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
 import { errorCodes } from "../../schemas/errors.ts";
 
 export const knownCodes = errorCodes as Record<string, number>;
@@ -126,15 +127,13 @@ export function randomKey(): string {
  * api_keys.last_used_at, and sync_jobs / tenant_wallets (registration is the one write a key
  * with wallets:sync may cause; the test checks those rows separately).
  */
-export function snapshot(sqlite: Database): Record<string, string> {
+export async function snapshot(db: Sql): Promise<Record<string, string>> {
   const skip = new Set(["sync_jobs", "tenant_wallets"]);
-  const tables = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
   const out: Record<string, string> = {};
-  for (const t of tables) {
+  for (const t of await tableNames(db)) {
     if (skip.has(t)) continue;
-    let rows = sqlite.query(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[];
+    let rows = await db.all(`SELECT * FROM "${t}"`);
     if (t === "api_keys") rows = rows.map(({ last_used_at: _ignored, ...rest }) => rest);
-    if (t === "sqlite_sequence") rows = rows.filter((r) => !skip.has(String(r.name)));
     const lines = rows.map((r) => JSON.stringify(r)).sort();
     out[t] = `${rows.length} rows ${createHash("sha256").update(lines.join("\n")).digest("hex").slice(0, 16)}`;
   }

@@ -23,9 +23,9 @@ let actionId: string;
 
 beforeAll(async () => {
   srv = await startTestServer();
-  registerWallet(srv.sqlite, "acme", owner);
-  actionId = seedWallet(srv.sqlite, owner, 3).actions[0]!.id;
-  insertInstrument(srv.sqlite, mints.NVDAx);
+  await registerWallet(srv.db, "acme", owner);
+  actionId = (await seedWallet(srv.db, owner, 3)).actions[0]!.id;
+  await insertInstrument(srv.db, mints.NVDAx);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -74,7 +74,7 @@ describe("scope matrix: every route × every scope", () => {
   for (const route of routeTable) {
     test(`${route.method} ${route.template}`, async () => {
       for (const scope of allScopes) {
-        const key = srv.key([scope]).key;
+        const key = (await srv.key([scope])).key;
         const req = sampleRequest(route.method, route.template);
         const a = await call(srv.url, req.path, { key, method: route.method, body: req.body });
         if (route.scope === null || route.scope === scope) {
@@ -86,7 +86,7 @@ describe("scope matrix: every route × every scope", () => {
         }
       }
       // A key with every scope passes; no key is 401 on keyed routes.
-      const all = srv.key([...allScopes]).key;
+      const all = (await srv.key([...allScopes])).key;
       const req = sampleRequest(route.method, route.template);
       expect((await call(srv.url, req.path, { key: all, method: route.method, body: req.body })).status).toBe(req.ok);
       const none = await call(srv.url, req.path, { method: route.method, body: sampleRequest(route.method, route.template).body });
@@ -96,7 +96,7 @@ describe("scope matrix: every route × every scope", () => {
   }
 
   test("a new key defaults to assets:read and ledger:read", async () => {
-    const k = createKey(srv.sqlite, { name: "defaults", tenant: "acme" });
+    const k = await createKey(srv.db, { name: "defaults", tenant: "acme" });
     expect(k.scopes).toEqual(["assets:read", "ledger:read"]);
     expect((await call(srv.url, "/v1/assets", { key: k.key })).status).toBe(200);
     expect((await call(srv.url, `/v1/portfolio?owner=${owner}`, { key: k.key })).status).toBe(200);
@@ -105,7 +105,7 @@ describe("scope matrix: every route × every scope", () => {
   });
 
   test("a missing_scope answer carries the rate-limit headers but is not counted against the key", async () => {
-    const k = createKey(srv.sqlite, { name: "scope-headers", tenant: "acme" });
+    const k = await createKey(srv.db, { name: "scope-headers", tenant: "acme" });
     const first = await call(srv.url, "/v1/assets", { key: k.key });
     const remaining = Number(first.headers.get("ratelimit-remaining"));
     const refused = await call(srv.url, "/v1/ops/status", { key: k.key });
@@ -126,9 +126,9 @@ describe("401: missing, unknown, malformed, revoked", () => {
   });
 
   test("unknown, malformed and revoked keys all read invalid_api_key with the same body", async () => {
-    const revoked = srv.key(["assets:read"]);
-    const other = openLedger(srv.dataDir);
-    expect(revokeKey(other.sqlite, revoked.id)).toBe(true);
+    const revoked = await srv.key(["assets:read"]);
+    const other = await openLedger(srv.dataDir);
+    expect(await revokeKey(other.db, revoked.id)).toBe(true);
     other.close();
     const unknown = "cal_" + "A".repeat(43);
     const candidates: Record<string, string>[] = [
@@ -153,25 +153,25 @@ describe("401: missing, unknown, malformed, revoked", () => {
   });
 
   test("the key works in x-api-key as well as authorization: Bearer (any case of 'bearer')", async () => {
-    const k = srv.key(["assets:read"]).key;
+    const k = (await srv.key(["assets:read"])).key;
     expect((await call(srv.url, "/v1/assets", { headers: { "x-api-key": k } })).status).toBe(200);
     expect((await call(srv.url, "/v1/assets", { headers: { authorization: `bearer ${k}` } })).status).toBe(200);
   });
 
   test("when both headers carry a key, authorization wins", async () => {
-    const good = srv.key(["assets:read"]).key;
+    const good = (await srv.key(["assets:read"])).key;
     expect((await call(srv.url, "/v1/assets", { headers: { authorization: `Bearer ${good}`, "x-api-key": "cal_bad" } })).status).toBe(200);
     expectError(await call(srv.url, "/v1/assets", { headers: { authorization: "Bearer cal_bad", "x-api-key": good } }), 401, "invalid_api_key");
   });
 
   test("revocation through the CLI code path on a separate handle takes effect on the next request", async () => {
-    const k = srv.key([...allScopes]);
+    const k = await srv.key([...allScopes]);
     expect((await call(srv.url, `/v1/portfolio?owner=${owner}`, { key: k.key })).status).toBe(200);
-    const cli = openLedger(srv.dataDir); // as `ca-ledger keys revoke` does, in its own connection
+    const cli = await openLedger(srv.dataDir); // as `ca-ledger keys revoke` does, in its own connection
     try {
-      expect(revokeKey(cli.sqlite, k.id)).toBe(true);
-      expect(revokeKey(cli.sqlite, k.id)).toBe(false); // already revoked
-      expect(revokeKey(cli.sqlite, "key_unknown00000")).toBe(false);
+      expect(await revokeKey(cli.db, k.id)).toBe(true);
+      expect(await revokeKey(cli.db, k.id)).toBe(false); // already revoked
+      expect(await revokeKey(cli.db, "key_unknown00000")).toBe(false);
     } finally {
       cli.close();
     }
@@ -191,16 +191,16 @@ describe("order of checks: lockout, key present, key valid, scope, rate limit, v
     expectError(await call(srv.url, "/v1/ops/status", { key: "cal_" + "B".repeat(43) }), 401, "invalid_api_key");
   });
   test("scope before validation: a key without the scope and bad params is 403", async () => {
-    const k = srv.key(["ops:read"]).key;
+    const k = (await srv.key(["ops:read"])).key;
     expectError(await call(srv.url, "/v1/income?owner=bad&limit=0", { key: k }), 403, "missing_scope", "ledger:read");
     expectError(await call(srv.url, "/v1/wallets/sync", { key: k, rawBody: "x".repeat(100), headers: { "content-type": "application/json" } }), 403, "missing_scope", "wallets:sync");
   });
   test("scope before body size: an oversized body without the scope is 403", async () => {
-    const k = srv.key(["ledger:read"]).key;
+    const k = (await srv.key(["ledger:read"])).key;
     expectError(await call(srv.url, "/v1/wallets/sync", { key: k, rawBody: "x".repeat(20_000), headers: { "content-type": "application/json" } }), 403, "missing_scope");
   });
   test("validation before tenant: bad paging on an unregistered wallet is 400, invalid owner is 400", async () => {
-    const k = srv.key().key;
+    const k = (await srv.key()).key;
     const stranger = address("auth:stranger");
     expectError(await call(srv.url, `/v1/income?owner=${stranger}&limit=0`, { key: k }), 400, "invalid_request", /limit/);
     expectError(await call(srv.url, `/v2/actions?owner=${stranger}&offset=-4`, { key: k }), 400, "invalid_request", /offset/);
@@ -215,7 +215,7 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE=5)", () => {
   afterAll(async () => { await rl?.close(); });
 
   test("headers count down; the 6th request is 429 rate_limited with retry-after; other keys are unaffected", async () => {
-    const k = rl.key(["assets:read", "ledger:read"]).key;
+    const k = (await rl.key(["assets:read", "ledger:read"])).key;
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const a = await call(rl.url, "/v1/assets", { key: k });
@@ -243,19 +243,19 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE=5)", () => {
     // Unkeyed routes are not limited.
     expect((await call(rl.url, "/v1/health", { key: k })).status).toBe(200);
     // Another key of the same tenant has its own budget.
-    const k2 = rl.key().key;
+    const k2 = (await rl.key()).key;
     expect((await call(rl.url, "/v1/assets", { key: k2 })).status).toBe(200);
   });
 
   test("requests refused for scope do not spend the budget", async () => {
-    const k = rl.key(["ops:read"]).key;
+    const k = (await rl.key(["ops:read"])).key;
     for (let i = 0; i < 8; i++) expectError(await call(rl.url, "/v1/assets", { key: k }), 403, "missing_scope");
     for (let i = 0; i < 5; i++) expect((await call(rl.url, "/v1/ops/status", { key: k })).status).toBe(200);
     expectError(await call(rl.url, "/v1/ops/status", { key: k }), 429, "rate_limited");
   });
 
   test("the rate-limited counter shows in the metrics", async () => {
-    const k = rl.key(["ops:read"]).key;
+    const k = (await rl.key(["ops:read"])).key;
     const m = await call(rl.url, "/v1/ops/metrics", { key: k });
     const line = m.text.split("\n").find((l) => l.startsWith("caledger_rate_limited_total "));
     expect(Number(line?.split(" ")[1])).toBeGreaterThanOrEqual(2);
@@ -268,7 +268,7 @@ describe("lockout (AUTH_FAILURES_PER_MINUTE=3)", () => {
   afterAll(async () => { await lo?.close(); });
 
   test("after 3 failed keys the address is refused, even with a valid key, before any other check", async () => {
-    const good = lo.key([...allScopes]).key;
+    const good = (await lo.key([...allScopes])).key;
     expect((await call(lo.url, "/v1/assets", { key: good })).status).toBe(200);
     // Missing keys and missing scopes are not failed keys.
     for (let i = 0; i < 5; i++) expectError(await call(lo.url, "/v1/assets"), 401, "missing_api_key");
@@ -295,7 +295,7 @@ describe("lockout behind a trusted proxy (TRUST_PROXY=true) is per client addres
   afterAll(async () => { await px?.close(); });
 
   test("address A locked out, address B still served", async () => {
-    const good = px.key().key;
+    const good = (await px.key()).key;
     const from = (ip: string) => ({ "x-forwarded-for": ip });
     for (let i = 0; i < 2; i++) expectError(await call(px.url, "/v1/assets", { key: "cal_bad", headers: from("203.0.113.7") }), 401, "invalid_api_key");
     expectError(await call(px.url, "/v1/assets", { key: good, headers: from("203.0.113.7") }), 429, "auth_locked_out");

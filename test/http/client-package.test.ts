@@ -27,9 +27,9 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   srv = await startTestServer();
-  key = srv.key([...allScopes]).key;
-  registerWallet(srv.sqlite, "acme", owner);
-  seedWallet(srv.sqlite, owner, 4);
+  key = (await srv.key([...allScopes])).key;
+  await registerWallet(srv.db, "acme", owner);
+  await seedWallet(srv.db, owner, 4);
 
   scratch = tempDir("ca-ledger-client-package-");
   const pack = await run(["npm", "pack", "--json", "--pack-destination", scratch], { cwd: join(repoRoot, "client"), timeoutMs: 180_000 });

@@ -19,10 +19,10 @@ const owner = address("client:owner");
 
 beforeAll(async () => {
   srv = await startTestServer();
-  key = srv.key([...allScopes]).key;
-  registerWallet(srv.sqlite, "acme", owner);
-  seeded = seedWallet(srv.sqlite, owner, 6);
-  insertInstrument(srv.sqlite, mints.NVDAx);
+  key = (await srv.key([...allScopes])).key;
+  await registerWallet(srv.db, "acme", owner);
+  seeded = await seedWallet(srv.db, owner, 6);
+  await insertInstrument(srv.db, mints.NVDAx);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -159,7 +159,7 @@ describe("ApiError", () => {
     expect([e1.status, e1.body.code]).toEqual([401, "missing_api_key"]);
     const e2 = await rejection(createClient({ baseUrl: srv.url, apiKey: "cal_wrong" }).wallets());
     expect([e2.status, e2.body.code]).toEqual([401, "invalid_api_key"]);
-    const readOnly = createClient({ baseUrl: srv.url, apiKey: srv.key(["ledger:read"]).key });
+    const readOnly = createClient({ baseUrl: srv.url, apiKey: (await srv.key(["ledger:read"])).key });
     const e3 = await rejection(readOnly.requestSync(randomAddress()));
     expect([e3.status, e3.body.code]).toEqual([403, "missing_scope"]);
     expect(e3.message).toContain("wallets:sync");

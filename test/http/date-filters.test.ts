@@ -17,10 +17,10 @@ const owner = address("dates:owner");
 
 beforeAll(async () => {
   srv = await startTestServer();
-  key = srv.key([...allScopes]).key;
-  registerWallet(srv.sqlite, "acme", owner);
+  key = (await srv.key([...allScopes])).key;
+  await registerWallet(srv.db, "acme", owner);
   // 45 actions, one a day from 2025-01-01 to 2025-02-14 (cash dividends, splits, stock dividends, announced).
-  seedWallet(srv.sqlite, owner, 45);
+  await seedWallet(srv.db, owner, 45);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -142,7 +142,7 @@ describe("the list queries read indexes on owner × effective_at", () => {
   const params = [owner, "2025-01-01", "2025-02-01", 50, 0];
   const plan = (sql: string) => {
     const n = new Set(sql.match(/\?[1-9]/g)).size;
-    return (srv.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params.slice(0, n)) as { detail: string }[]).map((r) => r.detail).join(" | ");
+    return (srv.ledger.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params.slice(0, n)) as { detail: string }[]).map((r) => r.detail).join(" | ");
   };
   const cases: [string, string, RegExp][] = [
     ["v2 count", listSql.count, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],

@@ -22,7 +22,7 @@ let owners: string[];
 
 beforeAll(async () => {
   const dir = await demoDataDir();
-  withLedger(dir, (l) => appendCorrection(l.sqlite, 1));
+  await withLedger(dir, (l) => appendCorrection(l.db, 1));
   const imported = cli(["rates", "import", sample, "--data-dir", dir]);
   expect(imported.code).toBe(0);
   srv = await serveDemo(dir);
@@ -37,10 +37,8 @@ interface JournalRow { owner: string; entry_type: string; effective_at: string; 
 const PARTS = ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const;
 
 /** The year's income entries summed here, independently of the report's code: per month × symbol and in total. */
-function journalSums(year: number, who: string[]) {
-  const rows = srv.ledger.sqlite
-    .query("SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ?")
-    .all(String(year)) as JournalRow[];
+async function journalSums(year: number, who: string[]) {
+  const rows = await srv.ledger.db.all<JournalRow>("SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ?", String(year));
   const groups = new Map<string, { events: number; unvalued: number; sums: Record<string, Rat | null> }>();
   const bump = (key: string, r: JournalRow) => {
     const g = groups.get(key) ?? { events: 0, unvalued: 0, sums: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } };
@@ -74,8 +72,8 @@ async function report(query: string) {
 }
 
 describe("the report is the sum of the journal", () => {
-  test("the journal holds a reversal (the correction), so reversals are summed too", () => {
-    const n = srv.ledger.sqlite.query("SELECT count(*) AS n FROM journal WHERE treatment = 'income' AND entry_type = 'reversal'").get() as { n: number };
+  test("the journal holds a reversal (the correction), so reversals are summed too", async () => {
+    const n = (await srv.ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE treatment = 'income' AND entry_type = 'reversal'"))!;
     expect(n.n).toBeGreaterThan(0);
   });
 
@@ -85,7 +83,7 @@ describe("the report is the sum of the journal", () => {
         const q = `year=${year}${who.length === 1 ? `&owner=${who[0]}` : ""}`;
         const r = await report(q);
         expect(r.owners.sort()).toEqual([...who].sort());
-        const sums = journalSums(year, who);
+        const sums = await journalSums(year, who);
         const totals = sums.get("totals")!;
         expect(totals.events).toBeGreaterThan(0);
         expect({ events: r.totals.events, unvaluedEvents: r.totals.unvaluedEvents, exact: r.totals.exact }).toEqual({ events: totals.events, unvaluedEvents: totals.unvalued, exact: exactOf(totals) });
@@ -164,8 +162,8 @@ describe("refusals and tenancy", () => {
   });
 
   test("another tenant sees only its own wallets; one whose first sync has not finished counts as empty", async () => {
-    registerWallet(srv.ledger.sqlite, "other", owners[0]!, "queued");
-    const { key } = createKey(srv.ledger.sqlite, { name: "other", tenant: "other", scopes: ["ledger:read"] });
+    await registerWallet(srv.ledger.db, "other", owners[0]!, "queued");
+    const { key } = await createKey(srv.ledger.db, { name: "other", tenant: "other", scopes: ["ledger:read"] });
     const a = await call(srv.url, "/v2/reports/income?year=2026", { key });
     expect(a.status).toBe(200);
     expect(a.body.owners).toEqual([owners[0]]);
@@ -173,7 +171,7 @@ describe("refusals and tenancy", () => {
     expect(a.body.totals.events).toBe(0);
     const b = await call(srv.url, `/v2/reports/income?year=2026&owner=${owners[1]}`, { key });
     expect({ status: b.status, code: b.body.code }).toEqual({ status: 404, code: "wallet_not_registered" });
-    const nobody = createKey(srv.ledger.sqlite, { name: "empty", tenant: "empty", scopes: ["ledger:read"] });
+    const nobody = await createKey(srv.ledger.db, { name: "empty", tenant: "empty", scopes: ["ledger:read"] });
     const c = await call(srv.url, "/v2/reports/income?year=2026", { key: nobody.key });
     expect(c.body).toMatchObject({ owners: [], rows: [], totals: { events: 0 } });
   });

@@ -9,7 +9,7 @@ let srv: TestServer;
 let good: string;
 beforeAll(async () => {
   srv = await startTestServer({ AUTH_FAILURES_PER_MINUTE: String(budget), TRUST_PROXY: "true" });
-  good = srv.key().key;
+  good = (await srv.key()).key;
 });
 afterAll(async () => { await srv?.close(); });
 

@@ -177,9 +177,9 @@ function checkExposition(text: string): string[] {
 describe("/v1/ops/metrics", () => {
   let text = "";
   beforeAll(async () => {
-    const keyA = srv.key([...allScopes], "acme").key;
-    registerWallet(srv.sqlite, "acme", owner);
-    seedWallet(srv.sqlite, owner, 3);
+    const keyA = (await srv.key([...allScopes], "acme")).key;
+    await registerWallet(srv.db, "acme", owner);
+    await seedWallet(srv.db, owner, 3);
     // Traffic of every kind: success, validation, refused keys, unknown routes, wrong methods.
     await call(srv.url, `/v1/portfolio?owner=${owner}`, { key: keyA });
     await call(srv.url, `/v1/wallets/${owner}/status`, { key: keyA });
@@ -190,7 +190,7 @@ describe("/v1/ops/metrics", () => {
     await call(srv.url, "/v1/assets");
     await call(srv.url, `/v1/nope/${owner}`, { key: keyA });
     await call(srv.url, "/v1/assets", { key: keyA, method: "POST" });
-    const ops = srv.key(["ops:read"], "ops-team").key;
+    const ops = (await srv.key(["ops:read"], "ops-team")).key;
     const a = await call(srv.url, "/v1/ops/metrics", { key: ops });
     expect(a.status).toBe(200);
     expect(a.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -13,23 +13,23 @@ import { call, randomAddress, tempDir } from "../harness/index.ts";
 const dir = tempDir();
 const lines: string[] = [];
 let ledger: Ledger;
-let app: ReturnType<typeof createApp>["app"];
+let app: Awaited<ReturnType<typeof createApp>>["app"];
 let url: string;
-let key: (scopes: ("assets:read" | "ledger:read" | "wallets:sync" | "ops:read")[]) => string;
+let key: (scopes: ("assets:read" | "ledger:read" | "wallets:sync" | "ops:read")[]) => Promise<string>;
 const secretPath = `/v1/not-a-route/${randomAddress()}`;
 
-beforeAll(() => {
-  ledger = openLedger(dir);
+beforeAll(async () => {
+  ledger = await openLedger(dir);
   const config = loadConfig({ "data-dir": dir }, { RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true", LOG_LEVEL: "debug" });
-  ({ app } = createApp({ ledger, config, logger: createLogger("debug", (l) => lines.push(l)), version: "test" }));
+  ({ app } = await createApp({ ledger, config, logger: createLogger("debug", (l) => lines.push(l)), version: "test" }));
   app.listen({ port: 0, hostname: "127.0.0.1" });
   url = `http://127.0.0.1:${app.server!.port}`;
   let n = 0;
-  key = (scopes) => createKey(ledger.sqlite, { name: `k${++n}`, tenant: "acme", scopes }).key;
+  key = async (scopes) => (await createKey(ledger.db, { name: `k${++n}`, tenant: "acme", scopes })).key;
 });
 afterAll(async () => {
   await app.stop(true);
-  ledger.close();
+  await ledger.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,7 +45,7 @@ async function sendAll(): Promise<Sent[]> {
     sent.push({ method, route, status: a.status });
     return a;
   };
-  const reader = key(["assets:read", "ledger:read"]);
+  const reader = await key(["assets:read", "ledger:read"]);
   await send("GET", "/v1/health", "/v1/health", {});
   await send("GET", "/v1/assets", "/v1/assets", { key: reader, headers: from("192.0.2.1") });
   await send("GET", "/v1/assets", "/v1/assets", { headers: from("192.0.2.2") }); // 401 missing
@@ -53,9 +53,9 @@ async function sendAll(): Promise<Sent[]> {
   await send("GET", "/v1/ops/status", "/v1/ops/status", { key: reader, headers: from("192.0.2.4") }); // 403
   await send("GET", "unmatched", secretPath, { key: reader, headers: from("192.0.2.5") }); // 404
   await send("POST", "/v1/assets", "/v1/assets", { key: reader, headers: from("192.0.2.6") }); // 405
-  await send("POST", "/v1/wallets/sync", "/v1/wallets/sync", { key: key(["wallets:sync"]), rawBody: "x".repeat(20_000), headers: { ...from("192.0.2.7"), "content-type": "application/json" } }); // 413
+  await send("POST", "/v1/wallets/sync", "/v1/wallets/sync", { key: await key(["wallets:sync"]), rawBody: "x".repeat(20_000), headers: { ...from("192.0.2.7"), "content-type": "application/json" } }); // 413
   await send("GET", "/v1/income", `/v1/income?owner=${randomAddress()}&limit=0x10`, { key: reader, headers: from("192.0.2.8") }); // 400
-  const limited = key(["assets:read"]);
+  const limited = await key(["assets:read"]);
   for (let i = 0; i < 4; i++) await send("GET", "/v1/assets", "/v1/assets", { key: limited, headers: from("192.0.2.9") }); // 3 × 200, 429
   for (let i = 0; i < 3; i++) await send("GET", "/v2/taxonomy", "/v2/taxonomy", { key: "cal_guess", headers: from("192.0.2.10") }); // 401, 401, 429
   return sent;
@@ -65,7 +65,7 @@ let sent: Sent[];
 let exposition: string;
 beforeAll(async () => {
   sent = await sendAll();
-  exposition = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.11") })).text;
+  exposition = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.11") })).text;
 });
 
 function tally(list: Sent[], by: (s: Sent) => string): Map<string, number> {
@@ -109,7 +109,7 @@ describe("every request counted", () => {
   });
 
   test("the dashboard's answers are counted under its fixed labels", async () => {
-    const before = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.13") })).text;
+    const before = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.13") })).text;
     const sentNow: Sent[] = [];
     for (const [path, route] of [["/", "/ui"], ["/ui/session", "/ui/session"], ["/ui/api/v1/assets", "/ui/api"], ["/ui/no-such-asset", "/ui"]] as const) {
       const r = await fetch(url + path);
@@ -117,7 +117,7 @@ describe("every request counted", () => {
       sentNow.push({ method: "GET", route, status: r.status });
     }
     await Bun.sleep(20);
-    const after = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.14") })).text;
+    const after = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.14") })).text;
     for (const [k, n] of tally(sentNow, byStatus)) expect({ k, n: requestCount(after, k) - requestCount(before, k) }).toEqual({ k, n });
     expect(after).not.toContain("no-such-asset");
   });
@@ -125,7 +125,7 @@ describe("every request counted", () => {
   test("a method no route knows is labelled other, not by the client's token", async () => {
     const r = await fetch(`${url}/v1/assets`, { method: "PROPFIND" });
     expect(r.status).toBeGreaterThanOrEqual(400);
-    const text = (await call(url, "/v1/ops/metrics", { key: key(["ops:read"]), headers: from("192.0.2.12") })).text;
+    const text = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.12") })).text;
     expect(text).not.toContain("PROPFIND");
     expect(text).toMatch(/^caledger_http_requests_total\{method="other",route="\/v1\/assets",status="405"\} 1$/m);
   });

@@ -35,11 +35,11 @@ function expectError(a: Answer, status: number, code: string, mentions?: string 
 
 beforeAll(async () => {
   srv = await startTestServer();
-  key = srv.key().key;
-  registerWallet(srv.sqlite, "acme", owner);
-  registerWallet(srv.sqlite, "acme", emptyOwner, "queued");
-  seeded = seedWallet(srv.sqlite, owner, 7);
-  for (const inst of Object.values(mints)) insertInstrument(srv.sqlite, inst);
+  key = (await srv.key()).key;
+  await registerWallet(srv.db, "acme", owner);
+  await registerWallet(srv.db, "acme", emptyOwner, "queued");
+  seeded = await seedWallet(srv.db, owner, 7);
+  for (const inst of Object.values(mints)) await insertInstrument(srv.db, inst);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -89,7 +89,7 @@ describe("v1 assets and wallets", () => {
 
   test("POST /v1/wallets/sync on a finished sync queues it again (enqueued)", async () => {
     const w = randomAddress();
-    registerWallet(srv.sqlite, "acme", w, "complete");
+    await registerWallet(srv.db, "acme", w, "complete");
     const a = await call(srv.url, "/v1/wallets/sync", { key, body: { owner: w } });
     expect(a.status).toBe(202);
     expect(a.body).toEqual({ owner: w, registration: "already_registered", status: "queued", job: "enqueued" });
@@ -99,7 +99,7 @@ describe("v1 assets and wallets", () => {
 
   test("POST /v1/wallets/sync on a running sync is already_pending with status running", async () => {
     const w = randomAddress();
-    registerWallet(srv.sqlite, "acme", w, "running");
+    await registerWallet(srv.db, "acme", w, "running");
     const a = await call(srv.url, "/v1/wallets/sync", { key, body: { owner: w } });
     expect(a.body).toEqual({ owner: w, registration: "already_registered", status: "running", job: "already_pending" });
   });
@@ -137,7 +137,7 @@ describe("v1 assets and wallets", () => {
   test("POST /v1/wallets/sync beyond the server's MAX_WALLETS_PER_TENANT is 403 wallet_quota_exceeded", async () => {
     const tiny = await startTestServer({ MAX_WALLETS_PER_TENANT: "1" });
     try {
-      const k = tiny.key(["wallets:sync", "ledger:read"], "tiny").key;
+      const k = (await tiny.key(["wallets:sync", "ledger:read"], "tiny")).key;
       const first = await call(tiny.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
       expect(first.status).toBe(202);
       const second = await call(tiny.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });
@@ -311,20 +311,20 @@ describe("v1 ledger reads", () => {
 
 describe("CSV export", () => {
   const csvOwner = address("routes:csv");
-  beforeAll(() => {
-    registerWallet(srv.sqlite, "acme", csvOwner);
+  beforeAll(async () => {
+    await registerWallet(srv.db, "acme", csvOwner);
     const evil = makeAction(csvOwner, 0, "cash_dividend", { symbol: "=HYPERLINK(\"http://x\")" });
-    insertAction(srv.sqlite, evil);
-    insertJournal(srv.sqlite, bookingOf(evil));
+    await insertAction(srv.db, evil);
+    await insertJournal(srv.db, bookingOf(evil));
     const plain = makeAction(csvOwner, 1, "forward_split");
-    insertAction(srv.sqlite, plain);
+    await insertAction(srv.db, plain);
     const b = bookingOf(plain);
-    const id = insertJournal(srv.sqlite, b);
-    insertJournal(srv.sqlite, { ...b, unitsDelta: "-" + b.unitsDelta, principalUnitsDelta: "-" + b.principalUnitsDelta }, { entryType: "reversal", reversesId: id, changeReason: "@SUM(1,2) \"quoted\"\nsecond line" });
+    const id = await insertJournal(srv.db, b);
+    await insertJournal(srv.db, { ...b, unitsDelta: "-" + b.unitsDelta, principalUnitsDelta: "-" + b.principalUnitsDelta }, { entryType: "reversal", reversesId: id, changeReason: "@SUM(1,2) \"quoted\"\nsecond line" });
     for (const [i, lead] of ["+", "-", "\t", "\r"].entries()) {
       const a = makeAction(csvOwner, 10 + i, "cash_dividend", { symbol: `${lead}cmd` });
-      insertAction(srv.sqlite, a);
-      insertJournal(srv.sqlite, bookingOf(a));
+      await insertAction(srv.db, a);
+      await insertJournal(srv.db, bookingOf(a));
     }
   });
 
@@ -383,17 +383,15 @@ describe("CSV export", () => {
 
   test("an export over 100,000 rows is 422 export_too_large and says how to page", async () => {
     const bigOwner = address("routes:big");
-    registerWallet(srv.sqlite, "acme", bigOwner);
+    await registerWallet(srv.db, "acme", bigOwner);
     const a = makeAction(bigOwner, 0, "cash_dividend");
     const b = bookingOf(a);
-    const stmt = srv.sqlite.query(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-       VALUES (?, ?, 'recognition', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?, '{}', ?)`,
-    );
+    const insert = `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+       VALUES (?, ?, 'recognition', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?, '{}', ?)`;
     const now = new Date().toISOString();
-    srv.sqlite.transaction(() => {
-      for (let i = 0; i < 100_001; i++) stmt.run(b.owner, b.actionId, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta, b.incomeUnits, b.usd, b.effectiveAt!, b.evidenceSha256, now);
-    }).immediate();
+    await srv.db.write(async (tx) => {
+      for (let i = 0; i < 100_001; i++) await tx.run(insert, b.owner, b.actionId, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta, b.incomeUnits, b.usd, b.effectiveAt!, b.evidenceSha256, now);
+    });
     const r = await get(`/v1/export?owner=${bigOwner}&dataset=journal`);
     expectError(r, 422, "export_too_large", /limit|offset|page/);
   }, 30_000);

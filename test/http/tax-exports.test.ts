@@ -152,10 +152,10 @@ describe("the formula guard", () => {
   test("a text cell a spreadsheet would run is quoted in every file; amounts are left as numbers", async () => {
     const server = await startTestServer();
     try {
-      const key = server.key([...allScopes]).key;
+      const key = (await server.key([...allScopes])).key;
       const owner = address("tax:formula");
-      registerWallet(server.sqlite, "acme", owner);
-      seedWallet(server.sqlite, owner, 4, { reasonFor: (i) => (i === 0 ? '=HYPERLINK("http://x","y")' : undefined) });
+      await registerWallet(server.db, "acme", owner);
+      await seedWallet(server.db, owner, 4, { reasonFor: (i) => (i === 0 ? '=HYPERLINK("http://x","y")' : undefined) });
       for (const [dataset, column] of [["tax", "reason"], ["koinly", "Description"], ["coinledger", "Description (Optional)"], ["awaken", "Notes"]] as const) {
         const a = await call(server.url, `/v1/export?owner=${owner}&dataset=${dataset}`, { key });
         const rows = parse(a.text, { columns: true, record_delimiter: "\r\n" }) as Record<string, string>[];

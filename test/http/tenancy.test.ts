@@ -16,15 +16,15 @@ const unknown = address("tenancy:unknown"); // registered by nobody
 
 beforeAll(async () => {
   srv = await startTestServer();
-  keyA = srv.key([...allScopes], "acme").key;
-  keyB = srv.key([...allScopes], "globex").key;
-  opsB = srv.key(["ops:read"], "globex").key;
-  registerWallet(srv.sqlite, "acme", walletA, "complete");
+  keyA = (await srv.key([...allScopes], "acme")).key;
+  keyB = (await srv.key([...allScopes], "globex")).key;
+  opsB = (await srv.key(["ops:read"], "globex")).key;
+  await registerWallet(srv.db, "acme", walletA, "complete");
   // A synced once (its books are visible) and is re-syncing now.
-  srv.sqlite.query("UPDATE sync_jobs SET status = 'running' WHERE owner = ?").run(walletA);
-  actionIdA = seedWallet(srv.sqlite, walletA, 4).actions[0]!.id;
-  registerWallet(srv.sqlite, "globex", walletB, "complete");
-  seedWallet(srv.sqlite, walletB, 2);
+  await srv.db.run("UPDATE sync_jobs SET status = 'running' WHERE owner = ?", walletA);
+  actionIdA = (await seedWallet(srv.db, walletA, 4)).actions[0]!.id;
+  await registerWallet(srv.db, "globex", walletB, "complete");
+  await seedWallet(srv.db, walletB, 2);
 });
 afterAll(async () => { await srv?.close(); });
 
@@ -68,8 +68,7 @@ describe("tenant isolation", () => {
   });
 
   test("B registering A's wallet reads as a first registration with a fresh job, not A's", async () => {
-    const sqlite = srv.sqlite;
-    const before = sqlite.query("SELECT requested_at FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE t.slug = 'acme' AND owner = ?").get(walletA) as { requested_at: string };
+    const before = (await srv.db.get<{ requested_at: string }>("SELECT requested_at FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE t.slug = 'acme' AND owner = ?", walletA))!;
     await Bun.sleep(5);
     const r = await call(srv.url, "/v1/wallets/sync", { key: keyB, body: { owner: walletA } });
     // A has a running job for this wallet; B must not learn it (no already_registered, no already_pending, no running).
@@ -102,8 +101,8 @@ describe("tenant isolation", () => {
   test("a quota refusal says nothing about other tenants' wallets", async () => {
     const solo = await startTestServer({ MAX_WALLETS_PER_TENANT: "1" });
     try {
-      const k = solo.key(["wallets:sync"], "solo").key;
-      registerWallet(solo.sqlite, "acme", walletA, "complete");
+      const k = (await solo.key(["wallets:sync"], "solo")).key;
+      await registerWallet(solo.db, "acme", walletA, "complete");
       expect((await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } })).status).toBe(202);
       const refusedKnown = await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: walletA } });
       const refusedUnknown = await call(solo.url, "/v1/wallets/sync", { key: k, body: { owner: randomAddress() } });

@@ -18,37 +18,37 @@ const dirs: string[] = [];
 const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "cal-ledger-")); dirs.push(d); return d; };
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-describe("database", () => {
-  test("migrations apply once and report as applied", () => {
+describe("database", async () => {
+  test("migrations apply once and report as applied", async () => {
     const dir = tempDir();
-    const l = openLedger(dir);
+    const l = await openLedger(dir);
     expect(applyMigrations(l.sqlite)).toBe(0); // already applied at open
     expect(migrationStatus(l.sqlite).every((m) => m.applied)).toBe(true);
-    expect((l.sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
-    l.close();
-    const again = openLedger(dir);
-    expect((again.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBe(migrationStatus(again.sqlite).length);
-    again.close();
+    expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    await l.close();
+    const again = await openLedger(dir);
+    expect(((await again.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe(migrationStatus(again.sqlite).length);
+    await again.close();
   });
 
   test("journal and evidence tables refuse UPDATE and DELETE", async () => {
-    const l = openLedger(tempDir());
+    const l = await openLedger(tempDir());
     await loadDemo(l, new Date("2026-09-20T00:00:00Z"));
     for (const sql of ["UPDATE journal SET usd = '0'", "DELETE FROM journal", "UPDATE issuer_revisions SET payload = '{}'", "DELETE FROM multiplier_updates", "DELETE FROM balance_changes"]) {
-      expect(() => l.sqlite.exec(sql)).toThrow(/append-only/);
+      expect(() => l.db.exec(sql)).toThrow(/append-only/);
     }
-    l.close();
+    await l.close();
   });
 });
 
-describe("demo ledger synced through the adapters, store and replay", () => {
+describe("demo ledger synced through the adapters, store and replay", async () => {
   const now = new Date("2026-09-20T00:00:00Z");
-  const l = openLedger(tempDir());
+  const l = await openLedger(tempDir());
   const ready = loadDemo(l, now);
 
   test("covers the cases docs/demo.md#what-it-shows lists", async () => {
     await ready;
-    const actions = (l.sqlite.query("SELECT payload FROM actions").all() as { payload: string }[]).map((r) => JSON.parse(r.payload) as ActionRecord);
+    const actions = ((await l.db.all("SELECT payload FROM actions")) as { payload: string }[]).map((r) => JSON.parse(r.payload) as ActionRecord);
     const types = new Set(actions.map((a) => a.type));
     for (const t of ["cash_dividend", "withholding_adjustment", "forward_split", "reverse_split", "stock_dividend", "spin_off", "rights_distribution", "identity_change", "unknown"]) {
       expect(types.has(t as ActionRecord["type"])).toBe(true);
@@ -67,55 +67,55 @@ describe("demo ledger synced through the adapters, store and replay", () => {
 
   test("re-booking everything again appends nothing and rewrites no action", async () => {
     await ready;
-    const before = (l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
+    const before = ((await l.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n;
     expect(before).toBeGreaterThan(0);
-    const r = rebookEverything(l.sqlite, now);
+    const r = await rebookEverything(l.db, now);
     expect(r.booked).toBeGreaterThan(0);
     expect(r).toMatchObject({ recognitions: 0, reversals: 0, actionsWritten: 0 });
-    expect(r.actionsUnchanged).toBe((l.sqlite.query("SELECT count(*) AS n FROM actions").get() as { n: number }).n);
-    expect((l.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(before);
+    expect(r.actionsUnchanged).toBe(((await l.db.get("SELECT count(*) AS n FROM actions")) as { n: number }).n);
+    expect(((await l.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(before);
   });
 
   test("portfolio income equals the v2 income-treatment USD of the same wallet", async () => {
     await ready;
-    const q = portfolioQueries(l.sqlite);
+    const q = portfolioQueries(l.db);
     for (const owner of demoOwners()) {
-      const v2 = (l.sqlite.query("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_entry IS NOT NULL").all(owner) as { usd: string }[])
+      const v2 = ((await l.db.all("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_entry IS NOT NULL", owner)) as { usd: string }[])
         .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
       // The total is the sum of the exact values, rounded once for people.
-      expect(q.portfolio(owner).totals.exact.incomeUsd).toBe(formatExact(v2));
-      expect(q.portfolio(owner).totals.incomeUsd).toBe(usdForPeople(v2));
+      expect((await q.portfolio(owner)).totals.exact.incomeUsd).toBe(formatExact(v2));
+      expect((await q.portfolio(owner)).totals.incomeUsd).toBe(usdForPeople(v2));
     }
   });
 
   test("stored observations mark their mint dirty in their transaction; booking clears it after re-booking the holders", async () => {
     await ready;
-    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 0 });
-    const row = l.sqlite.query("SELECT payload, symbol FROM issuer_revisions ORDER BY id LIMIT 1").get() as { payload: string; symbol: string };
-    storeObservations(l.sqlite, { issuerRecords: [{ ...JSON.parse(row.payload), version: 999, notes: "a later revision" }] });
-    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 1 }); // a crash here is booked at the next start
-    const chunks = bookEverythingDirty(l.sqlite, now);
-    const holders = l.sqlite.query("SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ?)").get(row.symbol) as { n: number };
+    expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 0 });
+    const row = (await l.db.get("SELECT payload, symbol FROM issuer_revisions ORDER BY id LIMIT 1")) as { payload: string; symbol: string };
+    await storeObservations(l.db, { issuerRecords: [{ ...JSON.parse(row.payload), version: 999, notes: "a later revision" }] });
+    expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 1 }); // a crash here is booked at the next start
+    const chunks = await bookEverythingDirty(l.db, now);
+    const holders = (await l.db.get("SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ?)", row.symbol)) as { n: number };
     expect(chunks.map((c) => [c.kind, c.booked])).toEqual([["mints", 1], ["wallets", holders.n]]);
-    expect(dirtyBacklog(l.sqlite, now)).toMatchObject({ wallets: 0, mints: 0 });
+    expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 0 });
   });
 
   test("an issuer correction after activation appends a reversal and a replacement; nothing is rewritten", async () => {
     await ready;
-    const row = l.sqlite.query("SELECT id, payload FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL ORDER BY id LIMIT 1").get() as { id: string; payload: string };
+    const row = (await l.db.get("SELECT id, payload FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL ORDER BY id LIMIT 1")) as { id: string; payload: string };
     const before = JSON.parse(row.payload) as ActionRecord;
     // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.
-    const matched = JSON.parse((l.sqlite.query("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?").get(before.matched!.sha256) as { payload: string }).payload);
-    const journalBefore = l.sqlite.query("SELECT * FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    const matched = JSON.parse(((await l.db.get("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?", before.matched!.sha256)) as { payload: string }).payload);
+    const journalBefore = (await l.db.all("SELECT * FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
-    storeObservations(l.sqlite, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);
-    expect(totalsOf(bookEverythingDirty(l.sqlite, later))).toMatchObject({ recognitions: 1, reversals: 1 });
-    const journal = l.sqlite.query("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id").all(row.id) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    await storeObservations(l.db, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);
+    expect(totalsOf(await bookEverythingDirty(l.db, later))).toMatchObject({ recognitions: 1, reversals: 1 });
+    const journal = (await l.db.all("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);
     expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before.usd, change_reason: "issuer correction" });
     expect(replacement).toMatchObject({ entry_type: "recognition", reverses_id: null, change_reason: "issuer correction" });
-    const after = JSON.parse((l.sqlite.query("SELECT payload FROM actions WHERE id = ?").get(row.id) as { payload: string }).payload) as ActionRecord;
+    const after = JSON.parse(((await l.db.get("SELECT payload FROM actions WHERE id = ?", row.id)) as { payload: string }).payload) as ActionRecord;
     expect(after.matched!.version).toBe(matched.version + 1);
     expect(after.lifecycle.state).toBe("corrected");
     expect(replacement!.usd).toBe(after.usd!);
@@ -123,13 +123,13 @@ describe("demo ledger synced through the adapters, store and replay", () => {
 
   test("an issuer record edited without a new version is stored again and flagged", async () => {
     await ready;
-    const row = l.sqlite.query("SELECT payload FROM issuer_revisions WHERE event_id LIKE 'b32055bf%' AND version = 6").get() as { payload: string };
+    const row = (await l.db.get("SELECT payload FROM issuer_revisions WHERE event_id LIKE 'b32055bf%' AND version = 6")) as { payload: string };
     const record = JSON.parse(row.payload);
-    const first = storeObservations(l.sqlite, { issuerRecords: [record] });
+    const first = await storeObservations(l.db, { issuerRecords: [record] });
     expect(first.issuerRevisionsAdded).toBe(0); // same content: nothing new
-    const edited = storeObservations(l.sqlite, { issuerRecords: [{ ...record, notes: "edited in place" }] });
+    const edited = await storeObservations(l.db, { issuerRecords: [{ ...record, notes: "edited in place" }] });
     expect(edited).toMatchObject({ issuerRevisionsAdded: 1, editedRevisions: 1 });
-    const rows = l.sqlite.query("SELECT edited FROM issuer_revisions WHERE event_id = ? AND version = 6 ORDER BY id").all(record.eventId) as { edited: number }[];
+    const rows = (await l.db.all("SELECT edited FROM issuer_revisions WHERE event_id = ? AND version = 6 ORDER BY id", record.eventId)) as { edited: number }[];
     expect(rows.map((r) => r.edited)).toEqual([0, 1]);
   });
 });

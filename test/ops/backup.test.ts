@@ -17,13 +17,13 @@ describe("ca-ledger backup", () => {
   test("a backup taken while the server serves and a writer appends is consistent and verifies", async () => {
     const dir = await demoDataDir();
     const server = await startServer({ "data-dir": dir, port: "0", "log-level": "error" }, { offline: true, env: {}, quiet: true });
-    const writer = openLedger(dir, { migrate: false });
-    const journalBefore = count(writer.sqlite, "SELECT count(*) AS n FROM journal");
+    const writer = await openLedger(dir, { migrate: false });
+    const journalBefore = await count(writer.db, "SELECT count(*) AS n FROM journal");
     let writing = true, appended = 0, served = 0;
     // The writer and a reader of the HTTP API run until the backups are done.
     const writes = (async () => {
       while (writing) {
-        appendCorrection(writer.sqlite, appended++);
+        await appendCorrection(writer.db, appended++);
         await Bun.sleep(1);
       }
     })();
@@ -57,7 +57,7 @@ describe("ca-ledger backup", () => {
 
         const db = new Database(file, { readonly: true });
         expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-        expect(count(db, "SELECT count(*) AS n FROM journal")).toBe(summary.journalRows);
+        expect(db.query("SELECT count(*) AS n FROM journal").get()).toEqual({ n: summary.journalRows });
         db.close();
         expect(existsSync(`${file}-wal`)).toBe(false); // a single self-contained file
 
@@ -74,7 +74,7 @@ describe("ca-ledger backup", () => {
       expect(rows[2]).toBeGreaterThan(rows[0]);
     } finally {
       writing = false;
-      writer.close();
+      await writer.close();
       await server.stop();
     }
   }, 60_000);

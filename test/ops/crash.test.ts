@@ -111,9 +111,9 @@ function standing(dbPath: string) {
 }
 
 /** A fresh ledger holding only the crashed ledger's observations, replayed once: the clean rebuild. */
-function cleanRebuild(crashedPath: string): string {
+async function cleanRebuild(crashedPath: string): Promise<string> {
   const dir = tempDir("cal-rebuild-");
-  const fresh = openLedger(dir);
+  const fresh = await openLedger(dir);
   fresh.sqlite.query("ATTACH DATABASE ? AS crashed").run(crashedPath);
   fresh.sqlite.transaction(() => {
     for (const t of ["tenants", "tenant_wallets", "instruments", "issuer_revisions", "mint_states", "multiplier_updates", "token_accounts", "balance_changes", "wallet_gaps", "transitions_seen"]) {
@@ -121,8 +121,8 @@ function cleanRebuild(crashedPath: string): string {
     }
   })();
   fresh.sqlite.exec("DETACH DATABASE crashed");
-  rebookEverything(fresh.sqlite);
-  fresh.close();
+  await rebookEverything(fresh.db);
+  await fresh.close();
   return join(dir, "ledger.db");
 }
 
@@ -232,7 +232,7 @@ describe("crash safety", () => {
       expect(reversals).toBeGreaterThan(0); // re-booking really happened under the kills
 
       const crashed = standing(dbPath);
-      const clean = standing(cleanRebuild(dbPath));
+      const clean = standing(await cleanRebuild(dbPath));
       const keyOf = (r: { owner: string; action_id: string }) => `${r.owner} ${r.action_id}`;
       expect(new Set(crashed.rows.map(keyOf)).size).toBe(crashed.rows.length); // no duplicate standing recognition
       expect(crashed.rows.map(keyOf).sort()).toEqual(clean.rows.map(keyOf).sort()); // none missing, none extra

@@ -1,12 +1,12 @@
 // Shared by the ops tests: the compiled binary, temp data dirs, a demo ledger, and a writer
 // that appends real journal entries (issuer corrections re-booked through the replay).
-import type { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 
 export const root = join(import.meta.dir, "..", "..");
@@ -75,9 +75,9 @@ export async function cliAsync(args: string[], env: Record<string, string> = {})
 /** A data dir holding the embedded demo ledger (real cases, replayed through the engine). */
 export async function demoDataDir(): Promise<string> {
   const dir = tempDir("cal-demo-");
-  const ledger = openLedger(dir);
+  const ledger = await openLedger(dir);
   await loadDemo(ledger);
-  ledger.close();
+  await ledger.close();
   return dir;
 }
 
@@ -86,33 +86,33 @@ export async function demoDataDir(): Promise<string> {
  * amount, stored and re-booked in one transaction (as one commit, so any snapshot is replayed).
  * Every wallet holding the mint then gets a reversal and a new recognition.
  */
-export function appendCorrection(sqlite: Database, step: number, now = new Date()): void {
-  const base = sqlite.query(
+export async function appendCorrection(db: Sql, step: number, now = new Date()): Promise<void> {
+  const base = await db.get<{ payload: string }>(
     `SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend'
-     AND event_id IN (SELECT action_event FROM (SELECT json_extract(payload, '$.matched.eventId') AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL))
+     AND event_id IN (SELECT action_event FROM (SELECT json_extract(payload, '$.matched.eventId') AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL) AS matched)
      ORDER BY id LIMIT 1`,
-  ).get() as { payload: string } | null;
+  );
   if (!base) throw new Error("no matched cash dividend to correct");
   const record = JSON.parse(base.payload);
-  const top = sqlite.query("SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ?").get(record.eventId) as { v: number };
+  const top = (await db.get<{ v: number }>("SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ?", record.eventId))!;
   const gross = (0.5 + step / 100).toFixed(2);
   const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
-  sqlite.transaction(() => {
-    storeObservations(sqlite, { issuerRecords: [corrected] }, now);
-    rebookEverything(sqlite, now);
-  }).immediate();
+  await db.write(async (tx) => {
+    await storeObservations(tx, { issuerRecords: [corrected] }, now);
+    await rebookEverything(tx, now);
+  });
 }
 
-export function count(sqlite: Database, sql: string, ...params: (string | number)[]): number {
-  return (sqlite.query(sql).get(...params) as { n: number }).n;
+export async function count(db: Sql, sql: string, ...params: (string | number)[]): Promise<number> {
+  return (await db.get<{ n: number }>(sql, ...params))!.n;
 }
 
-export function withLedger<T>(dir: string, fn: (l: Ledger) => T): T {
-  const l = openLedger(dir, { migrate: false });
+export async function withLedger<T>(dir: string, fn: (l: Ledger) => T | Promise<T>): Promise<T> {
+  const l = await openLedger(dir, { migrate: false });
   try {
-    return fn(l);
+    return await fn(l);
   } finally {
-    l.close();
+    await l.close();
   }
 }
 

@@ -8,6 +8,8 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { openLedger } from "../../src/ledger/db.ts";
 import { brokenSeals, sealedTables } from "../../src/ledger/seals.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
+import { sqliteDb } from "../../src/ledger/sql/sqlite.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { startServer } from "../../src/server.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
@@ -17,7 +19,7 @@ afterAll(removeTempDirs);
 let base: string;
 beforeAll(async () => {
   base = await demoDataDir();
-  withLedger(base, (l) => appendCorrection(l.sqlite, 0));
+  await withLedger(base, (l) => appendCorrection(l.db, 0));
 });
 
 function copy(): { dir: string; db: Database } {
@@ -26,7 +28,12 @@ function copy(): { dir: string; db: Database } {
   return { dir, db: new Database(join(dir, "ledger.db")) };
 }
 
-const broken = (db: Database) => [...brokenSeals(db)].map((b) => `${b.table} ${b.rowid}: ${b.problem.replace(/ [0-9a-f]{64}/g, " …")}`);
+/** Each broken seal as `table key: problem`, seals elided. */
+async function broken(db: Database | Sql): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of brokenSeals(db instanceof Database ? sqliteDb(db) : db)) out.push(`${b.table} ${b.key}: ${b.problem.replace(/ [0-9a-f]{64}/g, " …")}`);
+  return out;
+}
 
 describe("row seals", () => {
   test("each sealed table seals every column it has", () => {
@@ -38,10 +45,10 @@ describe("row seals", () => {
     db.close();
   });
 
-  test("the demo load and a correction leave every row sealed and every seal right", () => {
+  test("the demo load and a correction leave every row sealed and every seal right", async () => {
     const { db } = copy();
     for (const t of sealedTables) expect({ t: t.name, n: (db.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n > 0 }).toEqual({ t: t.name, n: true });
-    expect(broken(db)).toEqual([]);
+    expect(await broken(db)).toEqual([]);
     db.close();
   });
 
@@ -55,27 +62,27 @@ describe("row seals", () => {
     db.close();
   });
 
-  test("an instrument changed by the store is sealed again; changed by hand it shows as unsealed", () => {
+  test("an instrument changed by the store is sealed again; changed by hand it shows as unsealed", async () => {
     const { dir, db } = copy();
     db.close();
-    const ledger = openLedger(dir);
-    const row = ledger.sqlite.query("SELECT mint, symbol, name, underlying FROM instruments LIMIT 1").get() as { mint: string; symbol: string; name: string | null; underlying: string | null };
-    storeObservations(ledger.sqlite, { instruments: [{ ...row, isin: "US0000000001", decimals: null }] });
-    expect(broken(ledger.sqlite)).toEqual([]);
-    ledger.sqlite.query("UPDATE instruments SET isin = 'US0000000002' WHERE mint = ?").run(row.mint);
-    const rowid = (ledger.sqlite.query("SELECT rowid AS r FROM instruments WHERE mint = ?").get(row.mint) as { r: number }).r;
-    expect(broken(ledger.sqlite)).toEqual([`instruments ${rowid}: was never sealed`]);
-    ledger.close();
+    const ledger = await openLedger(dir);
+    const row = (await ledger.db.get<{ mint: string; symbol: string; name: string | null; underlying: string | null }>("SELECT mint, symbol, name, underlying FROM instruments LIMIT 1"))!;
+    await storeObservations(ledger.db, { instruments: [{ ...row, isin: "US0000000001", decimals: null }] });
+    expect(await broken(ledger.db)).toEqual([]);
+    await ledger.db.run("UPDATE instruments SET isin = 'US0000000002' WHERE mint = ?", row.mint);
+    // A row is named by its primary key.
+    expect(await broken(ledger.db)).toEqual([`instruments ${row.mint}: was never sealed`]);
+    await ledger.close();
     const v = cli(["verify", "--data-dir", dir]);
     expect(v.code).toBe(1);
     expect(v.stdout).toContain(`FAIL  sealed rows match their seals`);
   });
 
-  test("the journal's chain names the entry after one that was removed", () => {
+  test("the journal's chain names the entry after one that was removed", async () => {
     const { db } = copy();
     db.exec("DROP TRIGGER journal_no_delete");
     db.exec("DELETE FROM journal WHERE id = 5");
-    expect(broken(db)).toEqual([`journal 6: hashes to …, sealed …`]);
+    expect(await broken(db)).toEqual([`journal 6: hashes to …, sealed …`]);
     db.close();
   });
 
@@ -85,7 +92,7 @@ describe("row seals", () => {
       for (const { name } of db.query(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?`).all(t.name) as { name: string }[]) db.exec(`DROP TRIGGER "${name}"`);
       db.exec(`UPDATE "${t.name}" SET row_sha256 = NULL`);
     }
-    expect(broken(db).length).toBeGreaterThan(100);
+    expect((await broken(db)).length).toBeGreaterThan(100);
     db.close();
     expect(cli(["verify", "--data-dir", dir]).code).toBe(1);
     const srv = await startServer({ port: "0", host: "127.0.0.1", "data-dir": dir }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { sqliteDb } from "../../src/ledger/sql/sqlite.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
@@ -79,7 +80,7 @@ function flipOne(db: Database, table: string, column: string, rand: () => number
 let base: string;
 beforeAll(async () => {
   base = await demoDataDir();
-  withLedger(base, (l) => { for (let i = 0; i < 2; i++) appendCorrection(l.sqlite, i); });
+  await withLedger(base, async (l) => { for (let i = 0; i < 2; i++) await appendCorrection(l.db, i); });
 });
 
 /** A copy of the base ledger with every trigger dropped, so a flip can land anywhere. */
@@ -92,16 +93,17 @@ function rawCopy(): { dir: string; db: Database } {
 }
 
 describe("verify against random bit flips", () => {
-  test("the untouched copy verifies (so every failure below is the flip's)", () => {
+  test("the untouched copy verifies (so every failure below is the flip's)", async () => {
     const { dir, db } = rawCopy();
-    const report = verifyLedger(db);
+    const report = await verifyLedger(sqliteDb(db));
     db.close();
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(cli(["verify", "--data-dir", dir]).code).toBe(0);
   });
 
-  test(`${trialsPerColumn} seeded flips in each served column: verify fails every time`, () => {
+  test(`${trialsPerColumn} seeded flips in each served column: verify fails every time`, async () => {
     const { db } = rawCopy();
+    const ledger = sqliteDb(db);
     const rand = random(20260913);
     const missed: string[] = [];
     const empty = new Set<string>();
@@ -113,7 +115,7 @@ describe("verify against random bit flips", () => {
             const flip = flipOne(db, table, column, rand);
             if (!flip) { empty.add(`${table}.${column}`); break; }
             trials++;
-            if (verifyLedger(db).ok) missed.push(`${table}.${column} rowid ${flip.rowid} ${flip.where}`);
+            if ((await verifyLedger(ledger)).ok) missed.push(`${table}.${column} rowid ${flip.rowid} ${flip.where}`);
             flip.undo();
           }
         }

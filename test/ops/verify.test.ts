@@ -14,7 +14,7 @@ let base: string;
 async function baseLedger(): Promise<string> {
   if (!base) {
     base = await demoDataDir();
-    withLedger(base, (l) => { for (let i = 0; i < 3; i++) appendCorrection(l.sqlite, i); });
+    await withLedger(base, async (l) => { for (let i = 0; i < 3; i++) await appendCorrection(l.db, i); });
   }
   return base;
 }

@@ -64,12 +64,12 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
 
     // The same through the ledger: who signed is stored with the balance change and read back.
     const dir = mkdtempSync(join(tmpdir(), "cal-seizure-"));
-    const ledger = openLedger(dir);
+    const ledger = await openLedger(dir);
     try {
-      ledger.sqlite.query("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)").run(ensureTenant(ledger.sqlite, "acme"), owner, new Date().toISOString());
-      storeObservations(ledger.sqlite, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
-      rebookEverything(ledger.sqlite, new Date((t0 + 1000) * 1000));
-      expect((ledger.sqlite.query("SELECT type FROM actions WHERE owner = ?").all(owner) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
+      (await ledger.db.run("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)", await ensureTenant(ledger.db, "acme"), owner, new Date().toISOString()));
+      await storeObservations(ledger.db, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
+      await rebookEverything(ledger.db, new Date((t0 + 1000) * 1000));
+      expect(((await ledger.db.all("SELECT type FROM actions WHERE owner = ?", owner)) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
     } finally {
       ledger.close();
       rmSync(dir, { recursive: true, force: true });

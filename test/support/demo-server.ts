@@ -11,6 +11,6 @@ export async function serveDemo(dataDir: string): Promise<DemoServer> {
     { port: "0", host: "127.0.0.1", "data-dir": dataDir },
     { offline: true, quiet: true, env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "100000", AUTH_FAILURES_PER_MINUTE: "100000" } },
   );
-  const { key } = createKey(handle.ledger.sqlite, { name: `test-${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
+  const { key } = await createKey(handle.ledger.db, { name: `test-${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });
   return Object.assign(handle, { key });
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { openLedger } from "../../src/ledger/db.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
 import { syncWalletChain } from "../../src/sources/solana/history.ts";
@@ -41,57 +42,57 @@ async function ledgerSynced(rpcUrl: string, owner: string, tenants = ["acme"]) {
   const dir = mkdtempSync(join(tmpdir(), "cal-complete-"));
   dirs.push(dir);
   const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuer.url }, {});
-  const ledger = openLedger(dir);
+  const ledger = await openLedger(dir);
   const now = () => new Date("2026-09-20T00:00:00Z");
-  const deps = { config, sqlite: ledger.sqlite, logger: createLogger("error"), now, book: async () => void bookEverythingDirty(ledger.sqlite, now()) };
+  const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
   await pollIssuer(deps);
   const outcomes: string[] = [];
   for (const tenant of tenants) {
-    registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, tenant), 100, owner);
-    outcomes.push(await runSyncJob(deps, claimJob(ledger.sqlite)!));
+    await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, tenant), 100, owner);
+    outcomes.push(await runSyncJob(deps, (await claimJob(ledger.db))!));
   }
-  return { ledger, sqlite: ledger.sqlite, outcomes, deps };
+  return { ledger, db: ledger.db, outcomes, deps };
 }
 
-const q = <T>(sqlite: import("bun:sqlite").Database, sql: string, ...params: (string | number)[]) => sqlite.query(sql).all(...params) as T[];
+const q = <T>(db: Sql, sql: string, ...params: (string | number)[]) => db.all<T>(sql, ...params);
 
 describe("a closed token account", () => {
   test("is found through the wallet's own history; the dividend received before the close stays in the books", async () => {
     const s = buildClosedScenario();
     const rpc = serve(s.chain, false);
-    const { sqlite, outcomes } = await ledgerSynced(rpc.url, s.owner);
+    const { db, outcomes } = await ledgerSynced(rpc.url, s.owner);
     expect(outcomes).toEqual(["complete"]);
-    expect(q(sqlite, "SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ?", s.owner)).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
-    expect(q<{ signature: string }>(sqlite, "SELECT signature FROM balance_changes WHERE owner = ? ORDER BY slot", s.owner).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
+    expect((await q(db, "SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ?", s.owner))).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
+    expect((await q<{ signature: string }>(db, "SELECT signature FROM balance_changes WHERE owner = ? ORDER BY slot", s.owner)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = q<{ type: string; usd: string; effective_at: string; payload: string }>(sqlite, "SELECT type, usd, effective_at, payload FROM actions WHERE owner = ?", s.owner);
+    const actions = (await q<{ type: string; usd: string; effective_at: string; payload: string }>(db, "SELECT type, usd, effective_at, payload FROM actions WHERE owner = ?", s.owner));
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
     expect(JSON.parse(actions[0]!.payload).rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
-    const journal = q<{ usd: string }>(sqlite, "SELECT usd FROM journal WHERE owner = ? AND entry_type = 'recognition'", s.owner);
+    const journal = (await q<{ usd: string }>(db, "SELECT usd FROM journal WHERE owner = ? AND entry_type = 'recognition'", s.owner));
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);
-    const income = q<{ usd: string }>(sqlite, "SELECT usd FROM income_totals WHERE owner = ?", s.owner);
+    const income = (await q<{ usd: string }>(db, "SELECT usd FROM income_totals WHERE owner = ?", s.owner));
     expect(income.map((i) => i.usd)).toEqual([actions[0]!.usd]);
     // The position ends at 0 and keeps its income.
-    const position = JSON.parse(q<{ payload: string }>(sqlite, "SELECT payload FROM positions WHERE owner = ?", s.owner)[0]!.payload);
+    const position = JSON.parse((await q<{ payload: string }>(db, "SELECT payload FROM positions WHERE owner = ?", s.owner))[0]!.payload);
     expect(position).toMatchObject({ mint: HONX_MINT, rawBalance: "0", status: "ok" });
   });
 
   test("a second tenant's first sync finds it without fetching the wallet's transactions again; a re-sync books nothing new", async () => {
     const s = buildClosedScenario({ seed: 5 });
     const rpc = serve(s.chain, false);
-    const { sqlite, outcomes, deps } = await ledgerSynced(rpc.url, s.owner, ["acme"]);
+    const { db, outcomes, deps } = await ledgerSynced(rpc.url, s.owner, ["acme"]);
     expect(outcomes).toEqual(["complete"]);
     const fetched = rpc.log.length;
-    const journal = q(sqlite, "SELECT id FROM journal").length;
-    registerAndEnqueue(sqlite, ensureTenant(sqlite, "globex"), 100, s.owner);
-    expect(await runSyncJob(deps, claimJob(sqlite)!)).toBe("complete");
+    const journal = (await q(db, "SELECT id FROM journal")).length;
+    await registerAndEnqueue(db, await ensureTenant(db, "globex"), 100, s.owner);
+    expect(await runSyncJob(deps, (await claimJob(db))!)).toBe("complete");
     // Only the close is read again: it changed no balance, so no stored change stands for it.
     expect(rpc.log.slice(fetched).filter((l) => l.method === "getTransaction").map((l) => l.params[0])).toEqual([s.signatures[2]]);
-    expect(q(sqlite, "SELECT id FROM journal").length).toBe(journal);
+    expect((await q(db, "SELECT id FROM journal")).length).toBe(journal);
     // Both tenants' walks of the wallet's address and of the closed account stand at their newest signature.
-    const cursors = q<{ scope: string; address: string; newest_signature: string }>(sqlite, "SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address");
+    const cursors = (await q<{ scope: string; address: string; newest_signature: string }>(db, "SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address"));
     expect(cursors.map((c) => c.newest_signature)).toEqual(Array(4).fill(s.signatures[2]));
   });
 });
@@ -104,9 +105,9 @@ describe("getTransactionsForAddress", () => {
     const a = await ledgerSynced(standard.url, s.owner);
     const b = await ledgerSynced(fast.url, s.owner);
     expect(b.outcomes).toEqual(["complete"]);
-    const books = (sqlite: import("bun:sqlite").Database) => q(sqlite, "SELECT id, type, usd, payload_sha256 FROM actions ORDER BY id");
-    expect(books(b.sqlite)).toEqual(books(a.sqlite));
-    expect(books(b.sqlite)).toHaveLength(1);
+    const books = (db: Sql) => q(db, "SELECT id, type, usd, payload_sha256 FROM actions ORDER BY id");
+    expect(await books(b.db)).toEqual(await books(a.db));
+    expect(await books(b.db)).toHaveLength(1);
     const walletCalls = (server: RpcServer) => server.log.filter((l) => l.method !== "getTransaction" || !s.chain.signatures.get(s.authority)!.some((x) => x.signature === l.params[0]));
     const fastMethods = walletCalls(fast).map((l) => l.method);
     expect(fastMethods.filter((m) => m === "getTransactionsForAddress")).toHaveLength(1);

@@ -31,7 +31,7 @@ async function start(s: WalletScenario, env: Record<string, string>) {
     env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", ...env },
   });
   running.push({ server, rpc, issuer });
-  const key = (tenant: string) => createKey(server.ledger.sqlite, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] }).key;
+  const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
   return { server, rpc, issuer, key };
 }
 
@@ -57,7 +57,7 @@ describe("following", () => {
   test("every followed wallet is re-synced on its schedule: a change after its first sync is booked without anyone asking", async () => {
     const s = buildWalletScenario({ transfers: 6, seed: 31 });
     const { server, key } = await start(s, { RESYNC_SECONDS: "1" });
-    const k = key("acme");
+    const k = await key("acme");
     expect((await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } })).status).toBe(202);
     const first = await finished(server.url, k, s.owner);
     expect((await actionsOf(server.url, k, s.owner)).total).toBe(0);
@@ -78,7 +78,7 @@ describe("following", () => {
   test("the mint poll shows a newly scheduled multiplier as confirmed before it takes force, and books it when it does, with no sync", async () => {
     const s = buildWalletScenario({ transfers: 6, seed: 32 });
     const { server, rpc, key } = await start(s, { MINT_POLL_SECONDS: "1" });
-    const k = key("acme");
+    const k = await key("acme");
     await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } });
     const synced = await finished(server.url, k, s.owner);
 
@@ -112,7 +112,7 @@ describe("tenancy", () => {
     const s = buildWalletScenario({ transfers: 60, seed: 33 });
     s.addUpdate(1.0031, 1_790_000_000); // one change the wallet held through, so there are books
     const { server, rpc, key } = await start(s, {});
-    const a = key("acme"), b = key("globex");
+    const a = await key("acme"), b = await key("globex");
     await call(server.url, "/v1/wallets/sync", { key: a, body: { owner: s.owner } });
     const statusA = await finished(server.url, a, s.owner);
     const wanted = s.transfers.length;

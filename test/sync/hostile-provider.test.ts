@@ -24,23 +24,23 @@ import { addHolders, buildWalletScenario, type WalletScenario } from "../support
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) {
+async function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) {
   const dir = tempDir("cal-hostile-");
   dirs.push(dir);
   const config: Config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": "http://127.0.0.1:9/api", ...settings }, {});
-  const ledger = openLedger(dir);
-  const sqlite = ledger.sqlite;
-  const deps = { sqlite, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void bookEverythingDirty(sqlite) };
-  const tenant = ensureTenant(sqlite, "acme");
+  const ledger = await openLedger(dir);
+  const db = ledger.db;
+  const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void await bookEverythingDirty(db) };
+  const tenant = await ensureTenant(db, "acme");
   const sync = async (owner: string) => {
-    registerAndEnqueue(sqlite, tenant, 100, owner);
-    const claim = claimWalletJob(sqlite, tenant, owner);
+    await registerAndEnqueue(db, tenant, 100, owner);
+    const claim = await claimWalletJob(db, tenant, owner);
     if (!("job" in claim)) throw new Error("not claimed");
     const outcome = await runSyncJob(deps, claim.job);
-    return { outcome, status: walletStatus(sqlite, tenant, owner)! };
+    return { outcome, status: (await walletStatus(db, tenant, owner))! };
   };
-  const ops = () => opsStatus(sqlite, { issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: config.jobDeadlineSeconds, rpcErrors: () => ({ errors: 0, total: 1 }) });
-  return { ledger, sqlite, config, deps, tenant, sync, ops };
+  const ops = async () => await opsStatus(db, { issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: config.jobDeadlineSeconds, rpcErrors: () => ({ errors: 0, total: 1 }) });
+  return { ledger, db, config, deps, tenant, sync, ops };
 }
 
 /** A full page of signatures no one has seen: a history that never ends. */
@@ -63,14 +63,14 @@ describe("a signature history that never ends", () => {
     const random = seededRandom(4242);
     const rpc = startRpcServer(s.chain);
     rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, p[1].limit, true) }) } });
-    const l = ledgerFor(rpc.url, { "max-signature-pages": "3" });
+    const l = await ledgerFor(rpc.url, { "max-signature-pages": "3" });
     try {
       const [badRun, goodRun] = await Promise.all([l.sync(bad.owner), l.sync(good)]);
       expect(goodRun.status.status).toBe("complete");
       expect(badRun.outcome).toBe("partial");
       expect(badRun.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/stopped after 3 pages/));
       expect(pagesFor(rpc, bad.tokenAccount)).toHaveLength(3);
-      const cursor = l.sqlite.query("SELECT resume_before FROM walk_cursors WHERE scope = ? AND address = ?").get(tenantScope(l.tenant), bad.tokenAccount) as { resume_before: string };
+      const cursor = (await l.db.get("SELECT resume_before FROM walk_cursors WHERE scope = ? AND address = ?", tenantScope(l.tenant), bad.tokenAccount)) as { resume_before: string };
       expect(cursor.resume_before).toBeTruthy();
 
       // The next sync goes on from where this one stopped, again for 3 pages only.
@@ -89,7 +89,7 @@ describe("a signature history that never ends", () => {
     const random = seededRandom(4343);
     const rpc = startRpcServer(s.chain);
     rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
-    const l = ledgerFor(rpc.url, { "max-signature-pages": "2" });
+    const l = await ledgerFor(rpc.url, { "max-signature-pages": "2" });
     try {
       const run = await l.sync(bad.owner);
       const reasons = run.status.gaps.filter((g) => g.address === bad.tokenAccount).map((g) => g.reason);
@@ -108,7 +108,7 @@ describe("a signature history that never ends", () => {
     let served = 0;
     const rpc = startRpcServer(s.chain);
     rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: pages[served++ % 2] }) } });
-    const l = ledgerFor(rpc.url);
+    const l = await ledgerFor(rpc.url);
     try {
       const run = await l.sync(bad.owner);
       expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/paging repeats itself after 3 pages/));
@@ -146,7 +146,7 @@ describe("answers of hundreds of megabytes", () => {
       sent.push(body.sent);
       return new Response(body.stream, { headers: { "content-type": "application/json" } });
     } } });
-    const l = ledgerFor(rpc.url);
+    const l = await ledgerFor(rpc.url);
     try {
       const run = await l.sync(good);
       expect(run.outcome).toBe("partial");
@@ -168,14 +168,14 @@ describe("answers of hundreds of megabytes", () => {
       sent.push(body.sent);
       return new Response(body.stream, { headers: { "content-type": "application/json" } });
     } });
-    const l = ledgerFor("http://127.0.0.1:9/");
+    const l = await ledgerFor("http://127.0.0.1:9/");
     try {
       const config = { ...l.config, xstocksApiUrl: `http://127.0.0.1:${server.port}/api/v2` };
-      const err = await pollIssuer({ sqlite: l.sqlite, config }).catch((e) => e);
+      const err = await pollIssuer({ db: l.db, config }).catch((e) => e);
       expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
       for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);
-      expect((l.sqlite.query("SELECT count(*) AS n FROM issuer_revisions").get() as { n: number }).n).toBe(0);
-      expect(l.sqlite.query("SELECT last_error FROM feed_status WHERE name = 'issuer'").get()).toEqual({ last_error: expect.stringMatching(/larger than/) });
+      expect(((await l.db.get("SELECT count(*) AS n FROM issuer_revisions")) as { n: number }).n).toBe(0);
+      expect((await l.db.get("SELECT last_error FROM feed_status WHERE name = 'issuer'"))).toEqual({ last_error: expect.stringMatching(/larger than/) });
     } finally {
       server.stop(true);
       l.ledger.close();
@@ -196,13 +196,13 @@ describe("impossible mint values", () => {
       s.chain.accounts.set(account, { data: encodeTokenAccount({ mint, owner: good, amount: 5n }), owner: TOKEN_2022_PROGRAM_ID });
       s.addUpdate(1.0031, 1_790_000_000); // a change on the wallet's good mint
       const rpc = startRpcServer(s.chain);
-      const l = ledgerFor(rpc.url);
+      const l = await ledgerFor(rpc.url);
       try {
         const run = await l.sync(good);
         expect(run.status.gaps).toContainEqual({ address: mint, reason: expect.stringMatching(reason) });
-        expect((l.sqlite.query("SELECT count(*) AS n FROM mint_states WHERE mint = ?").get(mint) as { n: number }).n).toBe(0);
-        expect((l.sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND type = 'unknown'").get(good) as { n: number }).n).toBe(1);
-        expect((l.sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?").get(good) as { n: number }).n).toBe(1);
+        expect(((await l.db.get("SELECT count(*) AS n FROM mint_states WHERE mint = ?", mint)) as { n: number }).n).toBe(0);
+        expect(((await l.db.get("SELECT count(*) AS n FROM actions WHERE owner = ? AND type = 'unknown'", good)) as { n: number }).n).toBe(1);
+        expect(((await l.db.get("SELECT count(*) AS n FROM journal WHERE owner = ?", good)) as { n: number }).n).toBe(1);
       } finally {
         rpc.stop();
         l.ledger.close();
@@ -216,11 +216,11 @@ describe("a feed of refused rows", () => {
     const data = loadIssuerFixture();
     data.history = data.history.map((r, i) => (i % 4 === 0 ? r : { ...r, eventId: null, multiplierOld: "not a number" }));
     const issuer = startIssuerServer(data);
-    const l = ledgerFor("http://127.0.0.1:9/");
+    const l = await ledgerFor("http://127.0.0.1:9/");
     try {
-      const r = await pollIssuer({ sqlite: l.sqlite, config: { ...l.config, xstocksApiUrl: issuer.url } });
+      const r = await pollIssuer({ db: l.db, config: { ...l.config, xstocksApiUrl: issuer.url } });
       expect(r.rejected).toBeGreaterThan(0);
-      const check = l.ops().checks.find((c) => c.name === "issuer_feed_freshness")!;
+      const check = (await l.ops()).checks.find((c) => c.name === "issuer_feed_freshness")!;
       expect(check.status).toBe("warn");
       expect(check.message).toMatch(/degraded: \d+ of \d+ history rows refused/);
     } finally {
@@ -236,15 +236,15 @@ describe("a job's deadline", () => {
     const slow = new Set(s.chain.signatures.get(bad.tokenAccount)!.map((x) => x.signature));
     const rpc = startRpcServer(s.chain);
     rpc.inject({ method: "getTransaction", times: Infinity, match: (p) => slow.has(p[0]), fault: { kind: "hang", ms: 1500 } });
-    const l = ledgerFor(rpc.url, { "job-deadline-seconds": "1" });
+    const l = await ledgerFor(rpc.url, { "job-deadline-seconds": "1" });
     try {
       const started = performance.now();
       const [badRun] = await Promise.all([l.sync(bad.owner), l.sync(good)]);
       expect(performance.now() - started).toBeLessThan(6000);
       expect(badRun.outcome).toBe("partial");
       expect(badRun.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/deadline passed/));
-      expect(walletStatus(l.sqlite, l.tenant, good)!.status).toBe("complete");
-      const check = l.ops().checks.find((c) => c.name === "sync_deadlines")!;
+      expect((await walletStatus(l.db, l.tenant, good))!.status).toBe("complete");
+      const check = (await l.ops()).checks.find((c) => c.name === "sync_deadlines")!;
       expect(check).toMatchObject({ status: "warn", value: 1 });
     } finally {
       rpc.stop();

@@ -35,7 +35,7 @@ describe("ISINs on live data", () => {
       quiet: true,
     });
     try {
-      const key = createKey(srv.ledger.sqlite, { name: "k", tenant: "acme", scopes: ["assets:read"] }).key;
+      const key = (await createKey(srv.ledger.db, { name: "k", tenant: "acme", scopes: ["assets:read"] })).key;
       let assets: any[] = [];
       for (const started = Date.now(); Date.now() - started < 10_000; await Bun.sleep(20)) {
         assets = (await call(srv.url, "/v1/assets", { key })).body.assets;
@@ -59,19 +59,19 @@ describe("ISINs on live data", () => {
     const issuer = startIssuerServer(loadIssuerFixture());
     const dir = tempDir();
     dirs.push(dir);
-    const ledger = openLedger(dir);
+    const ledger = await openLedger(dir);
     try {
       // What a poll stored before ISINs were attached: the instruments as the asset list has them.
       const client = createIssuerClient({ baseUrl: issuer.url });
       const [assets, history, upcoming] = await Promise.all([client.assets(), client.corporateActionsHistory(), client.corporateActionsUpcoming()]);
-      storeObservations(ledger.sqlite, { instruments: assets.instruments, issuerRecords: [...history.records, ...upcoming.records] });
-      bookEverythingDirty(ledger.sqlite);
-      expect(instrumentQueries(ledger.sqlite).lineage(HONx.mint)!.identities.at(-1)!.isin).toBeNull();
+      await storeObservations(ledger.db, { instruments: assets.instruments, issuerRecords: [...history.records, ...upcoming.records] });
+      await bookEverythingDirty(ledger.db);
+      expect((await instrumentQueries(ledger.db).lineage(HONx.mint))!.identities.at(-1)!.isin).toBeNull();
 
       const config = loadConfig({ "data-dir": dir, "xstocks-api-url": issuer.url }, {});
-      expect((await pollIssuer({ sqlite: ledger.sqlite, config })).added).toBe(0); // no new revision...
-      bookEverythingDirty(ledger.sqlite);
-      const lineage = instrumentQueries(ledger.sqlite).lineage(HONx.mint)!;
+      expect((await pollIssuer({ db: ledger.db, config })).added).toBe(0); // no new revision...
+      await bookEverythingDirty(ledger.db);
+      const lineage = (await instrumentQueries(ledger.db).lineage(HONx.mint))!;
       expect(lineage.identities.at(-1)!.isin).toBe(HONx.isin); // ...yet the lineage was re-booked
     } finally {
       ledger.close();

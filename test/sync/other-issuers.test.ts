@@ -91,31 +91,31 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
     const issuerFeed = startIssuerServer(loadIssuerFixture());
     const dir = mkdtempSync(join(tmpdir(), "cal-other-"));
     dirs.push(dir);
-    const ledger = openLedger(dir);
+    const ledger = await openLedger(dir);
     try {
       const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
       const now = () => new Date(Number(T0 + 86_400n) * 1000);
-      const deps = { config, sqlite: ledger.sqlite, logger: createLogger("error"), now, book: async () => void bookEverythingDirty(ledger.sqlite, now()) };
+      const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
       await pollIssuer(deps);
-      registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "acme"), 100, s.holder);
-      expect(await runSyncJob(deps, claimJob(ledger.sqlite)!)).toBe("complete");
+      await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, s.holder);
+      expect(await runSyncJob(deps, (await claimJob(ledger.db))!)).toBe("complete");
 
-      const asset = listAssets(ledger.sqlite, Number(T0 + 86_400n)).find((a) => a.mint === s.mint);
+      const asset = (await listAssets(ledger.db, Number(T0 + 86_400n))).find((a) => a.mint === s.mint);
       expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
-      const action = ledger.sqlite.query("SELECT type, payload, summary FROM actions WHERE owner = ?").get(s.holder) as { type: string; payload: string; summary: string };
+      const action = (await ledger.db.get("SELECT type, payload, summary FROM actions WHERE owner = ?", s.holder)) as { type: string; payload: string; summary: string };
       expect(action.type).toBe("unknown");
       expect(JSON.parse(action.payload)).toMatchObject({
         symbol: "EXPRE",
         reason: "no issuer feed for this mint: a multiplier change of +2.5% that no record explains; add one with `ca-ledger import issuer-records`",
       });
       expect(JSON.parse(action.summary).symbol).toBe("EXPRE");
-      expect((ledger.sqlite.query("SELECT symbol FROM journal WHERE owner = ?").all(s.holder) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
-      expect(JSON.parse((ledger.sqlite.query("SELECT payload FROM positions WHERE owner = ?").get(s.holder) as { payload: string }).payload).symbol).toBe("EXPRE");
+      expect(((await ledger.db.all("SELECT symbol FROM journal WHERE owner = ?", s.holder)) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
+      expect(JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload).symbol).toBe("EXPRE");
 
       // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
-      storeObservations(ledger.sqlite, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
-      storeObservations(ledger.sqlite, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
-      expect(listAssets(ledger.sqlite).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
+      await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
+      await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
+      expect((await listAssets(ledger.db)).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
     } finally {
       ledger.close();
       rpc.stop();

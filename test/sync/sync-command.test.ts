@@ -28,10 +28,10 @@ test("sync runs one wallet to completion in the foreground", async () => {
     expect(err).toMatch(/new revisions/);
     expect(err).toMatch(/account_history\s+\[#+\s*\]/); // the progress bar
     expect(err).toMatch(/sync complete/);
-    const ledger = openLedger(dir);
-    const job = ledger.sqlite.query("SELECT j.status, t.slug FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE j.owner = ?").get(s.owner) as { status: string; slug: string };
+    const ledger = await openLedger(dir);
+    const job = (await ledger.db.get("SELECT j.status, t.slug FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE j.owner = ?", s.owner)) as { status: string; slug: string };
     expect(job).toEqual({ status: "complete", slug: "acme" });
-    expect((ledger.sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?").get(s.owner) as { n: number }).n).toBe(1);
+    expect(((await ledger.db.get("SELECT count(*) AS n FROM actions WHERE owner = ?", s.owner)) as { n: number }).n).toBe(1);
     ledger.close();
   } finally {
     rpc.stop();

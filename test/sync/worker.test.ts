@@ -21,13 +21,13 @@ import { buildWalletScenario } from "../support/wallet-chain.ts";
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-function setup(rpcUrl: string, issuerUrl: string) {
+async function setup(rpcUrl: string, issuerUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), "cal-sync-"));
   dirs.push(dir);
   const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuerUrl }, {});
-  const ledger = openLedger(dir);
+  const ledger = await openLedger(dir);
   const now = () => new Date("2026-09-20T00:00:00Z");
-  return { config, ledger, sqlite: ledger.sqlite, logger: createLogger("error"), now, book: async () => void bookEverythingDirty(ledger.sqlite, now()) };
+  return { config, ledger, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
 }
 
 describe("sync worker", () => {
@@ -36,38 +36,38 @@ describe("sync worker", () => {
     const rpc = startRpcServer(s.chain);
     const issuer = startIssuerServer(loadIssuerFixture());
     try {
-      const deps = setup(rpc.url, issuer.url);
-      const tenant = ensureTenant(deps.ledger.sqlite, "acme");
-      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
+      const deps = await setup(rpc.url, issuer.url);
+      const tenant = await ensureTenant(deps.ledger.db, "acme");
+      await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
       expect((await pollIssuer(deps)).added).toBeGreaterThan(0);
       expect((await pollIssuer(deps)).added).toBe(0); // the same feed again stores nothing
 
-      const job = claimJob(deps.ledger.sqlite)!;
+      const job = (await claimJob(deps.ledger.db))!;
       expect(job.owner).toBe(s.owner);
       expect(await runSyncJob(deps, job)).toBe("complete");
-      const status = walletStatus(deps.ledger.sqlite, tenant, s.owner)!;
+      const status = (await walletStatus(deps.ledger.db, tenant, s.owner))!;
       expect(status.status).toBe("complete");
       expect(status.transactionsFetched).toBeGreaterThan(0);
       expect(status.gaps).toEqual([]);
 
       // The scenario's transfers all come after HONx's recorded steps: nothing touched this wallet.
-      expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ?").get(s.owner) as { n: number }).n).toBe(0);
+      expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM actions WHERE owner = ?", s.owner)) as { n: number }).n).toBe(0);
 
       // The issuer changes the multiplier while the wallet holds HONx, with no issuer record.
       s.addUpdate(1.0031, 1789500000);
-      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
-      expect(await runSyncJob(deps, claimJob(deps.ledger.sqlite)!)).toBe("complete");
-      const actions = deps.ledger.sqlite.query("SELECT type, payload FROM actions WHERE owner = ?").all(s.owner) as { type: string; payload: string }[];
+      await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
+      expect(await runSyncJob(deps, (await claimJob(deps.ledger.db))!)).toBe("complete");
+      const actions = (await deps.ledger.db.all("SELECT type, payload FROM actions WHERE owner = ?", s.owner)) as { type: string; payload: string }[];
       expect(actions.map((a) => a.type)).toEqual(["unknown"]);
       expect(JSON.parse(actions[0]!.payload).reason).toMatch(/no issuer record/i);
-      const journal = (deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
+      const journal = ((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n;
       expect(journal).toBe(1);
 
-      registerAndEnqueue(deps.ledger.sqlite, tenant, 100, s.owner);
-      const again = claimJob(deps.ledger.sqlite)!;
+      await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
+      const again = (await claimJob(deps.ledger.db))!;
       expect(await runSyncJob(deps, again)).toBe("complete");
-      expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(journal);
-      deps.ledger.close();
+      expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(journal);
+      await deps.ledger.close();
     } finally {
       rpc.stop();
       issuer.stop();
@@ -75,21 +75,21 @@ describe("sync worker", () => {
   });
 
   test("an unreachable RPC fails the attempt, keeps the error, and queues a retry with backoff", async () => {
-    const deps = setup("http://127.0.0.1:9/", "http://127.0.0.1:9/");
+    const deps = await setup("http://127.0.0.1:9/", "http://127.0.0.1:9/");
     deps.config.solanaRpcUrl = "http://127.0.0.1:9/";
-    const tenant = ensureTenant(deps.ledger.sqlite, "acme");
+    const tenant = await ensureTenant(deps.ledger.db, "acme");
     const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
-    registerAndEnqueue(deps.ledger.sqlite, tenant, 100, owner);
-    const job = claimJob(deps.ledger.sqlite)!;
+    await registerAndEnqueue(deps.ledger.db, tenant, 100, owner);
+    const job = (await claimJob(deps.ledger.db))!;
     const outcome = await runSyncJob({ ...deps, rpcOptions: { maxRetries: 1, baseDelayMs: 1 }, fetch: async () => { throw new TypeError("connection refused"); } }, job);
     expect(outcome).toBe("failed");
-    const status = walletStatus(deps.ledger.sqlite, tenant, owner)!;
+    const status = (await walletStatus(deps.ledger.db, tenant, owner))!;
     expect(status.status).toBe("queued");
     expect(status.attempts).toBe(1);
     expect(status.error).toBeTruthy();
     expect(Date.parse(status.nextRetryAt!)).toBeGreaterThan(Date.parse("2026-09-20T00:00:00Z"));
-    expect((deps.ledger.sqlite.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(0);
-    deps.ledger.close();
+    expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(0);
+    await deps.ledger.close();
   });
 });
 
@@ -97,34 +97,34 @@ describe("mint polling", () => {
   test("a scheduled multiplier that passes its activation is re-booked without any new observation", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cal-activation-"));
     dirs.push(dir);
-    const ledger = openLedger(dir);
+    const ledger = await openLedger(dir);
     const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
     const mint = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
     const activation = Date.parse("2026-10-01T00:30:00Z") / 1000;
-    registerAndEnqueue(ledger.sqlite, ensureTenant(ledger.sqlite, "acme"), 100, owner);
-    storeObservations(ledger.sqlite, {
+    await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, owner);
+    await storeObservations(ledger.db, {
       instruments: [{ mint, symbol: "HONx", name: null, underlying: "HON", isin: null, decimals: 8 }],
       multiplierUpdates: [{ mint, signature: "sig-schedule", ixIndex: 0, slot: 10, blockTime: activation - 86_400, multiplier: 1.0012, effectiveTimestamp: activation, authority: "auth" }],
       tokenAccounts: [{ owner, tokenAccount: "ata-1", mint, rawBalance: 5_00000000n, slot: 9 }],
       balanceChanges: [{ owner, tokenAccount: "ata-1", mint, signature: "sig-deposit", slot: 5, blockTime: activation - 30 * 86_400, preRaw: 0n, postRaw: 5_00000000n }],
     });
     const before = new Date((activation - 3600) * 1000);
-    bookEverythingDirty(ledger.sqlite, before);
-    const state = () => (ledger.sqlite.query("SELECT state FROM actions WHERE owner = ?").get(owner) as { state: string } | null)?.state;
-    const journal = () => (ledger.sqlite.query("SELECT count(*) AS n FROM journal WHERE owner = ?").get(owner) as { n: number }).n;
-    expect(state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
-    expect(journal()).toBe(0);
+    await bookEverythingDirty(ledger.db, before);
+    const state = async () => ((await ledger.db.get("SELECT state FROM actions WHERE owner = ?", owner)) as { state: string } | null)?.state;
+    const journal = async () => ((await ledger.db.get("SELECT count(*) AS n FROM journal WHERE owner = ?", owner)) as { n: number }).n;
+    expect(await state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
+    expect(await journal()).toBe(0);
 
     // The mint's next clock change is its activation: due only once it has passed.
-    expect(markDueClockChanges(ledger.sqlite, new Date((activation - 60) * 1000))).toBe(0);
+    expect(await markDueClockChanges(ledger.db, new Date((activation - 60) * 1000))).toBe(0);
     const after = new Date((activation + 60) * 1000);
-    expect(markDueClockChanges(ledger.sqlite, after)).toBe(1);
-    bookEverythingDirty(ledger.sqlite, after);
-    expect(state()).toBe("activated");
-    expect(journal()).toBe(1);
-    expect(markDueClockChanges(ledger.sqlite, new Date((activation + 600) * 1000))).toBe(0); // booked once
-    bookEverythingDirty(ledger.sqlite, new Date((activation + 600) * 1000));
-    expect(journal()).toBe(1);
-    ledger.close();
+    expect(await markDueClockChanges(ledger.db, after)).toBe(1);
+    await bookEverythingDirty(ledger.db, after);
+    expect(await state()).toBe("activated");
+    expect(await journal()).toBe(1);
+    expect(await markDueClockChanges(ledger.db, new Date((activation + 600) * 1000))).toBe(0); // booked once
+    await bookEverythingDirty(ledger.db, new Date((activation + 600) * 1000));
+    expect(await journal()).toBe(1);
+    await ledger.close();
   });
 });

@@ -3,9 +3,9 @@
 // API app itself (the same lockout, scope check, rate limit, validation and handlers), acting as
 // the session's key: the key never reaches the browser, which holds only an HttpOnly session
 // cookie, and the key's row is read again on every request.
-import type { Database } from "bun:sqlite";
 import type { Config } from "../../config.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
+import type { Db } from "../../ledger/sql/port.ts";
 import type { AuthDeps, Delegation } from "../auth.ts";
 import { clientAddress } from "../auth.ts";
 import { errorResponse } from "../errors.ts";
@@ -17,7 +17,7 @@ import { sessionRoutes } from "./session-routes.ts";
 import { sessionStore } from "./sessions.ts";
 
 export interface DashboardDeps {
-  sqlite: Database;
+  db: Db;
   config: Config;
   /** The API's own checks, so a sign-in meets the same lockout and failure count as a keyed request. */
   auth: AuthDeps;
@@ -31,7 +31,7 @@ const apiPrefix = "/ui/api";
 const forwardedHeaders = ["accept", "content-type", "content-length"];
 
 export function createDashboard(deps: DashboardDeps) {
-  const sessions = sessionStore(deps.sqlite);
+  const sessions = sessionStore(deps.db);
   const assets = assetServer();
   const session = sessionRoutes({ sessions, config: deps.config, auth: deps.auth });
   const delegations = new WeakMap<Request, Delegation>();
@@ -39,7 +39,7 @@ export function createDashboard(deps: DashboardDeps) {
   async function forward(request: Request, url: URL, address: string): Promise<Response> {
     const inner = url.pathname.slice(apiPrefix.length);
     if (!/^\/v[12]\//.test(inner)) return errorResponse("route_not_found", "No such route.");
-    const current = sessions.find(readCookie(request, sessionCookieName) ?? "");
+    const current = await sessions.find(readCookie(request, sessionCookieName) ?? "");
     if (!current) return session.ended(request, url);
     if (!isRead(request.method) && !(fromOwnPage(request) && carriesToken(request, current.csrfToken))) {
       return errorResponse("csrf_refused", "This write did not come from the dashboard's page with the session's CSRF token.");

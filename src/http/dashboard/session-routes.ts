@@ -49,28 +49,28 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
       return errorResponse("invalid_request", "The body is not valid JSON.");
     }
     const trimmed = typeof key === "string" && key.trim() !== "" ? key.trim() : null;
-    const principal = identify({ key: trimmed }, address, deps.auth);
+    const principal = await identify({ key: trimmed }, address, deps.auth);
     if (principal instanceof Response) return principal;
-    sessions.close(cookieId(request)); // signing in again replaces the browser's session
-    const opened = sessions.open(principal);
+    await sessions.close(cookieId(request)); // signing in again replaces the browser's session
+    const opened = await sessions.open(principal);
     return json(201, view(opened.session), { "set-cookie": setSessionCookie(opened.id, sessionLimits.absoluteSeconds, secure(request, url)) });
   }
 
-  function signOut(request: Request, url: URL): Response {
-    const current = sessions.find(cookieId(request));
+  async function signOut(request: Request, url: URL): Promise<Response> {
+    const current = await sessions.find(cookieId(request));
     if (current && !(fromOwnPage(request) && carriesToken(request, current.csrfToken))) {
       return errorResponse("csrf_refused", "Sign out from the dashboard's own page, with the session's CSRF token.");
     }
-    if (current) sessions.close(cookieId(request));
+    if (current) await sessions.close(cookieId(request));
     return new Response(null, { status: 204, headers: { "set-cookie": clearSessionCookie(secure(request, url)), "cache-control": "no-store" } });
   }
 
   return {
-    handle(request: Request, url: URL, address: string): Response | Promise<Response> {
+    async handle(request: Request, url: URL, address: string): Promise<Response> {
       switch (request.method) {
         case "GET":
         case "HEAD": {
-          const current = sessions.find(cookieId(request));
+          const current = await sessions.find(cookieId(request));
           if (current) return json(200, view(current));
           // Not an error for the page: it shows the sign-in form (and says why when a session ended).
           const ended = cookieId(request) !== "";

@@ -24,8 +24,8 @@ export function checkOwner(owner: string): void {
   validOwners.add(owner);
 }
 
-export function registeredOwner(ctx: AppContext, request: Request, owner: string): KeyPrincipal {
-  return ownerAndBooks(ctx, request, owner).principal;
+export async function registeredOwner(ctx: AppContext, request: Request, owner: string): Promise<KeyPrincipal> {
+  return (await ownerAndBooks(ctx, request, owner)).principal;
 }
 
 /**
@@ -33,15 +33,15 @@ export function registeredOwner(ctx: AppContext, request: Request, owner: string
  * of it finished, else an owner that matches no row, so every read answers as for a wallet with
  * nothing booked yet (the tenant learns nothing from another tenant's earlier syncs).
  */
-export function booksOwner(ctx: AppContext, request: Request, owner: string): string {
-  return ownerAndBooks(ctx, request, owner).booksVisible ? owner : NO_BOOKS;
+export async function booksOwner(ctx: AppContext, request: Request, owner: string): Promise<string> {
+  return (await ownerAndBooks(ctx, request, owner)).booksVisible ? owner : NO_BOOKS;
 }
 const NO_BOOKS = "";
 
-function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
+async function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
   const principal = principalOf(ctx, request);
   checkOwner(owner);
-  const r = registration(ctx.ledger.sqlite, principal.tenantId, owner);
+  const r = await registration(ctx.ledger.db, principal.tenantId, owner);
   if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
   return { principal, booksVisible: r.booksVisible };
 }
@@ -51,13 +51,15 @@ function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
  * the tenant registered; and the ones among them whose books it may read (the others count as
  * empty, see booksOwner).
  */
-export function tenantOwners(ctx: AppContext, request: Request, named: readonly string[] | undefined): { owners: string[]; books: string[] } {
+export async function tenantOwners(ctx: AppContext, request: Request, named: readonly string[] | undefined): Promise<{ owners: string[]; books: string[] }> {
   if (!named?.length) {
-    const all = registrations(ctx.ledger.sqlite, principalOf(ctx, request).tenantId);
+    const all = await registrations(ctx.ledger.db, principalOf(ctx, request).tenantId);
     return { owners: all.map((r) => r.owner), books: all.filter((r) => r.booksVisible).map((r) => r.owner) };
   }
   const owners = [...new Set(named)];
-  return { owners, books: owners.filter((o) => ownerAndBooks(ctx, request, o).booksVisible) };
+  const books: string[] = [];
+  for (const o of owners) if ((await ownerAndBooks(ctx, request, o)).booksVisible) books.push(o);
+  return { owners, books };
 }
 
 export function paging(query: { limit?: number; offset?: number }) {

@@ -15,15 +15,16 @@ import { keyedResponses } from "./v1.ts";
 const reportQuery = coercedQuery(S.IncomeReportQuery);
 
 export function reportRoutes(ctx: AppContext) {
-  const sqlite = ctx.ledger.sqlite;
-  const entries = incomeEntries(sqlite);
+  const db = ctx.ledger.db;
+  const entries = incomeEntries(db);
 
   return new Elysia({ name: "reports", normalize: false }).get(
     "/v2/reports/income",
-    ({ query, request }) => {
-      const { owners, books } = tenantOwners(ctx, request, query.owner);
-      const conversion = query.currency ? conversionTo(sqlite, query.currency) : null;
-      const report = incomeReport(entries(books, yearRange(query.year)), conversion);
+    async ({ query, request }) => {
+      const { owners, books } = await tenantOwners(ctx, request, query.owner);
+      const yearEntries = await entries(books, yearRange(query.year));
+      const conversion = query.currency ? await conversionTo(db, query.currency, yearEntries.map((e) => e.effectiveAt.slice(0, 10))) : null;
+      const report = incomeReport(yearEntries, conversion);
       // Built here and serialised once; the tests check the body against S.IncomeReport.
       return jsonBody({ year: query.year, dataset: ctx.dataset(), owners, ...reportForPeople(report) });
     },

@@ -5,7 +5,7 @@ import * as S from "../../../schemas/index.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
 import { listAssets } from "../../ledger/queries/assets.ts";
 import { journalQueries } from "../../ledger/queries/journal.ts";
-import { gaugeSource, opsStatus } from "../../ledger/queries/ops.ts";
+import { opsStatus, readGauges } from "../../ledger/queries/ops.ts";
 import { issuerFeedOff } from "../../config.ts";
 import { portfolioQueries } from "../../ledger/queries/portfolio.ts";
 import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
@@ -30,12 +30,11 @@ const keyedErrors = { 401: S.errors[401], 403: S.errors[403], 429: S.errors[429]
 const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
 
 export function v1Routes(ctx: AppContext) {
-  const sqlite = ctx.ledger.sqlite;
-  const actions = actionQueries(sqlite);
-  const journal = journalQueries(sqlite);
-  const portfolio = portfolioQueries(sqlite);
-  const gauges = gaugeSource(sqlite);
-  const exportCsv = exporter(sqlite);
+  const db = ctx.ledger.db;
+  const actions = actionQueries(db);
+  const journal = journalQueries(db);
+  const portfolio = portfolioQueries(db);
+  const exportCsv = exporter(db);
 
   return new Elysia({ name: "v1", normalize: false })
     .get(
@@ -47,7 +46,7 @@ export function v1Routes(ctx: AppContext) {
       },
       { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
     )
-    .get("/v1/assets", () => ({ assets: listAssets(sqlite) }), {
+    .get("/v1/assets", async () => ({ assets: await listAssets(db) }), {
       response: keyedResponses(S.AssetsResponse),
       detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read"),
     })
@@ -75,17 +74,17 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/wallets",
-      ({ request }) => {
+      async ({ request }) => {
         const p = principalOf(ctx, request);
-        return { tenant: p.tenant, maxWallets: ctx.config.maxWallets, wallets: listWallets(sqlite, p.tenantId) };
+        return { tenant: p.tenant, maxWallets: ctx.config.maxWallets, wallets: await listWallets(db, p.tenantId) };
       },
       { response: keyedResponses(S.WalletsResponse), detail: keyed("wallets", "Wallets this tenant registered", "ledger:read") },
     )
     .get(
       "/v1/wallets/:owner/status",
-      ({ params, request }) => {
-        const p = registeredOwner(ctx, request, params.owner);
-        const s = walletStatus(sqlite, p.tenantId, params.owner);
+      async ({ params, request }) => {
+        const p = await registeredOwner(ctx, request, params.owner);
+        const s = await walletStatus(db, p.tenantId, params.owner);
         if (!s) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant.");
         return s;
       },
@@ -93,26 +92,26 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/portfolio",
-      ({ query, request }) => {
-        const books = booksOwner(ctx, request, query.owner);
-        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.portfolio(books) };
+      async ({ query, request }) => {
+        const books = await booksOwner(ctx, request, query.owner);
+        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...(await portfolio.portfolio(books)) };
         return jsonBody(body);
       },
       { query: S.OwnerQuery, response: keyedResponses(S.Portfolio, walletErrors), detail: keyed("ledger", "Positions, income totals and unclassified adjustments", "ledger:read") },
     )
     .get(
       "/v1/income",
-      ({ query, request }) => {
+      async ({ query, request }) => {
         const range = dateRangeOf(query);
-        const books = booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", actions.incomeListJson(books, paging(query), range));
+        const books = await booksOwner(ctx, request, query.owner);
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", await actions.incomeListJson(books, paging(query), range));
       },
       { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v1/income/:id",
-      ({ params, query, request }) => {
-        const d = actions.incomeDetail(booksOwner(ctx, request, query.owner), params.id);
+      async ({ params, query, request }) => {
+        const d = await actions.incomeDetail(await booksOwner(ctx, request, query.owner), params.id);
         if (!d) throw new ApiFailure("not_found", "No income entry with this id for this owner.");
         return incomeDetail(d, ctx.dataset());
       },
@@ -120,28 +119,28 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/journal",
-      ({ query, request }) => {
+      async ({ query, request }) => {
         const range = dateRangeOf(query);
-        const books = booksOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...journal.list(books, paging(query), range) };
+        const books = await booksOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), ...(await journal.list(books, paging(query), range)) };
       },
       { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v1/yield",
-      ({ query, request }) => {
-        const books = booksOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...portfolio.yield(books) };
+      async ({ query, request }) => {
+        const books = await booksOwner(ctx, request, query.owner);
+        return { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...(await portfolio.yield(books)) };
       },
       { query: S.OwnerQuery, response: keyedResponses(S.YieldResponse, walletErrors), detail: keyed("ledger", "Yield per position and window", "ledger:read") },
     )
     .get(
       "/v1/export",
-      ({ query, request, set }) => {
+      async ({ query, request, set }) => {
         const range = dateRangeOf(query);
-        const books = booksOwner(ctx, request, query.owner);
+        const books = await booksOwner(ctx, request, query.owner);
         const dataset = (query.dataset ?? "journal") as ExportDataset;
-        const csv = exportCsv(dataset, books, range, ctx.dataset().kind);
+        const csv = await exportCsv(dataset, books, range, ctx.dataset().kind);
         set.headers["content-type"] = "text/csv; charset=utf-8";
         set.headers["content-disposition"] = `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${new Date().toISOString().slice(0, 10)}.csv"`;
         return csv;
@@ -157,7 +156,7 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/status",
-      () => opsStatus(sqlite, {
+      () => opsStatus(db, {
         issuerPollSeconds: ctx.config.issuerPollSeconds, mintPollSeconds: ctx.config.mintPollSeconds, jobDeadlineSeconds: ctx.config.jobDeadlineSeconds,
         rpcErrors: () => ctx.metrics.rpcErrorCounts(), database: ctx.health, issuerFeedOff: issuerFeedOff(ctx.config),
       }),
@@ -165,9 +164,9 @@ export function v1Routes(ctx: AppContext) {
     )
     .get(
       "/v1/ops/metrics",
-      ({ set }) => {
+      async ({ set }) => {
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
-        return ctx.metrics.render(gauges);
+        return ctx.metrics.render(await readGauges(db));
       },
       { response: keyedResponses(S.MetricsText), detail: keyed("ops", "Prometheus metrics", "ops:read") },
     );

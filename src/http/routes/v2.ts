@@ -14,29 +14,29 @@ import { DATE_FILTERS, keyedResponses } from "./v1.ts";
 const pagedQuery = coercedQuery(S.ActionsQuery);
 
 export function v2Routes(ctx: AppContext) {
-  const sqlite = ctx.ledger.sqlite;
-  const actions = actionQueries(sqlite);
-  const instruments = instrumentQueries(sqlite);
+  const db = ctx.ledger.db;
+  const actions = actionQueries(db);
+  const instruments = instrumentQueries(db);
   const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
 
   return new Elysia({ name: "v2", normalize: false })
-    .get("/v2/taxonomy", () => ({ types: instruments.taxonomy() }), {
+    .get("/v2/taxonomy", async () => ({ types: await instruments.taxonomy() }), {
       response: keyedResponses(S.TaxonomyResponse),
       detail: keyed("v2", "All 18 action types with treatment and validation computed from this ledger", "assets:read"),
     })
     .get(
       "/v2/actions",
-      ({ query, request }) => {
+      async ({ query, request }) => {
         const range = dateRangeOf(query);
-        const books = booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", actions.listJson(books, paging(query), range));
+        const books = await booksOwner(ctx, request, query.owner);
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "actions", await actions.listJson(books, paging(query), range));
       },
       { query: pagedQuery, response: keyedResponses(S.ActionsList, walletErrors), detail: keyed("v2", "Corporate actions of a wallet, newest first", "ledger:read", DATE_FILTERS) },
     )
     .get(
       "/v2/actions/:id",
-      ({ params, query, request }) => {
-        const d = actions.detailJson(booksOwner(ctx, request, query.owner), params.id);
+      async ({ params, query, request }) => {
+        const d = await actions.detailJson(await booksOwner(ctx, request, query.owner), params.id);
         if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
         const journal = d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt }));
         return jsonWith(d.detail, { dataset: ctx.dataset(), journal });
@@ -45,8 +45,8 @@ export function v2Routes(ctx: AppContext) {
     )
     .get(
       "/v2/instruments/:mint/lineage",
-      ({ params }) => {
-        const l = instruments.lineage(params.mint);
+      async ({ params }) => {
+        const l = await instruments.lineage(params.mint);
         if (!l) throw new ApiFailure("not_found", "No instrument with this mint.");
         return { mint: l.mint, symbol: l.symbol, dataset: ctx.dataset(), identities: l.identities, links: l.links, basisNowSits: l.basisNowSits };
       },

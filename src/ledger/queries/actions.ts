@@ -1,11 +1,11 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
-import type { Database } from "bun:sqlite";
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { ActionRecord, ActionType } from "../../domain/types.ts";
 import { actionDetailBase, type V1Entry } from "../projections.ts";
 import { nextOffset, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
+import type { Sql } from "../sql/port.ts";
 
 /** Adds `"validation":…` before the closing brace of a stored action object (see projections.ts). */
 function withValidation(stored: string, validation: string): string {
@@ -25,45 +25,41 @@ export const listSql = {
   v1Page: "SELECT v1_entry FROM actions WHERE owner = ?1 AND v1_kind IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3 ORDER BY effective_at DESC, id DESC LIMIT ?4 OFFSET ?5",
 };
 
-export function actionQueries(sqlite: Database) {
-  const count = sqlite.query(listSql.count);
-  const page = sqlite.query(listSql.page);
-  const oneDetail = sqlite.query("SELECT type, detail, payload FROM actions WHERE owner = ? AND id = ?");
-  const taxonomy = instrumentQueries(sqlite);
-  const v1Count = sqlite.query(listSql.v1Count);
-  const v1Page = sqlite.query(listSql.v1Page);
-  const v1One = sqlite.query("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL");
-  const journal = journalForAction(sqlite);
+export function actionQueries(db: Sql) {
+  const taxonomy = instrumentQueries(db);
+  const journal = journalForAction(db);
+  const countOf = async (text: string, owner: string, range: DateRange) => (await db.get<{ n: number }>(text, owner, range.from, range.before))!.n;
 
   return {
     /** The stored detail JSON (computed from the payload for rows written before it existed). */
-    detailJson(owner: string, id: string) {
-      const row = oneDetail.get(owner, id) as { type: ActionType; detail: string | null; payload: string } | null;
+    async detailJson(owner: string, id: string) {
+      const row = await db.get<{ type: ActionType; detail: string | null; payload: string }>("SELECT type, detail, payload FROM actions WHERE owner = ? AND id = ?", owner, id);
       if (!row) return null;
       const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
-      return { detail: withValidation(detail, taxonomy.validations().get(row.type)!), journal: journal(owner, id) };
+      return { detail: withValidation(detail, (await taxonomy.validations()).get(row.type)!), journal: await journal(owner, id) };
     },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
-    listJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
-      const total = (count.get(owner, range.from, range.before) as { n: number }).n;
-      const validations = taxonomy.validations();
-      const rows = (page.values(owner, range.from, range.before, p.limit, p.offset) as [ActionType, string][]).map(([type, summary]) => withValidation(summary, validations.get(type)!));
+    async listJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
+      const total = await countOf(listSql.count, owner, range);
+      const validations = await taxonomy.validations();
+      const page = await db.values<[ActionType, string]>(listSql.page, owner, range.from, range.before, p.limit, p.offset);
+      const rows = page.map(([type, summary]) => withValidation(summary, validations.get(type)!));
       return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
     },
-    incomeListJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
-      const total = (v1Count.get(owner, range.from, range.before) as { n: number }).n;
-      const rows = (v1Page.values(owner, range.from, range.before, p.limit, p.offset) as [string][]).map((r) => r[0]);
+    async incomeListJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
+      const total = await countOf(listSql.v1Count, owner, range);
+      const rows = (await db.values<[string]>(listSql.v1Page, owner, range.from, range.before, p.limit, p.offset)).map((r) => r[0]);
       return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
     },
-    incomeList(owner: string, p: Page, range: DateRange = ALL_DATES) {
-      const total = (v1Count.get(owner, range.from, range.before) as { n: number }).n;
-      const rows = v1Page.all(owner, range.from, range.before, p.limit, p.offset) as { v1_entry: string }[];
+    async incomeList(owner: string, p: Page, range: DateRange = ALL_DATES) {
+      const total = await countOf(listSql.v1Count, owner, range);
+      const rows = await db.all<{ v1_entry: string }>(listSql.v1Page, owner, range.from, range.before, p.limit, p.offset);
       return { entries: rows.map((r) => JSON.parse(r.v1_entry) as V1Entry), total, nextOffset: nextOffset(p, rows.length, total) };
     },
-    incomeDetail(owner: string, id: string) {
-      const row = v1One.get(owner, id) as { v1_entry: string; payload: string } | null;
+    async incomeDetail(owner: string, id: string) {
+      const row = await db.get<{ v1_entry: string; payload: string }>("SELECT v1_entry, payload FROM actions WHERE owner = ? AND id = ? AND v1_entry IS NOT NULL", owner, id);
       if (!row) return null;
-      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: journal(owner, id) };
+      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: await journal(owner, id) };
     },
   };
 }

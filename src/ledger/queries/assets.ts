@@ -1,18 +1,18 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../sql/port.ts";
 import { f64ToDecimal } from "../../domain/numbers.ts";
 import type { InstrumentSource } from "../../domain/observations.ts";
 
-export function listAssets(sqlite: Database, nowSeconds = Math.floor(Date.now() / 1000)) {
-  const rows = sqlite.query(
+export async function listAssets(db: Sql, nowSeconds = Math.floor(Date.now() / 1000)) {
+  const rows = await db.all<{
+    mint: string; symbol: string; name: string | null; underlying: string | null; isin: string | null; decimals: number | null; updated_at: string;
+    source: InstrumentSource; uri: string | null; multiplier: string | null; new_multiplier: string | null; new_multiplier_effective_ts: number | null;
+  }>(
     `SELECT i.mint, i.symbol, i.name, i.underlying, i.isin, coalesce(s.decimals, i.decimals) AS decimals, i.updated_at, i.source, i.uri,
             s.multiplier, s.new_multiplier, s.new_multiplier_effective_ts
      FROM instruments i
      LEFT JOIN mint_states s ON s.id = (SELECT id FROM mint_states WHERE mint = i.mint ORDER BY slot DESC LIMIT 1)
      ORDER BY i.symbol, i.mint`,
-  ).all() as {
-    mint: string; symbol: string; name: string | null; underlying: string | null; isin: string | null; decimals: number | null; updated_at: string;
-    source: InstrumentSource; uri: string | null; multiplier: string | null; new_multiplier: string | null; new_multiplier_effective_ts: number | null;
-  }[];
+  );
   return rows.map((r) => {
     // The multiplier in force is the new one once its timestamp has passed (docs/scaled-ui-amount.md#the-multiplier-in-force).
     const inForce = r.multiplier === null ? null : r.new_multiplier_effective_ts !== null && nowSeconds >= r.new_multiplier_effective_ts ? r.new_multiplier! : r.multiplier;

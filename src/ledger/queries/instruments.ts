@@ -1,19 +1,15 @@
 // Taxonomy (always all 18 types, validation from the stored census) and lineage reads.
-import type { Database } from "bun:sqlite";
+import { dataVersion } from "../sql/dialect.ts";
+import type { Sql } from "../sql/port.ts";
 import { computeCensus } from "../../domain/taxonomy.ts";
 import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
 
 const EMPTY_VALIDATIONS = new Map(computeCensus([]).map((e) => [e.type, JSON.stringify(e.validation)] as const));
 
-export function instrumentQueries(sqlite: Database) {
-  const census = sqlite.query("SELECT payload FROM taxonomy_census");
-  const validation = sqlite.query("SELECT type, json_extract(payload, '$.validation') AS v FROM taxonomy_census");
-  const dataVersion = sqlite.query("PRAGMA data_version");
+export function instrumentQueries(db: Sql) {
   let cached: { version: number; map: Map<ActionType, string> } | null = null;
-  const lineage = sqlite.query("SELECT payload FROM lineage WHERE mint = ?");
-  const instrument = sqlite.query("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?");
-  const taxonomy = (): TaxonomyEntry[] => {
-    const stored = new Map((census.all() as { payload: string }[]).map((r) => {
+  const taxonomy = async (): Promise<TaxonomyEntry[]> => {
+    const stored = new Map((await db.all<{ payload: string }>("SELECT payload FROM taxonomy_census")).map((r) => {
       const e = JSON.parse(r.payload) as TaxonomyEntry;
       return [e.type, e] as const;
     }));
@@ -24,22 +20,22 @@ export function instrumentQueries(sqlite: Database) {
     taxonomy,
     /**
      * Each type's validation as JSON text, ready to splice into stored action JSON. Read on every
-     * v2 list and detail: the census rows' validation is taken by SQLite (json_extract), without
-     * parsing the census payloads, over the fixed answer of an empty census.
+     * v2 list and detail: the census rows' validation is taken by the database (json_extract),
+     * without parsing the census payloads, over the fixed answer of an empty census.
      */
-    validations(): Map<ActionType, string> {
-      // Read again only after some connection committed (PRAGMA data_version changes then):
+    async validations(): Promise<Map<ActionType, string>> {
+      // Read again only after some connection committed (SQLite's data_version changes then):
       // between syncs it is one tiny pragma per request, measured on the detail route.
-      const version = (dataVersion.get() as { data_version: number }).data_version;
-      if (cached?.version === version) return cached.map;
+      const version = await dataVersion(db);
+      if (version !== null && cached?.version === version) return cached.map;
       const map = new Map(EMPTY_VALIDATIONS);
-      for (const r of validation.all() as { type: ActionType; v: string }[]) map.set(r.type, r.v);
-      cached = { version, map };
+      for (const r of await db.all<{ type: ActionType; v: string }>("SELECT type, json_extract(payload, '$.validation') AS v FROM taxonomy_census")) map.set(r.type, r.v);
+      if (version !== null) cached = { version, map };
       return map;
     },
-    lineage(mint: string): (LineageRecord & { symbol: string | null }) | null {
-      const row = lineage.get(mint) as { payload: string } | null;
-      const inst = instrument.get(mint) as { symbol: string; underlying: string | null; isin: string | null; updated_at: string } | null;
+    async lineage(mint: string): Promise<(LineageRecord & { symbol: string | null }) | null> {
+      const row = await db.get<{ payload: string }>("SELECT payload FROM lineage WHERE mint = ?", mint);
+      const inst = await db.get<{ symbol: string; underlying: string | null; isin: string | null; updated_at: string }>("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?", mint);
       if (row) return { ...(JSON.parse(row.payload) as LineageRecord), symbol: inst?.symbol ?? null };
       if (!inst) return null;
       // Known instrument with no recorded change of identity: its one identity holds all basis.

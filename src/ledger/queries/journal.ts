@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../sql/port.ts";
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { V1Kind } from "../../domain/types.ts";
 import { nextOffset, type Page } from "./common.ts";
@@ -25,23 +25,21 @@ export const journalSql = {
   page: `SELECT ${columns} FROM journal WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3 ORDER BY id DESC LIMIT ?4 OFFSET ?5`,
 };
 
-export function journalQueries(sqlite: Database) {
-  const count = sqlite.query(journalSql.count);
-  const page = sqlite.query(journalSql.page);
+export function journalQueries(db: Sql) {
   return {
-    list(owner: string, p: Page, range: DateRange = ALL_DATES) {
-      const total = (count.get(owner, range.from, range.before) as { n: number }).n;
-      const rows = page.all(owner, range.from, range.before, p.limit, p.offset) as JournalRow[];
+    async list(owner: string, p: Page, range: DateRange = ALL_DATES) {
+      const total = (await db.get<{ n: number }>(journalSql.count, owner, range.from, range.before))!.n;
+      const rows = await db.all<JournalRow>(journalSql.page, owner, range.from, range.before, p.limit, p.offset);
       return { entries: rows.map(journalEntry), total, nextOffset: nextOffset(p, rows.length, total) };
     },
     /** Whole journal for an export, newest first; `max + 1` rows so the caller can refuse an oversize export. */
-    all(owner: string, max: number, range: DateRange = ALL_DATES) {
-      return (page.all(owner, range.from, range.before, max + 1, 0) as JournalRow[]).map(journalEntry);
+    async all(owner: string, max: number, range: DateRange = ALL_DATES) {
+      return (await db.all<JournalRow>(journalSql.page, owner, range.from, range.before, max + 1, 0)).map(journalEntry);
     },
   };
 }
 
-export function journalForAction(sqlite: Database) {
-  const q = sqlite.query(`SELECT ${columns} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
-  return (owner: string, actionId: string) => (q.all(owner, actionId) as JournalRow[]).map(journalEntry);
+export function journalForAction(db: Sql) {
+  const q = `SELECT ${columns} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`;
+  return async (owner: string, actionId: string) => (await db.all<JournalRow>(q, owner, actionId)).map(journalEntry);
 }

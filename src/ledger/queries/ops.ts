@@ -1,8 +1,10 @@
 // The operator's status document: named checks, none of which names a tenant or a wallet.
-import type { Database } from "bun:sqlite";
 import { jobCounts } from "../../sync/queue.ts";
+import type { Gauges } from "../../http/metrics.ts";
 import { dirtyBacklog } from "../dirty.ts";
 import type { DatabaseHealth } from "../health.ts";
+import { probeSchema } from "../sql/dialect.ts";
+import type { Sql } from "../sql/port.ts";
 
 type Level = "ok" | "warn" | "critical";
 export interface Check { name: string; status: Level; value: number | string | null; threshold: number | string | null; message: string }
@@ -19,21 +21,21 @@ export interface OpsOptions {
   issuerFeedOff?: boolean;
 }
 
-export function opsStatus(sqlite: Database, opts: OpsOptions) {
+export async function opsStatus(db: Sql, opts: OpsOptions) {
   const now = opts.now ?? new Date();
-  const checks: Check[] = [databaseCheck(sqlite, opts.database)];
+  const checks: Check[] = [await databaseCheck(db, opts.database)];
   // The other checks read the ledger: a group that cannot is critical, and the rest still report.
-  const guarded = (group: string, run: () => Check[]) => {
+  const guarded = async (group: string, run: () => Promise<Check[]>) => {
     try {
-      checks.push(...run());
+      checks.push(...(await run()));
     } catch (e) {
       opts.database?.noteError(e);
       checks.push({ name: group, status: "critical", value: null, threshold: null, message: "Could not be read from the ledger database." });
     }
   };
-  guarded("sync_queue", () => syncChecks(sqlite, now, opts.jobDeadlineSeconds));
-  guarded("booking", () => bookingChecks(sqlite, now));
-  guarded("feeds", () => feedChecks(sqlite, now, opts));
+  await guarded("sync_queue", () => syncChecks(db, now, opts.jobDeadlineSeconds));
+  await guarded("booking", () => bookingChecks(db, now));
+  await guarded("feeds", () => feedChecks(db, now, opts));
   const rpc = opts.rpcErrors();
   const rate = rpc.total ? rpc.errors / rpc.total : 0;
   checks.push({
@@ -45,10 +47,10 @@ export function opsStatus(sqlite: Database, opts: OpsOptions) {
 }
 
 /** Critical while the database is damaged or its file is gone (see ledger/health.ts). */
-function databaseCheck(sqlite: Database, health?: Pick<DatabaseHealth, "check">): Check {
+async function databaseCheck(db: Sql, health?: Pick<DatabaseHealth, "check">): Promise<Check> {
   let fault: ReturnType<DatabaseHealth["check"]>;
   try {
-    fault = health ? health.check() : (sqlite.query("SELECT count(*) FROM sqlite_master").get(), null);
+    fault = health ? health.check() : (await probeSchema(db), null);
   } catch (e) {
     fault = { kind: "damaged", message: String((e as Error)?.message ?? e), since: new Date().toISOString() };
   }
@@ -56,14 +58,14 @@ function databaseCheck(sqlite: Database, health?: Pick<DatabaseHealth, "check">)
   return { name: "database", status: "ok", value: "readable", threshold: null, message: "The ledger database answers and is the file the server opened." };
 }
 
-function feedChecks(sqlite: Database, now: Date, opts: OpsOptions): Check[] {
+async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]> {
   const checks: Check[] = [];
   for (const [name, feed, period] of [["issuer_feed_freshness", "issuer", opts.issuerPollSeconds], ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds]] as const) {
     if (feed === "issuer" && opts.issuerFeedOff) {
       checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
       continue;
     }
-    const row = sqlite.query("SELECT last_success_at, last_error, degraded FROM feed_status WHERE name = ?").get(feed) as { last_success_at: string | null; last_error: string | null; degraded: string | null } | null;
+    const row = await db.get<{ last_success_at: string | null; last_error: string | null; degraded: string | null }>("SELECT last_success_at, last_error, degraded FROM feed_status WHERE name = ?", feed);
     const age = row?.last_success_at ? Math.round((now.getTime() - Date.parse(row.last_success_at)) / 1000) : null;
     const stale: Level = age === null ? "warn" : age > period * 3 ? "critical" : age > period * 1.5 ? "warn" : "ok";
     // A feed that answers with mostly refused rows is not fresh, whatever its age says.
@@ -77,13 +79,12 @@ function feedChecks(sqlite: Database, now: Date, opts: OpsOptions): Check[] {
   return checks;
 }
 
-export function gaugeSource(sqlite: Database) {
-  const issuer = sqlite.query("SELECT count(*) AS n FROM issuer_revisions");
-  const byType = sqlite.query("SELECT type, count(*) AS n FROM actions GROUP BY type");
+/** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type. */
+export async function readGauges(db: Sql): Promise<Gauges> {
   return {
-    syncJobs: () => jobCounts(sqlite) as Record<string, number>,
-    issuerRecords: () => (issuer.get() as { n: number }).n,
-    actionsByType: () => Object.fromEntries((byType.all() as { type: string; n: number }[]).map((r) => [r.type, r.n])),
+    syncJobs: await jobCounts(db),
+    issuerRecords: (await db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n,
+    actionsByType: Object.fromEntries((await db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM actions GROUP BY type")).map((r) => [r.type, r.n])),
   };
 }
 
@@ -93,17 +94,18 @@ const secondsSince = (now: Date, iso: string | null): number => (iso ? Math.max(
  * The queue: requested and scheduled (following) syncs must start, jobs must end within their
  * deadline, and failures after every retry are named.
  */
-function syncChecks(sqlite: Database, now: Date, deadlineSeconds: number): Check[] {
+async function syncChecks(db: Sql, now: Date, deadlineSeconds: number): Promise<Check[]> {
   const at = now.toISOString();
-  const counts = jobCounts(sqlite);
-  const waiting = sqlite.query(
+  const counts = await jobCounts(db);
+  const waiting = (await db.get<{ t: string | null }>(
     `SELECT min(t) AS t FROM (SELECT min(requested_at) AS t FROM sync_jobs WHERE status = 'queued' AND (next_retry_at IS NULL OR next_retry_at <= ?1)
-     UNION ALL SELECT min(next_sync_at) FROM sync_jobs WHERE status IN ('complete', 'partial', 'failed') AND next_sync_at <= ?1)`,
-  ).get(at) as { t: string | null };
+     UNION ALL SELECT min(next_sync_at) FROM sync_jobs WHERE status IN ('complete', 'partial', 'failed') AND next_sync_at <= ?1) AS due`,
+    at,
+  ))!;
   const waitSeconds = secondsSince(now, waiting.t);
   const stuckBefore = new Date(now.getTime() - deadlineSeconds * 1500).toISOString();
-  const stuck = (sqlite.query("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND started_at < ?").get(stuckBefore) as { n: number }).n;
-  const overran = (sqlite.query("SELECT count(*) AS n FROM sync_jobs WHERE deadline_passed_at IS NOT NULL").get() as { n: number }).n;
+  const stuck = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND started_at < ?", stuckBefore))!.n;
+  const overran = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE deadline_passed_at IS NOT NULL"))!.n;
   return [
     {
       name: "sync_queue_draining", status: waitSeconds > 3600 ? "critical" : waitSeconds > 600 ? "warn" : "ok", value: waitSeconds, threshold: 600,
@@ -123,8 +125,8 @@ function syncChecks(sqlite: Database, now: Date, deadlineSeconds: number): Check
 }
 
 /** Booking keeps up: dirty marks are booked promptly, and none is held back by a failure. */
-function bookingChecks(sqlite: Database, now: Date): Check[] {
-  const backlog = dirtyBacklog(sqlite, now);
+async function bookingChecks(db: Sql, now: Date): Promise<Check[]> {
+  const backlog = await dirtyBacklog(db, now);
   const age = secondsSince(now, backlog.oldestMarkedAt);
   return [
     {

@@ -2,10 +2,10 @@
 // summed from the journal itself (income is always the sum of the journal). Amounts are shown for
 // people (src/domain/display.ts) with the exact values under `exact`; a total is the sum of the
 // exact values, rounded once.
-import type { Database } from "bun:sqlite";
 import { quantityForPeople, quantityTextForPeople, uiAmount, usdForPeople, usdTextForPeople } from "../../domain/display.ts";
 import { add, cmp, formatExact, nearestF64, parseDecimal, sub, ZERO, type Rat } from "../../domain/numbers.ts";
 import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
+import type { Sql } from "../sql/port.ts";
 
 /**
  * A position as its holder reads it: the quantity exactly as the wallet shows it (the program's
@@ -35,17 +35,14 @@ export function yieldShown(y: YieldRecord, decimals: number) {
   };
 }
 
-export function portfolioQueries(sqlite: Database) {
-  const positions = sqlite.query("SELECT payload FROM positions WHERE owner = ? ORDER BY mint");
-  const totals = sqlite.query("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?");
-  const unclassified = sqlite.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'");
-  const yields = sqlite.query("SELECT payload FROM yields WHERE owner = ?");
+export function portfolioQueries(db: Sql) {
+  const positions = (owner: string) => db.all<{ payload: string }>("SELECT payload FROM positions WHERE owner = ? ORDER BY mint", owner);
 
   /** Income per mint as the last replay summed it from the journal (see refreshIncomeTotals). */
-  const incomeByMint = (owner: string) => {
+  const incomeByMint = async (owner: string) => {
     const byMint = new Map<string, Rat>();
     let unvaluedEvents = 0;
-    for (const r of totals.all(owner) as { mint: string; usd: string; unvalued_events: number }[]) {
+    for (const r of await db.all<{ mint: string; usd: string; unvalued_events: number }>("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?", owner)) {
       byMint.set(r.mint, parseDecimal(r.usd));
       unvaluedEvents += r.unvalued_events;
     }
@@ -53,10 +50,10 @@ export function portfolioQueries(sqlite: Database) {
   };
 
   return {
-    portfolio(owner: string) {
-      const { byMint, unvaluedEvents } = incomeByMint(owner);
+    async portfolio(owner: string) {
+      const { byMint, unvaluedEvents } = await incomeByMint(owner);
       let total = ZERO;
-      const list = (positions.all(owner) as { payload: string }[]).map((r) => {
+      const list = (await positions(owner)).map((r) => {
         const p = JSON.parse(r.payload) as PositionRecord;
         const income = byMint.get(p.mint) ?? ZERO;
         total = add(total, income);
@@ -68,17 +65,18 @@ export function portfolioQueries(sqlite: Database) {
         };
       });
       for (const [mint, v] of byMint) if (!list.some((p) => p.mint === mint)) total = add(total, v);
+      const unclassified = await db.get<{ n: number }>("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'", owner);
       return {
-        unclassifiedAdjustments: (unclassified.get(owner) as { n: number }).n,
+        unclassifiedAdjustments: unclassified!.n,
         totals: { incomeUsd: usdForPeople(total), unvaluedIncomeEvents: unvaluedEvents, exact: { incomeUsd: formatExact(total) } },
         positions: list,
       };
     },
-    yield(owner: string) {
-      const row = yields.get(owner) as { payload: string } | null;
+    async yield(owner: string) {
+      const row = await db.get<{ payload: string }>("SELECT payload FROM yields WHERE owner = ?", owner);
       const records = row ? (JSON.parse(row.payload) as YieldRecord[]) : [];
       // Quantities are shown at each mint's decimals, which the position records carry.
-      const decimals = new Map((positions.all(owner) as { payload: string }[]).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
+      const decimals = new Map((await positions(owner)).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
       const byMint = new Map<string, { mint: string; symbol: string | null; windows: ReturnType<typeof yieldShown>[] }>();
       for (const y of records) {
         let p = byMint.get(y.mint);

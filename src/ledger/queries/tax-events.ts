@@ -2,17 +2,18 @@
 // time order, with the ISIN of the instrument held (the matched issuer record's, else the
 // instrument's). Read off the partial index on owner × effective_at that
 // the v1 list uses; amounts as the action's detail shows them (rounded for people).
-import type { Database } from "bun:sqlite";
 import type { DateRange } from "../../domain/date-range.ts";
 import type { TaxEvent } from "../../domain/tax-exports.ts";
 import type { ActionRecord } from "../../domain/types.ts";
 import { actionDetailBase } from "../projections.ts";
+import type { Sql } from "../sql/port.ts";
 
 // The matched issuer record, as stored in issuer_revisions, gives the ISIN of the instrument held.
 export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.payload END AS payload, i.isin,
   (SELECT json_extract(r.payload, '$.xstockIsin') FROM issuer_revisions r
-    WHERE r.event_id = json_extract(coalesce(a.detail, a.payload), '$.matched.eventId') AND r.version = json_extract(coalesce(a.detail, a.payload), '$.matched.version')
-      AND r.payload_sha256 = json_extract(coalesce(a.detail, a.payload), '$.matched.sha256')) AS recordIsin
+    WHERE r.event_id = json_extract(coalesce(a.detail, a.payload), '$.matched.eventId')
+      AND r.version = CAST(json_extract(coalesce(a.detail, a.payload), '$.matched.version') AS INTEGER)
+      AND r.payload_sha256 = json_extract(coalesce(a.detail, a.payload), '$.matched.sha256')) AS "recordIsin"
   FROM actions a LEFT JOIN instruments i ON i.mint = a.mint
   WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.treatment = 'income'
   ORDER BY a.effective_at, a.id LIMIT ?4`;
@@ -20,11 +21,10 @@ export const taxEventsSql = `SELECT a.detail, CASE WHEN a.detail IS NULL THEN a.
 // Details stored before the income breakdown existed lack its fields: they read as null.
 type Detail = ReturnType<typeof actionDetailBase>;
 
-export function taxEventQueries(sqlite: Database) {
-  const q = sqlite.query(taxEventsSql);
+export function taxEventQueries(db: Sql) {
   /** At most `max` events, oldest first (`max + 1` lets the caller refuse an oversize export). */
-  return (owner: string, range: DateRange, max: number): TaxEvent[] =>
-    (q.all(owner, range.from, range.before, max) as { detail: string | null; payload: string | null; isin: string | null; recordIsin: string | null }[]).map((r) => {
+  return async (owner: string, range: DateRange, max: number): Promise<TaxEvent[]> =>
+    (await db.all<{ detail: string | null; payload: string | null; isin: string | null; recordIsin: string | null }>(taxEventsSql, owner, range.from, range.before, max)).map((r) => {
       // Rows written before the stored detail existed carry only the payload.
       const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
       return {

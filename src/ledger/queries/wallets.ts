@@ -1,17 +1,18 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../sql/port.ts";
 import type { JobRow, JobStatus } from "../../sync/queue.ts";
 
-export function listWallets(sqlite: Database, tenantId: number) {
-  const rows = sqlite.query(
+export async function listWallets(db: Sql, tenantId: number) {
+  const rows = await db.all<{ owner: string; registered_at: string; status: JobStatus }>(
     `SELECT w.owner, w.registered_at, coalesce(j.status, 'queued') AS status
      FROM tenant_wallets w LEFT JOIN sync_jobs j ON j.tenant_id = w.tenant_id AND j.owner = w.owner
      WHERE w.tenant_id = ? ORDER BY w.registered_at, w.owner`,
-  ).all(tenantId) as { owner: string; registered_at: string; status: JobStatus }[];
+    tenantId,
+  );
   return rows.map((r) => ({ owner: r.owner, registeredAt: r.registered_at, status: r.status }));
 }
 
-export function walletStatus(sqlite: Database, tenantId: number, owner: string) {
-  const j = sqlite.query("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?").get(tenantId, owner) as JobRow | null;
+export async function walletStatus(db: Sql, tenantId: number, owner: string) {
+  const j = await db.get<JobRow>("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
   if (!j) return null;
   return {
     owner,

@@ -51,16 +51,16 @@ export interface SyncOptions extends WalkOptions {
    * Balance changes already stored for these signatures of a token account: reused instead of
    * fetching the transaction again (another tenant's sync, or an earlier one, stored them).
    */
-  storedChanges?: (tokenAccount: string, signatures: string[]) => Map<string, BalanceChangeObs[]>;
+  storedChanges?: (tokenAccount: string, signatures: string[]) => Promise<Map<string, BalanceChangeObs[]>>;
   /** The wallet's token accounts stored by earlier syncs (the listing no longer returns closed ones). */
   knownAccounts?: { tokenAccount: string; mint: string }[];
   /** Which of these wallet transactions an earlier sync scanned for token accounts (what they named is known). */
-  alreadyScanned?: (signatures: string[]) => Set<string>;
+  alreadyScanned?: (signatures: string[]) => Promise<Set<string>>;
   /**
    * Multiplier updates already stored for these mints. With them every sync checks each mint
    * against its whole known history; without, only what this walk read.
    */
-  storedUpdates?: (mints: string[]) => MultiplierUpdateObs[];
+  storedUpdates?: (mints: string[]) => Promise<MultiplierUpdateObs[]>;
   /** Aborted at the sync's deadline: what is not read by then becomes a named gap. */
   signal?: AbortSignal;
   /** Transactions fetched at once per walk (keeps one wallet from crowding the shared RPC queue). */
@@ -166,7 +166,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     // Progress counts the transactions still to read (the wallet's own walk read most already).
     const counted = new Set(wanted.filter((s) => !txCache.has(s.signature)).map((s) => s.signature));
     accountHistory.add(counted.size);
-    const stored = opts.storedChanges?.(address, wanted.map((s) => s.signature)) ?? new Map<string, BalanceChangeObs[]>();
+    const stored = (await opts.storedChanges?.(address, wanted.map((s) => s.signature))) ?? new Map<string, BalanceChangeObs[]>();
     const unread: string[] = [];
     const perTx = await mapBounded(wanted, opts.parallel ?? 4, opts.signal, async (s) => {
       try {
@@ -238,7 +238,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
 
   // Multiplier updates, from each authority's history (earlier authorities included).
   const multiplierHistory = createCounter("multiplier_history", progress);
-  const authorities = await readMultiplierHistory(rpc, mints, cursors.authorities, opts.storedUpdates?.(mints.map((m) => m.mint)) ?? null, {
+  const authorities = await readMultiplierHistory(rpc, mints, cursors.authorities, (await opts.storedUpdates?.(mints.map((m) => m.mint))) ?? null, {
     ...opts, fetchTransaction, onListed: (n) => multiplierHistory.add(n), onRead: () => multiplierHistory.done(1),
   });
   gaps.push(...authorities.gaps);

@@ -42,13 +42,13 @@ export async function walkOwnerHistory(
   owner: string,
   cursor: WalkCursor | undefined,
   fetchTransaction: (signature: string) => Promise<WireTransaction>,
-  opts: WalkOptions & { signal?: AbortSignal; parallel?: number; onListed?: (n: number) => void; onRead?: () => void; alreadyScanned?: (signatures: string[]) => Set<string> },
+  opts: WalkOptions & { signal?: AbortSignal; parallel?: number; onListed?: (n: number) => void; onRead?: () => void; alreadyScanned?: (signatures: string[]) => Promise<Set<string>> },
 ): Promise<OwnerWalk> {
   const gaps: SyncGap[] = [];
   const walk = await walkAddress(rpc, owner, cursor, opts);
   if (walk.error && !opts.signal?.aborted) gaps.push({ address: owner, reason: walk.error });
   const listed = walk.signatures.filter((s) => s.err == null).map((s) => s.signature);
-  const before = opts.alreadyScanned?.(listed) ?? new Set<string>();
+  const before = (await opts.alreadyScanned?.(listed)) ?? new Set<string>();
   const wanted = listed.filter((s) => !before.has(s));
   opts.onListed?.(wanted.length);
   const unread: string[] = [];

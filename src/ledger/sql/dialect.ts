@@ -1,0 +1,85 @@
+// Where SQLite and PostgreSQL differ, side by side. The ledger's SQL is written once, in SQLite's
+// spelling of the subset both engines share; `toPostgres` rewrites the few forms PostgreSQL spells
+// otherwise, and the functions below hold what has no common spelling.
+//
+// Written once, understood by both: `IS DISTINCT FROM` (not SQLite's `IS NOT`), `ON CONFLICT (…)
+// DO …` with a target and table-qualified columns, `INSERT … RETURNING id` (not last_insert_rowid),
+// `count(*) FILTER (WHERE …)`, `CAST(?1 AS TEXT) IS NULL` for a parameter that may be null, and
+// quoted camel-case aliases (PostgreSQL folds unquoted names to lower case).
+import type { Sql } from "./port.ts";
+
+/**
+ * SQLite's SQL as PostgreSQL reads it:
+ * - `?N` and `?` placeholders become `$N` (a bare `?` takes the next number);
+ * - `json_each(X)`, a JSON array given as text, becomes `jsonb_array_elements_text(X)`: both
+ *   yield one row per element in a column named `value`;
+ * - `json_extract(X, '$.a.b')` becomes `json #>> '{a,b}'` on the text: the element as text,
+ *   objects as the stored JSON (the `json` type keeps the bytes, so both engines give the text
+ *   JSON.stringify wrote), null for a JSON null or a missing key.
+ * Parameters are cast to text first: Bun's client would otherwise encode a string as a JSON
+ * string when PostgreSQL infers the parameter's type from the cast.
+ */
+export function toPostgres(text: string): string {
+  let next = 0;
+  return text
+    .replace(/json_each\(([^()]+)\)/g, (_, arg: string) => `jsonb_array_elements_text(CAST(CAST(${arg} AS TEXT) AS jsonb))`)
+    .replace(/json_extract\(((?:[^()]|\([^()]*\))+?),\s*'\$\.([A-Za-z0-9_.]+)'\)/g, (_, arg: string, path: string) => `(CAST(${arg} AS json) #>> '{${path.split(".").join(",")}}')`)
+    .replace(/\?(\d*)/g, (_, n: string) => `$${n === "" ? ++next : Number(n)}`);
+}
+
+/**
+ * The row lock a queue claim takes on PostgreSQL: the rows this transaction selected are its own
+ * until it ends; with `skipLocked` a claim running at the same time in another server skips them
+ * instead of waiting. SQLite has one writer at a time and no row locks (its claim transaction is
+ * IMMEDIATE), so the clause is empty there.
+ */
+export function forUpdate(db: Sql, opts: { of?: string; skipLocked?: boolean } = {}): string {
+  if (db.dialect !== "postgres") return "";
+  return ` FOR UPDATE${opts.of ? ` OF ${opts.of}` : ""}${opts.skipLocked ? " SKIP LOCKED" : ""}`;
+}
+
+/**
+ * A number that changes when another connection commits, for caches of rarely written rows:
+ * SQLite's `PRAGMA data_version`. PostgreSQL has no such counter: null, read the rows again.
+ */
+export async function dataVersion(db: Sql): Promise<number | null> {
+  if (db.dialect !== "sqlite") return null;
+  return (await db.get<{ data_version: number }>("PRAGMA data_version"))!.data_version;
+}
+
+/** A read of the schema itself: it fails when the database cannot be read at all. */
+export async function probeSchema(db: Sql): Promise<void> {
+  await db.get(db.dialect === "sqlite" ? "SELECT count(*) AS n FROM sqlite_master" : "SELECT count(*) AS n FROM pg_catalog.pg_tables WHERE schemaname = current_schema()");
+}
+
+/**
+ * What the engine finds wrong with its own storage. SQLite checks every page and index
+ * (`PRAGMA integrity_check`); PostgreSQL checks its pages as it reads them (and with data
+ * checksums, their bytes), so a read of every ledger table is the check there.
+ */
+export async function integrityProblems(db: Sql): Promise<string[]> {
+  if (db.dialect === "sqlite") {
+    const rows = await db.all<{ integrity_check: string }>("PRAGMA integrity_check");
+    return rows.map((r) => r.integrity_check).filter((r) => r !== "ok");
+  }
+  const tables = await db.all<{ name: string }>("SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+  const problems: string[] = [];
+  for (const { name } of tables) {
+    try {
+      await db.get(`SELECT count(*) AS n FROM "${name}"`);
+    } catch (e) {
+      problems.push(`${name}: ${(e as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+/** The database's own tables (the ledger's and the migration records), by name. */
+export async function tableNames(db: Sql): Promise<string[]> {
+  const rows = await db.all<{ name: string }>(
+    db.dialect === "sqlite"
+      ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+      : "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+  );
+  return rows.map((r) => r.name);
+}

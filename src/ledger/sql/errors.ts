@@ -1,0 +1,11 @@
+// What a database error means to the caller, for both engines: "busy" is a write that waited
+// its turn too long (SQLite's busy timeout, PostgreSQL's lock timeout, a deadlock or a
+// serialization failure the server broke); trying again later is the whole remedy.
+
+/** PostgreSQL's SQLSTATE codes for a lock not granted, a deadlock and a serialization failure. */
+const PG_BUSY = new Set(["55P03", "40P01", "40001"]);
+
+export function isBusy(e: unknown): boolean {
+  const errno = String((e as { errno?: unknown })?.errno ?? "");
+  return PG_BUSY.has(errno) || /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e));
+}
