@@ -3,7 +3,8 @@
 import type { ArgsDef } from "citty";
 import { existsSync } from "node:fs";
 import { defaultDataDir, loadConfig, settingsFor, type CommandName, type Config, type Setting } from "../src/config.ts";
-import { ledgerPath, openLedger, type Ledger } from "../src/ledger/db.ts";
+import { ledgerName, ledgerPath, openLedger, type Ledger } from "../src/ledger/db.ts";
+import { migrationStatus } from "../src/ledger/migrations.ts";
 
 /** The default a person reads in --help: the data dir as the path it resolves to here. */
 function shownDefault(s: Setting, command: CommandName): string {
@@ -30,19 +31,42 @@ export function configFrom(args: Record<string, unknown>): Config {
   return loadConfig(args);
 }
 
+/** Opens the ledger the settings name (SQLite in the data dir, or DATABASE_URL), creating it if new. */
 export async function openFrom(args: Record<string, unknown>) {
   const config = configFrom(args);
-  return { config, ledger: await openLedger(config.dataDir) };
+  return { config, ledger: await openOrFail(config, {}) };
 }
 
 /**
  * Opens a ledger that must already exist: a command that only reads (or changes existing rows)
- * never creates a data dir. Without `migrate` the schema is left as it is.
+ * never creates a data dir, nor a ledger in an empty database. Without `migrate` the schema is
+ * left as it is.
  */
-export function openExisting(args: Record<string, unknown>, opts: { migrate?: boolean } = {}): Promise<Ledger> {
-  const { dataDir } = configFrom(args);
-  if (!existsSync(ledgerPath(dataDir))) fail(`no ledger at ${ledgerPath(dataDir)}`, 1);
-  return openLedger(dataDir, { migrate: opts.migrate ?? false });
+export async function openExisting(args: Record<string, unknown>, opts: { migrate?: boolean } = {}): Promise<Ledger> {
+  const config = configFrom(args);
+  const migrate = opts.migrate ?? false;
+  if (!config.databaseUrl) {
+    if (!existsSync(ledgerPath(config.dataDir))) fail(`no ledger at ${ledgerPath(config.dataDir)}`, 1);
+    return openOrFail(config, { migrate });
+  }
+  // A database without the ledger's migrations holds no ledger: nothing is created in it.
+  const ledger = await openOrFail(config, { migrate: false });
+  if (!(await migrationStatus(ledger.db)).some((m) => m.applied)) {
+    await ledger.close();
+    fail(`no ledger at ${ledgerName(ledger)}`, 1);
+  }
+  if (!migrate) return ledger;
+  await ledger.close();
+  return openOrFail(config, {});
+}
+
+async function openOrFail(config: Config, opts: { migrate?: boolean }): Promise<Ledger> {
+  try {
+    return await openLedger(config, opts);
+  } catch (e) {
+    if (config.databaseUrl) fail((e as Error).message, 1); // unreachable, refused, wrong password: said without the password
+    throw e;
+  }
 }
 
 /** Exit codes: 1 for a failed operation, 2 for a usage error (docs/cli.md#exit-codes). */

@@ -1,7 +1,8 @@
 // Operator commands: `backup`, `restore`, `verify`, `migrate` (docs/cli.md#operator-commands). All but `restore`
 // work while a server runs on the same data dir; exit 0 ok, 1 failure, 2 usage.
 import { defineCommand } from "citty";
-import { applyMigrations, migrationStatus, openLedger, type MigrationStatus } from "../src/ledger/db.ts";
+import { applyMigrations, openLedger, sqliteOf, type Ledger } from "../src/ledger/db.ts";
+import { migrationStatus, type MigrationStatus } from "../src/ledger/migrations.ts";
 import { backupLedger, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
 import { verifyLedger } from "../src/ledger/verify.ts";
 import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
@@ -16,6 +17,11 @@ const opsFailure = (e: unknown): never => {
   throw e;
 };
 
+/** Backup and restore copy the SQLite file; a PostgreSQL ledger has the engine's own tools. */
+function refusePostgres(command: string, databaseUrl: string | null): void {
+  if (databaseUrl) fail(`${command} copies the SQLite file; back up a PostgreSQL ledger with pg_dump and restore it with pg_restore (see the README)`, 1);
+}
+
 export const backupCommand = defineCommand({
   meta: { name: "backup", description: "Write a consistent copy of the ledger to <file> (online: the server may keep running)" },
   args: {
@@ -24,10 +30,11 @@ export const backupCommand = defineCommand({
     ...settingArgs("backup"),
   },
   async run({ args }) {
+    refusePostgres("backup", configFrom(args).databaseUrl);
     const ledger = await openExisting(args);
     let summary: LedgerFileSummary;
     try {
-      summary = backupLedger(ledger.sqlite, String(args.file));
+      summary = backupLedger(sqliteOf(ledger), String(args.file));
     } catch (e) {
       return opsFailure(e);
     } finally {
@@ -46,7 +53,8 @@ export const restoreCommand = defineCommand({
     ...settingArgs("restore"),
   },
   run({ args }) {
-    const { dataDir } = configFrom(args);
+    const { dataDir, databaseUrl } = configFrom(args);
+    refusePostgres("restore", databaseUrl);
     try {
       const r = restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
       printSummary("restored", r.summary);
@@ -96,13 +104,13 @@ export const migrateCommand = defineCommand({
     ...settingArgs("migrate"),
   },
   async run({ args }) {
-    const ledger = args.status ? await openExisting(args) : await openLedger(configFrom(args).dataDir, { migrate: false });
+    const ledger: Ledger = args.status ? await openExisting(args) : await openLedger(configFrom(args), { migrate: false });
     try {
       if (!args.status) {
-        const n = applyMigrations(ledger.sqlite);
+        const n = await applyMigrations(ledger);
         process.stdout.write(n ? `applied ${n} migration(s)\n` : "no pending migrations\n");
       }
-      const status = migrationStatus(ledger.sqlite);
+      const status = await migrationStatus(ledger.db);
       if (args.json) return void process.stdout.write(JSON.stringify({ migrations: status }) + "\n");
       if (args.status) for (const m of status) process.stdout.write(`${m.applied ? "applied" : "pending"}  ${m.tag}  ${describeMigration(m)}  ${m.hash.slice(0, 12)}\n`);
     } finally {

@@ -15,6 +15,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** A PostgreSQL ledger's URL; null: SQLite in the data dir. */
+  databaseUrl: string | null;
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
   trustProxy: boolean;
@@ -46,6 +48,7 @@ export const settings: Setting[] = [
   { key: "port", env: "PORT", flag: "port", default: "4600", description: "TCP port to listen on" },
   { key: "host", env: "HOST", flag: "host", default: "127.0.0.1", description: "Address to bind" },
   { key: "dataDir", env: "CA_LEDGER_DATA_DIR", flag: "data-dir", default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger; with --demo, ca-ledger-demo there (never CA_LEDGER_DATA_DIR)", description: "Folder holding ledger.db" },
+  { key: "databaseUrl", env: "DATABASE_URL", flag: "database-url", default: "none (SQLite in the data dir)", description: "PostgreSQL (15 or later) URL, postgres://user:password@host:port/database: the whole ledger lives there instead of DIR/ledger.db" },
   { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
   { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
@@ -68,7 +71,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import";
+export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -76,14 +79,15 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
  * command once it is listed here.
  */
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
-  sync: ["dataDir", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
-  keys: ["dataDir"],
-  backup: ["dataDir"],
-  restore: ["dataDir"],
-  verify: ["dataDir"],
-  migrate: ["dataDir"],
-  rates: ["dataDir"],
-  import: ["dataDir"],
+  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
+  keys: ["dataDir", "databaseUrl"],
+  backup: ["dataDir", "databaseUrl"],
+  restore: ["dataDir", "databaseUrl"],
+  verify: ["dataDir", "databaseUrl"],
+  migrate: ["dataDir", "databaseUrl"],
+  rates: ["dataDir", "databaseUrl"],
+  import: ["dataDir", "databaseUrl"],
+  "migrate-to-postgres": ["dataDir", "databaseUrl"],
 };
 
 export function settingsFor(command: CommandName): Setting[] {
@@ -97,6 +101,11 @@ export class ConfigError extends Error {}
 function parseValue(s: Setting, raw: string): Config[keyof Config] {
   switch (s.key) {
     case "host": case "dataDir": case "solanaRpcUrl": case "xstocksApiUrl":
+      return raw;
+    case "databaseUrl":
+      // Unset (its default reads "none"): SQLite in the data dir.
+      if (raw === "" || raw === s.default) return null;
+      if (!/^postgres(ql)?:\/\/./.test(raw)) throw new ConfigError(`${s.env} must be a postgres:// or postgresql:// URL`);
       return raw;
     case "trustProxy": {
       const v = raw.toLowerCase();

@@ -1,6 +1,6 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
 import { loadConfig, type Config } from "./config.ts";
-import { openLedger, type Ledger } from "./ledger/db.ts";
+import { ledgerName, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
@@ -20,11 +20,14 @@ export interface ServerHandle { url: string; port: number; config: Config; ledge
  */
 export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; offline?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
   const config = loadConfig(flags, opts.env ?? process.env, { demo: opts.demo });
+  if (opts.demo && config.databaseUrl) throw new Error("the demo runs on SQLite in its own data dir; unset DATABASE_URL (or --database-url) to serve it");
   const logger = createLogger(config.logLevel);
-  const lock = holdDataDir(config.dataDir); // one server per data dir, for this process's life
+  // One server per data dir, for this process's life. Servers sharing a PostgreSQL ledger share
+  // it by design (their claims go through the database), so they hold no data dir.
+  const lock = config.databaseUrl ? { release() {} } : holdDataDir(config.dataDir);
   let ledger: Ledger | null = null;
   try {
-    ledger = await openLedger(config.dataDir);
+    ledger = await openLedger(config);
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
     await ledger.db.write((tx) => sealRows(tx)); // the label, and rows from before seals existed
@@ -61,7 +64,7 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   }
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info("listening", { url, dataDir: config.dataDir, dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet" });
+  logger.info("listening", { url, ledger: ledgerName(ledger), dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet" });
   if (opts.demo) {
     const key = await rotateDemoKey(ledger);
     if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));

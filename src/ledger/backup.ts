@@ -9,7 +9,8 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { applyMigrations, ledgerPath, makePrivate, migrationHashes } from "./db.ts";
+import { ledgerPath, makePrivate } from "./db.ts";
+import { applySqliteMigrations, migrationHashes } from "./migrations.ts";
 import * as schema from "./schema.ts";
 
 export class OpsError extends Error {}
@@ -192,7 +193,7 @@ export function restoreLedger(dataDir: string, file: string, opts: { force?: boo
     makePrivate(tmp);
     const copy = new Database(tmp, { strict: true });
     try {
-      applyMigrations(copy); // an older backup comes back at this build's schema
+      applySqliteMigrations(copy); // an older backup comes back at this build's schema
     } finally {
       copy.close();
     }

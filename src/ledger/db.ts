@@ -1,22 +1,43 @@
-// Opens the ledger database with the pragmas the stack needs and applies the embedded
-// migrations inside one IMMEDIATE transaction, so two processes starting together on the same
-// data dir never both migrate. Everything else reaches the database through the port
-// (sql/port.ts); the raw connection stays here and with the SQLite-only operations (backup,
-// the file's health).
+// Opens the ledger: SQLite in the data dir (the default), or PostgreSQL when a database URL is
+// given. Both apply the embedded migrations under a lock at open (migrations.ts). Everything else
+// reaches the database through the port (sql/port.ts); the SQLite connection itself stays with
+// the SQLite-only operations (backup and restore, the file's health).
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { embeddedMigrations } from "../../migrations/embedded.ts";
-import { sha256Hex } from "../domain/evidence.ts";
-import type { Db } from "./sql/port.ts";
-import { BUSY_TIMEOUT_MS, sqliteDb } from "./sql/sqlite.ts";
+import { applyPostgresMigrations, applySqliteMigrations } from "./migrations.ts";
+import { postgresDb, type PostgresDb } from "./sql/postgres.ts";
+import { BUSY_TIMEOUT_MS, sqliteDb, type SqliteDb } from "./sql/sqlite.ts";
 
-export interface Ledger {
-  db: Db;
-  /** The SQLite connection under `db` (backup, health and migrations read the file itself). */
+export type Ledger = SqliteLedger | PostgresLedger;
+
+export interface SqliteLedger {
+  engine: "sqlite";
+  db: SqliteDb;
+  /** The connection under `db` (backup, restore and the file's health read the file itself). */
   sqlite: Database;
   path: string;
   close(): Promise<void>;
+}
+
+export interface PostgresLedger {
+  engine: "postgres";
+  db: PostgresDb;
+  /** The database URL without its password, for messages. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Where a ledger lives: `DIR/ledger.db`, or the PostgreSQL database a URL names. */
+export interface LedgerTarget { dataDir: string; databaseUrl?: string | null }
+
+/** Where a person reads the ledger is: its file, or its URL without the password. */
+export const ledgerName = (l: Ledger): string => (l.engine === "sqlite" ? l.path : l.url);
+
+/** The SQLite connection of a ledger that must be SQLite (file-level operations). */
+export function sqliteOf(l: Ledger): Database {
+  if (l.engine !== "sqlite") throw new Error(`this needs a SQLite ledger; ${l.url} is PostgreSQL`);
+  return l.sqlite;
 }
 
 export function ledgerPath(dataDir: string): string {
@@ -46,7 +67,17 @@ export function makePrivate(path: string): void {
 
 const ownedHere = (uid: number) => uid === process.getuid?.();
 
-export async function openLedger(dataDir: string, opts: { migrate?: boolean } = {}): Promise<Ledger> {
+export async function openLedger(target: string | LedgerTarget, opts: { migrate?: boolean } = {}): Promise<Ledger> {
+  const where = typeof target === "string" ? { dataDir: target } : target;
+  return where.databaseUrl ? openPostgres(where.databaseUrl, opts) : openSqlite(where.dataDir, opts);
+}
+
+/** Applies the engine's pending migrations (under its lock); returns how many. */
+export function applyMigrations(ledger: Ledger): Promise<number> {
+  return ledger.engine === "sqlite" ? Promise.resolve(applySqliteMigrations(ledger.sqlite)) : applyPostgresMigrations(ledger.db.client);
+}
+
+async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise<SqliteLedger> {
   prepareDataDir(dataDir);
   const path = ledgerPath(dataDir);
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (file === path || existsSync(file)) makePrivate(file);
@@ -55,55 +86,30 @@ export async function openLedger(dataDir: string, opts: { migrate?: boolean } = 
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  if (opts.migrate !== false) applyMigrations(sqlite);
+  if (opts.migrate !== false) applySqliteMigrations(sqlite);
   const db = sqliteDb(sqlite);
-  return { db, sqlite, path, close: () => db.close() };
+  return { engine: "sqlite", db, sqlite, path, close: () => db.close() };
 }
 
-/** `when` is the migration's own date; `appliedAt` when this ledger applied it (null: not recorded). */
-export interface MigrationStatus { tag: string; when: number; hash: string; applied: boolean; appliedAt: string | null }
-
-export function migrationStatus(sqlite: Database): MigrationStatus[] {
-  ensureMigrationsTable(sqlite);
-  const applied = new Set((sqlite.query("SELECT hash FROM __drizzle_migrations").all() as { hash: string }[]).map((r) => r.hash));
-  const recorded = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__migrations_applied_at'").get()
-    ? new Map((sqlite.query("SELECT hash, applied_at FROM __migrations_applied_at").all() as { hash: string; applied_at: string }[]).map((r) => [r.hash, r.applied_at]))
-    : new Map<string, string>();
-  return embeddedMigrations.map((m) => {
-    const hash = sha256Hex(m.sql);
-    return { tag: m.tag, when: m.when, hash, applied: applied.has(hash), appliedAt: recorded.get(hash) ?? null };
-  });
+async function openPostgres(url: string, opts: { migrate?: boolean }): Promise<PostgresLedger> {
+  const db = postgresDb(url);
+  try {
+    if (opts.migrate !== false) await applyPostgresMigrations(db.client);
+    else await db.get("SELECT 1 AS one"); // connects now, so a wrong URL fails here and not later
+  } catch (e) {
+    await db.close();
+    throw new Error(`cannot open the ledger at ${redactUrl(url)}: ${(e as Error).message}`);
+  }
+  return { engine: "postgres", db, url: redactUrl(url), close: () => db.close() };
 }
 
-function ensureMigrationsTable(sqlite: Database): void {
-  // Same table drizzle's own migrator keeps, so drizzle-kit and the binary agree.
-  sqlite.exec("CREATE TABLE IF NOT EXISTS __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)");
-}
-
-export function applyMigrations(sqlite: Database): number {
-  ensureMigrationsTable(sqlite);
-  let applied = 0;
-  sqlite.transaction(() => {
-    // drizzle's created_at is the migration's own date, not when it ran here: the time it was
-    // applied is kept beside it (outside drizzle's schema, so drizzle-kit never sees it).
-    sqlite.exec("CREATE TABLE IF NOT EXISTS __migrations_applied_at (hash text PRIMARY KEY, applied_at text NOT NULL)");
-    const last = sqlite.query("SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { created_at: number } | null;
-    const lastWhen = last ? Number(last.created_at) : -1;
-    for (const m of embeddedMigrations) {
-      if (m.when <= lastWhen) continue;
-      for (const stmt of m.sql.split("--> statement-breakpoint")) {
-        if (stmt.trim()) sqlite.exec(stmt);
-      }
-      const hash = sha256Hex(m.sql);
-      sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
-      sqlite.query("INSERT OR REPLACE INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?)").run(hash, new Date().toISOString());
-      applied++;
-    }
-  }).immediate();
-  return applied;
-}
-
-/** The hash drizzle's migrator records for each migration: SHA-256 of the file's text. */
-export function migrationHashes(): Set<string> {
-  return new Set(embeddedMigrations.map((m) => sha256Hex(m.sql)));
+/** A database URL as it may be shown: the password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(an unparsable database URL)";
+  }
 }

@@ -9,10 +9,12 @@
 //   compared with the file the server opened: deleted or replaced, the open handle keeps
 //   answering from the old inode while every write is lost and every key change made by
 //   `ca-ledger keys` goes to another file; and the file's first bytes must still be SQLite's.
-// A fault is logged once, when first seen.
+// A fault is logged once, when first seen. A PostgreSQL ledger has no file to watch: its
+// server's errors are classified the same way (damage it reports, or a server out of reach).
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Logger } from "../log.ts";
+import type { Ledger } from "./db.ts";
 
 export interface DatabaseFault {
   /** `damaged`: pages or header are broken. `missing`: the path no longer holds the open file. */
@@ -28,13 +30,20 @@ const DAMAGE_TEXT = /database disk image is malformed|file is not a database/i;
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL)/;
 const UNAVAILABLE_TEXT = /database is locked|unable to open database|disk I\/O error|database or disk is full|database (has )?closed|closed database/i;
 const HEADER = "SQLite format 3\u0000";
+// PostgreSQL's SQLSTATE classes: data or an index corrupted; a connection failure, the server
+// shutting down or refusing connections, too many connections. Bun's own codes for a connection
+// it lost or could not make.
+const PG_DAMAGE_STATES = /^XX00[12]$/;
+const PG_UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+const PG_UNAVAILABLE_CODES = /^(ERR_POSTGRES_(CONNECTION_CLOSED|CONNECTION_TIMEOUT|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|ECONNREFUSED|ECONNRESET)$/;
 
 /** What a thrown error says about the database: damaged, unavailable (for now), or nothing. */
 export function classifyDatabaseError(error: unknown): ErrorClass {
   const code = String((error as { code?: unknown })?.code ?? "");
+  const state = String((error as { errno?: unknown })?.errno ?? "");
   const message = String((error as Error)?.message ?? "");
-  if (DAMAGE_CODES.test(code) || DAMAGE_TEXT.test(message)) return "damaged";
-  if (UNAVAILABLE_CODES.test(code) || UNAVAILABLE_TEXT.test(message)) return "unavailable";
+  if (DAMAGE_CODES.test(code) || DAMAGE_TEXT.test(message) || PG_DAMAGE_STATES.test(state)) return "damaged";
+  if (UNAVAILABLE_CODES.test(code) || UNAVAILABLE_TEXT.test(message) || PG_UNAVAILABLE_STATES.test(state) || PG_UNAVAILABLE_CODES.test(code)) return "unavailable";
   return null;
 }
 
@@ -48,10 +57,11 @@ export interface DatabaseHealth {
   stop(): void;
 }
 
-export function watchDatabase(ledger: { sqlite: Database; path: string }, opts: { logger?: Logger; intervalMs?: number; now?: () => number } = {}): DatabaseHealth {
+export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Database; path: string }, opts: { logger?: Logger; intervalMs?: number; now?: () => number } = {}): DatabaseHealth {
   const intervalMs = opts.intervalMs ?? 1000;
   const now = opts.now ?? Date.now;
-  const opened = fileIdentity(ledger.path);
+  const file = ledger.engine === "postgres" ? null : ledger;
+  const opened = file && fileIdentity(file.path);
   let fault: DatabaseFault | null = null;
   let lastProbe = -Infinity;
   let timer: ReturnType<typeof setInterval> | null = null;
@@ -63,15 +73,16 @@ export function watchDatabase(ledger: { sqlite: Database; path: string }, opts: 
   };
 
   const probe = () => {
-    const current = fileIdentity(ledger.path);
+    if (!file) return; // PostgreSQL: its own errors say what is wrong
+    const current = fileIdentity(file.path);
     if (!current) return record("missing", "ledger.db was deleted while the server had it open; restore it from a backup and restart");
     if (opened && (current.dev !== opened.dev || current.ino !== opened.ino)) {
       return record("missing", "ledger.db was replaced by another file while the server had it open; restart the server to use it");
     }
-    const header = readHeader(ledger.path); // null when it could not be read (e.g. out of file handles): no verdict
+    const header = readHeader(file.path); // null when it could not be read (e.g. out of file handles): no verdict
     if (header !== null && header !== HEADER) return record("damaged", "the first bytes of ledger.db are no longer an SQLite header");
     try {
-      ledger.sqlite.query("SELECT count(*) FROM sqlite_master").get();
+      file.sqlite.query("SELECT count(*) FROM sqlite_master").get();
     } catch (e) {
       health.noteError(e);
     }
@@ -80,7 +91,7 @@ export function watchDatabase(ledger: { sqlite: Database; path: string }, opts: 
   const health: DatabaseHealth = {
     noteError(error) {
       const kind = classifyDatabaseError(error);
-      if (kind === "damaged") record("damaged", `SQLite reports damage: ${(error as Error).message}`);
+      if (kind === "damaged") record("damaged", `${file ? "SQLite" : "PostgreSQL"} reports damage: ${(error as Error).message}`);
       return kind;
     },
     check() {

@@ -28,7 +28,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   if (m.type === "start") {
     try {
-      const ledger = await openLedger(m.config.dataDir, { migrate: false });
+      const ledger = await openLedger(m.config, { migrate: false });
       close = () => ledger.close();
       db = ledger.db;
       const logger = createLogger(m.config.logLevel);

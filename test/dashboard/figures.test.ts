@@ -13,6 +13,7 @@ import { decimalText, percentText, quantityText, sumDecimals, usdDigits, usdText
 import { entriesSince, reportFromEntries, yearsOf } from "../../web/src/income-report.ts";
 import { reportCsv } from "../../web/src/report-csv.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
+import { ledgerFlags } from "../support/engine.ts";
 
 /** An exact decimal string with up to 30 fractional digits, either sign. */
 const arbDecimal = fc
@@ -113,7 +114,7 @@ describe("agreement with the API on the demo ledger", () => {
   let server: ServerHandle;
   let key: string;
   beforeAll(async () => {
-    server = await startServer({ port: "0", host: "127.0.0.1", "data-dir": await demoDataDir() }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
+    server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(await demoDataDir() )}, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
     key = (await createKey(server.ledger.db, { name: "figures", tenant: demoTenant, scopes: ["ledger:read"] })).key;
   });
   afterAll(async () => {

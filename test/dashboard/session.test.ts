@@ -10,6 +10,7 @@ import { sessionLimits, sessionStore } from "../../src/http/dashboard/sessions.t
 import { openLedger } from "../../src/ledger/db.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, tempDir, type Answer, type TestServer } from "../harness/index.ts";
+import { ledgerTarget } from "../support/engine.ts";
 
 let srv: TestServer;
 const owner = address("dashboard:owner");
@@ -241,7 +242,7 @@ describe("the session ends", async () => {
   });
 
   test("after 30 idle minutes, and 12 hours after sign-in however busy", async () => {
-    const ledger = await openLedger(tempDir());
+    const ledger = await openLedger(ledgerTarget(tempDir()));
     try {
       const key = await createKey(ledger.db, { name: "t", tenant: "acme", scopes: [...allScopes] });
       const principal = { keyId: key.id, tenantId: 1, tenant: "acme", scopes: [...allScopes] };

@@ -14,6 +14,7 @@ import type { Db, Sql } from "../../src/ledger/sql/port.ts";
 import { appendJournal, refreshIncomeTotals, writeAction } from "../../src/ledger/writers.ts";
 import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
+import { ledgerFlags } from "../support/engine.ts";
 
 export { allScopes, type Scope };
 
@@ -38,7 +39,7 @@ export interface TestServer extends ServerHandle {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = tempDir();
   const handle = await startServer(
-    { port: "0", host: "127.0.0.1", "data-dir": dataDir },
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir )},
     {
       env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "100000", AUTH_FAILURES_PER_MINUTE: "100000", ...env },
       quiet: true,

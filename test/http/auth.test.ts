@@ -9,6 +9,7 @@ import {
   address, allScopes, call, insertInstrument, mints, randomAddress, registerWallet, schemaErrors, seedWallet, startTestServer,
   type Answer, type Scope, type TestServer,
 } from "../harness/index.ts";
+import { ledgerTarget } from "../support/engine.ts";
 
 function expectError(a: Answer, status: number, code: string, mentions?: string | RegExp) {
   expect({ status: a.status, code: a.body?.code }).toEqual({ status, code });
@@ -127,7 +128,7 @@ describe("401: missing, unknown, malformed, revoked", () => {
 
   test("unknown, malformed and revoked keys all read invalid_api_key with the same body", async () => {
     const revoked = await srv.key(["assets:read"]);
-    const other = await openLedger(srv.dataDir);
+    const other = await openLedger(ledgerTarget(srv.dataDir));
     expect(await revokeKey(other.db, revoked.id)).toBe(true);
     other.close();
     const unknown = "cal_" + "A".repeat(43);
@@ -167,7 +168,7 @@ describe("401: missing, unknown, malformed, revoked", () => {
   test("revocation through the CLI code path on a separate handle takes effect on the next request", async () => {
     const k = await srv.key([...allScopes]);
     expect((await call(srv.url, `/v1/portfolio?owner=${owner}`, { key: k.key })).status).toBe(200);
-    const cli = await openLedger(srv.dataDir); // as `ca-ledger keys revoke` does, in its own connection
+    const cli = await openLedger(ledgerTarget(srv.dataDir)); // as `ca-ledger keys revoke` does, in its own connection
     try {
       expect(await revokeKey(cli.db, k.id)).toBe(true);
       expect(await revokeKey(cli.db, k.id)).toBe(false); // already revoked

@@ -9,6 +9,7 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
 import { call, randomAddress, tempDir } from "../harness/index.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const dir = tempDir();
 const lines: string[] = [];
@@ -19,8 +20,8 @@ let key: (scopes: ("assets:read" | "ledger:read" | "wallets:sync" | "ops:read")[
 const secretPath = `/v1/not-a-route/${randomAddress()}`;
 
 beforeAll(async () => {
-  ledger = await openLedger(dir);
-  const config = loadConfig({ "data-dir": dir }, { RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true", LOG_LEVEL: "debug" });
+  ledger = await openLedger(ledgerTarget(dir));
+  const config = loadConfig({ ...ledgerFlags(dir )}, { RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true", LOG_LEVEL: "debug" });
   ({ app } = await createApp({ ledger, config, logger: createLogger("debug", (l) => lines.push(l)), version: "test" }));
   app.listen({ port: 0, hostname: "127.0.0.1" });
   url = `http://127.0.0.1:${app.server!.port}`;

@@ -9,6 +9,7 @@ import { opsStatus } from "../../src/ledger/queries/ops.ts";
 import { createLogger } from "../../src/log.ts";
 import { createBooker } from "../../src/sync/booker.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
+import { ledgerTarget } from "../support/engine.ts";
 
 afterAll(removeTempDirs);
 
@@ -16,7 +17,7 @@ const count = async (l: Ledger, sql: string, ...p: string[]) => (await l.db.get<
 
 describe("incremental booking", async () => {
   test("each chunk books at most its share of wallets, each in its own transaction", async () => {
-    const l = await openLedger(await demoDataDir());
+    const l = await openLedger(ledgerTarget(await demoDataDir()));
     const owners = ((await l.db.all("SELECT DISTINCT owner FROM tenant_wallets")) as { owner: string }[]).map((r) => r.owner);
     expect(owners.length).toBeGreaterThanOrEqual(2);
     const now = new Date();
@@ -29,7 +30,7 @@ describe("incremental booking", async () => {
   });
 
   test("a mark bumped by newer observations after the chunk read it is not cleared: the wallet is booked again", async () => {
-    const l = await openLedger(await demoDataDir());
+    const l = await openLedger(ledgerTarget(await demoDataDir()));
     const [owner] = ((await l.db.all("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }[]).map((r) => r.owner);
     const now = new Date();
     await l.db.write((tx) => markDirty(tx, "wallet", [owner!], now.toISOString()));
@@ -44,7 +45,7 @@ describe("incremental booking", async () => {
   });
 
   test("a wallet the engine fails on is held back and named; the other wallets are booked", async () => {
-    const l = await openLedger(await demoDataDir());
+    const l = await openLedger(ledgerTarget(await demoDataDir()));
     const owners = ((await l.db.all("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner")) as { owner: string }[]).map((r) => r.owner);
     const [bad, ...good] = owners;
     // A stored balance that is not a number (a damaged row): loading the wallet throws.

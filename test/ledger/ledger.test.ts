@@ -4,7 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { applyMigrations, migrationStatus, openLedger } from "../../src/ledger/db.ts";
+import { applyMigrations, openLedger } from "../../src/ledger/db.ts";
+import { migrationStatus } from "../../src/ledger/migrations.ts";
 import { loadDemo, demoOwners } from "../../src/demo/load.ts";
 import { bookEverythingDirty, rebookEverything, totalsOf } from "../../src/ledger/booking.ts";
 import { dirtyBacklog } from "../../src/ledger/dirty.ts";
@@ -13,6 +14,7 @@ import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
 import { usdForPeople } from "../../src/domain/display.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
+import { ledgerTarget } from "../support/engine.ts";
 
 const dirs: string[] = [];
 const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "cal-ledger-")); dirs.push(d); return d; };
@@ -21,18 +23,25 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 describe("database", async () => {
   test("migrations apply once and report as applied", async () => {
     const dir = tempDir();
-    const l = await openLedger(dir);
-    expect(applyMigrations(l.sqlite)).toBe(0); // already applied at open
-    expect(migrationStatus(l.sqlite).every((m) => m.applied)).toBe(true);
-    expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    const l = await openLedger(ledgerTarget(dir));
+    expect(await applyMigrations(l)).toBe(0); // already applied at open
+    expect((await migrationStatus(l.db)).every((m) => m.applied)).toBe(true);
     await l.close();
-    const again = await openLedger(dir);
-    expect(((await again.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe(migrationStatus(again.sqlite).length);
+    const again = await openLedger(ledgerTarget(dir));
+    expect(await applyMigrations(again)).toBe(0);
+    expect((await migrationStatus(again.db)).map((m) => m.applied)).toEqual((await migrationStatus(again.db)).map(() => true));
     await again.close();
   });
 
+  test("a SQLite ledger runs in WAL mode, its migrations recorded where drizzle keeps them", async () => {
+    const l = await openLedger(tempDir()); // a data dir alone: SQLite, whatever the test run's engine
+    expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    expect(((await l.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe((await migrationStatus(l.db)).length);
+    await l.close();
+  });
+
   test("journal and evidence tables refuse UPDATE and DELETE", async () => {
-    const l = await openLedger(tempDir());
+    const l = await openLedger(ledgerTarget(tempDir()));
     await loadDemo(l, new Date("2026-09-20T00:00:00Z"));
     for (const sql of ["UPDATE journal SET usd = '0'", "DELETE FROM journal", "UPDATE issuer_revisions SET payload = '{}'", "DELETE FROM multiplier_updates", "DELETE FROM balance_changes"]) {
       expect(() => l.db.exec(sql)).toThrow(/append-only/);
@@ -43,7 +52,7 @@ describe("database", async () => {
 
 describe("demo ledger synced through the adapters, store and replay", async () => {
   const now = new Date("2026-09-20T00:00:00Z");
-  const l = await openLedger(tempDir());
+  const l = await openLedger(ledgerTarget(tempDir()));
   const ready = loadDemo(l, now);
 
   test("covers the cases docs/demo.md#what-it-shows lists", async () => {

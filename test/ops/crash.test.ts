@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sameBooking } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
-import { openLedger } from "../../src/ledger/db.ts";
+import { openLedger, sqliteOf } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { seededRandom } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
@@ -114,13 +114,14 @@ function standing(dbPath: string) {
 async function cleanRebuild(crashedPath: string): Promise<string> {
   const dir = tempDir("cal-rebuild-");
   const fresh = await openLedger(dir);
-  fresh.sqlite.query("ATTACH DATABASE ? AS crashed").run(crashedPath);
-  fresh.sqlite.transaction(() => {
+  const sqlite = sqliteOf(fresh);
+  sqlite.query("ATTACH DATABASE ? AS crashed").run(crashedPath);
+  sqlite.transaction(() => {
     for (const t of ["tenants", "tenant_wallets", "instruments", "issuer_revisions", "mint_states", "multiplier_updates", "token_accounts", "balance_changes", "wallet_gaps", "transitions_seen"]) {
-      fresh.sqlite.exec(`INSERT INTO main.${t} SELECT * FROM crashed.${t}`);
+      sqlite.exec(`INSERT INTO main.${t} SELECT * FROM crashed.${t}`);
     }
   })();
-  fresh.sqlite.exec("DETACH DATABASE crashed");
+  sqlite.exec("DETACH DATABASE crashed");
   await rebookEverything(fresh.db);
   await fresh.close();
   return join(dir, "ledger.db");

@@ -8,6 +8,7 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
+import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
 
 export const root = join(import.meta.dir, "..", "..");
 export const binary = join(root, "dist", "ca-ledger");
@@ -36,7 +37,7 @@ export function ensureBinary(): string {
     const r = Bun.spawnSync([bun, "run", "scripts/gen-dashboard.ts"], { cwd: root, stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`dashboard bundle failed: ${r.stderr.toString()}`);
   }
-  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations", "migrations-postgres", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
   const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
@@ -59,15 +60,25 @@ export function tempDir(prefix = "cal-ops-"): string {
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
+/**
+ * The binary's environment: the caller's, over a clean base; on PostgreSQL test runs the
+ * database paired with the `--data-dir` the command names.
+ */
+function binaryEnv(args: string[], env: Record<string, string>): Record<string, string> {
+  const at = args.indexOf("--data-dir");
+  const database = at >= 0 && args[at + 1] ? ledgerEnv(args[at + 1]!) : {};
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...database, ...env };
+}
+
 /** Runs the compiled binary to its end. */
 export function cli(args: string[], env: Record<string, string> = {}): CliResult {
-  const r = Bun.spawnSync([ensureBinary(), ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([ensureBinary(), ...args], { env: binaryEnv(args, env), stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
 /** Same, without blocking the event loop (an in-process server must keep answering). */
 export async function cliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const p = Bun.spawn([ensureBinary(), ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([ensureBinary(), ...args], { env: binaryEnv(args, env), stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, stdout, stderr };
 }
@@ -75,7 +86,7 @@ export async function cliAsync(args: string[], env: Record<string, string> = {})
 /** A data dir holding the embedded demo ledger (real cases, replayed through the engine). */
 export async function demoDataDir(): Promise<string> {
   const dir = tempDir("cal-demo-");
-  const ledger = await openLedger(dir);
+  const ledger = await openLedger(ledgerTarget(dir));
   await loadDemo(ledger);
   await ledger.close();
   return dir;
@@ -108,7 +119,7 @@ export async function count(db: Sql, sql: string, ...params: (string | number)[]
 }
 
 export async function withLedger<T>(dir: string, fn: (l: Ledger) => T | Promise<T>): Promise<T> {
-  const l = await openLedger(dir, { migrate: false });
+  const l = await openLedger(ledgerTarget(dir), { migrate: false });
   try {
     return await fn(l);
   } finally {
@@ -124,7 +135,7 @@ export async function serveBinary(dataDir: string, args: string[] = [], env: Rec
   const port = probe.port;
   probe.stop(true);
   const proc = Bun.spawn([ensureBinary(), "serve", "--data-dir", dataDir, "--port", String(port), ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...ledgerEnv(dataDir), ...env },
     stdout: "ignore", stderr: "pipe",
   });
   let stderr = "";

@@ -3,15 +3,13 @@
 // change, an in-place change outside the writer shows as unsealed, the journal's chain notices a
 // removed entry, and a ledger from before seals is sealed at the next start.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { copyFileSync } from "node:fs";
-import { join } from "node:path";
-import { openLedger } from "../../src/ledger/db.ts";
+import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { brokenSeals, sealedTables } from "../../src/ledger/seals.ts";
+import { columnNames, triggerNames } from "../../src/ledger/sql/dialect.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
-import { sqliteDb } from "../../src/ledger/sql/sqlite.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { startServer } from "../../src/server.ts";
+import { copyLedger, dropTrigger, ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -22,50 +20,51 @@ beforeAll(async () => {
   await withLedger(base, (l) => appendCorrection(l.db, 0));
 });
 
-function copy(): { dir: string; db: Database } {
+/** A copy of the base ledger, open. */
+async function copy(): Promise<{ dir: string; ledger: Ledger; db: Sql }> {
   const dir = tempDir("cal-seal-");
-  copyFileSync(join(base, "ledger.db"), join(dir, "ledger.db"));
-  return { dir, db: new Database(join(dir, "ledger.db")) };
+  copyLedger(base, dir);
+  const ledger = await openLedger(ledgerTarget(dir), { migrate: false });
+  return { dir, ledger, db: ledger.db };
 }
 
 /** Each broken seal as `table key: problem`, seals elided. */
-async function broken(db: Database | Sql): Promise<string[]> {
+async function broken(db: Sql): Promise<string[]> {
   const out: string[] = [];
-  for await (const b of brokenSeals(db instanceof Database ? sqliteDb(db) : db)) out.push(`${b.table} ${b.key}: ${b.problem.replace(/ [0-9a-f]{64}/g, " …")}`);
+  for await (const b of brokenSeals(db)) out.push(`${b.table} ${b.key}: ${b.problem.replace(/ [0-9a-f]{64}/g, " …")}`);
   return out;
 }
 
 describe("row seals", () => {
-  test("each sealed table seals every column it has", () => {
-    const { db } = copy();
+  test("each sealed table seals every column it has", async () => {
+    const { ledger, db } = await copy();
     for (const t of sealedTables) {
-      const columns = (db.query(`PRAGMA table_info("${t.name}")`).all() as { name: string }[]).map((c) => c.name).filter((c) => c !== "row_sha256");
+      const columns = (await columnNames(db, t.name)).filter((c) => c !== "row_sha256");
       expect({ table: t.name, columns: [...t.columns].sort() }).toEqual({ table: t.name, columns: columns.sort() });
     }
-    db.close();
+    await ledger.close();
   });
 
   test("the demo load and a correction leave every row sealed and every seal right", async () => {
-    const { db } = copy();
-    for (const t of sealedTables) expect({ t: t.name, n: (db.query(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n > 0 }).toEqual({ t: t.name, n: true });
+    const { ledger, db } = await copy();
+    for (const t of sealedTables) expect({ t: t.name, n: (await db.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n > 0 }).toEqual({ t: t.name, n: true });
     expect(await broken(db)).toEqual([]);
-    db.close();
+    await ledger.close();
   });
 
-  test("a sealed journal entry or observation refuses any change, its seal included", () => {
-    const { db } = copy();
+  test("a sealed journal entry or observation refuses any change, its seal included", async () => {
+    const { ledger, db } = await copy();
     for (const sql of ["UPDATE journal SET usd = '1' WHERE id = 1", "UPDATE journal SET row_sha256 = NULL WHERE id = 1",
       "UPDATE mint_states SET authority = NULL WHERE id = 1", "UPDATE issuer_revisions SET ingested_at = '2020-01-01T00:00:00.000Z' WHERE id = 1",
-      "UPDATE multiplier_updates SET authority = 'x' WHERE rowid = 1", "DELETE FROM journal WHERE id = 1"]) {
-      expect(() => db.exec(sql)).toThrow(/append-only/);
+      "UPDATE multiplier_updates SET authority = 'x' WHERE signature = (SELECT min(signature) FROM multiplier_updates)", "DELETE FROM journal WHERE id = 1",
+      "DELETE FROM balance_changes WHERE signature = (SELECT min(signature) FROM balance_changes)"]) {
+      await expect(db.run(sql)).rejects.toThrow(/append-only/);
     }
-    db.close();
+    await ledger.close();
   });
 
   test("an instrument changed by the store is sealed again; changed by hand it shows as unsealed", async () => {
-    const { dir, db } = copy();
-    db.close();
-    const ledger = await openLedger(dir);
+    const { dir, ledger } = await copy();
     const row = (await ledger.db.get<{ mint: string; symbol: string; name: string | null; underlying: string | null }>("SELECT mint, symbol, name, underlying FROM instruments LIMIT 1"))!;
     await storeObservations(ledger.db, { instruments: [{ ...row, isin: "US0000000001", decimals: null }] });
     expect(await broken(ledger.db)).toEqual([]);
@@ -79,23 +78,23 @@ describe("row seals", () => {
   });
 
   test("the journal's chain names the entry after one that was removed", async () => {
-    const { db } = copy();
-    db.exec("DROP TRIGGER journal_no_delete");
-    db.exec("DELETE FROM journal WHERE id = 5");
+    const { ledger, db } = await copy();
+    await dropTrigger(db, "journal", "journal_no_delete");
+    await db.run("DELETE FROM journal WHERE id = 5");
     expect(await broken(db)).toEqual([`journal 6: hashes to …, sealed …`]);
-    db.close();
+    await ledger.close();
   });
 
   test("rows written before seals existed are sealed at the next start, and verify passes", async () => {
-    const { dir, db } = copy();
+    const { dir, ledger, db } = await copy();
     for (const t of sealedTables) {
-      for (const { name } of db.query(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?`).all(t.name) as { name: string }[]) db.exec(`DROP TRIGGER "${name}"`);
-      db.exec(`UPDATE "${t.name}" SET row_sha256 = NULL`);
+      for (const name of await triggerNames(db, t.name)) await dropTrigger(db, t.name, name);
+      await db.run(`UPDATE "${t.name}" SET row_sha256 = NULL`);
     }
     expect((await broken(db)).length).toBeGreaterThan(100);
-    db.close();
+    await ledger.close();
     expect(cli(["verify", "--data-dir", dir]).code).toBe(1);
-    const srv = await startServer({ port: "0", host: "127.0.0.1", "data-dir": dir }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
+    const srv = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir) }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
     await srv.stop();
     expect(cli(["verify", "--data-dir", dir]).code).toBe(0);
   });

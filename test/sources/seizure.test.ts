@@ -19,6 +19,7 @@ import { createRpc } from "../../src/sources/solana/rpc";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx } from "../support/chain";
 import { addTransaction, emptyChain, startRpcServer } from "../support/rpc-server";
+import { ledgerTarget } from "../support/engine.ts";
 
 test("a permanent-delegate transfer without the owner's signature is booked as a seizure", async () => {
   const random = seededRandom(99);
@@ -64,7 +65,7 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
 
     // The same through the ledger: who signed is stored with the balance change and read back.
     const dir = mkdtempSync(join(tmpdir(), "cal-seizure-"));
-    const ledger = await openLedger(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
     try {
       (await ledger.db.run("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)", await ensureTenant(ledger.db, "acme"), owner, new Date().toISOString()));
       await storeObservations(ledger.db, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });

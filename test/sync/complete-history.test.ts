@@ -22,6 +22,7 @@ import { buildClosedScenario, HONX_DIVIDEND_AT } from "../support/closed-chain.t
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const dirs: string[] = [];
 const servers: { stop(): void }[] = [];
@@ -41,8 +42,8 @@ async function ledgerSynced(rpcUrl: string, owner: string, tenants = ["acme"]) {
   servers.push(issuer);
   const dir = mkdtempSync(join(tmpdir(), "cal-complete-"));
   dirs.push(dir);
-  const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuer.url }, {});
-  const ledger = await openLedger(dir);
+  const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpcUrl, "xstocks-api-url": issuer.url }, {});
+  const ledger = await openLedger(ledgerTarget(dir));
   const now = () => new Date("2026-09-20T00:00:00Z");
   const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
   await pollIssuer(deps);

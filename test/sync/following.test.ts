@@ -9,6 +9,7 @@ import { call, tempDir } from "../harness/index.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
+import { ledgerFlags } from "../support/engine.ts";
 
 const dirs: string[] = [];
 const running: { server: ServerHandle; rpc: RpcServer; issuer: IssuerServer }[] = [];
@@ -26,7 +27,7 @@ async function start(s: WalletScenario, env: Record<string, string>) {
   const issuer = startIssuerServer(loadIssuerFixture());
   const dataDir = tempDir("cal-follow-");
   dirs.push(dataDir);
-  const server = await startServer({ port: "0", host: "127.0.0.1", "data-dir": dataDir }, {
+  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir )}, {
     quiet: true,
     env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", ...env },
   });

@@ -20,6 +20,7 @@ import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededR
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { addHolders, buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -27,8 +28,8 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 async function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) {
   const dir = tempDir("cal-hostile-");
   dirs.push(dir);
-  const config: Config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": "http://127.0.0.1:9/api", ...settings }, {});
-  const ledger = await openLedger(dir);
+  const config: Config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpcUrl, "xstocks-api-url": "http://127.0.0.1:9/api", ...settings }, {});
+  const ledger = await openLedger(ledgerTarget(dir));
   const db = ledger.db;
   const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void await bookEverythingDirty(db) };
   const tenant = await ensureTenant(db, "acme");

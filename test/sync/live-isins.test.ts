@@ -15,6 +15,7 @@ import { createIssuerClient } from "../../src/sources/xstocks/client.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { call, tempDir } from "../harness/index.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 // From the recorded issuer rows (test/fixtures/recorded/xstocks/recorded-20260913-subset.json).
 const HONx = { mint: "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2", isin: "CH1436219583" };
@@ -30,7 +31,7 @@ describe("ISINs on live data", () => {
     const issuer = startIssuerServer(data);
     const dir = tempDir();
     dirs.push(dir);
-    const srv = await startServer({ port: "0", host: "127.0.0.1", "data-dir": dir }, {
+    const srv = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir )}, {
       env: { XSTOCKS_API_URL: issuer.url, SOLANA_RPC_URL: "http://127.0.0.1:9", LOG_LEVEL: "error" },
       quiet: true,
     });
@@ -59,7 +60,7 @@ describe("ISINs on live data", () => {
     const issuer = startIssuerServer(loadIssuerFixture());
     const dir = tempDir();
     dirs.push(dir);
-    const ledger = await openLedger(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
     try {
       // What a poll stored before ISINs were attached: the instruments as the asset list has them.
       const client = createIssuerClient({ baseUrl: issuer.url });
@@ -68,7 +69,7 @@ describe("ISINs on live data", () => {
       await bookEverythingDirty(ledger.db);
       expect((await instrumentQueries(ledger.db).lineage(HONx.mint))!.identities.at(-1)!.isin).toBeNull();
 
-      const config = loadConfig({ "data-dir": dir, "xstocks-api-url": issuer.url }, {});
+      const config = loadConfig({ ...ledgerFlags(dir), "xstocks-api-url": issuer.url }, {});
       expect((await pollIssuer({ db: ledger.db, config })).added).toBe(0); // no new revision...
       await bookEverythingDirty(ledger.db);
       const lineage = (await instrumentQueries(ledger.db).lineage(HONx.mint))!;

@@ -37,6 +37,7 @@ import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const T0 = 1_780_000_000n;
 const DECIMALS = 6;
@@ -91,9 +92,9 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
     const issuerFeed = startIssuerServer(loadIssuerFixture());
     const dir = mkdtempSync(join(tmpdir(), "cal-other-"));
     dirs.push(dir);
-    const ledger = await openLedger(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
     try {
-      const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
+      const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
       const now = () => new Date(Number(T0 + 86_400n) * 1000);
       const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
       await pollIssuer(deps);

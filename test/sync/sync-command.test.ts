@@ -8,6 +8,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
+import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cal-sync-cmd-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ test("sync runs one wallet to completion in the foreground", async () => {
   const issuer = startIssuerServer(loadIssuerFixture());
   try {
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../cli/main.ts"), "sync", s.owner, "--tenant", "acme", "--data-dir", dir], {
-      env: { ...process.env, SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, NO_COLOR: "1" },
+      env: { ...process.env, ...ledgerEnv(dir), SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, NO_COLOR: "1" },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -28,11 +29,11 @@ test("sync runs one wallet to completion in the foreground", async () => {
     expect(err).toMatch(/new revisions/);
     expect(err).toMatch(/account_history\s+\[#+\s*\]/); // the progress bar
     expect(err).toMatch(/sync complete/);
-    const ledger = await openLedger(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
     const job = (await ledger.db.get("SELECT j.status, t.slug FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE j.owner = ?", s.owner)) as { status: string; slug: string };
     expect(job).toEqual({ status: "complete", slug: "acme" });
     expect(((await ledger.db.get("SELECT count(*) AS n FROM actions WHERE owner = ?", s.owner)) as { n: number }).n).toBe(1);
-    ledger.close();
+    await ledger.close();
   } finally {
     rpc.stop();
     issuer.stop();

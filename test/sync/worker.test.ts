@@ -17,6 +17,7 @@ import { bookEverythingDirty, markDueClockChanges } from "../../src/ledger/booki
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
+import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -24,8 +25,8 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 async function setup(rpcUrl: string, issuerUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), "cal-sync-"));
   dirs.push(dir);
-  const config = loadConfig({ "data-dir": dir, "solana-rpc-url": rpcUrl, "xstocks-api-url": issuerUrl }, {});
-  const ledger = await openLedger(dir);
+  const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpcUrl, "xstocks-api-url": issuerUrl }, {});
+  const ledger = await openLedger(ledgerTarget(dir));
   const now = () => new Date("2026-09-20T00:00:00Z");
   return { config, ledger, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
 }
@@ -97,7 +98,7 @@ describe("mint polling", () => {
   test("a scheduled multiplier that passes its activation is re-booked without any new observation", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cal-activation-"));
     dirs.push(dir);
-    const ledger = await openLedger(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
     const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
     const mint = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
     const activation = Date.parse("2026-10-01T00:30:00Z") / 1000;

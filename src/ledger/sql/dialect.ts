@@ -83,3 +83,25 @@ export async function tableNames(db: Sql): Promise<string[]> {
   );
   return rows.map((r) => r.name);
 }
+
+/** A table's columns in their declared order. */
+export async function columnNames(db: Sql, table: string): Promise<string[]> {
+  const rows = await db.all<{ name: string }>(
+    db.dialect === "sqlite"
+      ? "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+      : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+    table,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** The triggers on a table, by name (the append-only rules). */
+export async function triggerNames(db: Sql, table: string): Promise<string[]> {
+  const rows = await db.all<{ name: string }>(
+    db.dialect === "sqlite"
+      ? "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name"
+      : "SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(? AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname",
+    table,
+  );
+  return rows.map((r) => r.name);
+}
