@@ -8,6 +8,7 @@ import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
 import { ratesCommand } from "./rates.ts";
 import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
+import { migrateToPostgresCommand } from "./migrate-to-postgres.ts";
 import { isClosedPipe } from "./common.ts";
 import { checkArgs } from "./strict-args.ts";
 import { showUsage } from "./usage.ts";
@@ -15,7 +16,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, rates: ratesCommand, import: importCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand },
 });
 
 /**

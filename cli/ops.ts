@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { applyMigrations, openLedger, sqliteOf, type Ledger } from "../src/ledger/db.ts";
 import { migrationStatus, type MigrationStatus } from "../src/ledger/migrations.ts";
 import { backupLedger, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
-import { verifyLedger } from "../src/ledger/verify.ts";
+import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
 import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
 
 function printSummary(verb: string, s: LedgerFileSummary): void {
@@ -79,15 +79,20 @@ export const verifyCommand = defineCommand({
     if (args.json) {
       process.stdout.write(JSON.stringify(report) + "\n");
     } else {
-      for (const c of report.checks) {
-        process.stdout.write(`${c.ok ? "ok  " : "FAIL"}  ${c.name} (${c.checked} checked${c.ok ? "" : `, ${c.problemCount} mismatches`})\n`);
-        for (const p of c.problems) process.stdout.write(`        ${p}\n`);
-      }
+      writeChecks(report);
       process.stdout.write(report.ok ? "ledger verified\n" : "ledger FAILED verification\n");
     }
     if (!report.ok) process.exitCode = 1;
   },
 });
+
+/** Each check of a verify report, one line each, its problems under it. */
+export function writeChecks(report: VerifyReport): void {
+  for (const c of report.checks) {
+    process.stdout.write(`${c.ok ? "ok  " : "FAIL"}  ${c.name} (${c.checked} checked${c.ok ? "" : `, ${c.problemCount} mismatches`})\n`);
+    for (const p of c.problems) process.stdout.write(`        ${p}\n`);
+  }
+}
 
 /** When it was applied here (older ledgers did not record it), and when it was written. */
 function describeMigration(m: MigrationStatus): string {
