@@ -8,16 +8,12 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { allScopes, createKey } from "../../src/ledger/keys.ts";
 import { columnNames } from "../../src/ledger/sql/dialect.ts";
 import { tablesInCopyOrder } from "../../src/ledger/copy.ts";
-import { startServer, type ServerHandle } from "../../src/server.ts";
+import { startServer } from "../../src/server.ts";
 import { call } from "../harness/index.ts";
 import { appendCorrection, cli, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { freshDatabase } from "../support/engine.ts";
 
-const servers: ServerHandle[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.stop();
-  removeTempDirs();
-});
+afterAll(removeTempDirs);
 
 /** A SQLite ledger worth moving: the demo, a correction (reversals in the journal), a key. */
 async function sqliteLedger(): Promise<{ dir: string; key: string; owner: string }> {
@@ -60,11 +56,12 @@ describe("migrate-to-postgres", () => {
     const answers: unknown[] = [];
     for (const flags of [{ "data-dir": dir }, { "data-dir": tempDir(), "database-url": url }]) {
       const s = await startServer({ port: "0", host: "127.0.0.1", ...flags }, { offline: true, quiet: true, env: { LOG_LEVEL: "error" } });
-      servers.push(s);
-      const paths = [`/v1/portfolio?owner=${owner}`, `/v1/journal?owner=${owner}&limit=500`, `/v2/actions?owner=${owner}&limit=500`, "/v2/taxonomy"];
-      const bodies = await Promise.all(paths.map(async (p) => ({ ...(await call(s.url, p, { key })).body, asOf: null })));
-      answers.push(bodies);
-      await s.stop();
+      try {
+        const paths = [`/v1/portfolio?owner=${owner}`, `/v1/journal?owner=${owner}&limit=500`, `/v2/actions?owner=${owner}&limit=500`, "/v2/taxonomy"];
+        answers.push(await Promise.all(paths.map(async (p) => ({ ...(await call(s.url, p, { key })).body, asOf: null }))));
+      } finally {
+        await s.stop();
+      }
     }
     expect(answers[1]).toEqual(answers[0]);
   }, 60_000);
