@@ -4,138 +4,23 @@
 // the end it must settle into exactly the ledger a clean rebuild from the same observations
 // gives: every job finished, no duplicate or missing journal entry, integrity ok, verify exit 0.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sameBooking } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
-import { openLedger, sqliteOf } from "../../src/ledger/db.ts";
-import { rebookEverything } from "../../src/ledger/booking.ts";
+import { openLedger, type Ledger } from "../../src/ledger/db.ts";
+import { integrityProblems } from "../../src/ledger/sql/dialect.ts";
 import { seededRandom } from "../support/chain.ts";
-import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
+import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
-import { addHolders, buildWalletScenario, HONX_MINT, type WalletScenario } from "../support/wallet-chain.ts";
+import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
+import { addDividend, cleanRebuild, correct, jobStates, pendingBooking, serve, standing, sumDecimals } from "./crash-world.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
 const KILLS = Number(process.env.CRASH_TEST_KILLS ?? 56); // fewer only to debug by hand
 const SEED = 20261122;
-
-/** A cash dividend on chain (multiplier update, activated in the past) and its issuer record. */
-function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, from: number): { eventId: string; multiplier: number } {
-  const to = from * (1 + 0.001 + k / 10_000);
-  const effective = 1_790_000_000 + k * 3 * 86_400; // 2026-09-21 onwards, all before today
-  s.addUpdate(to, effective);
-  const eventId = `crash-test-${k}`;
-  issuer.data.history.push({
-    eventId, version: 1, xstockSymbol: "HONx", spvSymbol: "HON", caType: "CashDividend",
-    effectiveTimeUtc: new Date(effective * 1000).toISOString(), multiplierOld: String(from), multiplierNew: String(to),
-    grossCashflowUsd: "0.7", netCashflowUsd: "0.49", withholdingTaxRate: "0.3", fromUnits: null, toUnits: null, redemptionPriceUsd: null,
-    notes: null, createdTimeUtc: new Date((effective - 3600) * 1000).toISOString(), status: "Initial", xstockIsin: "CH1436219583", spvIsin: "US4385161066",
-  });
-  return { eventId, multiplier: to };
-}
-
-/** An issuer correction: a new version of the record with another cash figure (re-booking). */
-function correct(issuer: IssuerServer, eventId: string, random: () => number): void {
-  const versions = issuer.data.history.filter((r) => r.eventId === eventId);
-  const top = versions[versions.length - 1];
-  const gross = (0.5 + Math.floor(random() * 50) / 100).toFixed(2);
-  issuer.data.history.push({ ...top, version: top.version + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" });
-}
-
-interface Serving { proc: ReturnType<typeof Bun.spawn>; url: string }
-
-/** A port the OS just handed out (bound to port 0, then released). */
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
-
-async function serve(bin: string, dataDir: string, env: Record<string, string>, log: string): Promise<Serving> {
-  // Another socket can take a probed port before the server binds it; that start exits 1
-  // ("port in use") at once, so try another port a few times. Any other failure repeats.
-  for (let attempt = 1; ; attempt++) {
-    const port = freePort();
-    const proc = Bun.spawn([bin, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdout: "ignore", stderr: Bun.file(log) });
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 400 && proc.exitCode === null; i++) {
-      try {
-        if ((await fetch(`${url}/v1/health`)).status === 200) return { proc, url };
-      } catch {}
-      await Bun.sleep(10);
-    }
-    if (proc.exitCode === null) throw new Error("serve did not start");
-    if (attempt >= 5) throw new Error(`serve exited ${proc.exitCode} on ${attempt} ports`);
-  }
-}
-
-/** Dirty marks left by a kill: observations stored whose booking had not finished. */
-function pendingBooking(dbPath: string): boolean {
-  if (!existsSync(dbPath)) return false;
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return (db.query("SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n").get() as { n: number }).n > 0;
-  } catch {
-    return false; // killed before the first migration
-  } finally {
-    db.close();
-  }
-}
-
-function jobStates(dbPath: string): Record<string, number> {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return Object.fromEntries((db.query("SELECT status, count(*) AS n FROM sync_jobs GROUP BY status").all() as { status: string; n: number }[]).map((r) => [r.status, r.n]));
-  } finally {
-    db.close();
-  }
-}
-
-/** Standing recognitions per owner × action, and income per owner, as the journal holds them. */
-function standing(dbPath: string) {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const rows = db.query(
-      `SELECT id, owner, action_id, payload FROM journal j WHERE entry_type = 'recognition'
-       AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) ORDER BY id`,
-    ).all() as { id: number; owner: string; action_id: string; payload: string }[];
-    const income = db.query("SELECT owner, group_concat(usd, ' ') AS usd FROM journal WHERE treatment = 'income' AND usd IS NOT NULL GROUP BY owner").all() as { owner: string; usd: string }[];
-    return { rows, income };
-  } finally {
-    db.close();
-  }
-}
-
-/** A fresh ledger holding only the crashed ledger's observations, replayed once: the clean rebuild. */
-async function cleanRebuild(crashedPath: string): Promise<string> {
-  const dir = tempDir("cal-rebuild-");
-  const fresh = await openLedger(dir);
-  const sqlite = sqliteOf(fresh);
-  sqlite.query("ATTACH DATABASE ? AS crashed").run(crashedPath);
-  sqlite.transaction(() => {
-    for (const t of ["tenants", "tenant_wallets", "instruments", "issuer_revisions", "mint_states", "multiplier_updates", "token_accounts", "balance_changes", "wallet_gaps", "transitions_seen"]) {
-      sqlite.exec(`INSERT INTO main.${t} SELECT * FROM crashed.${t}`);
-    }
-  })();
-  sqlite.exec("DETACH DATABASE crashed");
-  await rebookEverything(fresh.db);
-  await fresh.close();
-  return join(dir, "ledger.db");
-}
-
-const sumDecimals = (list: string): string => {
-  // Exact: scale every figure to 18 decimals as a bigint.
-  const total = list.split(" ").reduce((acc, s) => {
-    const [i, f = ""] = s.replace("-", "").split(".");
-    const v = BigInt(i! + f.padEnd(18, "0").slice(0, 18));
-    return acc + (s.startsWith("-") ? -v : v);
-  }, 0n);
-  return total.toString();
-};
 
 describe("crash safety", () => {
   test(`SIGKILL at ${KILLS} seeded random points during syncs and re-bookings: the ledger settles to a clean rebuild`, async () => {
@@ -147,8 +32,8 @@ describe("crash safety", () => {
     const rpc = startRpcServer(s.chain);
     const issuer = startIssuerServer(loadIssuerFixture());
     const dataDir = tempDir("cal-crash-");
-    const dbPath = join(dataDir, "ledger.db");
     const log = join(dataDir, "serve.log");
+    let watch: Ledger | null = null; // the test's own connection, to watch the ledger between kills
     const env = {
       PATH: process.env.PATH ?? "", HOME: dataDir, NO_COLOR: "1", LOG_LEVEL: "warn",
       SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1",
@@ -163,6 +48,8 @@ describe("crash safety", () => {
         expect(r.code).toBe(0);
         return JSON.parse(r.stdout).key as string;
       });
+      watch = await openLedger(dataDir, { migrate: false });
+      const db = watch.db;
       const events: string[] = [];
       let multiplier = 1.0011576563945983; // HONx's multiplier after its last recorded step
       const requestSync = (url: string, key: string, owner: string) =>
@@ -189,7 +76,7 @@ describe("crash safety", () => {
         const requests = owners.filter(() => random() < 0.5).map((o) => requestSync(server.url, keys[Math.floor(random() * keys.length)]!, o));
         if (random() < 0.3) {
           // Aim at booking: kill as soon as stored observations wait to be booked.
-          for (let waited = 0; waited < 1500 && !pendingBooking(dbPath); waited += 5) await Bun.sleep(5);
+          for (let waited = 0; waited < 1500 && !(await pendingBooking(db)); waited += 5) await Bun.sleep(5);
         } else {
           await Bun.sleep(10 + Math.floor(random() * 600));
         }
@@ -198,7 +85,7 @@ describe("crash safety", () => {
         await Promise.all(requests);
         expect(server.proc.signalCode).toBe("SIGKILL");
         kills++;
-        if (pendingBooking(dbPath)) killsWithBookingPending++;
+        if (await pendingBooking(db)) killsWithBookingPending++;
       }
 
       // Let it finish: every wallet of every tenant asked once more, then wait for the queue.
@@ -210,10 +97,10 @@ describe("crash safety", () => {
         }
       }
       const deadline = Date.now() + 150_000;
-      let states = jobStates(dbPath);
+      let states = await jobStates(db);
       while (Date.now() < deadline && ((states.queued ?? 0) + (states.running ?? 0) > 0 || (states.complete ?? 0) + (states.partial ?? 0) < owners.length * keys.length)) {
         await Bun.sleep(250);
-        states = jobStates(dbPath);
+        states = await jobStates(db);
       }
       await Bun.sleep(2500); // one more issuer poll and mint poll after the last job
       server.proc.kill("SIGTERM");
@@ -226,14 +113,12 @@ describe("crash safety", () => {
       expect(Object.keys(states).filter((k) => k !== "complete" && k !== "partial")).toEqual([]);
       expect((states.complete ?? 0) + (states.partial ?? 0)).toBe(owners.length * keys.length);
 
-      const db = new Database(dbPath, { readonly: true });
-      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-      const reversals = (db.query("SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'").get() as { n: number }).n;
-      db.close();
+      expect(await integrityProblems(db)).toEqual([]);
+      const reversals = (await db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'"))!.n;
       expect(reversals).toBeGreaterThan(0); // re-booking really happened under the kills
 
-      const crashed = standing(dbPath);
-      const clean = standing(await cleanRebuild(dbPath));
+      const crashed = await standing(db);
+      const clean = await cleanRebuild(db);
       const keyOf = (r: { owner: string; action_id: string }) => `${r.owner} ${r.action_id}`;
       expect(new Set(crashed.rows.map(keyOf)).size).toBe(crashed.rows.length); // no duplicate standing recognition
       expect(crashed.rows.map(keyOf).sort()).toEqual(clean.rows.map(keyOf).sort()); // none missing, none extra
@@ -248,6 +133,7 @@ describe("crash safety", () => {
       if (v.code !== 0) console.log(v.stdout, v.stderr);
       expect(v.code).toBe(0);
     } finally {
+      await watch?.close();
       rpc.stop();
       issuer.stop();
       if (existsSync(log) && process.env.CRASH_TEST_LOG) console.log(readFileSync(log, "utf8").slice(-4000));
