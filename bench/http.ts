@@ -219,8 +219,8 @@ async function growLedger(wallets: number) {
   await run.grow(0, wallets, wallets);
   const heavyOwner = run.scale.heavyWallet();
   await run.register(heavyOwner);
-  await run.until("the heavy wallet synced", () => run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavyOwner).n === 1 && run.pendingMarks() === 0, 600_000);
-  const counts = run.one<{ actions: number; journal: number }>("SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal");
+  await run.until("the heavy wallet synced", async () => (await run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavyOwner)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  const counts = await run.one<{ actions: number; journal: number }>("SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal");
   await run.stop();
   return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
 }
