@@ -11,6 +11,7 @@ import { bookEverythingDirty, rebookEverything, totalsOf } from "../../src/ledge
 import { dirtyBacklog } from "../../src/ledger/dirty.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
+import { instrumentQueries } from "../../src/ledger/queries/instruments.ts";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
 import { usdForPeople } from "../../src/domain/display.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
@@ -44,9 +45,25 @@ describe("database", async () => {
     const l = await openLedger(ledgerTarget(tempDir()));
     await loadDemo(l, new Date("2026-09-20T00:00:00Z"));
     for (const sql of ["UPDATE journal SET usd = '0'", "DELETE FROM journal", "UPDATE issuer_revisions SET payload = '{}'", "DELETE FROM multiplier_updates", "DELETE FROM balance_changes"]) {
-      expect(() => l.db.exec(sql)).toThrow(/append-only/);
+      await expect(l.db.exec(sql)).rejects.toThrow(/append-only/);
     }
     await l.close();
+  });
+
+  test("the validations served are read again once the census changes, whoever wrote it", async () => {
+    const dir = tempDir();
+    const reader = await openLedger(ledgerTarget(dir));
+    await loadDemo(reader, new Date("2026-09-20T00:00:00Z"));
+    const validations = instrumentQueries(reader.db).validations;
+    const type = [...(await validations()).keys()][0]!;
+    expect(await validations()).toBe(await validations()); // unchanged: the cached map itself
+    const writer = await openLedger(ledgerTarget(dir)); // another connection, as the worker's is
+    const row = (await writer.db.get<{ payload: string }>("SELECT payload FROM taxonomy_census WHERE type = ?", type))!;
+    const entry = { ...JSON.parse(row.payload), validation: { marker: "changed elsewhere" } };
+    await writer.db.run("UPDATE taxonomy_census SET payload = ? WHERE type = ?", JSON.stringify(entry), type);
+    await writer.close();
+    expect((await validations()).get(type)).toBe(JSON.stringify({ marker: "changed elsewhere" }));
+    await reader.close();
   });
 });
 

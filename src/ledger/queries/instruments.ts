@@ -7,7 +7,7 @@ import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/type
 const EMPTY_VALIDATIONS = new Map(computeCensus([]).map((e) => [e.type, JSON.stringify(e.validation)] as const));
 
 export function instrumentQueries(db: Sql) {
-  let cached: { version: number; map: Map<ActionType, string> } | null = null;
+  let cached: { version: string; map: Map<ActionType, string> } | null = null;
   const taxonomy = async (): Promise<TaxonomyEntry[]> => {
     const stored = new Map((await db.all<{ payload: string }>("SELECT payload FROM taxonomy_census")).map((r) => {
       const e = JSON.parse(r.payload) as TaxonomyEntry;
@@ -24,13 +24,13 @@ export function instrumentQueries(db: Sql) {
      * without parsing the census payloads, over the fixed answer of an empty census.
      */
     async validations(): Promise<Map<ActionType, string>> {
-      // Read again only after some connection committed (SQLite's data_version changes then):
-      // between syncs it is one tiny pragma per request, measured on the detail route.
-      const version = await dataVersion(db);
-      if (version !== null && cached?.version === version) return cached.map;
+      // Read again only once the census may have changed (see dataVersion): between syncs it is
+      // one tiny read per request, measured on the detail route.
+      const version = await dataVersion(db, "taxonomy_census");
+      if (cached?.version === version) return cached.map;
       const map = new Map(EMPTY_VALIDATIONS);
       for (const r of await db.all<{ type: ActionType; v: string }>("SELECT type, json_extract(payload, '$.validation') AS v FROM taxonomy_census")) map.set(r.type, r.v);
-      if (version !== null) cached = { version, map };
+      cached = { version, map };
       return map;
     },
     async lineage(mint: string): Promise<(LineageRecord & { symbol: string | null }) | null> {

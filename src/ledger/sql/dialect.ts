@@ -39,12 +39,15 @@ export function forUpdate(db: Sql, opts: { of?: string; skipLocked?: boolean } =
 }
 
 /**
- * A number that changes when another connection commits, for caches of rarely written rows:
- * SQLite's `PRAGMA data_version`. PostgreSQL has no such counter: null, read the rows again.
+ * A value that changes whenever `table`'s rows do, for caches of small, rarely written tables:
+ * SQLite's `PRAGMA data_version` (it moves whenever another connection commits). PostgreSQL has no
+ * such counter: the transaction ids that wrote the table's rows (`xmin`; every write of a row
+ * makes a new one) stand in, read without the rows' content.
  */
-export async function dataVersion(db: Sql): Promise<number | null> {
-  if (db.dialect !== "sqlite") return null;
-  return (await db.get<{ data_version: number }>("PRAGMA data_version"))!.data_version;
+export async function dataVersion(db: Sql, table: string): Promise<string> {
+  if (db.dialect === "sqlite") return String((await db.get<{ data_version: number }>("PRAGMA data_version"))!.data_version);
+  const row = await db.get<{ v: string | null }>(`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS v FROM "${table}"`);
+  return row!.v ?? "";
 }
 
 /** A read of the schema itself: it fails when the database cannot be read at all. */
