@@ -1,4 +1,6 @@
 // bench/postgres: the ledger on PostgreSQL against SQLite, same run, same machine.
+//   (0) the driver: Bun's PostgreSQL client through the port, one query's round trip (1,000
+//       point reads one after another, in a transaction, and all at once), beside bun:sqlite;
 //   (1) sync throughput: 1,000 wallets registered over HTTP and synced by the binary's workers
 //       from loopback JSON-RPC and xStocks servers (lib/scale-run.ts), on SQLite with one server,
 //       on PostgreSQL with one server, and with two servers whose workers share the queue;
@@ -13,7 +15,11 @@
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { SQL } from "bun";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLedger } from "../src/ledger/db.ts";
+import type { Sql } from "../src/ledger/sql/port.ts";
 import { binary, startScaleRun, type ScaleRun } from "./lib/scale-run.ts";
 
 const args = process.argv.slice(2);
@@ -40,6 +46,29 @@ async function freshDatabase(): Promise<string> {
 }
 
 const env = { LOG_LEVEL: "warn", RESYNC_SECONDS: "0" };
+
+// ---- (0) the driver --------------------------------------------------------------------------
+
+interface DriverRow { engine: string; sequentialUs: number; inTransactionUs: number; concurrentUs: number }
+
+/** Microseconds per point read of a key by its hash, the read every request makes. */
+async function driver(engine: string, target: Parameters<typeof openLedger>[0]): Promise<DriverRow> {
+  const ledger = await openLedger(target);
+  const n = 1000;
+  const read = (db: Sql, i: number) => db.get("SELECT id FROM api_keys WHERE key_sha256 = ?", String(i));
+  const time = async (f: () => Promise<unknown>) => { const t = performance.now(); await f(); return ((performance.now() - t) * 1000) / n; };
+  try {
+    await time(async () => { for (let i = 0; i < n; i++) await read(ledger.db, i); }); // warm: statements prepared
+    return {
+      engine,
+      sequentialUs: await time(async () => { for (let i = 0; i < n; i++) await read(ledger.db, i); }),
+      inTransactionUs: await time(() => ledger.db.read(async (tx) => { for (let i = 0; i < n; i++) await read(tx, i); })),
+      concurrentUs: await time(() => Promise.all(Array.from({ length: n }, (_, i) => read(ledger.db, i)))),
+    };
+  } finally {
+    await ledger.close();
+  }
+}
 
 // ---- (1) sync throughput -------------------------------------------------------------------
 
@@ -126,6 +155,9 @@ async function servers(dataDir: string, n: number, databaseUrl?: string) {
 
 async function main() {
   const started = performance.now();
+  const scratch = mkdtempSync(join(tmpdir(), "cal-bench-driver-"));
+  dirs.push(scratch);
+  const drivers = [await driver("bun:sqlite", scratch), await driver("Bun SQL (PostgreSQL)", { dataDir: scratch, databaseUrl: await freshDatabase() })];
   console.error(`(1) sync throughput, ${SYNC_WALLETS} wallets`);
   const sync = [
     await syncThroughput("SQLite, 1 server", {}),
@@ -155,15 +187,19 @@ async function main() {
     ...(await httpRoutes("PostgreSQL, 1 server", run.key, routes, () => servers(run.dataDir, 1, databaseUrl))),
     ...(await httpRoutes("PostgreSQL, 2 servers", run.key, routes, () => servers(run.dataDir, 2, databaseUrl))),
   ];
-  report(sync, http, { growS, copyS, copiedRows: copy.rows });
+  report(drivers, sync, http, { growS, copyS, copiedRows: copy.rows });
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
   const out = opt("json", "");
-  if (out) writeFileSync(out, JSON.stringify({ sync, http, growS, copyS, copiedRows: copy.rows }, null, 2));
+  if (out) writeFileSync(out, JSON.stringify({ drivers, sync, http, growS, copyS, copiedRows: copy.rows }, null, 2));
 }
 
-function report(sync: SyncRow[], http: HttpRow[], copy: { growS: number; copyS: number; copiedRows: number }) {
+function report(drivers: DriverRow[], sync: SyncRow[], http: HttpRow[], copy: { growS: number; copyS: number; copiedRows: number }) {
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(`\nbench/postgres — the compiled binary; PostgreSQL ${SERVER.replace(/\/\/[^@]*@/, "//")}\n`);
+  console.log("the driver, through the port: µs per point read (1,000 reads)\n");
+  console.log("| driver | one after another | in one transaction | all at once |\n|---|---|---|---|");
+  for (const d of drivers) console.log(`| ${d.engine} | ${f(d.sequentialUs, 1)} | ${f(d.inTransactionUs, 1)} | ${f(d.concurrentUs, 1)} |`);
+  console.log("");
   console.log(`sync throughput: ${SYNC_WALLETS} wallets registered over HTTP (16 at a time), synced and booked\n`);
   console.log("| setup | seconds | wallets/s | ratio to SQLite |\n|---|---|---|---|");
   for (const r of sync) console.log(`| ${r.setup} | ${f(r.seconds, 1)} | ${f(r.walletsPerSecond)} | ${f(r.walletsPerSecond / sync[0]!.walletsPerSecond, 2)} |`);
