@@ -26,6 +26,30 @@ export function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, 
   return { eventId, multiplier: to };
 }
 
+/**
+ * The world between two kills: a new dividend on chain with its issuer record, a correction of an
+ * earlier record, or a new transfer (or nothing), drawn from `random`, so restarts meet re-bookings.
+ */
+export function movingWorld(s: WalletScenario, issuer: IssuerServer, random: () => number) {
+  const events: string[] = [];
+  let multiplier = 1.0011576563945983; // HONx's multiplier after its last recorded step
+  return {
+    events,
+    step(): void {
+      const r = random();
+      if (r < 0.25 && events.length < 12) {
+        const d = addDividend(s, issuer, events.length, multiplier);
+        events.push(d.eventId);
+        multiplier = d.multiplier;
+      } else if (r < 0.55 && events.length) {
+        correct(issuer, events[Math.floor(random() * events.length)]!, random);
+      } else if (r < 0.65) {
+        s.addTransfer(BigInt(1 + Math.floor(random() * 1e6)));
+      }
+    },
+  };
+}
+
 /** An issuer correction: a new version of the record with another cash figure (re-booking). */
 export function correct(issuer: IssuerServer, eventId: string, random: () => number): void {
   const versions = issuer.data.history.filter((r) => r.eventId === eventId);

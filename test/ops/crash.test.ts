@@ -14,7 +14,7 @@ import { seededRandom } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
-import { addDividend, cleanRebuild, correct, jobStates, pendingBooking, serve, standing, sumDecimals } from "./crash-world.ts";
+import { cleanRebuild, jobStates, movingWorld, pendingBooking, serve, standing, sumDecimals } from "./crash-world.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -50,8 +50,8 @@ describe("crash safety", () => {
       });
       watch = await openLedger(dataDir, { migrate: false });
       const db = watch.db;
-      const events: string[] = [];
-      let multiplier = 1.0011576563945983; // HONx's multiplier after its last recorded step
+      const world = movingWorld(s, issuer, random);
+      const events = world.events;
       const requestSync = (url: string, key: string, owner: string) =>
         fetch(`${url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner }) })
           // A request cut by the kill has no answer; one that got an answer must be a 202.
@@ -60,18 +60,7 @@ describe("crash safety", () => {
       let kills = 0;
       let killsWithBookingPending = 0;
       for (let round = 0; round < KILLS; round++) {
-        // Between kills the world moves on: a new dividend on chain with its issuer record, a
-        // correction of an earlier record, or a new transfer, so restarts meet re-bookings.
-        const r = random();
-        if (r < 0.25 && events.length < 12) {
-          const d = addDividend(s, issuer, events.length, multiplier);
-          events.push(d.eventId);
-          multiplier = d.multiplier;
-        } else if (r < 0.55 && events.length) {
-          correct(issuer, events[Math.floor(random() * events.length)]!, random);
-        } else if (r < 0.65) {
-          s.addTransfer(BigInt(1 + Math.floor(random() * 1e6)));
-        }
+        world.step(); // between kills the world moves on
         const server = await serve(bin, dataDir, env, log);
         const requests = owners.filter(() => random() < 0.5).map((o) => requestSync(server.url, keys[Math.floor(random() * keys.length)]!, o));
         if (random() < 0.3) {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { sameBooking } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { openLedger } from "../../src/ledger/db.ts";
-import { addDividend, cleanRebuild, correct, jobStates, pendingBooking, serve, standing, sumDecimals, type Serving } from "../ops/crash-world.ts";
+import { cleanRebuild, jobStates, movingWorld, pendingBooking, serve, standing, sumDecimals, type Serving } from "../ops/crash-world.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { seededRandom } from "../support/chain.ts";
 import { freshDatabase } from "../support/engine.ts";
@@ -65,21 +65,12 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
         fetch(`${server.url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner }) })
           .then((r) => r.status, () => 202).then((status) => expect(status).toBe(202));
 
-      const events: string[] = [];
-      let multiplier = 1.0011576563945983;
+      const world = movingWorld(s, issuer, random);
+      const events = world.events;
       let kills = 0, killsWithBookingPending = 0;
       const killed = [0, 0];
       for (let round = 0; round < KILLS; round++) {
-        const r = random();
-        if (r < 0.25 && events.length < 12) {
-          const d = addDividend(s, issuer, events.length, multiplier);
-          events.push(d.eventId);
-          multiplier = d.multiplier;
-        } else if (r < 0.55 && events.length) {
-          correct(issuer, events[Math.floor(random() * events.length)]!, random);
-        } else if (r < 0.65) {
-          s.addTransfer(BigInt(1 + Math.floor(random() * 1e6)));
-        }
+        world.step();
         const both = [await up(0), await up(1)];
         const requests = owners.filter(() => random() < 0.5).map((o) => requestSync(both[Math.floor(random() * 2)]!, keys[Math.floor(random() * keys.length)]!, o));
         if (random() < 0.3) {
