@@ -4,7 +4,6 @@
 // verifies, 1 otherwise; the SQLite ledger is left as it was.
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
-import { copyLedger, CopyRefused, rowCounts } from "../src/ledger/copy.ts";
 import { ledgerName, ledgerPath, openLedger, type Ledger } from "../src/ledger/db.ts";
 import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
 import { configFrom, fail, settingArgs } from "./common.ts";
@@ -17,11 +16,13 @@ export const migrateToPostgresCommand = defineCommand({
     const config = configFrom(args);
     if (!config.databaseUrl) fail("name the PostgreSQL database with --database-url (or DATABASE_URL)", 2);
     if (!existsSync(ledgerPath(config.dataDir))) fail(`no ledger at ${ledgerPath(config.dataDir)}`, 1);
+    // Loaded here: the copy reads both schemas, which no other command needs.
+    const { copyLedger, CopyRefused, rowCounts } = await import("../src/ledger/copy.ts");
     const source = await openLedger(config.dataDir);
     let target: Ledger | null = null;
     try {
       target = await openLedger(config).catch((e) => fail((e as Error).message, 1));
-      const copy = await copyLedger(source.db, target.db).catch((e) => (e instanceof CopyRefused ? fail(`${ledgerName(target!)}: ${e.message}`, 1) : Promise.reject(e)));
+      const copy = await copyLedger(source.db, target.db).catch((e: unknown) => (e instanceof CopyRefused ? fail(`${ledgerName(target!)}: ${e.message}`, 1) : Promise.reject(e)));
       const [before, after] = [await rowCounts(source.db), await rowCounts(target.db)];
       const mismatched = [...before].filter(([t, n]) => after.get(t) !== n).map(([t, n]) => `${t}: ${n} in SQLite, ${after.get(t)} copied`);
       const report = await verifyLedger(target.db);
