@@ -64,5 +64,17 @@ export function dateRange(f: DateFilter): DateRangeResult {
   return { ok: true, range: { from: from ?? ALL_DATES.from, before: to === undefined ? ALL_DATES.before : dayAfter(to) } };
 }
 
+/**
+ * The period a filter names, for a file name: "2025" for a year, "2025-01-01_2025-06-30" for from
+ * and to, "from-2025-01-01" or "to-2025-06-30" for one bound, and with no filter "to-" the day
+ * the file is made (what it covers is everything up to then). The filter is already valid.
+ */
+export function periodLabel(f: DateFilter, today: string): string {
+  if (f.year !== undefined) return String(f.year);
+  if (f.from !== undefined && f.to !== undefined) return `${f.from}_${f.to}`;
+  if (f.from !== undefined) return `from-${f.from}`;
+  return `to-${f.to ?? today}`;
+}
+
 /** Whether an ISO-8601 time (or day) falls in the range. */
 export const inRange = (r: DateRange, iso: string): boolean => iso >= r.from && iso < r.before;

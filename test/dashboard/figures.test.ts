@@ -1,18 +1,25 @@
-// The figures the dashboard computes in the browser: the display rule (USD at most six decimals,
-// ties to even, at least cents; quantities at the mint's decimals), exact totals, and the year
-// report from income entries. Properties for the arithmetic, and agreement with the API's own
-// totals on the demo ledger.
+// The figures the dashboard shows. The server rounds every amount once (src/domain/display.ts);
+// the page shows those digits unchanged, only grouped and with at least cents, and where it totals
+// itself (across wallets, a month of the chart) it sums exact values and rounds once by the same
+// rule. The year report, its CSV and the year choices come from the server's report on the demo
+// ledger (with the ECB sample imported, so amounts in EUR too).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import fc from "fast-check";
-import { createClient } from "../../client/src/index.ts";
-import { add, formatExact, formatFixed, parseDecimal, rat, roundHalfEven, sub } from "../../src/domain/numbers.ts";
-import { startServer, type ServerHandle } from "../../src/server.ts";
+import { createClient, type IncomeReport } from "../../client/src/index.ts";
+import { quantityForPeople, usdForPeople } from "../../src/domain/display.ts";
+import { add, formatExact, formatFixed, parseDecimal, rat, sub, ZERO } from "../../src/domain/numbers.ts";
+import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 import { createKey } from "../../src/ledger/keys.ts";
+import { importRates } from "../../src/ledger/reference-rates.ts";
+import { startServer, type ServerHandle } from "../../src/server.ts";
 import { demoOwners, demoTenant } from "../../src/demo/load.ts";
-import { decimalText, percentText, quantityText, sumDecimals, usdDigits, usdText } from "../../web/src/format.ts";
-import { entriesSince, reportFromEntries, yearsOf } from "../../web/src/income-report.ts";
+import { centsText, decimalText, moneyText, percentText, quantityOfExact, sumDecimals, usdOfExact, usdText } from "../../web/src/format.ts";
+import { entryYears, monthTotals } from "../../web/src/income-report.ts";
 import { reportCsv } from "../../web/src/report-csv.ts";
-import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
+import { demoDataDir, removeTempDirs, withLedger } from "../ops/helpers.ts";
 import { ledgerFlags } from "../support/engine.ts";
 
 /** An exact decimal string with up to 30 fractional digits, either sign. */
@@ -20,37 +27,48 @@ const arbDecimal = fc
   .tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 30 }))
   .map(([n, places]) => formatExact(rat(n, 10n ** BigInt(places))));
 
-describe("the display rule", () => {
-  test("USD: half-even at six decimals, at least two shown, the rounded value unchanged", () => {
-    fc.assert(fc.property(arbDecimal, (x) => {
-      const shown = usdDigits(x);
-      const places = shown.split(".")[1]?.length ?? 0;
-      expect(places >= 2 && places <= 6).toBe(true);
-      expect(sub(parseDecimal(shown), roundHalfEven(parseDecimal(x), 6)).n).toBe(0n);
+/** USD as the server sends it: rounded for people by the ledger's rule. */
+const arbShownUsd = arbDecimal.map((x) => usdForPeople(parseDecimal(x)));
+
+const same = (a: string, b: string) => sub(parseDecimal(a), parseDecimal(b)).n === 0n;
+
+describe("the page shows the server's digits", () => {
+  test("USD: the same value and digits, only grouped and padded to cents; never rounded again", () => {
+    fc.assert(fc.property(arbShownUsd, (shown) => {
+      const text = usdText(shown);
+      const digits = text.replace(/[$,]/g, "");
+      expect(same(digits, shown)).toBe(true);
+      const [, fraction = ""] = digits.split(".");
+      const [, sent = ""] = shown.split(".");
+      expect(fraction).toBe(sent.padEnd(2, "0")); // every digit the server sent, zeros only added
+      expect(text).toMatch(/^-?\$\d{1,3}(,\d{3})*\.\d{2,6}$/);
     }), { numRuns: 2000 });
   });
 
-  test("USD examples: ties to even, cents kept, groups of three, unknown is not zero", () => {
-    expect(usdDigits("1.0000005")).toBe("1.00");
-    expect(usdDigits("1.0000015")).toBe("1.000002");
-    expect(usdDigits("0.5")).toBe("0.50");
-    expect(usdDigits("-0.0000001")).toBe("0.00");
+  test("examples: cents written, groups of three, a negative zero is zero, unknown is not zero", () => {
     expect(usdText("1234567.125")).toBe("$1,234,567.125");
     expect(usdText("-12.5")).toBe("-$12.50");
+    expect(usdText("0")).toBe("$0.00");
+    expect(usdText("-0")).toBe("$0.00");
+    expect(usdText("0.000253")).toBe("$0.000253");
     expect(usdText(null)).toBe("unknown");
+    expect(centsText("9.9")).toBe("9.90");
+    expect(moneyText("1234.5", "EUR")).toBe("1,234.50 EUR");
+    expect(decimalText("12500")).toBe("12,500");
+    expect(decimalText("28.11249389")).toBe("28.11249389");
+    expect(decimalText("-27.60645588")).toBe("-27.60645588");
+    expect(percentText("0.3")).toBe("30%");
   });
 
-  test("quantities at the mint's decimals, trailing zeros trimmed, as formatFixed rounds them", () => {
-    fc.assert(fc.property(arbDecimal, fc.integer({ min: 0, max: 12 }), (x, decimals) => {
-      const shown = quantityText(x, decimals).replaceAll(",", "");
-      expect(sub(parseDecimal(shown), parseDecimal(formatFixed(parseDecimal(x), decimals))).n).toBe(0n);
-      expect(shown).not.toMatch(/\.\d*0$|\.$/);
-    }), { numRuns: 1000 });
-    expect(quantityText("28.11249389934005582514231491586542688310146331787109375", 8)).toBe("28.1124939");
-    expect(quantityText("12500.000000", 6)).toBe("12,500");
-    expect(decimalText("0.13810858")).toBe("0.13810858");
-    expect(percentText("0.25")).toBe("25%");
-    expect(percentText("1")).toBe("100%");
+  test("what the page rounds itself (a total, a journal amount) follows the ledger's rule", () => {
+    fc.assert(fc.property(fc.array(arbDecimal, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 12 }), (values, decimals) => {
+      const total = sumDecimals(values).value!;
+      const exact = values.map(parseDecimal).reduce(add, ZERO);
+      expect(usdOfExact(total)).toBe(usdForPeople(exact));
+      expect(quantityOfExact(total, decimals)).toBe(quantityForPeople(exact, decimals));
+      expect(same(quantityOfExact(total, decimals), formatFixed(exact, decimals))).toBe(true);
+    }), { numRuns: 500 });
+    expect(usdOfExact(null)).toBeNull();
   });
 
   test("a total is the exact sum of the known values, unknown ones counted apart", () => {
@@ -65,56 +83,65 @@ describe("the display rule", () => {
   });
 });
 
-type Entry = Parameters<typeof reportFromEntries>[2][number];
-
-const arbEntry = fc.record({
-  month: fc.integer({ min: 1, max: 12 }),
-  year: fc.constantFrom(2025, 2026),
+type Row = IncomeReport["rows"][number];
+const arbRow = fc.record({
+  month: fc.integer({ min: 1, max: 12 }).map((m) => `2026-${String(m).padStart(2, "0")}`),
   symbol: fc.constantFrom("SPYx", "NVOx", "=HYPERLINK()"),
-  kind: fc.constantFrom("dividend", "dividend", "dividend", "split", "unclassified_adjustment"),
-  usd: fc.option(arbDecimal, { nil: null }),
-}).map(({ month, year, symbol, kind, usd }, ) => ({
-  id: "act", owner: "o", mint: `mint-${symbol}`, symbol, kind, splitFactor: null, headline: "", reasons: [], quantityDisplay: "1", incomeUnits: "1", usd, warnings: [], evidenceSha256: "0".repeat(64),
-  grossUsd: null, withholdingTaxRate: null, withholdingTaxUsd: null, retentionRate: null, retainedUsd: null,
-  exact: { incomeUnits: "1", usd, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null },
-  effectiveAt: `${year}-${String(month).padStart(2, "0")}-15T00:00:00.000Z`,
-}) as Entry);
+  gross: fc.option(arbDecimal, { nil: null }),
+  tax: fc.option(arbDecimal, { nil: null }),
+  net: fc.option(arbDecimal, { nil: null }),
+}).map(({ month, symbol, gross, tax, net }): Row => {
+  const shown = (v: string | null) => (v === null ? null : usdForPeople(parseDecimal(v)));
+  return {
+    month, symbol, events: 1, unvaluedEvents: net === null ? 1 : 0,
+    grossUsd: shown(gross), withholdingTaxUsd: shown(tax), retainedUsd: "0", usd: shown(net),
+    exact: { grossUsd: gross, withholdingTaxUsd: tax, retainedUsd: "0", usd: net },
+  };
+});
+const reportOf = (rows: Row[]): IncomeReport => ({
+  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, rows,
+  totals: { events: rows.length, unvaluedEvents: 0, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, exact: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } },
+});
 
-describe("the year report from income entries", () => {
-  test("rows, months and totals agree; only the year's dividends count; unknown USD is counted, not zero", () => {
-    fc.assert(fc.property(fc.array(arbEntry, { maxLength: 60 }), (entries) => {
-      const report = reportFromEntries(2026, ["o"], entries);
-      const income = entries.filter((e) => e.kind === "dividend" && e.effectiveAt.startsWith("2026-"));
-      expect(report.totals.events).toBe(income.length);
-      expect(report.totals.unvaluedEvents).toBe(income.filter((e) => e.usd === null).length);
-      expect(report.totals.usd).toBe(sumDecimals(income.map((e) => e.usd)).value);
-      for (const parts of [report.rows, report.months]) {
-        expect(parts.reduce((n, r) => n + r.events, 0)).toBe(report.totals.events);
-        expect(sumDecimals(parts.map((r) => r.usd)).value).toBe(report.totals.usd);
+describe("the chart's months and the report's CSV, from any report", () => {
+  test("a month's total is the exact sum of its rows; null only where no row of the month carries the part", () => {
+    fc.assert(fc.property(fc.array(arbRow, { maxLength: 40 }), (rows) => {
+      const months = monthTotals(reportOf(rows));
+      expect(months.map((m) => m.month)).toEqual(Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, "0")}`));
+      for (const m of months) {
+        const own = rows.filter((r) => r.month === m.month);
+        for (const [part, field] of [["grossUsd", "grossUsd"], ["withholdingTaxUsd", "withholdingTaxUsd"], ["usd", "usd"]] as const) {
+          const known = own.map((r) => r.exact[field]).filter((v): v is string => v !== null);
+          expect(m[part]).toBe(known.length === 0 ? null : formatExact(known.map(parseDecimal).reduce(add)));
+        }
       }
-      expect(new Set(report.rows.map((r) => r.month + r.symbol)).size).toBe(report.rows.length);
-      expect(report.months.map((m) => m.month)).toEqual(Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, "0")}`));
-      // Until the API gives the breakdown, gross, withheld and retained are unknown, not zero.
-      expect([report.totals.grossUsd, report.totals.withholdingTaxUsd, report.totals.retainedUsd]).toEqual([null, null, null]);
-    }), { numRuns: 500 });
+    }), { numRuns: 300 });
   });
 
-  test("the CSV: a row per month × symbol, then the total; unknown is an empty cell; formula text quoted", () => {
-    const entries = fc.sample(arbEntry, { numRuns: 40, seed: 3 });
-    const report = reportFromEntries(2026, ["o"], entries);
-    const lines = reportCsv(report).split("\r\n");
+  test("the CSV: a row per month × symbol, then the total; the server's amounts with cents; unknown is an empty cell; formula text quoted", () => {
+    const rows = fc.sample(arbRow, { numRuns: 40, seed: 3 });
+    const lines = reportCsv(reportOf(rows)).split("\r\n");
     expect(lines[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents");
-    expect(lines).toHaveLength(report.rows.length + 3); // header, rows, total, and the final CRLF
-    expect(lines[lines.length - 2]).toBe(`2026,total,,${report.totals.events},,,,${report.totals.usd === null ? "" : usdDigits(report.totals.usd)},${report.totals.unvaluedEvents}`);
+    expect(lines).toHaveLength(rows.length + 3); // header, rows, total, and the final CRLF
+    const parsed = parse(lines.join("\r\n"), { columns: true }) as Record<string, string>[];
+    rows.forEach((r, i) => {
+      expect(parsed[i]!.usd).toBe(r.usd === null ? "" : centsText(r.usd));
+      expect(parsed[i]!.grossUsd).toBe(r.grossUsd === null ? "" : centsText(r.grossUsd));
+    });
+    expect(lines[lines.length - 2]).toBe(`2026,total,,${rows.length},,,,,0`);
     for (const line of lines.filter((l) => l.includes("HYPERLINK"))) expect(line).toContain("'=HYPERLINK()");
   });
 });
 
-describe("agreement with the API on the demo ledger", () => {
+describe("on the demo ledger, with the ECB sample imported", () => {
   let server: ServerHandle;
   let key: string;
+  const api = () => createClient({ baseUrl: server.url, apiKey: key });
   beforeAll(async () => {
-    server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(await demoDataDir() )}, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
+    const dir = await demoDataDir();
+    const sample = readFileSync(join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv"), "utf8");
+    await withLedger(dir, (l) => importRates(l.db, parseEcbHistory(sample)));
+    server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir) }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
     key = (await createKey(server.ledger.db, { name: "figures", tenant: demoTenant, scopes: ["ledger:read"] })).key;
   });
   afterAll(async () => {
@@ -122,28 +149,53 @@ describe("agreement with the API on the demo ledger", () => {
     removeTempDirs();
   });
 
-  test("every year's report summed equals each wallet's income total and unvalued count in the portfolio", async () => {
-    const api = createClient({ baseUrl: server.url, apiKey: key });
+  test("the years offered cover every entry, in two reads a wallet; their reports add up to each wallet's income total", async () => {
     for (const owner of demoOwners()) {
-      const entries = await entriesSince(api, owner, 0);
-      const reports = yearsOf(entries).map((year) => reportFromEntries(year, [owner], entries));
-      expect(reports.length).toBeGreaterThan(0);
-      const portfolio = await api.portfolio(owner);
-      expect(sumDecimals(reports.map((r) => r.totals.usd)).value).toBe(formatExact(parseDecimal(portfolio.totals.exact.incomeUsd)));
+      let asked = 0;
+      const counting = createClient({ baseUrl: server.url, apiKey: key, fetch: (input, init) => { asked++; return fetch(input, init); } });
+      const years = await entryYears(counting, owner);
+      expect(asked).toBe(2);
+      const all = await api().income(owner, { limit: 200 });
+      const entryYearsSeen = [...new Set(all.entries.map((e) => Number(e.effectiveAt.slice(0, 4))))];
+      for (const y of entryYearsSeen) expect(years).toContain(y);
+      expect(years).toEqual([...years].sort((a, b) => b - a));
+      const reports = await Promise.all(years.map((y) => api().v2.incomeReport(y, { owners: [owner] })));
+      const portfolio = await api().portfolio(owner);
+      expect(sumDecimals(reports.map((r) => r.totals.exact.usd)).value).toBe(formatExact(parseDecimal(portfolio.totals.exact.incomeUsd)));
       expect(reports.reduce((n, r) => n + r.totals.unvaluedEvents, 0)).toBe(portfolio.totals.unvaluedIncomeEvents);
     }
   });
 
-  test("paging: a report from the year on reads only the pages it needs and misses nothing", async () => {
-    const api = createClient({ baseUrl: server.url, apiKey: key });
-    const owner = demoOwners()[0]!;
-    const all = await entriesSince(api, owner, 0);
-    let asked = 0;
-    const counting = createClient({ baseUrl: server.url, apiKey: key, fetch: (input, init) => { asked++; return fetch(input, init); } });
-    const since = await entriesSince(counting, owner, 2026, 3);
-    expect(reportFromEntries(2026, [owner], since)).toEqual(reportFromEntries(2026, [owner], all));
-    const newerThan2026 = all.filter((e) => e.effectiveAt >= "2026-").length;
-    expect(asked).toBe(Math.floor(newerThan2026 / 3) + 1); // the page that reaches 2025 is the last one read
-    expect(asked).toBeLessThan(Math.ceil(all.length / 3));
+  test("the chart's months add up to the report's totals exactly", async () => {
+    for (const year of [2025, 2026]) {
+      const report = await api().v2.incomeReport(year);
+      const months = monthTotals(report);
+      expect(sumDecimals(months.map((m) => m.usd)).value).toBe(report.totals.exact.usd);
+      expect(sumDecimals(months.map((m) => m.grossUsd)).value).toBe(report.totals.exact.grossUsd);
+      expect(sumDecimals(months.map((m) => m.withholdingTaxUsd)).value).toBe(report.totals.exact.withholdingTaxUsd);
+    }
+  });
+
+  test("the CSV of the report in EUR carries the server's amounts, rate days and reasons, cell for cell", async () => {
+    for (const year of [2025, 2026]) {
+      const report = await api().v2.incomeReport(year, { currency: "EUR" });
+      const rows = parse(reportCsv(report), { columns: true }) as Record<string, string>[];
+      expect(rows).toHaveLength(report.rows.length + 1);
+      const cell = (v: string | null) => (v === null ? "" : centsText(v));
+      report.rows.forEach((r, i) => {
+        const c = r.converted!;
+        expect(rows[i]).toEqual({
+          year: String(year), month: r.month, symbol: r.symbol ?? "", events: String(r.events),
+          grossUsd: cell(r.grossUsd), withholdingTaxUsd: cell(r.withholdingTaxUsd), retainedUsd: cell(r.retainedUsd), usd: cell(r.usd), unvaluedEvents: String(r.unvaluedEvents),
+          currency: "EUR", gross: cell(c.gross), withholdingTax: cell(c.withholdingTax), retained: cell(c.retained), net: cell(c.net),
+          rateDates: [...new Set(c.rates.map((q) => q.rateDate))].sort().join(" "), reason: c.reason ?? "",
+        });
+      });
+      const total = rows[rows.length - 1]!;
+      expect({ month: total.month, net: total.net, reason: total.reason }).toEqual({ month: "total", net: cell(report.totals.converted!.net), reason: report.totals.converted!.reason ?? "" });
+    }
+    // 2025 starts before the sample: the totals say why; 2026 converts throughout.
+    expect((await api().v2.incomeReport(2025, { currency: "EUR" })).totals.converted!.reason).toContain("ca-ledger rates import");
+    expect((await api().v2.incomeReport(2026, { currency: "EUR" })).totals.converted!.net).not.toBeNull();
   });
 });

@@ -1,7 +1,9 @@
 // The dashboard as a person uses it. The compiled binary serves the demo from a temp folder;
 // Debian's headless Chromium, driven by playwright-core (never a downloaded browser), signs in
 // with the key `serve --demo` prints, opens every view, sees real data and a drawn chart,
-// registers a wallet, downloads an export and the year report. Then: the key is nowhere in the
+// registers a wallet, downloads every export and the year report. The figures on screen and in
+// the files are compared with the API's own answers (the year report, an income action, the
+// reference-rate conversion once `rates import` loaded the ECB sample). Then: the key is nowhere in the
 // browser, a write without the CSRF token or from another page is refused, a key without
 // wallets:sync is told so, revoking a key ends its session at the next request, sign-out works.
 // Screenshots of each view go to test-output/dashboard/ (git-ignored); the first paint and the
@@ -9,9 +11,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { randomAddress, repoRoot, tempDir } from "../harness/index.ts";
 import { cliAsync, ensureBinary } from "../ops/helpers.ts";
+import type { IncomeReport } from "../../client/src/index.ts";
 import { assetPaths } from "../dashboard/pages.ts";
 
 const chromiumPath = "/usr/bin/chromium";
@@ -66,6 +70,72 @@ async function openView(label: string, ready: string): Promise<void> {
 }
 
 const cli = (args: string[]) => cliAsync([...args, "--data-dir", dataDir], env);
+
+/** The API's own answer, asked with the demo key (not through the page). */
+async function apiJson(path: string) {
+  const res = await fetch(url + path, { headers: { authorization: `Bearer ${demoKey}` } });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/**
+ * The digits a shown amount carries ("$1,234.50" → "1234.5", "-$0.000253" → "-0.000253",
+ * "1,000.00 EUR" → "1000"): what the API sent when the page only grouped and padded cents, so
+ * equality with the API's string proves nothing was rounded again. "unknown" and "no rate" stay.
+ */
+function digitsOf(text: string | null): string {
+  const t = (text ?? "").trim();
+  if (t === "unknown" || t === "no rate") return t;
+  const plain = t.replace(/[$,]/g, "").replace(/ [A-Z]{3}$/, "");
+  const [integer, fraction = ""] = plain.split(".");
+  expect(fraction.length).toBeGreaterThanOrEqual(2); // at least cents
+  const kept = fraction.replace(/0+$/, "");
+  return kept ? `${integer}.${kept}` : integer!;
+}
+const apiShown = (v: string | null, missing = "unknown") => v ?? missing;
+
+/** The pixels of one series' colour on the chart's canvas. */
+const chartPixels = (rgb: [number, number, number]) =>
+  page.evaluate(([r, g, b]) => {
+    const canvas = document.querySelector<HTMLCanvasElement>("#income-chart");
+    if (!canvas || canvas.width === 0) return 0;
+    const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] === r && data[i + 1] === g && data[i + 2] === b) n++;
+    return n;
+  }, rgb);
+
+/**
+ * Picks a year on the Income view, checking every frame until its report shows: no frame may show
+ * another year's rows under the new choice (a view must not keep the previous read's data).
+ */
+async function pickYear(year: string): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { stale: string[]; frame: number };
+    w.stale = [];
+    const check = () => {
+      const chosen = document.querySelector<HTMLSelectElement>("#year")?.value ?? "";
+      const months = [...document.querySelectorAll("#income-report tbody tr td:first-child")].map((td) => td.textContent ?? "");
+      if (months.some((m) => !m.startsWith(chosen))) w.stale.push(`${chosen} showing ${months[0]}`);
+      w.frame = requestAnimationFrame(check);
+    };
+    check();
+  });
+  await page.selectOption("#year", year);
+  await page.waitForFunction((y) => [...document.querySelectorAll("#income-report tbody tr td:first-child")].some((td) => td.textContent?.startsWith(y)), year);
+  const stale = await page.evaluate(() => {
+    const w = window as unknown as { stale: string[]; frame: number };
+    cancelAnimationFrame(w.frame);
+    return w.stale;
+  });
+  expect(stale).toEqual([]);
+}
+
+/** Saves what a click downloads and returns its text and suggested name. */
+async function download(selector: string): Promise<{ text: string; name: string }> {
+  const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
+  return { text: readFileSync((await file.path())!, "utf8"), name: file.suggestedFilename() };
+}
 
 beforeAll(async () => {
   rmSync(shots, { recursive: true, force: true });
@@ -139,6 +209,63 @@ describe("the dashboard in a browser", () => {
     expect(await page.textContent("#income-report")).toContain("2025-");
   }, slow);
 
+  test("income: the totals and every row are the server's year report, digit for digit; the chart draws gross, withheld and net", async () => {
+    await pickYear("2026");
+    const report = await apiJson("/v2/reports/income?year=2026");
+    const cards = await page.$$eval("#report-totals .card", (cs) => cs.map((c) => [c.getAttribute("data-figure"), c.querySelector(".card-value")!.textContent]));
+    const shown = Object.fromEntries(cards) as Record<string, string>;
+    for (const part of ["usd", "grossUsd", "withholdingTaxUsd", "retainedUsd"]) expect({ part, shown: digitsOf(shown[part]!) }).toEqual({ part, shown: apiShown(report.totals[part]) });
+    expect([shown.events, shown.unvaluedEvents]).toEqual([String(report.totals.events), String(report.totals.unvaluedEvents)]);
+    expect(report.totals.grossUsd).not.toBeNull(); // the breakdown is there to compare
+
+    const rows = await page.$$eval("#income-report tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(rows.length).toBe(report.rows.length);
+    report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
+      const [month, symbol, events, gross, withheld, retained, net, unvalued] = rows[i]!;
+      expect({ month, symbol, events: Number(events), unvalued: Number(unvalued || 0) }).toEqual({ month: r.month, symbol: r.symbol ?? "", events: r.events, unvalued: r.unvaluedEvents });
+      expect([gross, withheld, retained, net].map(digitsOf)).toEqual([r.grossUsd, r.withholdingTaxUsd, r.retainedUsd, r.usd].map((v) => apiShown(v)));
+    });
+
+    // Gross, withheld and net are each drawn (bar colours as in web/src/chart-series.ts).
+    await page.waitForFunction(() => (document.querySelector<HTMLCanvasElement>("#income-chart")?.width ?? 0) > 0);
+    const pixels = { gross: await chartPixels([157, 180, 216]), withheld: await chartPixels([224, 164, 88]), net: await chartPixels([47, 111, 179]) };
+    expect(pixels.gross).toBeGreaterThan(2000);
+    expect(pixels.withheld).toBeGreaterThan(500);
+    expect(pixels.net).toBeGreaterThan(2000);
+    expect(pixels.gross).toBeGreaterThan(pixels.net); // gross is net plus what was withheld
+  }, slow);
+
+  test("income in EUR: after `rates import`, converted totals and rate days as the server gives them; before the history, the reason", async () => {
+    const imported = await cli(["rates", "import", join(repoRoot, "test", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv")]);
+    expect(imported.code).toBe(0);
+    await page.selectOption("#currency", "EUR");
+    await page.waitForSelector("#converted-totals");
+    const report = await apiJson("/v2/reports/income?year=2026&currency=EUR");
+    const c = report.totals.converted;
+    expect(c.reason).toBeNull();
+    const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
+    for (const part of ["net", "gross", "withholdingTax", "retained"]) expect({ part, shown: digitsOf(cards[part]) }).toEqual({ part, shown: c[part] });
+    expect(cards.net).toMatch(/ EUR$/);
+    // Every 2026 event is after the sample's last day: each takes 2026-01-09's rate, and says so.
+    expect(await page.textContent("#rate-days")).toContain("2026-01-09");
+    const converted = await page.$$eval("#income-report-converted tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
+      const [, , gross, withheld, retained, net, days] = converted[i]!;
+      const c = r.converted!;
+      expect([gross, withheld, retained, net].map(digitsOf)).toEqual([c.gross, c.withholdingTax, c.retained, c.net].map((v) => apiShown(v, c.reason ? "no rate" : "unknown")));
+      expect(days).toContain("2026-01-09");
+    });
+    await shot("03b-income-eur");
+
+    await page.selectOption("#year", "2025");
+    await page.waitForSelector("#rate-missing");
+    const older = await apiJson("/v2/reports/income?year=2025&currency=EUR");
+    expect(older.totals.converted.reason).toContain("ca-ledger rates import");
+    expect(await page.textContent("#rate-missing")).toBe(older.totals.converted.reason);
+    expect(await page.textContent("#converted-totals")).toContain("no rate");
+    await shot("03c-income-eur-missing-rate");
+  }, slow);
+
   test("actions: the list, then one action with its lifecycle, revisions and hashes, chain evidence, journal", async () => {
     await openView("Actions", "#actions tbody tr");
     expect(await page.$$eval("#actions tbody tr", (r) => r.length)).toBe(20);
@@ -156,12 +283,39 @@ describe("the dashboard in a browser", () => {
     await shot("05-action-detail");
   }, slow);
 
+  test("actions: an income action shows its breakdown (gross, withheld at its rate, retained, net) as the API gives it; revisions name their source", async () => {
+    await openView("Actions", "#actions tbody tr");
+    const owner = await page.inputValue("#wallet");
+    const list = await apiJson(`/v2/actions?owner=${owner}&limit=50`);
+    const row = page.locator("#actions tbody tr:has-text('Cash dividend'):has-text('(30%)')").first();
+    const id = decodeURIComponent((await row.locator("a").getAttribute("href"))!.split("/")[2]!.split("?")[0]!);
+    const summary = list.actions.find((a: { id: string }) => a.id === id);
+    const amounts = await row.locator("td .num, td .unknown").allTextContents();
+    expect(amounts.slice(1).map(digitsOf)).toEqual([summary.grossUsd, summary.withholdingTaxUsd, summary.usd]);
+    expect(summary.withholdingTaxRate).toBe("0.3");
+
+    await row.locator("a").click();
+    await page.waitForSelector("#breakdown");
+    const detail = await apiJson(`/v2/actions/${encodeURIComponent(id)}?owner=${owner}`);
+    const facts = Object.fromEntries(await page.$$eval("#breakdown dt", (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.querySelector(".num, .unknown")?.textContent ?? null])));
+    expect({
+      gross: digitsOf(facts["Gross USD"]), withheld: digitsOf(facts["Withholding tax"]), retained: digitsOf(facts["Retained by the issuer"]), net: digitsOf(facts["Net USD"]),
+    }).toEqual({ gross: detail.grossUsd, withheld: detail.withholdingTaxUsd, retained: detail.retainedUsd, net: detail.usd });
+    expect(await page.textContent("#breakdown")).toContain("at 30%");
+    expect(detail.grossUsd).not.toBe(detail.usd); // tax was withheld: the breakdown is not the net twice
+    const sources = await page.$$eval("#revisions tbody tr td:nth-child(5)", (tds) => tds.map((td) => td.textContent));
+    expect(sources).toEqual(detail.revisions.map((r: { source: string }) => (r.source === "xstocks" ? "xStocks feed" : "Operator")));
+    expect(sources.length).toBeGreaterThan(0);
+    await shot("05b-income-action");
+  }, slow);
+
   test("lineage: an identity change shows both identities and the link", async () => {
     await openView("Lineage", "#instrument");
     await page.selectOption("#instrument", { label: "AZNx (AZN)" });
     await page.waitForSelector("#links tbody tr");
     expect(await page.$$eval("#identities tbody tr", (r) => r.length)).toBe(2);
     expect(await page.textContent("#links")).toContain("Identity change");
+    expect(await page.textContent("#name-source")).toContain("the xStocks issuer feed");
     await shot("06-lineage");
   }, slow);
 
@@ -192,6 +346,62 @@ describe("the dashboard in a browser", () => {
     expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+$/);
     expect(report.suggestedFilename()).toBe("ca-ledger-income-report-2026.csv");
     await shot("08-downloads");
+  }, slow);
+
+  test("downloads: every export of the chosen year arrives with its header row; the year report as CSV and JSON equals the server's", async () => {
+    // Header rows: our own datasets, and each tax tool's documented import template (docs/income-and-tax.md).
+    const headers: Record<string, string> = {
+      journal: "dataset,id,owner,actionId,entryType,reversesId,mint,symbol,kind,unitsDelta,principalUnitsDelta,incomeUnits,usd,effectiveAt,changeReason,evidenceSha256,createdAt",
+      income: "dataset,id,owner,mint,symbol,kind,splitFactor,effectiveAt,quantityDisplay,incomeUnits,usd,grossUsd,withholdingTaxRate,withholdingTaxUsd,retentionRate,retainedUsd,headline,evidenceSha256",
+      tax: "dataset,date,wallet,symbol,isin,type,units,grossUsd,withholdingTaxRate,withholdingTaxUsd,retainedUsd,usd,signature,evidenceSha256,reason,warnings",
+      koinly: "Date,Sent Amount,Sent Currency,Received Amount,Received Currency,Fee Amount,Fee Currency,Net Worth Amount,Net Worth Currency,Label,Description,TxHash",
+      cointracker: "Date,Received Quantity,Received Currency,Sent Quantity,Sent Currency,Fee Amount,Fee Currency,Tag",
+      coinledger: "Date (UTC),Platform (Optional),Asset Sent,Amount Sent,Asset Received,Amount Received,Fee Currency (Optional),Fee Amount (Optional),Type,Description (Optional),TxHash (Optional)",
+      awaken: "Date,Received Quantity,Received Currency,Received Fiat Amount,Sent Quantity,Sent Currency,Sent Fiat Amount,Fee Amount,Fee Currency,Transaction Hash,Notes,Tag",
+    };
+    // The column holding each row's date, and how a date in 2026 reads in it.
+    const dated: Record<string, [string, RegExp]> = {
+      journal: ["effectiveAt", /^2026-/], income: ["effectiveAt", /^2026-/], tax: ["date", /^2026-/], koinly: ["Date", /^2026-\d\d-\d\d \d\d:\d\d UTC$/],
+      cointracker: ["Date", /^\d\d\/\d\d\/2026 /], coinledger: ["Date (UTC)", /^\d\d\/\d\d\/2026 /], awaken: ["Date", /^\d\d\/\d\d\/2026 /],
+    };
+    // Chromium lets a page start ten downloads, then asks the person before more (headless cannot
+    // answer): a new load of the page starts the count again, as a person's next visit would.
+    await page.evaluate(() => { location.hash = "#/downloads?year=2026"; });
+    await page.reload();
+    await page.waitForSelector("#exports tbody tr");
+    expect(await page.$$eval("#datasets dt", (dts) => dts.map((d) => d.textContent))).toEqual(Object.keys(headers));
+    for (const d of await page.$$eval("#datasets dd", (dds) => dds.map((x) => x.textContent ?? ""))) expect(d.length).toBeGreaterThan(40);
+    for (const [dataset, header] of Object.entries(headers)) {
+      const file = await download(`#exports tbody tr >> nth=0 >> a[data-dataset=${dataset}]`);
+      expect({ dataset, header: file.text.split("\r\n")[0] }).toEqual({ dataset, header });
+      const rows = parse(file.text, { columns: true }) as Record<string, string>[];
+      expect({ dataset, some: rows.length > 0 }).toEqual({ dataset, some: true });
+      const [column, year] = dated[dataset]!;
+      for (const r of rows) expect({ dataset, date: r[column] }).toEqual({ dataset, date: expect.stringMatching(year) });
+    }
+
+    await page.reload();
+    await page.waitForSelector("#report-download");
+    const report = await apiJson("/v2/reports/income?year=2026");
+    const csv = parse((await download("#report-download")).text, { columns: true }) as Record<string, string>[];
+    const total = csv.find((r) => r.month === "total")!;
+    expect(csv.length).toBe(report.rows.length + 1);
+    for (const part of ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"]) expect({ part, cell: digitsOf(total[part]!) }).toEqual({ part, cell: report.totals[part] });
+    expect(Number(total.events)).toBe(report.totals.events);
+    const json = await download("#report-json-download");
+    expect(json.name).toBe("ca-ledger-income-report-2026.json");
+    expect(JSON.parse(json.text)).toEqual(report);
+
+    await page.selectOption("#currency", "EUR");
+    await page.waitForFunction(() => location.hash.includes("currency=EUR"));
+    await page.waitForSelector("#report-download:has-text('EUR')");
+    const inEur = await download("#report-download");
+    expect(inEur.name).toBe("ca-ledger-income-report-2026-EUR.csv");
+    expect(inEur.text.split("\r\n")[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents,currency,gross,withholdingTax,retained,net,rateDates,reason");
+    const eurTotal = (parse(inEur.text, { columns: true }) as Record<string, string>[]).find((r) => r.month === "total")!;
+    const eurReport = await apiJson("/v2/reports/income?year=2026&currency=EUR");
+    expect({ currency: eurTotal.currency, net: digitsOf(eurTotal.net!), rateDates: eurTotal.rateDates }).toEqual({ currency: "EUR", net: eurReport.totals.converted.net, rateDates: "2026-01-09" });
+    await shot("08b-downloads-eur");
   }, slow);
 
   test("no console error on the way; the key is nowhere in the browser", async () => {

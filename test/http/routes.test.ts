@@ -342,7 +342,7 @@ describe("CSV export", () => {
       expect(a.headers.get("content-type")).toMatch(/^text\/csv/);
       expect(a.headers.get("x-ca-ledger-dataset")).toBe("mainnet");
       const today = new Date().toISOString().slice(0, 10);
-      expect(a.headers.get("content-disposition")).toBe(`attachment; filename="ca-ledger-${ds}-${csvOwner.slice(0, 8)}-${today}.csv"`);
+      expect(a.headers.get("content-disposition")).toBe(`attachment; filename="ca-ledger-${ds}-${csvOwner.slice(0, 8)}-to-${today}.csv"`);
       expect(a.text.endsWith("\r\n")).toBe(true);
       // Every line break outside a quoted cell is CRLF.
       const outside = a.text.replace(/"(?:[^"]|"")*"/g, "");

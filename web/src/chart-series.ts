@@ -1,13 +1,13 @@
-// The chart's series: gross, withheld and net USD by month. A series shows once the report has
-// a value for it (gross and withheld come with the issuer's breakdown of each dividend).
-import type { IncomeReport } from "./income-report.ts";
+// The chart's series: gross, withheld and net USD by month, from the server's year report. A
+// series shows once the report has a value for it in some month.
+import type { MonthTotal } from "./income-report.ts";
 
 export interface ChartSeries { field: "grossUsd" | "withholdingTaxUsd" | "usd"; label: string; color: string }
 
-const series: ChartSeries[] = [
+export const chartSeries: ChartSeries[] = [
   { field: "grossUsd", label: "Gross", color: "#9db4d8" },
   { field: "withholdingTaxUsd", label: "Withheld", color: "#e0a458" },
   { field: "usd", label: "Net", color: "#2f6fb3" },
 ];
 
-export const shownSeries = (report: IncomeReport): ChartSeries[] => series.filter((s) => report.months.some((m) => m[s.field] !== null));
+export const shownSeries = (months: MonthTotal[]): ChartSeries[] => chartSeries.filter((s) => months.some((m) => m[s.field] !== null));

@@ -1,10 +1,10 @@
 // Income by month as grouped bars (gross, withheld, net) with Chart.js on a canvas. Loaded only
 // when the Income view first shows (its own file), so sign-in and the other views do not wait
-// for it. Bar heights are floats for drawing only; the tooltip shows the exact amount rounded by
-// the display rule.
+// for it. Bar heights are floats for drawing only; the tooltip shows the month's exact sum
+// rounded once by the ledger's rule.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
-import { usdDigits, usdText } from "./format.ts";
-import type { IncomeReport } from "./income-report.ts";
+import { usdOfExact, usdText } from "./format.ts";
+import type { MonthTotal } from "./income-report.ts";
 import type { ChartSeries } from "./chart-series.ts";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -12,8 +12,8 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, L
 const monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** Draws the chart; returns the function that removes it. */
-export function drawIncomeChart(canvas: HTMLCanvasElement, report: IncomeReport, shown: ChartSeries[]): () => void {
-  const amount = (month: number, s: ChartSeries) => report.months[month]![s.field];
+export function drawIncomeChart(canvas: HTMLCanvasElement, months: MonthTotal[], shown: ChartSeries[]): () => void {
+  const shownAt = (month: number, s: ChartSeries) => usdOfExact(months[month]![s.field]);
   const chart = new Chart(canvas, {
     type: "bar",
     data: {
@@ -21,7 +21,7 @@ export function drawIncomeChart(canvas: HTMLCanvasElement, report: IncomeReport,
       datasets: shown.map((s) => ({
         label: s.label,
         backgroundColor: s.color,
-        data: report.months.map((_, i) => Number(usdDigits(amount(i, s) ?? "0"))),
+        data: months.map((_, i) => Number(shownAt(i, s) ?? "0")),
       })),
     },
     options: {
@@ -31,7 +31,7 @@ export function drawIncomeChart(canvas: HTMLCanvasElement, report: IncomeReport,
       scales: { y: { beginAtZero: true, ticks: { callback: (v) => `$${v}` } } },
       plugins: {
         legend: { position: "bottom" },
-        tooltip: { callbacks: { label: (item) => `${shown[item.datasetIndex]!.label}: ${usdText(amount(item.dataIndex, shown[item.datasetIndex]!))}` } },
+        tooltip: { callbacks: { label: (item) => `${shown[item.datasetIndex]!.label}: ${usdText(shownAt(item.dataIndex, shown[item.datasetIndex]!))}` } },
       },
     },
   });

@@ -1,49 +1,56 @@
-// What a person reads. USD: at most six decimals, ties to even, at least cents, thousands
-// grouped; unknown stays "unknown", never a guessed zero. Quantities: at the mint's decimals, ties
-// to even, trailing zeros trimmed (as the token program's UI amount reads). Totals are the sum of
-// the exact values, rounded once. Arithmetic is exact (the ledger's own rationals).
+// What a person reads. The server rounds every amount it sends by the ledger's one rule
+// (src/domain/display.ts: USD half-even at most six decimals, quantities as the token program
+// renders them); the page shows those digits as they are, only grouping thousands and writing
+// USD with at least cents. Where the page itself totals (across wallets, a month of the chart) it
+// sums the exact values and rounds once with the same rule, imported, never copied.
+import { quantityTextForPeople, usdTextForPeople } from "../../src/domain/display.ts";
 import { add, formatExact, formatFixed, mul, parseDecimal, rat, type Rat } from "../../src/domain/numbers.ts";
-
-export const usdPlaces = 6;
 
 function group(integer: string): string {
   return integer.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
-function grouped(fixed: string): string {
-  const negative = fixed.startsWith("-");
-  const [integer, fraction] = (negative ? fixed.slice(1) : fixed).split(".");
+/** Thousands grouped; the digits are left as they are. */
+function grouped(digits: string): string {
+  const negative = digits.startsWith("-");
+  const [integer, fraction] = (negative ? digits.slice(1) : digits).split(".");
   return `${negative ? "-" : ""}${group(integer!)}${fraction ? "." + fraction : ""}`;
 }
 
-/** "0.50" stays, "12.345600" becomes "12.3456": at most six places, at least two. */
-export function usdDigits(value: string): string {
-  const fixed = formatFixed(parseDecimal(value), usdPlaces);
-  const trimmed = fixed.replace(/0{1,4}$/, "");
-  const negativeZero = /^-0\.0+$/.test(trimmed);
-  return negativeZero ? trimmed.slice(1) : trimmed;
+/** An amount the server rounded, written with at least cents: "12.5" reads "12.50", "3" reads "3.00". No digit changes. */
+export function centsText(shown: string): string {
+  const [integer, fraction = ""] = shown.split(".");
+  const digits = `${integer}.${fraction.padEnd(2, "0")}`;
+  return /^-0\.0+$/.test(digits) ? digits.slice(1) : digits;
 }
 
-export function usdText(value: string | null | undefined): string {
-  if (value === null || value === undefined) return "unknown";
-  const digits = usdDigits(value);
+/** USD the server rounded: "$1,234.50", "-$0.000253"; unknown stays "unknown", never a guessed zero. */
+export function usdText(shown: string | null | undefined): string {
+  if (shown === null || shown === undefined) return "unknown";
+  const digits = centsText(shown);
   return digits.startsWith("-") ? `-$${grouped(digits.slice(1))}` : `$${grouped(digits)}`;
 }
+
+/** An amount in another currency the server rounded: "1,234.50 EUR". */
+export function moneyText(shown: string, currency: string): string {
+  return `${grouped(centsText(shown))} ${currency}`;
+}
+
+/** A decimal the server already rounded for display (a quantity, a change of one), grouped. */
+export function decimalText(shown: string): string {
+  return grouped(shown);
+}
+
+/** An exact USD value the page must show itself (a journal entry), rounded by the ledger's rule. */
+export const usdOfExact = (exact: string | null): string | null => usdTextForPeople(exact);
+
+/** An exact quantity the page must show itself (a total, a journal entry), rounded by the ledger's rule at the mint's decimals. */
+export const quantityOfExact = (exact: string, decimals: number): string => quantityTextForPeople(exact, decimals)!;
 
 /** "1.2300" reads "1.23", "5.000" reads "5". */
 function trimFraction(fixed: string): string {
   const trimmed = fixed.includes(".") ? fixed.replace(/0+$/, "").replace(/\.$/, "") : fixed;
   return trimmed === "-0" ? "0" : trimmed;
-}
-
-/** A quantity at the mint's decimals, trailing zeros trimmed, thousands grouped. */
-export function quantityText(value: string, decimals: number): string {
-  return grouped(trimFraction(formatFixed(parseDecimal(value), decimals)));
-}
-
-/** A decimal the API already rounded for display (e.g. an action's quantityDisplay), grouped. */
-export function decimalText(value: string): string {
-  return grouped(trimFraction(value));
 }
 
 /** A factor or multiplier, shortened for a table (the exact value goes in the title). */

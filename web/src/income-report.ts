@@ -1,73 +1,50 @@
-// The year's income by month and symbol, across the wallets asked for: the shape of the year
-// report (rows per month × symbol with events, gross, withheld, retained and net USD, unvalued
-// events, and totals). Until the API serves that report it is computed here from the income
-// entries (`reportFromEntries`); when the route exists, the views take its answer instead.
-import type { Client, IncomeList } from "@ca-ledger/client";
+// The year report as the views read it: the server's answer (GET /v2/reports/income: rows per
+// month × symbol, totals, and amounts in another currency with the rates used), the years to
+// choose from, and the month totals the chart draws. Every figure is the server's; the one thing
+// the page adds is a month's total across symbols for the chart, the exact sums rounded once when
+// shown (src/domain/display.ts).
+import type { Client, IncomeReport } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
-type Entry = IncomeList["entries"][number];
+export type { IncomeReport };
+export type ReportRow = IncomeReport["rows"][number];
+export type ReportTotals = IncomeReport["totals"];
+export type Converted = NonNullable<ReportTotals["converted"]>;
+export type RateUsed = NonNullable<ReportRow["converted"]>["rates"][number];
 
-export interface ReportFigures {
-  events: number;
-  grossUsd: string | null;
-  withholdingTaxUsd: string | null;
-  retainedUsd: string | null;
-  /** Net USD. */
-  usd: string | null;
-  unvaluedEvents: number;
-}
-export interface ReportRow extends ReportFigures { month: string; symbol: string }
-export interface IncomeReport { year: number; owners: string[]; rows: ReportRow[]; months: (ReportFigures & { month: string })[]; totals: ReportFigures }
+/** What the person chose: a year, one wallet or all (null), and a currency besides USD (or none). */
+export interface ReportChoice { year: number; owner: string | null; currency: string | null }
 
-/** An income event is an entry of kind dividend (splits and unclassified adjustments are not income). */
-export const isIncome = (entry: Entry): boolean => entry.kind === "dividend";
+export const reportKey = (c: ReportChoice): string => `report:${c.year}:${c.owner ?? "*"}:${c.currency ?? "USD"}`;
 
-/** Sums the exact amounts behind the entries' rounded figures: a total is rounded once, when shown. */
-export function figures(entries: Entry[]): ReportFigures {
-  const net = sumDecimals(entries.map((e) => e.exact.usd));
-  return {
-    events: entries.length,
-    grossUsd: sumDecimals(entries.map((e) => e.exact.grossUsd)).value,
-    withholdingTaxUsd: sumDecimals(entries.map((e) => e.exact.withholdingTaxUsd)).value,
-    retainedUsd: sumDecimals(entries.map((e) => e.exact.retainedUsd)).value,
-    usd: net.value,
-    unvaluedEvents: net.unknown,
-  };
+export function loadReport(api: Client, c: ReportChoice): Promise<IncomeReport> {
+  return api.v2.incomeReport(c.year, { owners: c.owner ? [c.owner] : undefined, currency: c.currency ?? undefined });
 }
 
-const monthsOf = (year: number): string[] => Array.from({ length: 12 }, (_, i) => `${year}-${String(i + 1).padStart(2, "0")}`);
+const yearOf = (iso: string): number => Number(iso.slice(0, 4));
 
-/** The report of one year from income entries (any wallets, any order). */
-export function reportFromEntries(year: number, owners: string[], entries: Entry[]): IncomeReport {
-  const inYear = entries.filter((e) => isIncome(e) && e.effectiveAt.startsWith(`${year}-`));
-  const cells = new Map<string, Entry[]>();
-  for (const e of inYear) {
-    const key = `${e.effectiveAt.slice(0, 7)}\u0000${e.symbol ?? e.mint}`;
-    cells.set(key, [...(cells.get(key) ?? []), e]);
-  }
-  const rows = [...cells.entries()]
-    .map(([key, list]) => {
-      const [month, symbol] = key.split("\u0000") as [string, string];
-      return { month, symbol, ...figures(list) };
-    })
-    .sort((a, b) => a.month.localeCompare(b.month) || a.symbol.localeCompare(b.symbol));
-  const months = monthsOf(year).map((month) => ({ month, ...figures(inYear.filter((e) => e.effectiveAt.startsWith(month))) }));
-  return { year, owners, rows, months, totals: figures(inYear) };
+/** The years from a wallet's oldest entry to its newest (the list is newest first: two reads of one entry). */
+export async function entryYears(api: Client, owner: string): Promise<number[]> {
+  const newest = await api.income(owner, { limit: 1 });
+  if (newest.total === 0) return [];
+  const oldest = newest.total === 1 ? newest : await api.income(owner, { limit: 1, offset: newest.total - 1 });
+  const [first, last] = [yearOf(oldest.entries[0]!.effectiveAt), yearOf(newest.entries[0]!.effectiveAt)];
+  return Array.from({ length: last - first + 1 }, (_, i) => last - i);
 }
 
-/** Every income entry of a wallet from `year` on (the list is newest first, so paging stops early). */
-export async function entriesSince(api: Client, owner: string, year: number, pageSize = 200): Promise<Entry[]> {
-  const out: Entry[] = [];
-  for (let offset: number | null = 0; offset !== null; ) {
-    const page: IncomeList = await api.income(owner, { limit: pageSize, offset });
-    out.push(...page.entries);
-    const last = page.entries[page.entries.length - 1];
-    offset = last && last.effectiveAt < `${year}-` ? null : page.nextOffset;
-  }
-  return out;
+/** Gross, withheld and net of one month across symbols: exact sums, null where no row carries the part. */
+export interface MonthTotal { month: string; grossUsd: string | null; withholdingTaxUsd: string | null; usd: string | null }
+
+export function monthTotals(report: IncomeReport): MonthTotal[] {
+  return Array.from({ length: 12 }, (_, i) => {
+    const month = `${report.year}-${String(i + 1).padStart(2, "0")}`;
+    const rows = report.rows.filter((r) => r.month === month);
+    const sum = (part: "grossUsd" | "withholdingTaxUsd" | "usd") => sumDecimals(rows.map((r) => r.exact[part])).value;
+    return { month, grossUsd: sum("grossUsd"), withholdingTaxUsd: sum("withholdingTaxUsd"), usd: sum("usd") };
+  });
 }
 
-/** The years that have income entries, newest first. */
-export function yearsOf(entries: Entry[]): number[] {
-  return [...new Set(entries.filter(isIncome).map((e) => Number(e.effectiveAt.slice(0, 4))))].sort((a, b) => b - a);
+/** The ECB days a row's (or a report's) amounts were converted at, oldest first, once each. */
+export function rateDays(rates: RateUsed[]): string[] {
+  return [...new Set(rates.map((r) => r.rateDate))].sort();
 }

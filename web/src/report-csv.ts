@@ -1,15 +1,24 @@
-// The year report as CSV, written by the same CSV writer as the API's exports (RFC 4180, CRLF,
-// formula-looking text quoted): one row per month × symbol, then the totals. USD cells follow the
-// display rule; an unknown amount is an empty cell, never 0.
+// The server's year report as CSV, written by the same CSV writer as the API's exports (RFC 4180,
+// CRLF, formula-looking text quoted): one row per month × symbol, then the totals. Amounts are the
+// server's, rounded by it once, written with at least cents as the page shows them; an unknown
+// amount is an empty cell, never 0. With a currency, each row adds the amounts in it, the ECB
+// days of the rates used, and why an amount is missing.
 import { toCsv } from "../../src/http/csv.ts";
-import { usdDigits } from "./format.ts";
-import type { IncomeReport, ReportFigures } from "./income-report.ts";
+import { centsText } from "./format.ts";
+import { rateDays, type Converted, type IncomeReport, type RateUsed, type ReportTotals } from "./income-report.ts";
 
-const header = ["year", "month", "symbol", "events", "grossUsd", "withholdingTaxUsd", "retainedUsd", "usd", "unvaluedEvents"];
+const usdHeader = ["year", "month", "symbol", "events", "grossUsd", "withholdingTaxUsd", "retainedUsd", "usd", "unvaluedEvents"];
+const convertedHeader = ["currency", "gross", "withholdingTax", "retained", "net", "rateDates", "reason"];
 
-const usdCell = (v: string | null) => (v === null ? null : usdDigits(v));
-const amounts = (f: ReportFigures) => [f.events, usdCell(f.grossUsd), usdCell(f.withholdingTaxUsd), usdCell(f.retainedUsd), usdCell(f.usd), f.unvaluedEvents];
+const amount = (v: string | null) => (v === null ? null : centsText(v));
+const usdCells = (f: ReportTotals) => [f.events, amount(f.grossUsd), amount(f.withholdingTaxUsd), amount(f.retainedUsd), amount(f.usd), f.unvaluedEvents];
+const convertedCells = (c: Converted | undefined, rates: RateUsed[]) =>
+  c ? [c.currency, amount(c.gross), amount(c.withholdingTax), amount(c.retained), amount(c.net), rateDays(rates).join(" "), c.reason] : [];
 
 export function reportCsv(report: IncomeReport): string {
-  return toCsv(header, [...report.rows.map((r) => [report.year, r.month, r.symbol, ...amounts(r)]), [report.year, "total", null, ...amounts(report.totals)]]);
+  const header = report.currency ? [...usdHeader, ...convertedHeader] : usdHeader;
+  const allRates = report.rows.flatMap((r) => r.converted?.rates ?? []);
+  const rows = report.rows.map((r) => [report.year, r.month, r.symbol, ...usdCells(r), ...convertedCells(r.converted, r.converted?.rates ?? [])]);
+  const total = [report.year, "total", null, ...usdCells(report.totals), ...convertedCells(report.totals.converted, allRates)];
+  return toCsv(header, [...rows, total]);
 }

@@ -1,9 +1,10 @@
-// One action with everything behind it: its lifecycle, every issuer revision with its hash, the
-// chain evidence, the six timestamps and its journal history.
+// One action with everything behind it: for income its breakdown (gross, withheld, retained, net),
+// its lifecycle, every issuer revision with its hash and source, the chain evidence, the six
+// timestamps and its journal history (exact amounts, rounded here by the ledger's rule).
 import type { ActionDetail as Detail } from "@ca-ledger/client";
 import type { ComponentChildren } from "preact";
 import { useLedger } from "../src/context.ts";
-import { dateTimeText, factorText, percentText, words } from "../src/format.ts";
+import { dateTimeText, factorText, percentText, quantityOfExact, usdOfExact, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Hash, Quantity, Usd } from "./amounts.tsx";
@@ -39,14 +40,14 @@ function DetailOf({ action }: { action: Detail }) {
       <dl class="facts">
         <Field label="Effective">{dateTimeText(action.effectiveAt)}</Field>
         <Field label="Quantity change"><Quantity value={action.quantityDisplay} /></Field>
-        <Field label="Units before → after"><Quantity value={action.unitsBefore} decimals={action.decimals} /> → <Quantity value={action.unitsAfter} decimals={action.decimals} /></Field>
-        {action.treatment === "income" && <Field label="Net USD"><Usd value={action.usd} /></Field>}
+        <Field label="Units before → after"><Quantity value={action.unitsBefore} exact={action.exact.unitsBefore} /> → <Quantity value={action.unitsAfter} exact={action.exact.unitsAfter} /></Field>
         {action.factor !== null && <Field label="Factor"><span title={action.factor}>{factorText(action.factor)}</span></Field>}
-        {action.retentionRate !== null && <Field label="Retention">{percentText(action.retentionRate)}</Field>}
+        {action.proceedsUsd !== null && <Field label="Proceeds (not income)"><Usd value={action.proceedsUsd} exact={action.exact.proceedsUsd} /></Field>}
         <Field label="Validation">{words(action.validation.status)} ({action.validation.realInstances} real cases)</Field>
         {action.reason && <Field label="Why">{action.reason}</Field>}
         <Field label="Evidence hash"><Hash value={action.evidenceSha256} /></Field>
       </dl>
+      {action.treatment === "income" && <Breakdown action={action} />}
       <Lifecycle action={action} />
       <Revisions action={action} />
       <ChainEvidence action={action} />
@@ -56,6 +57,25 @@ function DetailOf({ action }: { action: Detail }) {
         {action.lineageLink ? `${words(action.lineageLink.type)}: ${action.lineageLink.from} → ${action.lineageLink.to ?? "(terminated)"}. ` : "This action links no identities. "}
         <a href={href("lineage", action.mint)}>Lineage of {action.symbol ?? "this instrument"}</a>
       </p>
+    </>
+  );
+}
+
+/** The income as the issuer broke it down: gross, tax withheld, what it retained, net (the server's rounding). */
+function Breakdown({ action: a }: { action: Detail }) {
+  const rate = (r: string | null) => (r === null ? null : <span class="muted"> at {percentText(r)}</span>);
+  return (
+    <>
+      <h2>Income</h2>
+      <dl class="facts" id="breakdown">
+        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} /></Field>
+        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} />{rate(a.withholdingTaxRate)}</Field>
+        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} />{rate(a.retentionRate)}</Field>
+        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} /></strong></Field>
+        <Field label="Units received"><Quantity value={a.incomeUnits} exact={a.exact.incomeUnits} /></Field>
+        {a.refundNote && <Field label="Refund">{a.refundNote}</Field>}
+      </dl>
+      <p class="muted small">Withholding is tax only (negative when tax withheld earlier is refunded); a retention is what the issuer kept back for currency or fees. Where every part is known, gross = net + withheld + retained.</p>
     </>
   );
 }
@@ -85,6 +105,11 @@ function Lifecycle({ action }: { action: Detail }) {
   );
 }
 
+const revisionSources: Record<Detail["revisions"][number]["source"], string> = {
+  xstocks: "From the issuer's own feed (the xStocks API)",
+  operator: "Imported by the ledger's operator (ca-ledger import issuer-records), for a mint no feed covers",
+};
+
 function Revisions({ action }: { action: Detail }) {
   return (
     <>
@@ -93,7 +118,7 @@ function Revisions({ action }: { action: Detail }) {
         <Empty title="No issuer record matches this action." />
       ) : (
         <table class="data" id="revisions">
-          <thead><tr><th>Event</th><th>Version</th><th>Status</th><th>Type</th><th>Standing</th><th>Ingested</th><th>SHA-256</th></tr></thead>
+          <thead><tr><th>Event</th><th>Version</th><th>Status</th><th>Type</th><th>Source</th><th>Standing</th><th>Ingested</th><th>SHA-256</th></tr></thead>
           <tbody>
             {action.revisions.map((r) => (
               <tr key={`${r.eventId}:${r.version}`} class={action.matched?.sha256 === r.sha256 ? "matched" : ""}>
@@ -101,6 +126,7 @@ function Revisions({ action }: { action: Detail }) {
                 <td>v{r.version}{r.edited && <span class="muted"> (edited)</span>}</td>
                 <td>{r.status}</td>
                 <td>{r.caType}</td>
+                <td><span class={`badge src-${r.source}`} title={revisionSources[r.source]}>{r.source === "xstocks" ? "xStocks feed" : "Operator"}</span></td>
                 <td>{words(r.standing)}{action.matched?.sha256 === r.sha256 && <strong> · matched</strong>}</td>
                 <td>{dateTimeText(r.ingestedAt)}</td>
                 <td>
@@ -153,9 +179,9 @@ function Journal({ action }: { action: Detail }) {
               <tr key={j.id}>
                 <td>{j.id}</td>
                 <td>{words(j.entryType)}{j.reversesId !== null && ` of #${j.reversesId}`}</td>
-                <td class="r"><Quantity value={j.unitsDelta} decimals={action.decimals} /></td>
-                <td class="r"><Quantity value={j.incomeUnits} decimals={action.decimals} /></td>
-                <td class="r"><Usd value={j.usd} /></td>
+                <td class="r"><Quantity value={quantityOfExact(j.unitsDelta, action.decimals)} exact={j.unitsDelta} /></td>
+                <td class="r"><Quantity value={quantityOfExact(j.incomeUnits, action.decimals)} exact={j.incomeUnits} /></td>
+                <td class="r"><Usd value={usdOfExact(j.usd)} exact={j.usd} /></td>
                 <td>{j.changeReason ?? "—"}</td>
                 <td>{dateTimeText(j.createdAt)}</td>
                 <td><Hash value={j.evidenceSha256} /></td>

@@ -1,7 +1,8 @@
-// A wallet's corporate actions, newest first, a page at a time: type, treatment, lifecycle, USD.
+// A wallet's corporate actions, newest first, a page at a time: type, treatment, lifecycle, and
+// for income the breakdown the server rounded (gross, withholding tax, net USD).
 import type { ActionsList } from "@ca-ledger/client";
 import { useLedger, walletsOf } from "../src/context.ts";
-import { dateText, shortAddress, words } from "../src/format.ts";
+import { dateText, percentText, shortAddress, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Quantity, Usd } from "./amounts.tsx";
@@ -63,7 +64,7 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
   return (
     <>
       <table class="data" id="actions">
-        <thead><tr><th>Effective</th><th>Instrument</th><th>Type</th><th>Treatment</th><th>Lifecycle</th><th class="r">Quantity</th><th class="r">USD</th></tr></thead>
+        <thead><tr><th>Effective</th><th>Instrument</th><th>Type</th><th>Treatment</th><th>Lifecycle</th><th class="r">Quantity</th><th class="r">Gross USD</th><th class="r">Withheld</th><th class="r">Net USD</th></tr></thead>
         <tbody>
           {page.actions.map((a) => (
             <tr key={a.id}>
@@ -73,7 +74,15 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
               <td><span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span></td>
               <td><span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span></td>
               <td class="r"><Quantity value={a.quantityDisplay} /></td>
-              <td class="r">{a.treatment === "income" ? <Usd value={a.usd} /> : <span class="muted">—</span>}</td>
+              {a.treatment === "income" ? (
+                <>
+                  <td class="r"><Usd value={a.grossUsd} exact={a.exact.grossUsd} /></td>
+                  <td class="r"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} />{a.withholdingTaxRate !== null && a.withholdingTaxRate !== "0" && <span class="muted small"> ({percentText(a.withholdingTaxRate)})</span>}</td>
+                  <td class="r"><Usd value={a.usd} exact={a.exact.usd} /></td>
+                </>
+              ) : (
+                <td class="r muted" colSpan={3}>—</td>
+              )}
             </tr>
           ))}
         </tbody>

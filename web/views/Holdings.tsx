@@ -1,9 +1,12 @@
-// Positions and income totals per wallet, and across the tenant's wallets.
+// Positions and net income per wallet, and across the tenant's wallets. Across wallets, a
+// quantity is the sum of what each wallet shows (the token program's rendering, added exactly, as
+// a person adds them), and income the sum of the exact values rounded once by the ledger's rule.
+// Each instrument says where its name came from when it is not the issuer's feed.
 import type { ComponentChildren } from "preact";
-import type { Portfolio } from "@ca-ledger/client";
+import type { AssetsResponse, Portfolio } from "@ca-ledger/client";
 import { cached } from "../src/api.ts";
 import { useLedger, walletsOf, type Ledger } from "../src/context.ts";
-import { factorText, shortAddress, sumDecimals, words } from "../src/format.ts";
+import { factorText, shortAddress, sumDecimals, usdOfExact, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href } from "../src/route.ts";
 import { Quantity, Usd } from "./amounts.tsx";
@@ -13,12 +16,18 @@ type Position = Portfolio["positions"][number];
 
 export const portfolioOf = (ledger: Ledger, owner: string): Promise<Portfolio> => cached(ledger.cache, `portfolio:${owner}`, () => ledger.api.portfolio(owner));
 
-async function loadAll(ledger: Ledger): Promise<Portfolio[]> {
+type Asset = AssetsResponse["assets"][number];
+
+/** Every instrument the ledger knows (Holdings and Lineage share the read). */
+export const assetsOf = (ledger: Ledger): Promise<AssetsResponse> => cached(ledger.cache, "assets", () => ledger.api.assets());
+
+async function loadAll(ledger: Ledger) {
   const { wallets } = await walletsOf(ledger);
-  return Promise.all(wallets.map((w) => portfolioOf(ledger, w.owner)));
+  const [portfolios, { assets }] = await Promise.all([Promise.all(wallets.map((w) => portfolioOf(ledger, w.owner))), assetsOf(ledger)]);
+  return { portfolios, assets: new Map(assets.map((a) => [a.mint, a])) };
 }
 
-/** One row per mint across wallets: quantities and income summed exactly. */
+/** One row per mint across wallets: the shown quantities added, the exact income summed. */
 function combined(portfolios: Portfolio[]) {
   const byMint = new Map<string, Position[]>();
   for (const p of portfolios) for (const pos of p.positions) byMint.set(pos.mint, [...(byMint.get(pos.mint) ?? []), pos]);
@@ -27,7 +36,7 @@ function combined(portfolios: Portfolio[]) {
       first: list[0]!,
       wallets: list.length,
       quantity: sumDecimals(list.map((p) => p.quantity)).value ?? "0",
-      incomeUsd: sumDecimals(list.map((p) => p.incomeUsd)).value ?? "0",
+      incomeUsd: sumDecimals(list.map((p) => p.exact.incomeUsd)).value ?? "0",
     }))
     .sort((a, b) => (a.first.symbol ?? a.first.mint).localeCompare(b.first.symbol ?? b.first.mint));
 }
@@ -39,7 +48,7 @@ export function Holdings() {
     <section>
       <h1>Holdings</h1>
       <Await loaded={loaded} what="holdings">
-        {(portfolios) => (portfolios.length === 0 ? <NoWallets /> : <HoldingsOf portfolios={portfolios} />)}
+        {({ portfolios, assets }) => (portfolios.length === 0 ? <NoWallets /> : <HoldingsOf portfolios={portfolios} assets={assets} />)}
       </Await>
     </section>
   );
@@ -53,14 +62,24 @@ export function NoWallets() {
   );
 }
 
-function HoldingsOf({ portfolios }: { portfolios: Portfolio[] }) {
-  const income = sumDecimals(portfolios.map((p) => p.totals.incomeUsd));
+/** The instrument's symbol, linked to its lineage, marked when its name came from the mint's own metadata. */
+function Instrument({ mint, symbol, asset }: { mint: string; symbol: string | null; asset: Asset | undefined }) {
+  return (
+    <>
+      <a href={href("lineage", mint)}>{symbol ?? shortAddress(mint)}</a>
+      {asset?.source === "token-metadata" && <span class="badge src-token-metadata" title={`Named from the mint's own Token-2022 metadata${asset.uri ? ` (${asset.uri})` : ""}: no issuer feed lists it`}>token metadata</span>}
+    </>
+  );
+}
+
+function HoldingsOf({ portfolios, assets }: { portfolios: Portfolio[]; assets: Map<string, Asset> }) {
+  const income = sumDecimals(portfolios.map((p) => p.totals.exact.incomeUsd));
   const unvalued = portfolios.reduce((n, p) => n + p.totals.unvaluedIncomeEvents, 0);
   const rows = combined(portfolios);
   return (
     <>
       <div class="cards">
-        <Card label="Income received, all wallets" value={<Usd value={income.value} />} />
+        <Card label="Income received, all wallets" value={<Usd value={usdOfExact(income.value)} exact={income.value} />} />
         <Card label="Income events without a USD value" value={String(unvalued)} />
         <Card label="Wallets" value={String(portfolios.length)} />
         <Card label="Instruments held" value={String(rows.length)} />
@@ -70,23 +89,26 @@ function HoldingsOf({ portfolios }: { portfolios: Portfolio[] }) {
         <Empty title="No positions in any wallet." />
       ) : (
         <table class="data" id="holdings-combined">
-          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Wallets</th><th class="r">Income received</th></tr></thead>
+          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Wallets</th><th class="r" title={netTitle}>Net income received</th></tr></thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.first.mint}>
-                <td><a href={href("lineage", r.first.mint)}>{r.first.symbol ?? shortAddress(r.first.mint)}</a></td>
-                <td class="r"><Quantity value={r.quantity} decimals={r.first.decimals} /></td>
+                <td><Instrument mint={r.first.mint} symbol={r.first.symbol} asset={assets.get(r.first.mint)} /></td>
+                <td class="r"><Quantity value={r.quantity} /></td>
                 <td class="r">{r.wallets}</td>
-                <td class="r"><Usd value={r.incomeUsd} /></td>
+                <td class="r"><Usd value={usdOfExact(r.incomeUsd)} exact={r.incomeUsd} /></td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {portfolios.map((p) => <WalletHoldings key={p.owner} portfolio={p} />)}
+      <p class="muted small">Income is net: after withholding tax and what the issuer retained. Gross and withheld, by month: <a href={href("income")}>Income</a>.</p>
+      {portfolios.map((p) => <WalletHoldings key={p.owner} portfolio={p} assets={assets} />)}
     </>
   );
 }
+
+const netTitle = "Net USD: what the issuer reinvested after withholding tax and retention";
 
 function Card({ label, value }: { label: string; value: ComponentChildren }) {
   return (
@@ -97,26 +119,26 @@ function Card({ label, value }: { label: string; value: ComponentChildren }) {
   );
 }
 
-function WalletHoldings({ portfolio }: { portfolio: Portfolio }) {
+function WalletHoldings({ portfolio, assets }: { portfolio: Portfolio; assets: Map<string, Asset> }) {
   return (
     <div class="wallet-block">
       <h2>
         Wallet <code title={portfolio.owner}>{shortAddress(portfolio.owner)}</code>
-        <span class="sub">income <Usd value={portfolio.totals.incomeUsd} />{portfolio.totals.unvaluedIncomeEvents > 0 && `, ${portfolio.totals.unvaluedIncomeEvents} without USD`}</span>
+        <span class="sub">net income <Usd value={portfolio.totals.incomeUsd} exact={portfolio.totals.exact.incomeUsd} />{portfolio.totals.unvaluedIncomeEvents > 0 && `, ${portfolio.totals.unvaluedIncomeEvents} without USD`}</span>
       </h2>
       {portfolio.positions.length === 0 ? (
         <Empty title="No positions in this wallet." />
       ) : (
         <table class="data wallet-positions">
-          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Multiplier</th><th class="r">Principal</th><th class="r">Income received</th><th>Status</th></tr></thead>
+          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Multiplier</th><th class="r">Principal</th><th class="r" title={netTitle}>Net income received</th><th>Status</th></tr></thead>
           <tbody>
             {portfolio.positions.map((pos) => (
               <tr key={pos.mint}>
-                <td><a href={href("lineage", pos.mint)}>{pos.symbol ?? shortAddress(pos.mint)}</a></td>
-                <td class="r"><Quantity value={pos.quantity} decimals={pos.decimals} /></td>
+                <td><Instrument mint={pos.mint} symbol={pos.symbol} asset={assets.get(pos.mint)} /></td>
+                <td class="r"><Quantity value={pos.quantity} exact={pos.exact.quantity} /></td>
                 <td class="r num" title={pos.multiplier}>{factorText(pos.multiplier)}</td>
-                <td class="r"><Quantity value={pos.principalQuantity} decimals={pos.decimals} /></td>
-                <td class="r"><Usd value={pos.incomeUsd} /></td>
+                <td class="r"><Quantity value={pos.principalQuantity} exact={pos.exact.principalQuantity} /></td>
+                <td class="r"><Usd value={pos.incomeUsd} exact={pos.exact.incomeUsd} /></td>
                 <td><span class={`badge ${pos.status}`} title={pos.statusReason ?? ""}>{words(pos.status)}</span></td>
               </tr>
             ))}

@@ -1,15 +1,16 @@
-// An instrument's lineage: the identities it had, the links between them (identity changes,
-// spin-offs, terminations) and where the first identity's cost basis sits now.
-import type { LineageResponse } from "@ca-ledger/client";
+// An instrument's lineage: where its name comes from, the identities it had, the links between
+// them (identity changes, spin-offs, terminations) and where the first identity's cost basis sits now.
+import type { AssetsResponse, LineageResponse } from "@ca-ledger/client";
 import { useLedger } from "../src/context.ts";
 import { dateText, percentText, shortAddress, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href } from "../src/route.ts";
+import { assetsOf } from "./Holdings.tsx";
 import { Await, Empty } from "./states.tsx";
 
 export function Lineage({ mint }: { mint: string | null }) {
   const ledger = useLedger();
-  const assets = useLoad("assets", () => ledger.api.assets());
+  const assets = useLoad("assets", () => assetsOf(ledger));
   return (
     <section>
       <h1>Lineage</h1>
@@ -28,7 +29,7 @@ export function Lineage({ mint }: { mint: string | null }) {
                   </select>
                 </label>
               </div>
-              {mint === null ? <Empty title="Choose an instrument to see its identities and where its basis went." /> : <LineageOf mint={mint} />}
+              {mint === null ? <Empty title="Choose an instrument to see its identities and where its basis went." /> : <LineageOf mint={mint} asset={list.find((a) => a.mint === mint)} />}
             </>
           )
         }
@@ -37,16 +38,28 @@ export function Lineage({ mint }: { mint: string | null }) {
   );
 }
 
-function LineageOf({ mint }: { mint: string }) {
+type Asset = AssetsResponse["assets"][number];
+
+function LineageOf({ mint, asset }: { mint: string; asset: Asset | undefined }) {
   const ledger = useLedger();
   const loaded = useLoad(`lineage:${mint}`, () => ledger.api.v2.lineage(mint));
-  return <Await loaded={loaded} what="the lineage">{(lineage) => <LineageTables lineage={lineage} />}</Await>;
+  return <Await loaded={loaded} what="the lineage">{(lineage) => <LineageTables lineage={lineage} asset={asset} />}</Await>;
 }
 
-function LineageTables({ lineage }: { lineage: LineageResponse }) {
+/** Where the instrument's name comes from: the issuer's feed, or the mint's own Token-2022 metadata (with its URI). */
+function NameSource({ asset }: { asset: Asset | undefined }) {
+  if (!asset) return <>not known to the ledger yet</>;
+  if (asset.source === "xstocks") return <>the xStocks issuer feed{asset.name ? ` (“${asset.name}”)` : ""}</>;
+  return <>the mint's own Token-2022 metadata{asset.name ? ` (“${asset.name}”)` : ""}: no issuer feed lists it{asset.uri && <>; metadata URI <code class="hash">{asset.uri}</code></>}</>;
+}
+
+function LineageTables({ lineage, asset }: { lineage: LineageResponse; asset: Asset | undefined }) {
   return (
     <>
-      <p class="muted">Mint <code>{lineage.mint}</code></p>
+      <dl class="facts" id="instrument-facts">
+        <dt>Mint</dt><dd><code>{lineage.mint}</code></dd>
+        <dt>Name from</dt><dd id="name-source"><NameSource asset={asset} /></dd>
+      </dl>
       <h2>Identities</h2>
       <table class="data" id="identities">
         <thead><tr><th>Symbol</th><th>Underlying</th><th>ISIN</th><th>Valid from</th></tr></thead>

@@ -2,6 +2,7 @@
 import { Elysia, status } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import * as S from "../../../schemas/index.ts";
+import { periodLabel } from "../../domain/date-range.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
 import { listAssets } from "../../ledger/queries/assets.ts";
 import { journalQueries } from "../../ledger/queries/journal.ts";
@@ -142,7 +143,7 @@ export function v1Routes(ctx: AppContext) {
         const dataset = (query.dataset ?? "journal") as ExportDataset;
         const csv = await exportCsv(dataset, books, range, ctx.dataset().kind);
         set.headers["content-type"] = "text/csv; charset=utf-8";
-        set.headers["content-disposition"] = `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${new Date().toISOString().slice(0, 10)}.csv"`;
+        set.headers["content-disposition"] = `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, new Date().toISOString().slice(0, 10))}.csv"`;
         return csv;
       },
       {
