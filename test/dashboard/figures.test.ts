@@ -99,7 +99,7 @@ const arbRow = fc.record({
   };
 });
 const reportOf = (rows: Row[]): IncomeReport => ({
-  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, rows,
+  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, lastEventDate: null, rows,
   totals: { events: rows.length, unvaluedEvents: 0, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, exact: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } },
 });
 
