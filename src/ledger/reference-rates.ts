@@ -1,10 +1,11 @@
 // Reference rates in the ledger: `ca-ledger rates import` writes the ECB's history in one
-// transaction (a re-import of the same file changes nothing), and the year report reads USD →
-// currency quotes for a day, falling back to the latest earlier ECB day
-// (docs/income-and-tax.md#reference-rates).
+// transaction (a re-import of the same file changes nothing), each quote sealed like every row
+// nothing derives (seals.ts), and the year report reads USD → currency quotes for a day, falling
+// back to the latest earlier ECB day (docs/income-and-tax.md#reference-rates).
 import type { Conversion, RateQuote } from "../domain/income-report.ts";
 import { EUR_PER_EUR, usdRate, type EcbHistory } from "../domain/reference-rates.ts";
 import { formatExact, parseDecimal } from "../domain/numbers.ts";
+import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 
 export interface RatesImport {
@@ -21,7 +22,7 @@ export interface RatesImport {
 export async function importRates(db: Sql, history: EcbHistory, now = new Date()): Promise<RatesImport> {
   const existing = "SELECT per_eur FROM reference_rates WHERE currency = ? AND date = ?";
   const put = `INSERT INTO reference_rates (currency, date, per_eur, imported_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at`;
+     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = NULL`;
   const at = now.toISOString();
   const dates = history.days.map((d) => d.date).sort();
   const result: RatesImport = { days: dates.length, currencies: history.currencies.length, first: dates[0]!, last: dates[dates.length - 1]!, added: 0, changed: 0, unchanged: 0 };
@@ -38,6 +39,7 @@ export async function importRates(db: Sql, history: EcbHistory, now = new Date()
         else result.added++;
       }
     }
+    await sealRows(tx); // last: seals the quotes this import added or replaced
   });
   return result;
 }
