@@ -1,8 +1,8 @@
 // The year report as the views read it: the server's answer (GET /v2/reports/income: rows per
 // month × symbol, totals, and amounts in another currency with the rates used), the years and
-// currencies to choose from (GET /v2/reports/currencies), and the month totals the chart draws. Every figure is the server's; the one thing
-// the page adds is a month's total across symbols for the chart, the exact sums rounded once when
-// shown (src/domain/display.ts).
+// currencies to choose from (GET /v2/reports/currencies), and the month totals the chart draws.
+// Every figure is the server's; the one thing the page adds is a month's total across symbols for
+// the chart, the exact sums rounded once when shown (src/domain/display.ts).
 import type { Client, IncomeReport, ReportCurrencies } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
