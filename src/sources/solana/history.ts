@@ -15,9 +15,9 @@ import { implausibleMint, readMultiplierHistory, transactionFetcher } from "./au
 import { base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, type TokenMetadata } from "./decode";
 import type { Rpc } from "./rpc";
 import { EMPTY_CURSOR, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import { DEADLINE_GAP, mapBounded, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, syncTransactions, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
 import { readWalletHistoryFast, resolveUnlisted, walkOwnerHistory, type FastHistory } from "./wallet-history";
-import { TOKEN_2022_PROGRAM_ID, type WireTransaction } from "./wire";
+import { TOKEN_2022_PROGRAM_ID } from "./wire";
 
 export type { SyncGap } from "./walk-common";
 export { DEADLINE_GAP } from "./walk-common";
@@ -102,22 +102,8 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
   const gaps: SyncGap[] = [];
   const next: SyncCursors = { ...cursors, accounts: { ...cursors.accounts }, authorities: { ...cursors.authorities } };
   const covered = new Set<string>();
-  let fetched = 0;
-
-  // A transaction is fetched once per sync even when several walks list it.
-  const txCache = new Map<string, Promise<WireTransaction>>();
-  const fetchOne = transactionFetcher(rpc);
-  const fetchTransaction = (signature: string): Promise<WireTransaction> => {
-    let pending = txCache.get(signature);
-    if (!pending) {
-      pending = fetchOne(signature).then((tx) => {
-        fetched++;
-        return tx;
-      });
-      txCache.set(signature, pending);
-    }
-    return pending;
-  };
+  const transactions = syncTransactions(transactionFetcher(rpc));
+  const fetchTransaction = transactions.fetch;
 
   const listed = await listAccounts(rpc, owner, gaps, progress);
   const accountHistory = createCounter("account_history", progress);
@@ -164,7 +150,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     const wanted = walk.signatures.filter((s) => s.err == null); // a failed transaction moved no tokens
     for (const s of wanted) covered.add(s.signature);
     // Progress counts the transactions still to read (the wallet's own walk read most already).
-    const counted = new Set(wanted.filter((s) => !txCache.has(s.signature)).map((s) => s.signature));
+    const counted = new Set(wanted.filter((s) => !transactions.requested(s.signature)).map((s) => s.signature));
     accountHistory.add(counted.size);
     const stored = (await opts.storedChanges?.(address, wanted.map((s) => s.signature))) ?? new Map<string, BalanceChangeObs[]>();
     const unread: string[] = [];
@@ -255,7 +241,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
     gaps,
     historyMethod: fast ? "getTransactionsForAddress" : "standard",
     walletTransactions: covered.size,
-    transactionsFetched: fetched + (fast?.transactions.length ?? 0),
+    transactionsFetched: transactions.fetched() + (fast?.transactions.length ?? 0),
     rpcCalls: rpc.stats().requests - callsAtStart,
   };
 }

@@ -1,4 +1,6 @@
-// What every history walk shares: named gaps, the deadline's gap, bounded fan-out.
+// What every history walk shares: named gaps, the deadline's gap, bounded fan-out, and one fetch
+// per transaction per sync.
+import type { WireTransaction } from "./wire";
 
 export interface SyncGap {
   /** The token account, mint, wallet or authority whose history is incomplete. */
@@ -54,4 +56,35 @@ export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
     seen.add(k);
     return true;
   });
+}
+
+/** One sync's transaction reads, shared by all its walks. */
+export interface SyncTransactions {
+  /** The transaction, fetched once per sync however many walks list it. */
+  fetch: (signature: string) => Promise<WireTransaction>;
+  /** Whether a walk of this sync already asked for it (read, or being read). */
+  requested: (signature: string) => boolean;
+  /** How many were fetched from the node (failed reads not counted). */
+  fetched: () => number;
+}
+
+/** Wraps `fetchOne` so a transaction is fetched once per sync even when several walks list it. */
+export function syncTransactions(fetchOne: (signature: string) => Promise<WireTransaction>): SyncTransactions {
+  const cache = new Map<string, Promise<WireTransaction>>();
+  let fetched = 0;
+  return {
+    fetch(signature) {
+      let pending = cache.get(signature);
+      if (!pending) {
+        pending = fetchOne(signature).then((tx) => {
+          fetched++;
+          return tx;
+        });
+        cache.set(signature, pending);
+      }
+      return pending;
+    },
+    requested: (signature) => cache.has(signature),
+    fetched: () => fetched,
+  };
 }
