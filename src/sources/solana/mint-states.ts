@@ -1,0 +1,70 @@
+// The mints of the wallet's accounts, read in one call: their Scaled UI Amount state (decimals,
+// multipliers, the authority whose history holds the updates), their permanent delegate, and the
+// names their Token-2022 metadata gives. A mint that cannot be read, or holds what no real mint
+// can, is a named gap.
+import type { InstrumentObs, MintStateObs } from "../../domain/observations";
+import { implausibleMint } from "./authorities";
+import { base64Bytes, decodeMintAccount, decodeMintBytes, type TokenMetadata } from "./decode";
+import type { SyncProgress } from "./history";
+import type { Rpc } from "./rpc";
+import type { SyncGap } from "./walk-common";
+import { TOKEN_2022_PROGRAM_ID } from "./wire";
+
+export interface MintStates {
+  mints: MintStateObs[];
+  /** Per mint, its permanent delegate. */
+  permanentDelegates: Map<string, string>;
+  /** Names from the mints' own metadata (source `token-metadata`). */
+  instruments: InstrumentObs[];
+  gaps: SyncGap[];
+}
+
+/** Mint states (decimals, multipliers, the authority whose history holds the updates) and metadata names. */
+export async function readMints(rpc: Rpc, mintAddresses: string[], now: () => number, progress: (p: SyncProgress) => void): Promise<MintStates> {
+  const gaps: SyncGap[] = [];
+  const mints: MintStateObs[] = [];
+  const instruments: InstrumentObs[] = [];
+  const permanentDelegates = new Map<string, string>();
+  progress({ phase: "mints", done: 0, total: mintAddresses.length });
+  if (mintAddresses.length > 0) {
+    try {
+      const read = await rpc.getMultipleAccounts(mintAddresses);
+      read.accounts.forEach((account, i) => {
+        const mint = mintAddresses[i]!;
+        if (!account) {
+          gaps.push({ address: mint, reason: "mint account not found" });
+          return;
+        }
+        try {
+          const state = decodeMintAccount(mint, account, { slot: read.slot, observedAt: now() });
+          const problem = state ? implausibleMint(state) : null;
+          if (problem) gaps.push({ address: mint, reason: `${problem}: mint state ignored` });
+          else if (state) mints.push(state);
+          const decoded = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)) : null;
+          if (decoded?.permanentDelegate) permanentDelegates.set(mint, decoded.permanentDelegate);
+          const named = state && !problem && decoded?.metadata ? metadataInstrument(mint, decoded.metadata, decoded.decimals) : null;
+          if (named) instruments.push(named);
+        } catch (err) {
+          gaps.push({ address: mint, reason: `mint account unreadable: ${(err as Error).message}` });
+        }
+      });
+    } catch (err) {
+      for (const mint of mintAddresses) gaps.push({ address: mint, reason: `mint state unavailable: ${(err as Error).message}` });
+    }
+  }
+  progress({ phase: "mints", done: mintAddresses.length, total: mintAddresses.length });
+  return { mints, permanentDelegates, instruments, gaps };
+}
+
+/** Longest metadata text kept (a mint's metadata is anyone's to write: bounded, control characters dropped). */
+const METADATA_LIMITS = { name: 200, symbol: 32, uri: 500 } as const;
+const clean = (s: string, max: number): string => s.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, max);
+
+/** The instrument a mint's own metadata names (for mints no issuer feed lists), or null when it names none. */
+export function metadataInstrument(mint: string, metadata: TokenMetadata, decimals: number): InstrumentObs | null {
+  const symbol = clean(metadata.symbol, METADATA_LIMITS.symbol);
+  const name = clean(metadata.name, METADATA_LIMITS.name);
+  if (!symbol && !name) return null;
+  const uri = clean(metadata.uri, METADATA_LIMITS.uri);
+  return { mint, symbol: symbol || name.slice(0, METADATA_LIMITS.symbol), name: name || null, underlying: null, isin: null, decimals, source: "token-metadata", uri: uri || null };
+}
