@@ -158,6 +158,26 @@ describe("getTransactionsForAddress", () => {
     expect(server.log.filter((l) => l.method === "getSignaturesForAddress").map((l) => l.params[0])).toContain(s.closedAccount);
   });
 
+  test("an account read the standard way with a gap keeps the wallet's history cursor: the next sync reads the stretch again", async () => {
+    const s = buildClosedScenario({ seed: 12, incomingBuy: true });
+    const [buy] = s.signatures;
+    const faulty = serve(s.chain, true);
+    faulty.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === buy, fault: { kind: "status", status: 500 } });
+    const now = () => 1_790_000_000;
+    const first = await syncWalletChain(createRpc({ url: faulty.url, baseDelayMs: 1, maxRetries: 1 }), s.owner, {}, { now });
+    expect(first.historyMethod).toBe("getTransactionsForAddress");
+    expect(first.gaps.map((g) => g.address)).toEqual([s.closedAccount]);
+    expect(first.gaps[0]!.reason).toContain(buy);
+    expect(first.cursors.history).toBeUndefined();
+    expect(first.ownerScans).toEqual([]);
+
+    const healthy = serve(s.chain, true);
+    const next = await syncWalletChain(createRpc({ url: healthy.url, baseDelayMs: 1 }), s.owner, first.cursors, { now });
+    expect(next.gaps).toEqual([]);
+    expect(next.balanceChanges.map((c) => c.signature)).toEqual(s.signatures.slice(0, 2));
+    expect(next.cursors.history).toBeDefined();
+  });
+
   test("a provider without it answers 'method not found' once: the process remembers its URL", async () => {
     const s = buildClosedScenario({ seed: 11 });
     const server = serve(s.chain, false);

@@ -98,7 +98,10 @@ async function walkAccount(ctx: AccountWalkContext, account: TokenAccountObs): P
 }
 
 export interface FastBalanceHistory extends BalanceHistory {
-  /** The read added up (or only its page budget stopped it): the wallet's history cursor may move. */
+  /**
+   * The read added up (or only its page budget stopped it) and every account walked instead was
+   * read in full: the wallet's history cursor may move.
+   */
   readInFull: boolean;
 }
 
@@ -120,7 +123,9 @@ export async function changesFromFastHistory(ctx: AccountWalkContext, read: Fast
     return changes;
   }));
   if (read.capped) fastGaps.push({ address: ctx.owner, reason: `wallet history walk stopped after ${read.pages} pages (the per-sync budget); the next sync resumes it` });
-  const readInFull = fastGaps.length === 0 || (read.capped && fastGaps.length === 1);
+  // An account walked the standard way with a gap holds the read's cursor too: only a read from
+  // scratch walks an account the standard way, so moving the cursor would leave that gap unread.
+  const readInFull = out.gaps.length === 0 && (fastGaps.length === 0 || (read.capped && fastGaps.length === 1));
   return { changes: perAccount.flat(), gaps: [...out.gaps, ...fastGaps], cursors: out.cursors, listed: out.listed, readInFull };
 }
 
