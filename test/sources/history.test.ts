@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
+import { DEADLINE_GAP, syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
 import { findMultiplierUpdates } from "../../src/sources/solana/decode";
 import type { WalkCursor } from "../../src/sources/solana/signatures";
 import { createRpc, RpcTransportError, type RpcConfig } from "../../src/sources/solana/rpc";
@@ -279,4 +279,38 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     expect(err).toBeInstanceOf(RpcTransportError);
     expect(err.kind).toBe("rate_limited");
   });
+});
+
+describe("the deadline", () => {
+  /** A client whose sync deadline passes the moment the request `when` picks has its answer (received whole). */
+  function deadlineAt(server: RpcServer, when: (method: string, params: any[]) => boolean) {
+    const deadline = new AbortController();
+    const rpc = client(server, {
+      signal: deadline.signal,
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        const body = await res.text();
+        const { method, params } = JSON.parse(String(init?.body));
+        if (when(method, params)) deadline.abort(new Error("the sync's deadline"));
+        return new Response(body, { status: res.status, headers: res.headers });
+      },
+    });
+    return { rpc, signal: deadline.signal };
+  }
+
+  const walks = [
+    { walk: "a token account's", address: (s: WalletScenario) => s.tokenAccount, cursor: (r: WalletChainSync, s: WalletScenario) => r.cursors.accounts[s.tokenAccount] },
+    { walk: "the wallet's own", address: (s: WalletScenario) => s.owner, cursor: (r: WalletChainSync, s: WalletScenario) => r.cursors.accounts[s.owner] },
+    { walk: "the multiplier authority's", address: () => XSTOCKS_AUTHORITY, cursor: (r: WalletChainSync) => r.cursors.authorities[XSTOCKS_AUTHORITY] },
+  ];
+  for (const { walk, address, cursor } of walks) {
+    test(`${walk} walk stopped by its page budget and the deadline at once keeps its cursor: what it listed was not read`, async () => {
+      const s = buildWalletScenario({ transfers: 300, seed: 11 });
+      const { rpc, signal } = deadlineAt(serve(s), (method, params) => method === "getSignaturesForAddress" && params[0] === address(s));
+      const r = await syncWalletChain(rpc, s.owner, {}, { now, pageLimit: 5, maxPages: 1, signal });
+      expect(signal.aborted).toBe(true);
+      expect(r.gaps).toContainEqual({ address: address(s), reason: DEADLINE_GAP });
+      expect(cursor(r, s)).toBeUndefined();
+    });
+  }
 });

@@ -11,7 +11,7 @@ import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover }
 import type { Rpc } from "./rpc";
 import { walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
 import type { WireSignatureInfo, WireTransaction } from "./wire";
-import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, uniqueBy, unreadGaps, type SyncGap } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, uniqueBy, unreadGaps, walkCursorMoves, type SyncGap } from "./walk-common";
 
 export interface AuthorityWalkOptions extends WalkOptions {
   signal?: AbortSignal;
@@ -76,13 +76,12 @@ export async function walkAuthorityHistory(rpc: Rpc, authority: string, cursor: 
   gaps.push(...unreadGaps(authority, unread));
   if (opts.signal?.aborted) gaps.push({ address: authority, reason: DEADLINE_GAP });
   const read = (found ?? []).reverse();
-  const onlyCapped = walk.capped && gaps.length === 1;
   return {
     updates: read.flatMap((r) => r.updates),
     handovers: read.flatMap((r) => r.handovers),
     gaps,
     cursor: walk.cursor,
-    cursorMoves: gaps.length === 0 || onlyCapped,
+    cursorMoves: walkCursorMoves(walk, gaps),
     complete: !walk.capped,
   };
 }

@@ -7,7 +7,7 @@ import { extractBalanceChanges } from "./decode";
 import type { SyncOptions } from "./history";
 import type { Rpc } from "./rpc";
 import { EMPTY_CURSOR, walkAddress, type WalkCursor } from "./signatures";
-import { DEADLINE_GAP, mapBounded, unreadGaps, type SyncGap, type SyncTransactions } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, unreadGaps, walkCursorMoves, type SyncGap, type SyncTransactions } from "./walk-common";
 import type { FastHistory } from "./wallet-history";
 
 /** What every account walk of one sync shares. */
@@ -92,9 +92,7 @@ async function walkAccount(ctx: AccountWalkContext, account: TokenAccountObs): P
   const changes = (perTx ?? []).reverse().flat();
   const complete = gaps.length === 0 && !walk.capped;
   if (complete) gaps.push(...checkBalanceChain(account, changes, (cursor ?? EMPTY_CURSOR).newest === null && !cursor?.resume));
-  // A capped walk moves its cursor (the stretch it read is in hand); a failed one does not.
-  const moves = gaps.length === 0 || (walk.capped && gaps.length === 1);
-  return { changes, gaps, cursor: moves ? walk.cursor : null, listed: wanted.map((s) => s.signature) };
+  return { changes, gaps, cursor: walkCursorMoves(walk, gaps) ? walk.cursor : null, listed: wanted.map((s) => s.signature) };
 }
 
 export interface FastBalanceHistory extends BalanceHistory {

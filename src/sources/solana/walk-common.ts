@@ -15,6 +15,15 @@ export const DEADLINE_GAP = "the sync's deadline passed before this history was 
 export const MAX_DECIMALS = 18;
 
 /**
+ * Whether a walk's cursor moves past what it listed: when it read all of it, or when its only gap
+ * is its page budget's (what it listed is in hand; the next sync resumes below it). A walk the
+ * deadline cut short too did not read what it listed, so it keeps its cursor.
+ */
+export function walkCursorMoves(walk: { capped: boolean; error: string | null }, gaps: SyncGap[]): boolean {
+  return gaps.length === 0 || (walk.capped && gaps.length === 1 && gaps[0]!.reason === walk.error);
+}
+
+/**
  * Transactions of one address that could not be read: each named while there are few, counted
  * beyond that (a provider that lists thousands of signatures it cannot serve must not turn into
  * thousands of gap rows).

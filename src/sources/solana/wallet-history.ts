@@ -15,7 +15,7 @@ import type { TokenAccountObs } from "../../domain/observations";
 import { base64Bytes, decodeTokenAccountBytes, ownerTokenAccounts } from "./decode";
 import { ADDRESS_TRANSACTIONS_PAGE, TOKEN_OWNER_METADATA_SLOT, type Rpc } from "./rpc";
 import { DEFAULT_MAX_PAGES, SIGNATURE_PAGE_LIMIT, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import { DEADLINE_GAP, mapBounded, unreadGaps, type SyncGap } from "./walk-common";
+import { DEADLINE_GAP, mapBounded, unreadGaps, walkCursorMoves, type SyncGap } from "./walk-common";
 import type { WireTransaction } from "./wire";
 
 /** A token account of the owner seen in its history; the mint is null when no balance named it. */
@@ -67,8 +67,7 @@ export async function walkOwnerHistory(
   });
   gaps.push(...unreadGaps(owner, unread));
   if (opts.signal?.aborted) gaps.push({ address: owner, reason: DEADLINE_GAP });
-  const onlyCapped = walk.capped && gaps.length === 1;
-  return { accounts: mergeSeen((found ?? []).flat()), gaps, cursor: walk.cursor, cursorMoves: gaps.length === 0 || onlyCapped, listed, scanned };
+  return { accounts: mergeSeen((found ?? []).flat()), gaps, cursor: walk.cursor, cursorMoves: walkCursorMoves(walk, gaps), listed, scanned };
 }
 
 export interface FastHistory {
