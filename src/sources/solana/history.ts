@@ -203,8 +203,8 @@ function unlistedAccounts(listed: TokenAccountObs[], history: WalletHistory, kno
 }
 
 /**
- * Each account's balance history: walked one by one after the owner's walk, or split out of the
- * fast read. `readInFull` says whether the wallet's history read (the owner's walk, or the fast
+ * Each account's balance history: each account walked on its own after the owner's walk, or split
+ * out of the fast read. `readInFull` says whether the wallet's history read (the owner's walk, or the fast
  * read) added up, so that its cursor may move.
  */
 async function readBalances(walks: AccountWalkContext, history: WalletHistory, accounts: TokenAccountObs[], fullFastRead: boolean): Promise<BalanceHistory & { readInFull: boolean }> {
@@ -216,7 +216,7 @@ async function readBalances(walks: AccountWalkContext, history: WalletHistory, a
 function walletAdvance(owner: string, history: WalletHistory, moves: boolean): { accounts: Record<string, WalkCursor>; history?: WalkCursor; ownerScans: string[] } {
   if (!moves) return { accounts: {}, ownerScans: [] };
   if (history.method === "standard") return { accounts: { [owner]: history.walk.cursor }, ownerScans: history.walk.scanned };
-  return { accounts: {}, history: history.read.cursor, ownerScans: history.read.transactions.map((t) => t.signature) };
+  return { accounts: {}, history: history.read.cursor, ownerScans: historyListed(history) };
 }
 
 /** Multiplier updates, from each mint authority's history (earlier authorities included), from the cursors every wallet shares. */
