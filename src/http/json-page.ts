@@ -16,7 +16,8 @@ export function jsonWith(stored: string, extra: Record<string, unknown>): Respon
 
 /**
  * Fields computed per request followed by a stored JSON object's own fields: the same bytes as
- * `JSON.stringify({ ...head, ...JSON.parse(stored) })` when their keys differ, without the parse.
+ * `JSON.stringify({ ...head, ...JSON.parse(stored) })` when their keys differ and none is an
+ * array index (which JavaScript would order first), without the parse.
  */
 export function jsonBefore(head: Record<string, unknown>, stored: string): Response {
   const open = JSON.stringify(head).slice(0, -1);
