@@ -5,7 +5,6 @@
 // rendering is the rendering of the stored rows after every booking, alone or among others.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import golden from "../fixtures/portfolio-demo-before.json" with { type: "json" };
 import { jsonBefore } from "../../src/http/json-page.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
@@ -14,6 +13,7 @@ import { storeObservations, type ObservationBatch } from "../../src/ledger/store
 import type { IssuerRecord } from "../../src/domain/observations.ts";
 import { demoDataDir, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { ledgerTarget } from "../support/engine.ts";
 
 afterAll(removeTempDirs);
@@ -28,12 +28,7 @@ describe("the demo's portfolio, stored at booking", () => {
     expect(res.status).toBe(200);
     return res.text();
   };
-  /** What main answered: owner, dataset and this answer's asOf, then the recorded body. */
-  const before = (text: string, owner: string) => {
-    const { dataset, asOf } = JSON.parse(text);
-    return `${JSON.stringify({ owner, dataset, asOf }).slice(0, -1)},${(golden.bodies as Record<string, string>)[owner]!.slice(1)}`;
-  };
-  const owners = Object.keys(golden.bodies);
+  const owners = demoPortfolioOwners;
 
   test("served from the stored rows, each wallet's answer is byte for byte main's", async () => {
     expect(owners.length).toBe(2);
@@ -41,7 +36,7 @@ describe("the demo's portfolio, stored at booking", () => {
     expect(stored.map((r) => r.owner)).toEqual([...owners].sort());
     for (const owner of owners) {
       const text = await answer(owner);
-      expect(text).toBe(before(text, owner));
+      expect(text).toBe(mainsAnswer(text, owner));
     }
   });
 
@@ -49,7 +44,7 @@ describe("the demo's portfolio, stored at booking", () => {
     await srv.ledger.db.run("DELETE FROM portfolios");
     for (const owner of owners) {
       const text = await answer(owner);
-      expect(text).toBe(before(text, owner));
+      expect(text).toBe(mainsAnswer(text, owner));
     }
   });
 });
