@@ -28,7 +28,7 @@ export function jsonBefore(head: Record<string, unknown>, stored: string): Respo
 
 /**
  * A body built here and serialised once. Returning a Response skips Elysia's per-request
- * response-schema check (about 45 µs on a portfolio-sized body); the tests check these bodies against the
+ * response-schema check (about 45 µs on a portfolio); the tests check these bodies against the
  * same schemas instead.
  */
 export function jsonBody<T>(body: T): Response {
