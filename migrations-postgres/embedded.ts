@@ -2,12 +2,10 @@
 /// <reference path="../migrations/sql.d.ts" />
 import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_append_only.sql" with { type: "text" };
-import m2 from "./0002_portfolio_read_model.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
 export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795443279980, sql: m0 },
   { tag: "0001_append_only", when: 1795443286666, sql: m1 },
-  { tag: "0002_portfolio_read_model", when: 1795446831885, sql: m2 },
 ];
