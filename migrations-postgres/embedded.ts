@@ -2,10 +2,12 @@
 /// <reference path="../migrations/sql.d.ts" />
 import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_append_only.sql" with { type: "text" };
+import m2 from "./0002_reference_rates_seals.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
 export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795443279980, sql: m0 },
   { tag: "0001_append_only", when: 1795443286666, sql: m1 },
+  { tag: "0002_reference_rates_seals", when: 1795446763781, sql: m2 },
 ];

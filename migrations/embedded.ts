@@ -11,6 +11,7 @@ import m7 from "./0007_dashboard_sessions.sql" with { type: "text" };
 import m8 from "./0008_row_seals.sql" with { type: "text" };
 import m9 from "./0009_reference_rates.sql" with { type: "text" };
 import m10 from "./0010_other_issuers.sql" with { type: "text" };
+import m11 from "./0011_reference_rates_seals.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -26,4 +27,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0008_row_seals", when: 1795500000000, sql: m8 },
   { tag: "0009_reference_rates", when: 1795500100000, sql: m9 },
   { tag: "0010_other_issuers", when: 1795600000000, sql: m10 },
+  { tag: "0011_reference_rates_seals", when: 1795446763386, sql: m11 },
 ];

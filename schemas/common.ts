@@ -54,7 +54,7 @@ export function pageOf<const K extends string, T extends TSchema>(itemsKey: K, i
 /** Query of wallet-scoped reads. */
 export const OwnerQuery = Type.Object({ owner: describe(Address, "The wallet to read (base58); it must be registered by this tenant") });
 /** A calendar day (UTC), YYYY-MM-DD; whether it exists on the calendar is checked by the handler. */
-const day = (description: string) => Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description, examples: ["2026-01-31"] });
+export const day = (description: string) => Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description, examples: ["2026-01-31"] });
 /** A calendar year (UTC): the date filter of the lists and exports, and the year report's year. */
 export const Year = Type.Integer({ minimum: 1970, maximum: 9999, description: "A calendar year (UTC), by effectiveAt; lists and exports refuse it together with from or to", examples: [2026] });
 

@@ -22,6 +22,7 @@ export type ActionDetail = Static<typeof schemas.ActionDetail>;
 export type TaxonomyResponse = Static<typeof schemas.TaxonomyResponse>;
 export type LineageResponse = Static<typeof schemas.LineageResponse>;
 export type IncomeReport = Static<typeof schemas.IncomeReport>;
+export type ReportCurrencies = Static<typeof schemas.ReportCurrencies>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
 export type ExportDataset = (typeof schemas.exportDatasets)[number];
@@ -199,6 +200,8 @@ export function createClient(options: ClientOptions) {
       /** Income of a year per month × symbol across your wallets (or those named), optionally also in another currency. */
       incomeReport: (year: number, options: IncomeReportOptions = {}) =>
         json<IncomeReport>("GET", "/v2/reports/income", { year, owner: options.owners, currency: options.currency }),
+      /** The currencies incomeReport can convert into (from the imported ECB rates), each with its first and last rate day. */
+      reportCurrencies: () => json<ReportCurrencies>("GET", "/v2/reports/currencies"),
     },
   };
 }

@@ -1,7 +1,7 @@
 // The year report: income per month × symbol across a tenant's wallets, summed from the journal,
 // optionally also in another currency at the ECB's reference rates.
 import { Type } from "@sinclair/typebox";
-import { Address, DatasetLabel, SymbolField, Year, describe } from "../common.ts";
+import { Address, DatasetLabel, SymbolField, Year, day, describe } from "../common.ts";
 
 const decimalOrNull = (description: string) => Type.Union([Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$" }), Type.Null()], { description });
 const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when no event carries it (unknown, never 0)`);
@@ -75,6 +75,9 @@ export const IncomeReport = Type.Object(
     dataset: DatasetLabel,
     owners: Type.Array(Type.String(), { description: "The wallets the report covers (base58)" }),
     currency: Type.Union([Type.String(), Type.Null()], { description: "The currency asked for; null when none" }),
+    lastEventDate: Type.Union([day("The day"), Type.Null()], {
+      description: "The year's last day (UTC) with income events that stand; null when none. A currency whose lastRateDate (GET /v2/reports/currencies) is earlier converts the events after that day at its last rate",
+    }),
     totals: Type.Object(
       { ...tally, converted: Type.Optional(describe(ReportConverted, "The totals in the currency asked for (only with currency)")) },
       { description: "All the year's events: the exact sums, rounded once" },
@@ -84,8 +87,26 @@ export const IncomeReport = Type.Object(
   { title: "IncomeReport", description: "A year's income across wallets, summed from the journal" },
 );
 
+export const ReportCurrency = Type.Object(
+  {
+    currency: Type.String({ pattern: "^[A-Z]{3}$", description: "A currency to ask the year report for (currency=…)" }),
+    firstRateDate: day("The first ECB day with a rate for it (a day quoting the dollar too): events before it have no rate"),
+    lastRateDate: day("The last ECB day with a rate for it: events after it take this day's rate until a newer history is imported"),
+  },
+  { title: "ReportCurrency", description: "A currency the imported ECB reference rates convert US dollars into" },
+);
+
+export const ReportCurrencies = Type.Object(
+  {
+    currencies: Type.Array(ReportCurrency, {
+      description: "Every currency with imported ECB rates, and EUR when dollar rates were imported, sorted by code; empty until `ca-ledger rates import`. USD, the ledger's own currency, is not listed: every report has it",
+    }),
+  },
+  { title: "ReportCurrencies", description: "The currencies the year report can convert into, from the ECB reference rates imported" },
+);
+
 export const IncomeReportQuery = Type.Object({
   year: Year,
   owner: Type.Optional(Type.Array(Address, { description: "A wallet to cover; repeat for each. Each must be registered by this tenant. All the tenant's wallets when absent." })),
-  currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (EUR, or any the imported ECB history quotes), at the reference rate of each event's day" })),
+  currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (any GET /v2/reports/currencies lists), at the reference rate of each event's day" })),
 });

@@ -52,7 +52,13 @@ export interface Tally {
 }
 
 export interface ReportRow extends Tally { month: string; symbol: string | null }
-export interface IncomeReport { currency: string | null; rows: ReportRow[]; totals: Tally }
+export interface IncomeReport {
+  currency: string | null;
+  rows: ReportRow[];
+  totals: Tally;
+  /** The latest day (YYYY-MM-DD) with events that stand, or null: how far a currency's rates must reach. */
+  lastEventDate: string | null;
+}
 
 function newTally(conversion: Conversion | null): Tally {
   return {
@@ -90,8 +96,10 @@ export function incomeReport(entries: Iterable<IncomeEntry>, conversion: Convers
   const rows = new Map<string, ReportRow>();
   const totals = newTally(conversion);
   const quotes = new Map<string, RateQuote | null>();
+  const standing = new Map<string, number>();
   for (const e of entries) {
     const day = e.effectiveAt.slice(0, 10);
+    standing.set(day, (standing.get(day) ?? 0) + (e.entryType === "reversal" ? -1 : 1));
     let quote: RateQuote | null = null;
     if (conversion) {
       if (!quotes.has(day)) quotes.set(day, conversion.quoteOn(day));
@@ -105,7 +113,9 @@ export function incomeReport(entries: Iterable<IncomeEntry>, conversion: Convers
     addEntry(totals, e, quote);
   }
   const ordered = [...rows.values()].filter((r) => r.events !== 0 || PARTS.some((p) => r.carriers[p] !== 0)).sort(byMonthThenSymbol);
-  return { currency: conversion?.currency ?? null, rows: ordered, totals };
+  const days = [...standing].filter(([, events]) => events !== 0).map(([day]) => day);
+  const lastEventDate = days.reduce<string | null>((last, day) => (last === null || day > last ? day : last), null);
+  return { currency: conversion?.currency ?? null, rows: ordered, totals, lastEventDate };
 }
 
 function byMonthThenSymbol(a: ReportRow, b: ReportRow): number {
@@ -171,6 +181,7 @@ export function reportForPeople(r: IncomeReport) {
   const currency = r.currency;
   return {
     currency,
+    lastEventDate: r.lastEventDate,
     totals: { ...amountsForPeople(r.totals), ...(currency ? { converted: convertedForPeople(r.totals, currency, "totals") } : {}) },
     rows: r.rows.map((row) => ({
       month: row.month,

@@ -25,6 +25,7 @@ export const routeTable: RouteSpec[] = [
   { method: "GET", template: "/v2/actions/:id", scope: "ledger:read" },
   { method: "GET", template: "/v2/instruments/:mint/lineage", scope: "assets:read" },
   { method: "GET", template: "/v2/reports/income", scope: "ledger:read" },
+  { method: "GET", template: "/v2/reports/currencies", scope: "ledger:read" },
 ];
 
 interface Compiled { re: RegExp; specs: RouteSpec[]; template: string }

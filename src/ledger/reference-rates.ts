@@ -1,10 +1,11 @@
 // Reference rates in the ledger: `ca-ledger rates import` writes the ECB's history in one
-// transaction (a re-import of the same file changes nothing), and the year report reads USD →
-// currency quotes for a day, falling back to the latest earlier ECB day
-// (docs/income-and-tax.md#reference-rates).
+// transaction (a re-import of the same file changes nothing), each quote sealed like every row
+// nothing derives (seals.ts), and the year report reads USD → currency quotes for a day, falling
+// back to the latest earlier ECB day (docs/income-and-tax.md#reference-rates).
 import type { Conversion, RateQuote } from "../domain/income-report.ts";
 import { EUR_PER_EUR, usdRate, type EcbHistory } from "../domain/reference-rates.ts";
 import { formatExact, parseDecimal } from "../domain/numbers.ts";
+import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 
 export interface RatesImport {
@@ -21,7 +22,7 @@ export interface RatesImport {
 export async function importRates(db: Sql, history: EcbHistory, now = new Date()): Promise<RatesImport> {
   const existing = "SELECT per_eur FROM reference_rates WHERE currency = ? AND date = ?";
   const put = `INSERT INTO reference_rates (currency, date, per_eur, imported_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at`;
+     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = NULL`;
   const at = now.toISOString();
   const dates = history.days.map((d) => d.date).sort();
   const result: RatesImport = { days: dates.length, currencies: history.currencies.length, first: dates[0]!, last: dates[dates.length - 1]!, added: 0, changed: 0, unchanged: 0 };
@@ -38,6 +39,7 @@ export async function importRates(db: Sql, history: EcbHistory, now = new Date()
         else result.added++;
       }
     }
+    await sealRows(tx); // last: seals the quotes this import added or replaced
   });
   return result;
 }
@@ -64,4 +66,39 @@ export async function conversionTo(db: Sql, currency: string, days: Iterable<str
 function quoteOf(row: { date: string; usd: string; x?: string }): RateQuote {
   const perEur = row.x === undefined ? formatExact(EUR_PER_EUR) : row.x;
   return { rateDate: row.date, usdPerEur: row.usd, perEur, rate: usdRate(parseDecimal(row.usd), parseDecimal(perEur)) };
+}
+
+/** A currency the year report can convert into, and the ECB days that give it a rate. */
+export interface ReportCurrency {
+  currency: string;
+  /** The first and last ECB day quoting both the currency and the dollar (for EUR: the dollar). */
+  firstRateDate: string;
+  lastRateDate: string;
+}
+
+/**
+ * Every currency `conversionTo` can convert into, sorted. A day counts only when it quotes the
+ * dollar too, so an event on any listed day converts. The dollar's own days are the euro's (a
+ * euro rate needs the dollar alone), so the USD row is listed as EUR; USD itself, the ledger's
+ * own currency, is not listed. The currencies are found by skipping along the primary key
+ * (currency, date), one probe per currency, so the read costs the same whether the history holds
+ * a month or 25 years.
+ */
+export async function reportCurrencies(db: Sql): Promise<ReportCurrency[]> {
+  const quotedWithDollar = "EXISTS (SELECT 1 FROM reference_rates u WHERE u.currency = 'USD' AND u.date = x.date)";
+  const rows = await db.all<{ currency: string; firstRateDate: string | null; lastRateDate: string | null }>(
+    `WITH RECURSIVE listed(currency) AS (
+       SELECT MIN(currency) FROM reference_rates
+       UNION ALL
+       SELECT (SELECT r.currency FROM reference_rates r WHERE r.currency > listed.currency ORDER BY r.currency LIMIT 1)
+       FROM listed WHERE listed.currency IS NOT NULL)
+     SELECT currency,
+       (SELECT x.date FROM reference_rates x WHERE x.currency = listed.currency AND ${quotedWithDollar} ORDER BY x.date LIMIT 1) AS "firstRateDate",
+       (SELECT x.date FROM reference_rates x WHERE x.currency = listed.currency AND ${quotedWithDollar} ORDER BY x.date DESC LIMIT 1) AS "lastRateDate"
+     FROM listed WHERE currency IS NOT NULL`,
+  );
+  return rows
+    .filter((r): r is ReportCurrency => r.firstRateDate !== null && r.lastRateDate !== null)
+    .map((r) => (r.currency === "USD" ? { ...r, currency: "EUR" } : r))
+    .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
 }

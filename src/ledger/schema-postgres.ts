@@ -336,8 +336,9 @@ export const referenceRates = pgTable(
     date: text("date").notNull(),
     perEur: text("per_eur").notNull(),
     importedAt: text("imported_at").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [primaryKey({ columns: [t.currency, t.date] })],
+  (t) => [primaryKey({ columns: [t.currency, t.date] }), index("reference_rates_unsealed").on(t.currency, t.date).where(sql`row_sha256 IS NULL`)],
 );
 
 export const incomeTotals = pgTable(

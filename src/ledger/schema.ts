@@ -371,8 +371,9 @@ export const referenceRates = sqliteTable(
     date: text("date").notNull(), // YYYY-MM-DD
     perEur: text("per_eur").notNull(),
     importedAt: text("imported_at").notNull(),
+    rowSha256: text("row_sha256"),
   },
-  (t) => [primaryKey({ columns: [t.currency, t.date] })],
+  (t) => [primaryKey({ columns: [t.currency, t.date] }), index("reference_rates_unsealed").on(t.currency, t.date).where(sql`row_sha256 IS NULL`)],
 );
 
 // Income per wallet × mint, summed from the journal by each replay (reversals carry negated

@@ -1,5 +1,5 @@
 // Row seals: the SHA-256 of each stored row that nothing else derives (observations as received,
-// the journal, the dataset label), kept in its `row_sha256` column. Derived tables need no seal:
+// the journal, imported reference rates, the dataset label), kept in its `row_sha256` column. Derived tables need no seal:
 // `ca-ledger verify` re-derives them. A seal is set by `sealRows` in the transaction that wrote
 // the row; the journal's seals are chained (each covers the previous entry's seal), so a removed
 // or reordered entry breaks every seal after it. Seals are not secret: they catch a changed byte
@@ -19,6 +19,9 @@ export const sealedTables: readonly SealedTable[] = [
   { name: "instruments", columns: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at", "source", "uri"], key: ["mint"], chained: false },
   { name: "issuer_revisions", columns: ["id", "event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at", "source", "mint"], key: ["id"], chained: false },
   { name: "mint_states", columns: ["id", "mint", "slot", "decimals", "authority", "multiplier", "new_multiplier", "new_multiplier_effective_ts", "observed_at"], key: ["id"], chained: false },
+  // Imported by the operator, replaced in place when a later file corrects a quote (the importer
+  // clears the seal and seals again); the year report converts with them.
+  { name: "reference_rates", columns: ["currency", "date", "per_eur", "imported_at"], key: ["currency", "date"], chained: false },
   { name: "multiplier_updates", columns: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"], key: ["signature", "ix_index"], chained: false },
   {
     name: "journal",

@@ -4,22 +4,18 @@
 // rule. The year report, its CSV and the year choices come from the server's report on the demo
 // ledger (with the ECB sample imported, so amounts in EUR too).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
 import { createClient, type IncomeReport } from "../../client/src/index.ts";
 import { quantityForPeople, usdForPeople } from "../../src/domain/display.ts";
 import { add, formatExact, formatFixed, parseDecimal, rat, sub, ZERO } from "../../src/domain/numbers.ts";
-import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 import { createKey } from "../../src/ledger/keys.ts";
-import { importRates } from "../../src/ledger/reference-rates.ts";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { demoOwners, demoTenant } from "../../src/demo/load.ts";
 import { centsText, decimalText, moneyText, percentText, quantityOfExact, sumDecimals, usdOfExact, usdText } from "../../web/src/format.ts";
 import { entryYears, monthTotals } from "../../web/src/income-report.ts";
 import { reportCsv } from "../../web/src/report-csv.ts";
-import { demoDataDir, removeTempDirs, withLedger } from "../ops/helpers.ts";
+import { demoDataDir, importEcbSample, removeTempDirs, withLedger } from "../ops/helpers.ts";
 import { ledgerFlags } from "../support/engine.ts";
 
 /** An exact decimal string with up to 30 fractional digits, either sign. */
@@ -99,7 +95,7 @@ const arbRow = fc.record({
   };
 });
 const reportOf = (rows: Row[]): IncomeReport => ({
-  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, rows,
+  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, lastEventDate: null, rows,
   totals: { events: rows.length, unvaluedEvents: 0, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, exact: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } },
 });
 
@@ -139,8 +135,7 @@ describe("on the demo ledger, with the ECB sample imported", () => {
   const api = () => createClient({ baseUrl: server.url, apiKey: key });
   beforeAll(async () => {
     const dir = await demoDataDir();
-    const sample = readFileSync(join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv"), "utf8");
-    await withLedger(dir, (l) => importRates(l.db, parseEcbHistory(sample)));
+    await withLedger(dir, (l) => importEcbSample(l.db));
     server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir) }, { env: { LOG_LEVEL: "error" }, quiet: true, offline: true });
     key = (await createKey(server.ledger.db, { name: "figures", tenant: demoTenant, scopes: ["ledger:read"] })).key;
   });

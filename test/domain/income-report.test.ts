@@ -71,6 +71,9 @@ describe("incomeReport", () => {
         expect({ events: report.totals.events, unvaluedEvents: report.totals.unvaluedEvents, exact: report.totals.exact }).toEqual({
           events: total.events, unvaluedEvents: total.unvaluedEvents, exact: total.parts,
         });
+        // The last day with an event that stands: how far a currency's rates must reach.
+        const standingDays = stand.map((s) => s.v.effectiveAt.slice(0, 10)).sort();
+        expect(report.lastEventDate).toBe(standingDays[standingDays.length - 1] ?? null);
         const groups = new Map<string, typeof stand>();
         for (const s of stand) {
           const key = `${s.v.effectiveAt.slice(0, 7)}|${s.symbol}`;

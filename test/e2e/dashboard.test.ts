@@ -3,7 +3,8 @@
 // with the key `serve --demo` prints, opens every view, sees real data and a drawn chart,
 // registers a wallet, downloads every export and the year report. The figures on screen and in
 // the files are compared with the API's own answers (the year report, an income action, the
-// reference-rate conversion once `rates import` loaded the ECB sample). Then: the key is nowhere in the
+// reference-rate conversion once `rates import` loaded the ECB sample; before it, the currency
+// picker says how to import rates, after it, it offers exactly the imported currencies). Then: the key is nowhere in the
 // browser, a write without the CSRF token or from another page is refused, a key without
 // wallets:sync is told so, revoking a key ends its session at the next request, sign-out works.
 // Screenshots of each view go to test-output/dashboard/ (git-ignored); the first paint and the
@@ -131,6 +132,9 @@ async function pickYear(year: string): Promise<void> {
   expect(stale).toEqual([]);
 }
 
+/** The currency picker's options as a person reads them. */
+const currencyOptions = () => page.$$eval("#currency option", (os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent ?? "" })));
+
 /** Saves what a click downloads and returns its text and suggested name. */
 async function download(selector: string): Promise<{ text: string; name: string }> {
   const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
@@ -235,11 +239,52 @@ describe("the dashboard in a browser", () => {
     expect(pixels.gross).toBeGreaterThan(pixels.net); // gross is net plus what was withheld
   }, slow);
 
-  test("income in EUR: after `rates import`, converted totals and rate days as the server gives them; before the history, the reason", async () => {
+  test("no rates imported: the currency picker offers USD alone and says how to import rates; a currency typed in the URL still works", async () => {
+    expect(await apiJson("/v2/reports/currencies")).toEqual({ currencies: [] });
+    await page.waitForSelector("#rates-hint");
+    expect(await page.textContent("#rates-hint")).toContain("ca-ledger rates import eurofxref-hist.csv");
+    expect(await currencyOptions()).toEqual([{ value: "", text: "USD" }]);
+    await shot("03a-income-no-rates");
+    // Typed in the URL, a currency is offered and asked for; without its rates, every amount says why.
+    await page.evaluate(() => { location.hash = "#/income?year=2026&currency=GBP"; });
+    await page.waitForSelector("#converted-totals");
+    expect(await page.inputValue("#currency")).toBe("GBP");
+    expect(await currencyOptions()).toEqual([{ value: "", text: "USD" }, { value: "GBP", text: "USD and GBP (no rates imported)" }]);
+    const gbp = await apiJson("/v2/reports/income?year=2026&currency=GBP");
+    expect(await page.textContent("#rate-missing")).toBe(gbp.totals.converted.reason);
+    expect(await page.textContent("#converted-totals")).toContain("no rate");
+  }, slow);
+
+  test("after `rates import` and Refresh: the picker offers exactly the imported currencies, says where their rates end, and GBP converts", async () => {
     const imported = await cli(["rates", "import", join(repoRoot, "test", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv")]);
     expect(imported.code).toBe(0);
+    await page.evaluate(() => { location.hash = "#/income?year=2026"; });
+    await page.click("button:has-text('Refresh')");
+    await page.waitForSelector("#currency option[value=GBP]", { state: "attached" });
+    const { currencies } = await apiJson("/v2/reports/currencies");
+    const report = await apiJson("/v2/reports/income?year=2026");
+    expect(currencies.length).toBe(30);
+    // Every 2026 event after 2026-01-09 takes that day's rate: each option says where its rates end.
+    expect(report.lastEventDate > "2026-01-09").toBe(true);
+    expect(await currencyOptions()).toEqual([
+      { value: "", text: "USD" },
+      ...currencies.map((c: { currency: string; lastRateDate: string }) => ({ value: c.currency, text: `USD and ${c.currency} (rates to ${c.lastRateDate})` })),
+    ]);
+    expect(await page.$("#rates-hint")).toBeNull();
+
+    await page.selectOption("#currency", "GBP");
+    await page.waitForSelector("#converted-totals:has-text('GBP')");
+    const gbp = (await apiJson("/v2/reports/income?year=2026&currency=GBP")).totals.converted;
+    expect(gbp.reason).toBeNull();
+    const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
+    for (const part of ["net", "gross", "withholdingTax", "retained"]) expect({ part, shown: digitsOf(cards[part]) }).toEqual({ part, shown: apiShown(gbp[part]) });
+    expect(cards.net).toMatch(/ GBP$/);
+    await shot("03b-income-gbp");
+  }, slow);
+
+  test("income in EUR: converted totals and rate days as the server gives them; before the history, the reason", async () => {
     await page.selectOption("#currency", "EUR");
-    await page.waitForSelector("#converted-totals");
+    await page.waitForSelector("#converted-totals:has-text('EUR')");
     const report = await apiJson("/v2/reports/income?year=2026&currency=EUR");
     const c = report.totals.converted;
     expect(c.reason).toBeNull();
@@ -255,7 +300,7 @@ describe("the dashboard in a browser", () => {
       expect([gross, withheld, retained, net].map(digitsOf)).toEqual([c.gross, c.withholdingTax, c.retained, c.net].map((v) => apiShown(v, c.reason ? "no rate" : "unknown")));
       expect(days).toContain("2026-01-09");
     });
-    await shot("03b-income-eur");
+    await shot("03c-income-eur");
 
     await page.selectOption("#year", "2025");
     await page.waitForSelector("#rate-missing");
@@ -263,7 +308,7 @@ describe("the dashboard in a browser", () => {
     expect(older.totals.converted.reason).toContain("ca-ledger rates import");
     expect(await page.textContent("#rate-missing")).toBe(older.totals.converted.reason);
     expect(await page.textContent("#converted-totals")).toContain("no rate");
-    await shot("03c-income-eur-missing-rate");
+    await shot("03d-income-eur-missing-rate");
   }, slow);
 
   test("actions: the list, then one action with its lifecycle, revisions and hashes, chain evidence, journal", async () => {

@@ -240,7 +240,9 @@ const arbRequest: fc.Arbitrary<FuzzCase> = fc
     return { req: { method, path: path + query, headers, body: hasBody ? body! : undefined }, choice: __choice ?? "none" };
   });
 
-const walletTemplates = routeTable.filter((r) => r.scope === "ledger:read" && r.template !== "/v1/wallets");
+/** The ledger:read routes that take a wallet: all but the tenant's list and the ledger-wide currencies of the report. */
+const notWalletScoped = new Set(["/v1/wallets", "/v2/reports/currencies"]);
+const walletTemplates = routeTable.filter((r) => r.scope === "ledger:read" && !notWalletScoped.has(r.template));
 
 /** Bytes of the request line and headers: over Bun's 16 KiB the transport answers 431 itself. */
 function headSize(req: Outgoing): number {
@@ -493,7 +495,7 @@ describe("tenant inference", () => {
 
   test("the other tenant's lists, ops status and metrics never name the demo tenant's wallets", async () => {
     const texts: string[] = [];
-    for (const [path, key] of [["/v1/wallets", otherKey], ["/v1/ops/status", otherOpsKey], ["/v1/ops/metrics", otherOpsKey], ["/v1/assets", otherKey], ["/v2/taxonomy", otherKey], [`/v2/instruments/${demoMint}/lineage`, otherKey]] as const) {
+    for (const [path, key] of [["/v1/wallets", otherKey], ["/v1/ops/status", otherOpsKey], ["/v1/ops/metrics", otherOpsKey], ["/v1/assets", otherKey], ["/v2/taxonomy", otherKey], [`/v2/instruments/${demoMint}/lineage`, otherKey], ["/v2/reports/currencies", otherKey]] as const) {
       const r = await send(srv.url, { method: "GET", path, headers: { authorization: `Bearer ${key}` } });
       expect({ path, status: r.status }).toEqual({ path, status: 200 });
       texts.push(r.text, JSON.stringify([...r.headers.entries()]));

@@ -52,6 +52,7 @@ function sampleRequest(method: string, template: string): { path: string; body?:
     "GET /v2/actions/:id": { path: `/v2/actions/${actionId}?owner=${owner}`, ok: 200 },
     "GET /v2/instruments/:mint/lineage": { path: `/v2/instruments/${mints.NVDAx.mint}/lineage`, ok: 200 },
     "GET /v2/reports/income": { path: `/v2/reports/income?year=2025&owner=${owner}`, ok: 200 },
+    "GET /v2/reports/currencies": { path: "/v2/reports/currencies", ok: 200 },
   };
   const s = samples[`${method} ${template}`];
   if (!s) throw new Error(`no sample request for ${method} ${template}: add one when a route is added`);
@@ -65,6 +66,7 @@ const specScopes: Record<string, Scope | null> = {
   "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
+  "GET /v2/reports/currencies": "ledger:read",
 };
 
 describe("scope matrix: every route × every scope", () => {

@@ -84,6 +84,7 @@ const page = await c.income(owner, { limit: 2 });
 out.income = [Value.Check(schemas.IncomeList, page), page.entries.length, page.nextOffset];
 out.actions = Value.Check(schemas.ActionsList, await c.v2.actions(owner));
 out.taxonomy = (await c.v2.taxonomy()).types.length;
+out.currencies = Value.Check(schemas.ReportCurrencies, await c.v2.reportCurrencies());
 out.csv = (await c.exportCsv(owner)).split("\\r\\n")[0].startsWith("dataset,");
 try { await c.portfolio("nope"); } catch (e) { out.apiError = [e instanceof ApiError, e.status, e.code]; }
 try { await createClient({ baseUrl: closed }).health(); } catch (e) { out.refused = [e instanceof NetworkError, e.code, e.cause instanceof Error, e.message.includes(closed)]; }
@@ -107,6 +108,7 @@ const expected = {
   income: [true, 2, 2],
   actions: true,
   taxonomy: 18,
+  currencies: true,
   csv: true,
   apiError: [true, 400, "invalid_owner"],
   refused: [true, "network_error", true, true],
@@ -127,7 +129,7 @@ describe("runs from the installed tarball against the server", () => {
 
 /** A strict consumer: wrong field names and argument types must be errors (the types are real). */
 const consumer = `
-import { createClient, ApiError, NetworkError, schemas, type ActionDetail, type Client, type Portfolio } from "@ca-ledger/client";
+import { createClient, ApiError, NetworkError, schemas, type ActionDetail, type Client, type Portfolio, type ReportCurrencies } from "@ca-ledger/client";
 import type { Static } from "@sinclair/typebox";
 
 const api: Client = createClient({ baseUrl: "http://127.0.0.1:4600", apiKey: "cal_x" });
@@ -143,6 +145,10 @@ export async function kinds(owner: string): Promise<Entry["kind"][]> {
 export async function steps(owner: string, id: string): Promise<ActionDetail["lifecycle"]["steps"]> {
   return (await api.v2.action(owner, id)).lifecycle.steps;
 }
+export async function lastRateDates(): Promise<string[]> {
+  const listed: ReportCurrencies = await api.v2.reportCurrencies();
+  return listed.currencies.map((c) => \`\${c.currency} \${c.lastRateDate}\`);
+}
 export function explain(e: unknown): string {
   if (e instanceof ApiError) return \`\${e.status} \${e.code} \${e.body.error}\`;
   if (e instanceof NetworkError) return \`\${e.code} \${e.method} \${e.url}\`;
@@ -152,6 +158,8 @@ export function explain(e: unknown): string {
 export const misspelt = (p: Portfolio) => p.positions[0]?.principalQuantty;
 // @ts-expect-error limit is a number
 export const badLimit = () => api.income("x", { limit: "50" });
+// @ts-expect-error a listed currency has firstRateDate and lastRateDate, no "last"
+export const badRateDay = (c: ReportCurrencies["currencies"][number]) => c.last;
 // @ts-expect-error a NetworkError code is one of two words
 export const badCode = (e: NetworkError) => e.code === "timeout";
 `;

@@ -3,7 +3,9 @@
 // equals the sum of that year's income entries of the journal, exactly; with currency, each
 // event is converted at its day's ECB rate (imported with the compiled binary from the real
 // sample), else the latest earlier one, and an event with no rate makes its amounts null with a
-// reason. Refusals, tenancy, wallets whose books are not visible yet, and the client.
+// reason. The currencies it can be given in (GET /v2/reports/currencies) are those of the sample,
+// each converting the year's events. Refusals, tenancy, wallets whose books are not visible yet,
+// and the client.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createClient } from "../../client/src/index.ts";
@@ -11,7 +13,8 @@ import * as S from "../../schemas/index.ts";
 import { usdForPeople } from "../../src/domain/display.ts";
 import { add, cmp, div, formatExact, mul, parseDecimal, rat, ratAbs, sub, ZERO, type Rat } from "../../src/domain/numbers.ts";
 import { createKey } from "../../src/ledger/keys.ts";
-import { call, registerWallet, schemaErrors } from "../harness/index.ts";
+import { readFileSync } from "node:fs";
+import { call, registerWallet, schemaErrors, startTestServer } from "../harness/index.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, withLedger } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
 
@@ -143,6 +146,66 @@ describe("in another currency at the ECB's reference rates", () => {
     expect(none.totals.converted).toMatchObject({ currency: "XAU", net: null });
     expect(none.totals.converted!.reason).toContain("no XAU reference rate");
     expect(none.rows.every((row) => row.converted!.net === null && row.converted!.reason !== null)).toBe(true);
+  });
+});
+
+/** Each currency of the sample file with the first and last day it and the dollar are both quoted, read here from the CSV. */
+function sampleCurrencies(): { currency: string; firstRateDate: string; lastRateDate: string }[] {
+  const [header, ...days] = readFileSync(sample, "utf8").trim().split("\n").map((l) => l.split(","));
+  const usd = header!.indexOf("USD");
+  const out = header!.flatMap((code, col) => {
+    if (col === 0 || code === "") return [];
+    const quoted = days.filter((d) => d[col] !== "N/A" && d[usd] !== "N/A").map((d) => d[0]!).sort();
+    return quoted.length ? [{ currency: code === "USD" ? "EUR" : code, firstRateDate: quoted[0]!, lastRateDate: quoted[quoted.length - 1]! }] : [];
+  });
+  return out.sort((a, b) => (a.currency < b.currency ? -1 : 1));
+}
+
+describe("the currencies it can be given in", () => {
+  test("those the imported sample quotes (its all-N/A columns left out), EUR for the dollar, each with its first and last ECB day", async () => {
+    const a = await call(srv.url, "/v2/reports/currencies", { key: srv.key });
+    expect(a.status).toBe(200);
+    expect(schemaErrors(S.ReportCurrencies, a.body)).toEqual([]);
+    const expected = sampleCurrencies();
+    expect(expected.length).toBe(30); // 41 columns, 11 of them N/A throughout (currencies the euro replaced, and RUB)
+    expect(a.body.currencies).toEqual(expected);
+    const codes = a.body.currencies.map((c: { currency: string }) => c.currency);
+    expect(codes).toContain("EUR");
+    expect(codes).not.toContain("USD");
+    expect(codes).not.toContain("CYP");
+    expect(a.body.currencies.find((c: { currency: string }) => c.currency === "GBP")).toEqual({ currency: "GBP", firstRateDate: "2025-12-01", lastRateDate: "2026-01-09" });
+    // Bulgaria adopted the euro on 2026-01-01: the ECB's last lev rate is of 2025-12-31.
+    expect(a.body.currencies.find((c: { currency: string }) => c.currency === "BGN")).toEqual({ currency: "BGN", firstRateDate: "2025-12-01", lastRateDate: "2025-12-31" });
+  });
+
+  test("every listed currency converts every 2026 event; the report's lastEventDate is the year's last event, after the rates end", async () => {
+    const { currencies } = (await call(srv.url, "/v2/reports/currencies", { key: srv.key })).body as { currencies: { currency: string; lastRateDate: string }[] };
+    // Days whose events stand: recognitions less reversals.
+    const days = await srv.ledger.db.all<{ day: string }>(
+      `SELECT substr(effective_at, 1, 10) AS day FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = '2026'
+       GROUP BY substr(effective_at, 1, 10) HAVING sum(CASE WHEN entry_type = 'reversal' THEN -1 ELSE 1 END) <> 0 ORDER BY day`,
+    );
+    for (const { currency, lastRateDate } of currencies) {
+      const r = await report(`year=2026&currency=${currency}`);
+      expect({ currency, reason: r.totals.converted!.reason, net: r.totals.converted!.net === null }).toEqual({ currency, reason: null, net: false });
+      expect(r.lastEventDate).toBe(days[days.length - 1]!.day);
+      expect(lastRateDate < r.lastEventDate!).toBe(true); // the picker's "rates to 2026-01-09"
+    }
+    expect((await report("year=2024")).lastEventDate).toBeNull();
+  });
+
+  test("a ledger with no rates imported lists none, and the client reads the same list", async () => {
+    const empty = await startTestServer();
+    try {
+      const { key } = await empty.key(["ledger:read"]);
+      const a = await call(empty.url, "/v2/reports/currencies", { key });
+      expect({ status: a.status, body: a.body }).toEqual({ status: 200, body: { currencies: [] } });
+      expect(await createClient({ baseUrl: empty.url, apiKey: key }).v2.reportCurrencies()).toEqual({ currencies: [] });
+    } finally {
+      await empty.close();
+    }
+    const c = createClient({ baseUrl: srv.url, apiKey: srv.key });
+    expect(await c.v2.reportCurrencies()).toEqual((await call(srv.url, "/v2/reports/currencies", { key: srv.key })).body);
   });
 });
 

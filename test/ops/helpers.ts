@@ -1,11 +1,13 @@
 // Shared by the ops tests: the compiled binary, temp data dirs, a demo ledger, and a writer
 // that appends real journal entries (issuer corrections re-booked through the replay).
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
+import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
+import { importRates } from "../../src/ledger/reference-rates.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
@@ -113,6 +115,10 @@ export async function appendCorrection(db: Sql, step: number, now = new Date()):
     await rebookEverything(tx, now);
   });
 }
+
+/** The recorded ECB sample (test/fixtures/ecb/README.md), imported as `ca-ledger rates import` does. */
+export const ecbSample = join(root, "test", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
+export const importEcbSample = (db: Sql) => importRates(db, parseEcbHistory(readFileSync(ecbSample, "utf8")));
 
 export async function count(db: Sql, sql: string, ...params: (string | number)[]): Promise<number> {
   return (await db.get<{ n: number }>(sql, ...params))!.n;

@@ -10,14 +10,19 @@ import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { startServer } from "../../src/server.ts";
 import { copyLedger, dropTrigger, ledgerFlags, ledgerTarget } from "../support/engine.ts";
-import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { importRates } from "../../src/ledger/reference-rates.ts";
+import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 
 afterAll(removeTempDirs);
 
 let base: string;
 beforeAll(async () => {
   base = await demoDataDir();
-  await withLedger(base, (l) => appendCorrection(l.db, 0));
+  await withLedger(base, async (l) => {
+    await appendCorrection(l.db, 0);
+    await importEcbSample(l.db);
+  });
 });
 
 /** A copy of the base ledger, open. */
@@ -71,6 +76,20 @@ describe("row seals", () => {
     await ledger.db.run("UPDATE instruments SET isin = 'US0000000002' WHERE mint = ?", row.mint);
     // A row is named by its primary key.
     expect(await broken(ledger.db)).toEqual([`instruments ${row.mint}: was never sealed`]);
+    await ledger.close();
+    const v = cli(["verify", "--data-dir", dir]);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toContain(`FAIL  sealed rows match their seals`);
+  });
+
+  test("a quote a later rates file corrects is sealed again; changed by hand it shows as broken", async () => {
+    const { dir, ledger, db } = await copy();
+    const corrected = parseEcbHistory("Date,USD,GBP,\n2026-01-09,1.1650,0.8700,\n");
+    const r = await importRates(db, corrected);
+    expect(r.changed).toBeGreaterThan(0);
+    expect(await broken(db)).toEqual([]);
+    await db.run("UPDATE reference_rates SET per_eur = '0.8701' WHERE currency = 'GBP' AND date = '2026-01-09'");
+    expect(await broken(db)).toEqual(["reference_rates GBP 2026-01-09: hashes to …, sealed …"]);
     await ledger.close();
     const v = cli(["verify", "--data-dir", dir]);
     expect(v.code).toBe(1);

@@ -8,7 +8,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { sqliteDb } from "../../src/ledger/sql/sqlite.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
-import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -31,6 +31,8 @@ const served: Record<string, string[]> = {
   multiplier_updates: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"],
   issuer_revisions: ["event_id", "version", "symbol", "payload", "payload_sha256", "edited", "ingested_at"],
   dataset_label: ["kind", "description", "created_at"],
+  // The year report converts with these (the ECB sample is imported below).
+  reference_rates: ["currency", "date", "per_eur"],
 };
 const trialsPerColumn = 4;
 // The recorded asset list has no names, and decimals come from the chain (mint_states): the two
@@ -84,7 +86,10 @@ function flipOne(db: Database, table: string, column: string, rand: () => number
 let base: string;
 beforeAll(async () => {
   base = await demoDataDir();
-  await withLedger(base, async (l) => { for (let i = 0; i < 2; i++) await appendCorrection(l.db, i); });
+  await withLedger(base, async (l) => {
+    for (let i = 0; i < 2; i++) await appendCorrection(l.db, i);
+    await importEcbSample(l.db);
+  });
 });
 
 /** A copy of the base ledger with every trigger dropped, so a flip can land anywhere. */

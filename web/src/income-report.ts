@@ -1,9 +1,9 @@
 // The year report as the views read it: the server's answer (GET /v2/reports/income: rows per
-// month × symbol, totals, and amounts in another currency with the rates used), the years to
-// choose from, and the month totals the chart draws. Every figure is the server's; the one thing
-// the page adds is a month's total across symbols for the chart, the exact sums rounded once when
-// shown (src/domain/display.ts).
-import type { Client, IncomeReport } from "@ca-ledger/client";
+// month × symbol, totals, and amounts in another currency with the rates used), the years and
+// currencies to choose from (GET /v2/reports/currencies), and the month totals the chart draws.
+// Every figure is the server's; the one thing the page adds is a month's total across symbols for
+// the chart, the exact sums rounded once when shown (src/domain/display.ts).
+import type { Client, IncomeReport, ReportCurrencies } from "@ca-ledger/client";
 import { sumDecimals } from "./format.ts";
 
 export type { IncomeReport };
@@ -11,6 +11,17 @@ export type ReportRow = IncomeReport["rows"][number];
 export type ReportTotals = IncomeReport["totals"];
 export type Converted = NonNullable<ReportTotals["converted"]>;
 export type RateUsed = NonNullable<ReportRow["converted"]>["rates"][number];
+
+export type ListedCurrency = ReportCurrencies["currencies"][number];
+
+/** The currencies the imported ECB rates convert into, each with its first and last rate day. */
+export const listedCurrencies = async (api: Client): Promise<ListedCurrency[]> => (await api.v2.reportCurrencies()).currencies;
+
+/**
+ * Whether a currency's rates end before the year's last event: the events after its last ECB day
+ * take that day's rate (the report lists it per row) until a newer history is imported.
+ */
+export const ratesEndBefore = (c: ListedCurrency, lastEventDate: string | null): boolean => lastEventDate !== null && c.lastRateDate < lastEventDate;
 
 /** What the person chose: a year, one wallet or all (null), and a currency besides USD (or none). */
 export interface ReportChoice { year: number; owner: string | null; currency: string | null }

@@ -107,10 +107,12 @@ function keyClaims(client: SQL) {
     try {
       return await step(await connection());
     } catch (e) {
-      // A broken connection took its locks with it: the next claim starts on a fresh one.
+      // The next claim starts on a fresh connection. This one is closed, never handed back to the
+      // pool: were it still alive, its session's locks would stay held by a pooled connection
+      // nobody claims through, and those keys could not be booked until it closed.
       const old = reserved;
       reserved = null;
-      void old?.then((c) => c.release()).catch(() => {});
+      void old?.then((c) => c.close()).catch(() => {});
       throw e;
     }
   };
@@ -128,7 +130,7 @@ function keyClaims(client: SQL) {
     async close() {
       const c = reserved;
       reserved = null;
-      await c?.then((r) => r.release()).catch(() => {});
+      await c?.then((r) => r.close()).catch(() => {}); // its locks end with it
     },
   };
 }

@@ -1,0 +1,2 @@
+ALTER TABLE "reference_rates" ADD COLUMN "row_sha256" text COLLATE "C";--> statement-breakpoint
+CREATE INDEX "reference_rates_unsealed" ON "reference_rates" USING btree ("currency","date") WHERE row_sha256 IS NULL;
