@@ -268,7 +268,7 @@ const PORTFOLIOS_PER_READ = 500;
 /**
  * Each stored portfolio is, byte for byte, the rendering of the wallet's stored positions, income
  * totals and actions (those are checked against the engine and the journal on their own). A
- * wallet with none (booked before migration 0011) is rendered per request, so it is not missing.
+ * wallet with none (booked before migration 0012) is rendered per request, so it is not missing.
  */
 async function comparePortfolios(db: Sql, c: Check): Promise<void> {
   const owners = (await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner);

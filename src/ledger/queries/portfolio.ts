@@ -102,7 +102,7 @@ export function portfolioQueries(db: Sql) {
   return {
     /**
      * The stored portfolio as JSON text. A wallet not booked since the portfolio was first stored
-     * (a ledger from before migration 0011, until its wallets are booked again) is rendered now.
+     * (a ledger from before migration 0012, until its wallets are booked again) is rendered now.
      */
     async portfolio(owner: string): Promise<string> {
       const row = await db.get<{ body: string }>("SELECT body FROM portfolios WHERE owner = ?", owner);
