@@ -28,6 +28,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0008_row_seals", when: 1795500000000, sql: m8 },
   { tag: "0009_reference_rates", when: 1795500100000, sql: m9 },
   { tag: "0010_other_issuers", when: 1795600000000, sql: m10 },
-  { tag: "0011_reference_rates_seals", when: 1795446763386, sql: m11 },
+  { tag: "0011_reference_rates_seals", when: 1795650000000, sql: m11 },
   { tag: "0012_portfolio_read_model", when: 1795700000000, sql: m12 },
 ];
