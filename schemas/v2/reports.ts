@@ -98,6 +98,7 @@ export const ReportCurrency = Type.Object(
 
 export const ReportCurrencies = Type.Object(
   {
+    dataset: DatasetLabel,
     currencies: Type.Array(ReportCurrency, {
       description: "Every currency with imported ECB rates, and EUR when dollar rates were imported, sorted by code; empty until `ca-ledger rates import`. USD, the ledger's own currency, is not listed: every report has it",
     }),

@@ -20,7 +20,7 @@ export function reportRoutes(ctx: AppContext) {
   const entries = incomeEntries(db);
 
   return new Elysia({ name: "reports", normalize: false })
-    .get("/v2/reports/currencies", async () => ({ currencies: await reportCurrencies(db) }), {
+    .get("/v2/reports/currencies", async () => ({ dataset: ctx.dataset(), currencies: await reportCurrencies(db) }), {
       response: keyedResponses(S.ReportCurrencies),
       detail: keyed(
         "v2",
