@@ -12,6 +12,7 @@ import m8 from "./0008_row_seals.sql" with { type: "text" };
 import m9 from "./0009_reference_rates.sql" with { type: "text" };
 import m10 from "./0010_other_issuers.sql" with { type: "text" };
 import m11 from "./0011_reference_rates_seals.sql" with { type: "text" };
+import m12 from "./0012_portfolio_read_model.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -27,5 +28,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0008_row_seals", when: 1795500000000, sql: m8 },
   { tag: "0009_reference_rates", when: 1795500100000, sql: m9 },
   { tag: "0010_other_issuers", when: 1795600000000, sql: m10 },
-  { tag: "0011_reference_rates_seals", when: 1795446763386, sql: m11 },
+  { tag: "0011_reference_rates_seals", when: 1795650000000, sql: m11 },
+  { tag: "0012_portfolio_read_model", when: 1795700000000, sql: m12 },
 ];

@@ -22,9 +22,7 @@ const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND 
 const v1Page = db.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
 const jcols = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
 const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
-const positions = db.query("SELECT payload FROM positions WHERE owner = ? ORDER BY mint");
-const incomeRows = db.query("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?");
-const unclassified = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'");
+const portfolio = db.query("SELECT body FROM portfolios WHERE owner = ?");
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json;charset=utf-8" } });
 const nextOffset = (offset: number, returned: number, total: number) => (returned > 0 && offset + returned < total ? offset + returned : null);
@@ -51,16 +49,8 @@ function handle(url: URL): Response {
     return json({ ...a, dataset, journal: journalFor.all(owner, a.id) });
   }
   if (path === "/v1/portfolio") {
-    const income = new Map<string, number>();
-    for (const r of incomeRows.all(owner) as { mint: string; usd: string | null }[]) if (r.usd !== null) income.set(r.mint, (income.get(r.mint) ?? 0) + Number(r.usd));
-    let total = 0;
-    const list = (positions.all(owner) as { payload: string }[]).map((r) => {
-      const p = JSON.parse(r.payload);
-      total += income.get(p.mint) ?? 0;
-      return { mint: p.mint, symbol: p.symbol, decimals: p.decimals, rawBalance: p.rawBalance, quantity: p.quantity, multiplier: p.multiplier, principalQuantity: p.principalQuantity,
-        convertibleQuantity: p.convertibleQuantity, incomeUsd: String(income.get(p.mint) ?? 0), status: p.status, statusReason: p.statusReason };
-    });
-    return json({ owner, dataset, asOf: new Date().toISOString(), unclassifiedAdjustments: (unclassified.get(owner) as { n: number }).n, totals: { incomeUsd: String(total), unvaluedIncomeEvents: 0 }, positions: list });
+    const row = portfolio.get(owner) as { body: string } | null;
+    return json({ owner, dataset, asOf: new Date().toISOString(), ...JSON.parse(row?.body ?? "{}") });
   }
   if (path === "/v1/health") return json({ status: "ok" });
   return new Response("no", { status: 404 });

@@ -5,8 +5,9 @@
 // of a few hundred. Each chunk loads only its wallets and the mints they touch, runs the pure
 // engine outside any transaction, then writes in one short IMMEDIATE transaction: actions whose
 // payload hash changed, the journal diff against the standing entries, positions, yields, income
-// totals, and the clearing of the marks it booked. A wallet whose mark was bumped after the chunk
-// read it is not written (newer observations arrived): the next chunk books it again.
+// totals, the portfolio rendered from them, and the clearing of the marks it booked. A wallet
+// whose mark was bumped after the chunk read it is not written (newer observations arrived): the
+// next chunk books it again.
 import { diffJournal, runEngine } from "../domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { reversalOf } from "../domain/journal.ts";
@@ -16,6 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { storePortfolios } from "./queries/portfolio.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, appendJournal, refreshIncomeTotals, writeAction, type ActionRow } from "./writers.ts";
@@ -224,6 +226,7 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
     await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
     await refreshIncomeTotals(tx, owners, now);
     await writePositions(tx, keep, out, at);
+    await storePortfolios(tx, owners, at); // last of the read models: rendered from the rows above
     await clearDirty(tx, "wallet", current);
     await sealRows(tx); // last: seals the journal entries this chunk appended
     result.booked = current.length;

@@ -374,6 +374,12 @@ export const yields = pgTable(
   (t) => [primaryKey({ columns: [t.owner] })],
 );
 
+export const portfolios = pgTable("portfolios", {
+  owner: text("owner").primaryKey(),
+  body: text("body").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
 export const lineage = pgTable("lineage", {
   mint: text("mint").primaryKey(),
   payload: text("payload").notNull(),

@@ -412,6 +412,17 @@ export const yields = sqliteTable(
   (t) => [primaryKey({ columns: [t.owner] })],
 );
 
+// The portfolio as GET /v1/portfolio answers it, less owner, dataset and asOf (added per request):
+// rendered at booking from the wallet's positions, income totals and unclassified actions, in the
+// same transaction, so the route reads one row instead of redoing each position's exact display
+// math per request. A wallet booked before migration 0012 has none until its next booking and is
+// rendered per request meanwhile (docs/api.md#portfolio).
+export const portfolios = sqliteTable("portfolios", {
+  owner: text("owner").primaryKey(),
+  body: text("body").notNull(), // JSON text, spliced into the answer as stored
+  updatedAt: text("updated_at").notNull(),
+});
+
 export const lineage = sqliteTable("lineage", {
   mint: text("mint").primaryKey(),
   payload: text("payload").notNull(),

@@ -89,6 +89,22 @@ describe("ca-ledger verify", () => {
     expect(total.failed).toEqual(["read models match their sources"]);
   });
 
+  test("a stored portfolio one byte off its rendering fails, by name", async () => {
+    let owner = "";
+    const r = await verifyTampered((db) => {
+      const row = db.query("SELECT owner, body FROM portfolios WHERE body LIKE '%\"rawBalance\":\"%' ORDER BY owner LIMIT 1").get() as { owner: string; body: string };
+      owner = row.owner;
+      // One digit of the first raw balance, so the text still parses as the same shape.
+      const at = row.body.indexOf('"rawBalance":"') + '"rawBalance":"'.length;
+      const body = row.body.slice(0, at) + (row.body[at] === "9" ? "8" : String(Number(row.body[at]) + 1)) + row.body.slice(at + 1);
+      expect(body.length).toBe(row.body.length);
+      db.query("UPDATE portfolios SET body = ? WHERE owner = ?").run(body, owner);
+    });
+    expect(r.code).toBe(1);
+    expect(r.failed).toEqual(["read models match their sources"]);
+    expect(r.out).toContain(`portfolio of ${owner}: the stored rendering is not the rendering of its positions, income totals and actions`);
+  });
+
   test("journal tampering: amounts, duplicates, lost and forged reversals", async () => {
     const usd = await verifyTampered((db) => db.exec(`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
     expect(usd.code).toBe(1);

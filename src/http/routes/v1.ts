@@ -1,6 +1,6 @@
 // v1 routes (docs/api.md#routes-and-scopes). Each handler validates, checks the tenant, and reads one read model.
 import { Elysia, status } from "elysia";
-import type { Static, TSchema } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
 import * as S from "../../../schemas/index.ts";
 import { periodLabel } from "../../domain/date-range.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
@@ -13,7 +13,7 @@ import { listWallets, walletStatus } from "../../ledger/queries/wallets.ts";
 import { QuotaExceeded } from "../../sync/queue.ts";
 import type { AppContext } from "../app.ts";
 import { exporter, type ExportDataset } from "../exports.ts";
-import { jsonBody, jsonPage } from "../json-page.ts";
+import { jsonBefore, jsonPage } from "../json-page.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { coercedQuery, dateRangeOf } from "../params.ts";
@@ -95,8 +95,8 @@ export function v1Routes(ctx: AppContext) {
       "/v1/portfolio",
       async ({ query, request }) => {
         const books = await booksOwner(ctx, request, query.owner);
-        const body: Static<typeof S.Portfolio> = { owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString(), ...(await portfolio.portfolio(books)) };
-        return jsonBody(body);
+        // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
+        return jsonBefore({ owner: query.owner, dataset: ctx.dataset(), asOf: new Date().toISOString() }, await portfolio.portfolio(books));
       },
       { query: S.OwnerQuery, response: keyedResponses(S.Portfolio, walletErrors), detail: keyed("ledger", "Positions, income totals and unclassified adjustments", "ledger:read") },
     )

@@ -1,10 +1,13 @@
 // Portfolio and yield: the engine's position and yield records for a wallet, with income totals
 // summed from the journal itself (income is always the sum of the journal). Amounts are shown for
 // people (src/domain/display.ts) with the exact values under `exact`; a total is the sum of the
-// exact values, rounded once.
+// exact values, rounded once. The portfolio is rendered when a wallet is booked and stored as the
+// text the route serves (renderPortfolios, table `portfolios`): its figures change only then, and
+// rendering costs about 7 µs a position, too much to repeat on every request.
 import { quantityForPeople, quantityTextForPeople, uiAmount, usdForPeople, usdTextForPeople } from "../../domain/display.ts";
 import { add, cmp, formatExact, nearestF64, parseDecimal, sub, ZERO, type Rat } from "../../domain/numbers.ts";
 import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
+import { groupBy } from "../group.ts";
 import type { Sql } from "../sql/port.ts";
 
 /**
@@ -35,42 +38,75 @@ export function yieldShown(y: YieldRecord, decimals: number) {
   };
 }
 
+const IN_LIST = "(SELECT value FROM json_each(?1))";
+
+interface IncomeTotalRow { owner: string; mint: string; usd: string; unvalued_events: number }
+
+/** One wallet's portfolio from its stored rows: positions (by mint), income totals, unclassified count. */
+function portfolioShown(positions: PositionRecord[], income: IncomeTotalRow[], unclassifiedAdjustments: number) {
+  const byMint = new Map(income.map((r) => [r.mint, parseDecimal(r.usd)]));
+  let total = ZERO;
+  const list = positions.map((p) => {
+    const usd = byMint.get(p.mint) ?? ZERO;
+    total = add(total, usd);
+    const shown = positionShown(p, usd);
+    return {
+      mint: p.mint, symbol: p.symbol, decimals: p.decimals, rawBalance: p.rawBalance, quantity: shown.quantity, multiplier: p.multiplier,
+      principalQuantity: shown.principalQuantity, convertibleQuantity: shown.convertibleQuantity, incomeUsd: shown.incomeUsd,
+      status: p.status, statusReason: p.statusReason, exact: shown.exact,
+    };
+  });
+  // Income of a mint no longer held still counts in the wallet's total.
+  for (const [mint, usd] of byMint) if (!list.some((p) => p.mint === mint)) total = add(total, usd);
+  const unvaluedEvents = income.reduce((n, r) => n + r.unvalued_events, 0);
+  return {
+    unclassifiedAdjustments,
+    totals: { incomeUsd: usdForPeople(total), unvaluedIncomeEvents: unvaluedEvents, exact: { incomeUsd: formatExact(total) } },
+    positions: list,
+  };
+}
+
+/**
+ * The portfolio of each wallet as the route serves it after owner, dataset and asOf, as JSON text,
+ * rendered from the stored positions, income totals and actions (three reads for any number of
+ * wallets). Booking stores it in the transaction that writes those rows; `verify` renders it
+ * again to check what is stored.
+ */
+export async function renderPortfolios(db: Sql, owners: string[]): Promise<Map<string, string>> {
+  const list = JSON.stringify(owners);
+  const positions = groupBy(
+    await db.all<{ owner: string; payload: string }>(`SELECT owner, payload FROM positions WHERE owner IN ${IN_LIST} ORDER BY owner, mint`, list),
+    (r) => r.owner,
+  );
+  const income = groupBy(await db.all<IncomeTotalRow>(`SELECT owner, mint, usd, unvalued_events FROM income_totals WHERE owner IN ${IN_LIST}`, list), (r) => r.owner);
+  const unclassified = new Map((await db.all<{ owner: string; n: number }>(
+    `SELECT owner, count(*) AS n FROM actions WHERE owner IN ${IN_LIST} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`, list,
+  )).map((r) => [r.owner, r.n]));
+  const rendered = new Map<string, string>();
+  for (const owner of owners) {
+    const records = (positions.get(owner) ?? []).map((r) => JSON.parse(r.payload) as PositionRecord);
+    rendered.set(owner, JSON.stringify(portfolioShown(records, income.get(owner) ?? [], unclassified.get(owner) ?? 0)));
+  }
+  return rendered;
+}
+
+/** Renders the wallets' portfolios and stores them (inside booking's transaction). */
+export async function storePortfolios(tx: Sql, owners: string[], at: string): Promise<void> {
+  const up = "INSERT INTO portfolios (owner, body, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at";
+  for (const [owner, body] of await renderPortfolios(tx, owners)) await tx.run(up, owner, body, at);
+}
+
 export function portfolioQueries(db: Sql) {
   const positions = (owner: string) => db.all<{ payload: string }>("SELECT payload FROM positions WHERE owner = ? ORDER BY mint", owner);
 
-  /** Income per mint as the last replay summed it from the journal (see refreshIncomeTotals). */
-  const incomeByMint = async (owner: string) => {
-    const byMint = new Map<string, Rat>();
-    let unvaluedEvents = 0;
-    for (const r of await db.all<{ mint: string; usd: string; unvalued_events: number }>("SELECT mint, usd, unvalued_events FROM income_totals WHERE owner = ?", owner)) {
-      byMint.set(r.mint, parseDecimal(r.usd));
-      unvaluedEvents += r.unvalued_events;
-    }
-    return { byMint, unvaluedEvents };
-  };
-
   return {
-    async portfolio(owner: string) {
-      const { byMint, unvaluedEvents } = await incomeByMint(owner);
-      let total = ZERO;
-      const list = (await positions(owner)).map((r) => {
-        const p = JSON.parse(r.payload) as PositionRecord;
-        const income = byMint.get(p.mint) ?? ZERO;
-        total = add(total, income);
-        const shown = positionShown(p, income);
-        return {
-          mint: p.mint, symbol: p.symbol, decimals: p.decimals, rawBalance: p.rawBalance, quantity: shown.quantity, multiplier: p.multiplier,
-          principalQuantity: shown.principalQuantity, convertibleQuantity: shown.convertibleQuantity, incomeUsd: shown.incomeUsd,
-          status: p.status, statusReason: p.statusReason, exact: shown.exact,
-        };
-      });
-      for (const [mint, v] of byMint) if (!list.some((p) => p.mint === mint)) total = add(total, v);
-      const unclassified = await db.get<{ n: number }>("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind = 'unclassified_adjustment'", owner);
-      return {
-        unclassifiedAdjustments: unclassified!.n,
-        totals: { incomeUsd: usdForPeople(total), unvaluedIncomeEvents: unvaluedEvents, exact: { incomeUsd: formatExact(total) } },
-        positions: list,
-      };
+    /**
+     * The stored portfolio as JSON text. A wallet not booked since the portfolio was first stored
+     * (a ledger from before migration 0012, until its wallets are booked again) is rendered now.
+     */
+    async portfolio(owner: string): Promise<string> {
+      const row = await db.get<{ body: string }>("SELECT body FROM portfolios WHERE owner = ?", owner);
+      return row ? row.body : (await renderPortfolios(db, [owner])).get(owner)!;
     },
     async yield(owner: string) {
       const row = await db.get<{ payload: string }>("SELECT payload FROM yields WHERE owner = ?", owner);

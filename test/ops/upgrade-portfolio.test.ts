@@ -1,0 +1,79 @@
+// A SQLite ledger at the migration before portfolios were stored (0011) upgrades and serves the
+// same portfolio: at once (rendered per request while its wallets wait for the re-booking
+// migration 0012 marked), and stored once they are booked; verify passes on it after. And a ledger
+// upgrades at all only if each migration is dated after the one before it.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { embeddedMigrations } from "../../migrations/embedded.ts";
+import { sha256Hex } from "../../src/domain/evidence.ts";
+import { bookEverythingDirty } from "../../src/ledger/booking.ts";
+import { verifyLedger } from "../../src/ledger/verify.ts";
+import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
+import { serveDemo } from "../support/demo-server.ts";
+import { demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
+
+afterAll(removeTempDirs);
+
+const portfolioMigration = embeddedMigrations.findIndex((m) => m.tag === "0012_portfolio_read_model");
+const before = embeddedMigrations.slice(0, portfolioMigration);
+// Tables and indexes, less drizzle's records of which migrations ran (`__…`).
+const schemaOf = (db: Database) => db.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%\\_\\_%' ESCAPE '\\' ORDER BY type, name").all();
+
+/** The schema a fresh file has after the migrations before the portfolio's. */
+function schemaBefore(): unknown[] {
+  const db = new Database(join(tempDir("cal-0011-"), "ledger.db"), { create: true });
+  for (const m of before) for (const stmt of m.sql.split("--> statement-breakpoint")) if (stmt.trim()) db.exec(stmt);
+  const schema = schemaOf(db);
+  db.close();
+  return schema;
+}
+
+/** The demo ledger taken back to 0011: the rows that code booked are these, less the portfolios. */
+async function demoAt0011(): Promise<string> {
+  const dir = await demoDataDir();
+  const db = new Database(join(dir, "ledger.db"));
+  const later = embeddedMigrations.slice(before.length);
+  expect(later.map((m) => m.tag)).toEqual(["0012_portfolio_read_model"]);
+  db.exec("DROP TABLE portfolios");
+  for (const m of later) {
+    db.query("DELETE FROM __drizzle_migrations WHERE hash = ?").run(sha256Hex(m.sql));
+    db.query("DELETE FROM __migrations_applied_at WHERE hash = ?").run(sha256Hex(m.sql));
+  }
+  expect(schemaOf(db)).toEqual(schemaBefore());
+  db.close();
+  return dir;
+}
+
+describe("upgrading a ledger", () => {
+  test("each migration is dated after the one before (a ledger applies only those dated after its last)", () => {
+    const whens = embeddedMigrations.map((m) => m.when);
+    expect(whens).toEqual([...whens].sort((a, b) => a - b));
+    expect(new Set(whens).size).toBe(whens.length);
+  });
+
+  test("from 0011, it serves the same portfolio before its wallets are booked again and after, then stored", async () => {
+    const srv = await serveDemo(await demoAt0011()); // applies 0012
+    try {
+      const db = srv.ledger.db;
+      const answers = async () => {
+        for (const owner of demoPortfolioOwners) {
+          const res = await fetch(`${srv.url}/v1/portfolio?owner=${owner}`, { headers: { authorization: `Bearer ${srv.key}` } });
+          const text = await res.text();
+          expect(text).toBe(mainsAnswer(text, owner));
+        }
+      };
+      expect((await db.all<{ owner: string }>("SELECT owner FROM dirty_wallets ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      expect(await db.all("SELECT owner FROM portfolios")).toEqual([]);
+      await answers(); // rendered per request
+      await bookEverythingDirty(db); // what the server's booker does next
+      expect((await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      await answers(); // stored
+      const report = await verifyLedger(db);
+      expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(report.checks.find((c) => c.name === "read models match their sources")!.problemCount).toBe(0);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
