@@ -77,34 +77,28 @@ export async function integrityProblems(db: Sql): Promise<string[]> {
   return problems;
 }
 
-/** The database's own tables (the ledger's and the migration records), by name. */
-export async function tableNames(db: Sql): Promise<string[]> {
-  const rows = await db.all<{ name: string }>(
-    db.dialect === "sqlite"
-      ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-      : "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
-  );
-  return rows.map((r) => r.name);
+/** The `name` column of a catalog query, spelled for each engine. */
+async function names(db: Sql, query: Record<Sql["dialect"], string>, ...params: string[]): Promise<string[]> {
+  return (await db.all<{ name: string }>(query[db.dialect], ...params)).map((r) => r.name);
 }
+
+/** The database's own tables (the ledger's and the migration records), by name. */
+export const tableNames = (db: Sql): Promise<string[]> =>
+  names(db, {
+    sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    postgres: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+  });
 
 /** A table's columns in their declared order. */
-export async function columnNames(db: Sql, table: string): Promise<string[]> {
-  const rows = await db.all<{ name: string }>(
-    db.dialect === "sqlite"
-      ? "SELECT name FROM pragma_table_info(?) ORDER BY cid"
-      : "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
-    table,
-  );
-  return rows.map((r) => r.name);
-}
+export const columnNames = (db: Sql, table: string): Promise<string[]> =>
+  names(db, {
+    sqlite: "SELECT name FROM pragma_table_info(?) ORDER BY cid",
+    postgres: "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+  }, table);
 
 /** The triggers on a table, by name (the append-only rules). */
-export async function triggerNames(db: Sql, table: string): Promise<string[]> {
-  const rows = await db.all<{ name: string }>(
-    db.dialect === "sqlite"
-      ? "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name"
-      : "SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(? AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname",
-    table,
-  );
-  return rows.map((r) => r.name);
-}
+export const triggerNames = (db: Sql, table: string): Promise<string[]> =>
+  names(db, {
+    sqlite: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name",
+    postgres: "SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(? AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname",
+  }, table);
