@@ -1,29 +1,49 @@
 // `migrate --status` lists the embedded migrations, applied or pending; `migrate` applies them.
+// On either engine: the ledger is left at its first migration through the port.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { embeddedMigrations } from "../../migrations/embedded.ts";
-import { cli, removeTempDirs, tempDir } from "./helpers.ts";
+import { sha256Hex } from "../../src/domain/evidence.ts";
+import { openLedger } from "../../src/ledger/db.ts";
+import { migrationsOf } from "../../src/ledger/migrations.ts";
+import { tableNames, triggerNames } from "../../src/ledger/sql/dialect.ts";
+import { ledgerTarget, testEngine } from "../support/engine.ts";
+import { cli, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
-/** A ledger left at the first migration, as an older ca-ledger would have written it. */
-function ledgerAtFirstMigration(): string {
+const embeddedMigrations = migrationsOf(testEngine);
+
+/** Where drizzle's migrator records what it applied: SQLite's in the database, PostgreSQL's in a schema of its own. */
+const drizzleRecords = {
+  sqlite: ["CREATE TABLE __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)", "__drizzle_migrations"],
+  postgres: [`CREATE SCHEMA drizzle; CREATE TABLE drizzle."__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`, `drizzle."__drizzle_migrations"`],
+} as const;
+
+/**
+ * A ledger left at the first migration with drizzle's record only, as an older ca-ledger (or
+ * drizzle-kit's own migrator) would have written it: nothing says when it was applied.
+ */
+async function ledgerAtFirstMigration(): Promise<string> {
   const dir = tempDir("cal-mig-");
-  const db = new Database(join(dir, "ledger.db"), { create: true });
+  const ledger = await openLedger(ledgerTarget(dir), { migrate: false });
+  const [create, table] = drizzleRecords[testEngine];
   const first = embeddedMigrations[0]!;
-  db.exec("CREATE TABLE __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)");
-  for (const stmt of first.sql.split("--> statement-breakpoint")) if (stmt.trim()) db.exec(stmt);
-  db.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(createHash("sha256").update(first.sql).digest("hex"), first.when);
-  db.close();
+  await ledger.db.exec(create);
+  for (const stmt of first.sql.split("--> statement-breakpoint")) if (stmt.trim()) await ledger.db.exec(stmt);
+  await ledger.db.run(`INSERT INTO ${table} (hash, created_at) VALUES (?, ?)`, sha256Hex(first.sql), first.when);
+  await ledger.close();
   return dir;
 }
 
+/** Every trigger of the ledger's tables, by table. */
+async function triggers(dir: string): Promise<string[]> {
+  return withLedger(dir, async ({ db }) => (await Promise.all((await tableNames(db)).map(async (t) => (await triggerNames(db, t)).map((n) => `${t}.${n}`)))).flat());
+}
+
 describe("ca-ledger migrate", () => {
-  test("--status shows pending migrations, migrate applies them, --status then shows all applied", () => {
+  test("--status shows pending migrations, migrate applies them, --status then shows all applied", async () => {
     expect(embeddedMigrations.length).toBeGreaterThanOrEqual(2);
-    const dir = ledgerAtFirstMigration();
+    const dir = await ledgerAtFirstMigration();
     const status = cli(["migrate", "--status", "--data-dir", dir]);
     expect(status.code).toBe(0);
     const lines = status.stdout.trim().split("\n");
@@ -35,15 +55,14 @@ describe("ca-ledger migrate", () => {
     const json = JSON.parse(cli(["migrate", "--status", "--json", "--data-dir", dir]).stdout);
     expect(json.migrations.map((m: any) => [m.tag, m.applied])).toEqual(embeddedMigrations.map((m, i) => [m.tag, i === 0]));
     // --status changed nothing: the append-only triggers of the second migration are absent.
-    const db = new Database(join(dir, "ledger.db"), { readonly: true });
-    expect(db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 0 });
-    db.close();
+    expect(await triggers(dir)).toEqual([]);
 
     const apply = cli(["migrate", "--data-dir", dir]);
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain(`applied ${embeddedMigrations.length - 1} migration(s)`);
     const after = JSON.parse(cli(["migrate", "--status", "--json", "--data-dir", dir]).stdout);
     expect(after.migrations.every((m: any) => m.applied)).toBe(true);
+    expect(await triggers(dir)).toEqual(expect.arrayContaining(["journal.journal_no_update", "journal.journal_no_delete"]));
     expect(cli(["migrate", "--data-dir", dir]).stdout).toContain("no pending migrations");
   });
 
