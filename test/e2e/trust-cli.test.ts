@@ -1,6 +1,8 @@
 // Defects a new user or a hostile environment hit, each pinned against the compiled binary with
 // real files: one server per port and per data dir; the demo never mixed with live data; a
 // strict CLI; the wallet quota for every tenant; private files whatever the umask.
+// On PostgreSQL test runs, only what does not live in the data dir's files runs: the strict CLI
+// and the wallet quota (the rest is SQLite's by nature, each block says why).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
@@ -11,6 +13,7 @@ import { createKey, ensureTenant } from "../../src/ledger/keys.ts";
 import { registerAndEnqueue } from "../../src/sync/queue.ts";
 import { randomAddress } from "../harness/index.ts";
 import { cli, cliAsync, ensureBinary, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
+import { ledgerEnv, testEngine } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, emptyChain } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
@@ -40,7 +43,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-describe("one server per port and per data dir", () => {
+// SQLite's: the data-dir lock is its one-server rule (several servers share a PostgreSQL ledger,
+// test/postgres/servers.pg.ts), and a busy port is refused before any ledger is opened.
+if (testEngine === "sqlite") describe("one server per port and per data dir", () => {
   test("a second serve on a busy port exits 1 naming the port; the first keeps answering from its ledger", async () => {
     const a = join(tempDir(), "a");
     const key = newKey(a);
@@ -79,7 +84,8 @@ describe("one server per port and per data dir", () => {
   }, 30_000);
 });
 
-describe("the demo is never mixed with live data", () => {
+// SQLite's: the demo runs on SQLite in its own data dir, by design.
+if (testEngine === "sqlite") describe("the demo is never mixed with live data", () => {
   const xdg = tempDir("cal-trust-xdg-");
   const live = join(tempDir(), "live");
   const demoDir = join(xdg, "ca-ledger-demo");
@@ -210,7 +216,7 @@ describe("a strict CLI", () => {
     await withLedger(d, (l) => l.db.write(async (tx) => { for (let i = 0; i < 1500; i++) await createKey(tx, { name: `pipe-${i}`, tenant: "acme" }); }));
     const bin = ensureBinary();
     for (const script of [`set -o pipefail; "$0" keys list --data-dir "$1" | head -1 >/dev/null`, `set -o pipefail; { sleep 0.3; exec "$0" serve --help; } | true`]) {
-      const r = Bun.spawnSync(["bash", "-c", script, bin, d], { env, stdout: "pipe", stderr: "pipe" });
+      const r = Bun.spawnSync(["bash", "-c", script, bin, d], { env: { ...env, ...ledgerEnv(d) }, stdout: "pipe", stderr: "pipe" });
       expect({ script, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ script, code: 0, stderr: "" });
     }
   });
@@ -244,7 +250,9 @@ describe("a strict CLI", () => {
     }
   });
 
-  test("read-only commands on a missing data dir create nothing: exit 1, no ledger at …", () => {
+  // SQLite's: only there is a missing data dir a missing ledger (an empty PostgreSQL database is
+  // one too, as verify.test.ts and migrate.test.ts show).
+  if (testEngine === "sqlite") test("read-only commands on a missing data dir create nothing: exit 1, no ledger at …", () => {
     const missing = join(tempDir(), "none");
     for (const c of [["keys", "list"], ["keys", "revoke", "key_aaaaaaaaaaaa"], ["verify"], ["backup", join(tempDir(), "x.db")], ["migrate", "--status"]]) {
       const r = cli([...c, "--data-dir", missing], env);
@@ -260,7 +268,7 @@ describe("the wallet quota", () => {
     const key = newKey(dir);
     // The tenant row keys create wrote carries its own (unused) number: the server's setting rules.
     await withLedger(dir, async (l) => expect((await l.db.get("SELECT max_wallets AS n FROM tenants WHERE slug = 'acme'"))).toEqual({ n: 100 }));
-    const srv = await serve(["--data-dir", dir, "--max-wallets", "2", "--rate-limit-per-minute", "100000"]);
+    const srv = await serve(["--data-dir", dir, "--max-wallets", "2", "--rate-limit-per-minute", "100000"], ledgerEnv(dir));
     const answers = await Promise.all(Array.from({ length: 150 }, () => api(srv.url, "/v1/wallets/sync", key, { owner: randomAddress() })));
     const tally: Record<string, number> = {};
     for (const a of answers) tally[`${a.status} ${a.body.code ?? "accepted"}`] = (tally[`${a.status} ${a.body.code ?? "accepted"}`] ?? 0) + 1;
@@ -272,7 +280,8 @@ describe("the wallet quota", () => {
   }, 30_000);
 });
 
-describe("private files whatever the umask", () => {
+// SQLite's: the modes of the data dir and of SQLite's files.
+if (testEngine === "sqlite") describe("private files whatever the umask", () => {
   test("keys create, serve and backup under umask 022: data dir 0700, ledger.db, -wal, -shm, serve.lock and backups 0600", async () => {
     const dir = join(tempDir(), "u");
     const created = await runFor(["keys", "create", "x", "--tenant", "acme", "--data-dir", dir], env, 8_000, "022");
