@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
-import { copyLedger, dropTrigger, ledgerFlags, testEngine } from "../support/engine.ts";
+import { copyLedger, dropTrigger, ledgerArgs, testEngine } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -23,7 +23,7 @@ async function baseLedger(): Promise<string> {
 }
 
 /** `ca-ledger verify` on a data dir's ledger: the SQLite file, or on PostgreSQL runs its database. */
-const verify = (dir: string, ...args: string[]) => cli(["verify", ...Object.entries(ledgerFlags(dir)).flatMap(([k, v]) => [`--${k}`, v]), ...args]);
+const verify = (dir: string, ...args: string[]) => cli(["verify", ...ledgerArgs(dir), ...args]);
 
 /** The triggers that keep the rows tampered with below append-only. */
 const APPEND_ONLY = [["journal", "journal_no_update"], ["journal", "journal_no_delete"], ["issuer_revisions", "issuer_revisions_no_update"]] as const;

@@ -75,6 +75,11 @@ export function ledgerFlags(dataDir: string): Record<string, string> {
   return { "data-dir": dataDir, ...(url ? { "database-url": url } : {}) };
 }
 
+/** The same settings as the binary's arguments (`--data-dir DIR`, and `--database-url URL`). */
+export function ledgerArgs(dataDir: string): string[] {
+  return Object.entries(ledgerFlags(dataDir)).flatMap(([k, v]) => [`--${k}`, v]);
+}
+
 /** The binary's environment for a data dir: DATABASE_URL on PostgreSQL runs. */
 export function ledgerEnv(dataDir: string): Record<string, string> {
   const url = databaseUrlFor(dataDir);
