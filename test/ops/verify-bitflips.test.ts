@@ -1,13 +1,17 @@
 // `ca-ledger verify` catches a bit flip in every byte the API serves. A demo ledger (with issuer
 // corrections, so the journal holds reversals) has one bit flipped at a time, at seeded random
 // places in every served column of every table: verify must fail each time. The flips are made
-// below SQL's rules (every trigger dropped first), as a disk or a careless tool would.
+// below SQL's rules (every trigger dropped first), as a disk or a careless tool would. Both
+// engines share the columns, the seeded generator and the loop; only the flip is each engine's:
+// SQLite's in the file's bytes of the value, PostgreSQL's through the port, in a character of a
+// text (kept valid UTF-8, as PostgreSQL requires) or an integer within its type's width.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { copyFileSync } from "node:fs";
-import { join } from "node:path";
-import { sqliteDb } from "../../src/ledger/sql/sqlite.ts";
+import type { Database } from "bun:sqlite";
+import { openLedger, type Ledger } from "../../src/ledger/db.ts";
+import { tableNames, triggerNames } from "../../src/ledger/sql/dialect.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
+import { copyLedger, dropTrigger, ledgerArgs, ledgerTarget } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -49,8 +53,34 @@ function random(seed: number): () => number {
   };
 }
 
-interface Cell { rowid: number; type: "text" | "integer"; bytes: Uint8Array; int: bigint }
-interface Flip { table: string; column: string; rowid: number; where: string; undo(): void }
+/** A flipped cell, and how to write its value back. */
+interface Flip { table: string; column: string; row: string; where: string; undo(): Promise<unknown> }
+
+/** What a flip needs from an engine: a column's cells, a flipped value for one, and a write. */
+interface FlipSite<Cell> {
+  cells(table: string, column: string): Promise<Cell[]>;
+  /** The cell's value with one bit flipped (`rand` picks the bit), and where, for the message. */
+  flipped(cell: Cell, rand: () => number): { value: unknown; where: string };
+  /** Writes `value` into the cell; returns what writes the cell's own value back. */
+  write(table: string, column: string, cell: Cell, value: unknown): Promise<() => Promise<unknown>>;
+  label(cell: Cell): string;
+}
+
+/** One bit flipped in a seeded cell of `table.column`, or null when the column holds nothing. */
+async function flipWith<Cell>(site: FlipSite<Cell>, table: string, column: string, rand: () => number): Promise<Flip | null> {
+  const cells = await site.cells(table, column);
+  if (!cells.length) return null;
+  const c = cells[Math.floor(rand() * cells.length)]!;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const { value, where } = site.flipped(c, rand);
+      return { table, column, row: site.label(c), where, undo: await site.write(table, column, c, value) };
+    } catch (e) {
+      if (!/constraint/i.test(String(e))) throw e; // a flipped key that collides with another row: flip another bit
+    }
+  }
+  return null;
+}
 
 /** SQLite stores an integer in 1, 2, 3, 4, 6 or 8 bytes: flip a bit within the stored width. */
 function intWidth(v: bigint): number {
@@ -58,30 +88,84 @@ function intWidth(v: bigint): number {
   return 8;
 }
 
-function flipOne(db: Database, table: string, column: string, rand: () => number): Flip | null {
-  const cells = db.query(`SELECT rowid AS rowid, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`).all() as
-    { rowid: number; type: string; bytes: Uint8Array; v: unknown }[];
-  if (!cells.length) return null;
-  const c = cells[Math.floor(rand() * cells.length)]!;
-  const set = db.query(`UPDATE "${table}" SET "${column}" = ${c.type === "text" ? "CAST(? AS TEXT)" : "?"} WHERE rowid = ?`);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
+/** Flips `bit` of a two's-complement integer `width` bytes wide. */
+const flipInt = (v: bigint, width: number, bit: number) => BigInt.asIntN(8 * width, v ^ (1n << BigInt(bit)));
+
+/**
+ * SQLite: the bytes of the file's value, written back as they are. A text's flipped byte may make
+ * it invalid UTF-8, which SQLite stores as given (as a disk would leave it).
+ */
+function sqliteSite(db: Database): FlipSite<{ rowid: number; type: string; bytes: Uint8Array; v: unknown }> {
+  return {
+    cells: async (table, column) => db.query(`SELECT rowid AS rowid, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`).all() as never,
+    flipped(c, rand) {
       if (c.type === "text") {
         const at = Math.floor(rand() * c.bytes.length), bit = Math.floor(rand() * 8);
-        const flipped = Uint8Array.from(c.bytes);
-        flipped[at]! ^= 1 << bit;
-        set.run(flipped, c.rowid);
-        return { table, column, rowid: c.rowid, where: `byte ${at} bit ${bit}`, undo: () => set.run(c.bytes, c.rowid) };
+        const value = Uint8Array.from(c.bytes);
+        value[at]! ^= 1 << bit;
+        return { value, where: `byte ${at} bit ${bit}` };
       }
-      const v = BigInt(c.v as number), w = intWidth(v), bit = Math.floor(rand() * 8 * w);
-      set.run(BigInt.asIntN(8 * w, v ^ (1n << BigInt(bit))), c.rowid);
-      return { table, column, rowid: c.rowid, where: `integer ${v} bit ${bit}`, undo: () => set.run(v, c.rowid) };
-    } catch (e) {
-      if (!/constraint/i.test(String(e))) throw e; // a flipped key that collides with another row: flip another bit
-    }
-  }
-  return null;
+      const v = BigInt(c.v as number), bit = Math.floor(rand() * 8 * intWidth(v));
+      return { value: flipInt(v, intWidth(v), bit), where: `integer ${v} bit ${bit}` };
+    },
+    async write(table, column, c, value) {
+      const set = db.query(`UPDATE "${table}" SET "${column}" = ${c.type === "text" ? "CAST(? AS TEXT)" : "?"} WHERE rowid = ?`);
+      set.run(value as Uint8Array | bigint, c.rowid);
+      return async () => set.run(c.type === "text" ? c.bytes : BigInt(c.v as number), c.rowid);
+    },
+    label: (c) => `rowid ${c.rowid}`,
+  };
 }
+
+/** How many bits of a code point its UTF-8 length carries (7, 11, 16 or 21). */
+const payloadBits = (cp: number) => (cp < 0x80 ? 7 : cp < 0x800 ? 11 : cp < 0x10000 ? 16 : 21);
+
+/**
+ * A bit of one character of `text` flipped, the text staying valid UTF-8 (PostgreSQL refuses
+ * anything else): a bit the character's UTF-8 bytes carry, so its length in bytes is kept, drawn
+ * again when it would give NUL, a surrogate or a code point past Unicode's last.
+ */
+function flipCharacter(text: string, rand: () => number): { value: string; where: string } {
+  const chars = [...text];
+  const at = Math.floor(rand() * chars.length), cp = chars[at]!.codePointAt(0)!;
+  for (;;) {
+    const bit = Math.floor(rand() * payloadBits(cp)), flipped = cp ^ (1 << bit);
+    if (flipped === 0 || (flipped >= 0xd800 && flipped <= 0xdfff) || flipped > 0x10ffff) continue;
+    chars[at] = String.fromCodePoint(flipped);
+    return { value: chars.join(""), where: `character ${at} bit ${bit}` };
+  }
+}
+
+/**
+ * PostgreSQL, through the port: a text's character (flipCharacter), or an integer's bit within
+ * its type's width (8 bytes for bigint, 4 for the 0/1 flags). Rows have no stable rowid there:
+ * each cell is found by its row's physical place (ctid, which a write moves, so the write returns
+ * the new one), and cells are listed in the order of their rows' text, so a seed picks the same
+ * cell every run.
+ */
+function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: number; v: string }> {
+  return {
+    cells: (table, column) => db.all(`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${column}") AS TEXT) AS type, pg_column_size("${column}") AS width,
+      CAST("${column}" AS TEXT) AS v FROM "${table}" AS r WHERE "${column}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`),
+    flipped(c, rand) {
+      if (c.type === "text") return flipCharacter(c.v, rand);
+      const bit = Math.floor(rand() * 8 * c.width);
+      return { value: String(flipInt(BigInt(c.v), c.width, bit)), where: `integer ${c.v} bit ${bit}` };
+    },
+    async write(table, column, c, value) {
+      const set = (v: string, ctid: string) =>
+        db.get<{ ctid: string }>(`UPDATE "${table}" SET "${column}" = CAST(CAST(? AS TEXT) AS ${c.type}) WHERE ctid = CAST(CAST(? AS TEXT) AS tid) RETURNING CAST(ctid AS TEXT) AS ctid`, v, ctid);
+      const moved = await set(value as string, c.ctid);
+      if (!moved) throw new Error(`no row at ${c.ctid}`);
+      return () => set(c.v, moved.ctid);
+    },
+    label: (c) => `ctid ${c.ctid}`,
+  };
+}
+
+/** One bit flipped below SQL's rules, on the ledger's engine. */
+const flipOne = (l: Ledger, table: string, column: string, rand: () => number): Promise<Flip | null> =>
+  l.engine === "sqlite" ? flipWith(sqliteSite(l.sqlite), table, column, rand) : flipWith(postgresSite(l.db), table, column, rand);
 
 let base: string;
 beforeAll(async () => {
@@ -93,26 +177,28 @@ beforeAll(async () => {
 });
 
 /** A copy of the base ledger with every trigger dropped, so a flip can land anywhere. */
-function rawCopy(): { dir: string; db: Database } {
+async function rawCopy(): Promise<{ dir: string; ledger: Ledger }> {
   const dir = tempDir("cal-flip-");
-  copyFileSync(join(base, "ledger.db"), join(dir, "ledger.db"));
-  const db = new Database(join(dir, "ledger.db"));
-  for (const { name } of db.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]) db.exec(`DROP TRIGGER "${name}"`);
-  return { dir, db };
+  copyLedger(base, dir);
+  const ledger = await openLedger(ledgerTarget(dir), { migrate: false });
+  for (const table of await tableNames(ledger.db)) for (const name of await triggerNames(ledger.db, table)) await dropTrigger(ledger.db, table, name);
+  return { dir, ledger };
 }
+
+/** `ca-ledger verify` on a data dir's ledger, by the compiled binary. */
+const verify = (dir: string) => cli(["verify", ...ledgerArgs(dir)]);
 
 describe("verify against random bit flips", () => {
   test("the untouched copy verifies (so every failure below is the flip's)", async () => {
-    const { dir, db } = rawCopy();
-    const report = await verifyLedger(sqliteDb(db));
-    db.close();
+    const { dir, ledger } = await rawCopy();
+    const report = await verifyLedger(ledger.db);
+    await ledger.close();
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(cli(["verify", "--data-dir", dir]).code).toBe(0);
+    expect(verify(dir).code).toBe(0);
   });
 
   test(`${trialsPerColumn} seeded flips in each served column: verify fails every time`, async () => {
-    const { db } = rawCopy();
-    const ledger = sqliteDb(db);
+    const { ledger } = await rawCopy();
     const rand = random(20260913);
     const missed: string[] = [];
     const empty = new Set<string>();
@@ -121,16 +207,16 @@ describe("verify against random bit flips", () => {
       for (const [table, columns] of Object.entries(served)) {
         for (const column of columns) {
           for (let i = 0; i < trialsPerColumn; i++) {
-            const flip = flipOne(db, table, column, rand);
+            const flip = await flipOne(ledger, table, column, rand);
             if (!flip) { empty.add(`${table}.${column}`); break; }
             trials++;
-            if ((await verifyLedger(ledger)).ok) missed.push(`${table}.${column} rowid ${flip.rowid} ${flip.where}`);
-            flip.undo();
+            if ((await verifyLedger(ledger.db)).ok) missed.push(`${table}.${column} ${flip.row} ${flip.where}`);
+            await flip.undo();
           }
         }
       }
     } finally {
-      db.close();
+      await ledger.close();
     }
     expect([...empty]).toEqual(emptyInDemo);
     expect(trials).toBe((Object.values(served).flat().length - empty.size) * trialsPerColumn);
@@ -140,11 +226,11 @@ describe("verify against random bit flips", () => {
   test("the binary exits 1 on a flip in each table", async () => {
     const rand = random(7);
     for (const [table, columns] of Object.entries(served)) {
-      const { dir, db } = rawCopy();
+      const { dir, ledger } = await rawCopy();
       const held = columns.filter((c) => !emptyInDemo.includes(`${table}.${c}`));
-      const flip = flipOne(db, table, held[Math.floor(rand() * held.length)]!, rand)!;
-      db.close();
-      const r = cli(["verify", "--data-dir", dir]);
+      const flip = (await flipOne(ledger, table, held[Math.floor(rand() * held.length)]!, rand))!;
+      await ledger.close();
+      const r = verify(dir);
       expect({ flip: `${flip.table}.${flip.column} ${flip.where}`, code: r.code }).toEqual({ flip: `${flip.table}.${flip.column} ${flip.where}`, code: 1 });
     }
   }, 30_000);
