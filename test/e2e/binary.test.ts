@@ -1,18 +1,23 @@
 // The compiled binary, end to end: built once per run when missing or older than its sources,
 // run from a temp cwd with nothing beside it: key commands, serve, the client against it,
-// revocation while it runs, exit codes, SIGTERM, and `serve --demo`.
+// revocation while it runs, exit codes, SIGTERM, and `serve --demo`. On PostgreSQL test runs the
+// binary gets the test's database too (ledgerArgs), and all but the demo's tests run there.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError, createClient } from "../../client/src/index.ts";
 import * as S from "../../schemas/index.ts";
 import { randomAddress, repoRoot, schemaErrors, tempDir } from "../harness/index.ts";
+import { withLedger } from "../ops/helpers.ts";
+import { ledgerArgs, testEngine } from "../support/engine.ts";
 
 const binary = join(repoRoot, "dist", "ca-ledger");
 const bun = join(repoRoot, "node_modules", ".bin", "bun");
 const cwd = tempDir("ca-ledger-e2e-cwd-");
 const dataRoot = tempDir("ca-ledger-e2e-data-");
 const dataDir = join(dataRoot, "ledger");
+/** Where the commands below find the ledger: the data dir, and on PostgreSQL runs its database. */
+const ledger = ledgerArgs(dataDir);
 const demoRoot = tempDir("ca-ledger-e2e-demo-");
 // No network here: point the outside world at a closed loopback port so calls fail at once.
 const env = {
@@ -112,7 +117,7 @@ afterAll(async () => {
 
 describe("ca-ledger binary", () => {
   test("keys create --json prints one JSON object with the key shown once", async () => {
-    const r = await run(["keys", "create", "e2e", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json", "--data-dir", dataDir]);
+    const r = await run(["keys", "create", "e2e", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json", ...ledger]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     created = JSON.parse(r.stdout);
     expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "key", "name", "scopes", "tenant"]);
@@ -120,13 +125,16 @@ describe("ca-ledger binary", () => {
     expect(created.id).toMatch(/^key_[a-z2-7]{12}$/);
     expect(created).toMatchObject({ name: "e2e", tenant: "acme", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] });
     expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
+    // Stored in the ledger the test names: the data dir's file, or on PostgreSQL runs its database.
+    const stored = await withLedger(dataDir, (l) => l.db.all("SELECT id, name FROM api_keys"));
+    expect(stored).toEqual([{ id: created.id, name: "e2e" }]);
     // Nothing is written beside the binary or in the cwd but what --data-dir names.
     expect(readdirSync(cwd)).toEqual([]);
     expect(readdirSync(join(repoRoot, "dist"))).toEqual(["ca-ledger"]);
   });
 
   test("keys list --json shows the key without the key or its hash", async () => {
-    const r = await run(["keys", "list", "--json", "--data-dir", dataDir]);
+    const r = await run(["keys", "list", "--json", ...ledger]);
     expect(r.code).toBe(0);
     const list = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(list).toHaveLength(1);
@@ -138,7 +146,7 @@ describe("ca-ledger binary", () => {
   });
 
   test("serve answers /v1/health; the client drives it", async () => {
-    server = await serve(["--data-dir", dataDir]);
+    server = await serve(ledger);
     console.log(`serve: first answered /v1/health after ${server.startMs.toFixed(0)} ms`);
     const c = createClient({ baseUrl: server.url, apiKey: created.key });
     const h = await c.health();
@@ -179,18 +187,18 @@ describe("ca-ledger binary", () => {
     expect(server).not.toBeNull();
     const c = createClient({ baseUrl: server!.url, apiKey: created.key });
     expect((await c.wallets()).tenant).toBe("acme");
-    const r = await run(["keys", "revoke", created.id, "--data-dir", dataDir]);
+    const r = await run(["keys", "revoke", created.id, ...ledger]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     const e = await c.wallets().catch((x) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect([(e as ApiError).status, (e as ApiError).body.code]).toEqual([401, "invalid_api_key"]);
-    const list = JSON.parse((await run(["keys", "list", "--json", "--data-dir", dataDir])).stdout);
+    const list = JSON.parse((await run(["keys", "list", "--json", ...ledger])).stdout);
     expect(list[0].revoked).toBe(true);
   });
 
   test("revoking an unknown or already revoked id exits 1 with a message on stderr", async () => {
     for (const id of ["key_aaaaaaaaaaaa", created.id]) {
-      const r = await run(["keys", "revoke", id, "--data-dir", dataDir]);
+      const r = await run(["keys", "revoke", id, ...ledger]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(id);
     }
@@ -198,11 +206,11 @@ describe("ca-ledger binary", () => {
 
   test("usage errors exit 2", async () => {
     const cases: [string, string[]][] = [
-      ["unknown scope", ["keys", "create", "x", "--tenant", "acme", "--scopes", "bogus", "--data-dir", dataDir]],
-      ["bad tenant slug", ["keys", "create", "x", "--tenant", "ACME!", "--data-dir", dataDir]],
-      ["missing --tenant", ["keys", "create", "x", "--data-dir", dataDir]],
-      ["missing key id", ["keys", "revoke", "--data-dir", dataDir]],
-      ["unknown command", ["keys", "frobnicate", "--data-dir", dataDir]],
+      ["unknown scope", ["keys", "create", "x", "--tenant", "acme", "--scopes", "bogus", ...ledger]],
+      ["bad tenant slug", ["keys", "create", "x", "--tenant", "ACME!", ...ledger]],
+      ["missing --tenant", ["keys", "create", "x", ...ledger]],
+      ["missing key id", ["keys", "revoke", ...ledger]],
+      ["unknown command", ["keys", "frobnicate", ...ledger]],
     ];
     const codes: Record<string, number | null> = {};
     for (const [name, args] of cases) codes[name] = (await run(args)).code;
@@ -219,7 +227,9 @@ describe("ca-ledger binary", () => {
     expect(ms).toBeLessThan(3_000);
   }, 15_000);
 
-  test("serve --demo on a fresh data dir prints a key and a curl line that work", async () => {
+  // SQLite's, as the next test: the demo runs on SQLite in its own data dir by design (the binary
+  // refuses --demo with a database URL), whatever engine the other tests run on.
+  if (testEngine === "sqlite") test("serve --demo on a fresh data dir prints a key and a curl line that work", async () => {
     const demoDir = join(demoRoot, "d");
     const demo = await serve(["--demo", "--data-dir", demoDir]);
     try {
@@ -249,7 +259,8 @@ describe("ca-ledger binary", () => {
     }
   }, 30_000);
 
-  test("serve --demo refuses a data dir that holds live data, and leaves it as it was", async () => {
+  // SQLite's: the live data it guards is the data dir's ledger.db.
+  if (testEngine === "sqlite") test("serve --demo refuses a data dir that holds live data, and leaves it as it was", async () => {
     // The main data dir of this file holds live registrations made through the client above.
     const before = await run(["keys", "list", "--json", "--data-dir", dataDir]);
     const refused = await run(["serve", "--demo", "--port", String(await freePort()), "--data-dir", dataDir]);
