@@ -105,8 +105,8 @@ function sqliteSite(db: Database): FlipSite<{ rowid: number; type: string; bytes
         value[at]! ^= 1 << bit;
         return { value, where: `byte ${at} bit ${bit}` };
       }
-      const v = BigInt(c.v as number), bit = Math.floor(rand() * 8 * intWidth(v));
-      return { value: flipInt(v, intWidth(v), bit), where: `integer ${v} bit ${bit}` };
+      const v = BigInt(c.v as number), width = intWidth(v), bit = Math.floor(rand() * 8 * width);
+      return { value: flipInt(v, width, bit), where: `integer ${v} bit ${bit}` };
     },
     async write(table, column, c, value) {
       const set = db.query(`UPDATE "${table}" SET "${column}" = ${c.type === "text" ? "CAST(? AS TEXT)" : "?"} WHERE rowid = ?`);
