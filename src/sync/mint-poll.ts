@@ -1,13 +1,14 @@
 // The mint poll: every MINT_POLL_SECONDS, read the state of every mint a followed wallet holds
-// (getMultipleAccounts, 100 a call). A changed state means its authority wrote something: walk the
-// authority's new history (shared cursor) for the UpdateMultiplier, so a newly scheduled
-// multiplier becomes a `confirmed` action before it takes force. Mints whose scheduled change has
+// (getMultipleAccounts, 100 a call), and the name its Token-2022 metadata gives. A changed state
+// means its authority wrote something: walk the authority's new history (shared cursor) for the
+// UpdateMultiplier, so a newly scheduled multiplier becomes a `confirmed` action before it takes
+// force. Mints whose scheduled change has
 // come due are marked dirty, so it is booked when it takes force, without any wallet sync.
-import type { MintStateObs, MultiplierUpdateObs } from "../domain/observations.ts";
+import type { InstrumentObs, MintStateObs, MultiplierUpdateObs } from "../domain/observations.ts";
 import { markDueClockChanges } from "../ledger/booking.ts";
 import { markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
-import { decodeMintAccount } from "../sources/solana/decode.ts";
-import { implausibleMint, walkAuthorityHistory } from "../sources/solana/authorities.ts";
+import { walkAuthorityHistory } from "../sources/solana/authorities.ts";
+import { readMintAccount } from "../sources/solana/mint-states.ts";
 import { createRpc } from "../sources/solana/rpc.ts";
 import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
 
@@ -23,22 +24,24 @@ export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollR
   const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
   try {
     const states: MintStateObs[] = [];
+    const instruments: InstrumentObs[] = [];
     if (held.length) {
       const read = await rpc.getMultipleAccounts(held);
       read.accounts.forEach((account, i) => {
         const mint = held[i]!;
         if (!account) return;
         try {
-          const state = decodeMintAccount(mint, account, { slot: read.slot, observedAt: Math.floor(now.getTime() / 1000) });
-          const problem = state ? implausibleMint(state) : null;
-          if (problem) logger.warn("mint state ignored", { mint, reason: problem });
-          else if (state) states.push(state);
+          const mintRead = readMintAccount(mint, account, { slot: read.slot, observedAt: Math.floor(now.getTime() / 1000) });
+          if (mintRead.problem) logger.warn("mint state ignored", { mint, reason: mintRead.problem });
+          else if (mintRead.state) states.push(mintRead.state);
+          // A renamed mint is renamed here, without waiting for a wallet's re-sync (stored only when changed).
+          if (mintRead.instrument) instruments.push(mintRead.instrument);
         } catch (e) {
           logger.warn("mint state unreadable", { mint, error: (e as Error).message });
         }
       });
     }
-    const stored = await storeObservations(db, { mintStates: states }, now);
+    const stored = await storeObservations(db, { mintStates: states, instruments }, now);
     result.changed = stored.mintStatesChanged;
     if (stored.mintStatesChanged) result.updates = await readNewUpdates(deps, rpc, states, now);
     result.due = await markDueClockChanges(db, now);

@@ -21,6 +21,8 @@ import {
   getPostInitializeInstructionsForMintExtensions,
   getPreInitializeInstructionsForMintExtensions,
   getUpdateMultiplierScaledUiMintInstruction,
+  getUpdateTokenMetadataFieldInstruction,
+  tokenMetadataField,
 } from "@solana-program/token-2022";
 import { loadConfig } from "../../src/config.ts";
 import { runEngine } from "../../src/domain/engine.ts";
@@ -32,6 +34,7 @@ import { storeObservations } from "../../src/ledger/store.ts";
 import { createLogger } from "../../src/log.ts";
 import { decodeMintBytes } from "../../src/sources/solana/decode.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
+import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { recordSvm } from "../support/litesvm-chain.ts";
@@ -77,7 +80,15 @@ async function otherIssuerMint() {
     getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
   ], [issuer.address]);
   for (const a of [mint.address, holderAta]) chain.accounts.set(a, svmChain.account(a));
-  return { chain, mint: mint.address as string, holder: holder.address as string, issuer: issuer.address as string };
+  /** The issuer renames the mint in its metadata (same lengths: the account was funded for these). */
+  const rename = async (symbol: string, name: string) => {
+    await svmChain.send("rename", issuer, [
+      getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Symbol"), value: symbol }),
+      getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Name"), value: name }),
+    ], [issuer.address]);
+    chain.accounts.set(mint.address, svmChain.account(mint.address));
+  };
+  return { chain, rename, mint: mint.address as string, holder: holder.address as string, issuer: issuer.address as string };
 }
 
 describe("a Scaled UI Amount mint no issuer feed lists", async () => {
@@ -119,6 +130,44 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       expect((await listAssets(ledger.db)).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
     } finally {
       ledger.close();
+      rpc.stop();
+      issuerFeed.stop();
+    }
+  });
+});
+
+describe("a mint its issuer renames in its metadata", async () => {
+  const s = await otherIssuerMint();
+
+  test("is renamed by the next mint poll, without a wallet's re-sync, and the wallet's books read the new name", async () => {
+    const rpc = startRpcServer(s.chain);
+    const issuerFeed = startIssuerServer(loadIssuerFixture());
+    const dir = mkdtempSync(join(tmpdir(), "cal-rename-"));
+    dirs.push(dir);
+    const ledger = await openLedger(ledgerTarget(dir));
+    try {
+      const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
+      const now = () => new Date(Number(T0 + 86_400n) * 1000);
+      const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
+      await pollIssuer(deps);
+      await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, s.holder);
+      expect(await runSyncJob(deps, (await claimJob(ledger.db))!)).toBe("complete");
+      const named = async () => (await listAssets(ledger.db)).find((a) => a.mint === s.mint);
+      expect(await named()).toMatchObject({ symbol: "EXPRE", name: METADATA.name });
+
+      // Nothing changed: the poll stores nothing and marks nothing.
+      await pollMints(deps);
+      expect((await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM dirty_mints"))!.n).toBe(0);
+
+      await s.rename("EXPRA", "Example Corp NewStock");
+      await pollMints(deps);
+      expect(await named()).toMatchObject({ symbol: "EXPRA", name: "Example Corp NewStock", source: "token-metadata" });
+      await bookEverythingDirty(ledger.db, now());
+      const position = JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload);
+      expect(position.symbol).toBe("EXPRA");
+      expect(JSON.parse(((await ledger.db.get("SELECT summary FROM actions WHERE owner = ?", s.holder)) as { summary: string }).summary).symbol).toBe("EXPRA");
+    } finally {
+      await ledger.close();
       rpc.stop();
       issuerFeed.stop();
     }

@@ -36,14 +36,11 @@ export async function readMints(rpc: Rpc, mintAddresses: string[], now: () => nu
           return;
         }
         try {
-          const state = decodeMintAccount(mint, account, { slot: read.slot, observedAt: now() });
-          const problem = state ? implausibleMint(state) : null;
-          if (problem) gaps.push({ address: mint, reason: `${problem}: mint state ignored` });
-          else if (state) mints.push(state);
-          const decoded = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)) : null;
-          if (decoded?.permanentDelegate) permanentDelegates.set(mint, decoded.permanentDelegate);
-          const named = state && !problem && decoded?.metadata ? metadataInstrument(mint, decoded.metadata, decoded.decimals) : null;
-          if (named) instruments.push(named);
+          const mintRead = readMintAccount(mint, account, { slot: read.slot, observedAt: now() });
+          if (mintRead.problem) gaps.push({ address: mint, reason: `${mintRead.problem}: mint state ignored` });
+          else if (mintRead.state) mints.push(mintRead.state);
+          if (mintRead.permanentDelegate) permanentDelegates.set(mint, mintRead.permanentDelegate);
+          if (mintRead.instrument) instruments.push(mintRead.instrument);
         } catch (err) {
           gaps.push({ address: mint, reason: `mint account unreadable: ${(err as Error).message}` });
         }
@@ -54,6 +51,28 @@ export async function readMints(rpc: Rpc, mintAddresses: string[], now: () => nu
   }
   progress({ phase: "mints", done: mintAddresses.length, total: mintAddresses.length });
   return { mints, permanentDelegates, instruments, gaps };
+}
+
+export interface MintAccountRead {
+  /** The Scaled UI Amount state, or null when the account holds none. */
+  state: MintStateObs | null;
+  /** Why the state cannot be taken (what no real mint holds), else null. */
+  problem: string | null;
+  permanentDelegate: string | null;
+  /** The name the mint's own metadata gives (source `token-metadata`), when its state is taken. */
+  instrument: InstrumentObs | null;
+}
+
+/**
+ * What one mint account says, the same for a wallet's sync and the mint poll. Throws when the
+ * account cannot be decoded.
+ */
+export function readMintAccount(mint: string, account: { data: string; owner: string }, at: { slot: number; observedAt: number }): MintAccountRead {
+  const state = decodeMintAccount(mint, account, at);
+  const problem = state ? implausibleMint(state) : null;
+  const decoded = account.owner === TOKEN_2022_PROGRAM_ID ? decodeMintBytes(base64Bytes(account.data)) : null;
+  const instrument = state && !problem && decoded?.metadata ? metadataInstrument(mint, decoded.metadata, decoded.decimals) : null;
+  return { state: problem ? null : state, problem, permanentDelegate: decoded?.permanentDelegate ?? null, instrument };
 }
 
 /** Longest metadata text kept (a mint's metadata is anyone's to write: bounded, control characters dropped). */
