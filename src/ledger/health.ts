@@ -10,20 +10,29 @@
 //   answering from the old inode while every write is lost and every key change made by
 //   `ca-ledger keys` goes to another file; and the file's first bytes must still be SQLite's.
 // A fault is logged once, when first seen. A PostgreSQL ledger has no file to watch: its
-// server's errors are classified the same way (damage it reports, or a server out of reach).
+// server's errors are classified the same way (damage it reports, or a server out of reach), and
+// the same timer asks it `SELECT 1`, so health turns red while it does not answer and green
+// again when it does.
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { Ledger } from "./db.ts";
+import type { Sql } from "./sql/port.ts";
 
 export interface DatabaseFault {
-  /** `damaged`: pages or header are broken. `missing`: the path no longer holds the open file. */
-  kind: "damaged" | "missing";
+  /**
+   * `damaged`: pages or header are broken. `missing`: the path no longer holds the open file.
+   * `unreachable`: the PostgreSQL server does not answer (cleared as soon as it does again).
+   */
+  kind: "damaged" | "missing" | "unreachable";
   message: string;
   since: string;
 }
 
 export type ErrorClass = "damaged" | "unavailable" | null;
+
+/** How long the PostgreSQL probe waits for `SELECT 1` before calling the server unreachable. */
+const PING_TIMEOUT_MS = 2000;
 
 const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
 const DAMAGE_TEXT = /database disk image is malformed|file is not a database/i;
@@ -35,7 +44,7 @@ const HEADER = "SQLite format 3\u0000";
 // it lost or could not make.
 const PG_DAMAGE_STATES = /^XX00[12]$/;
 const PG_UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
-const PG_UNAVAILABLE_CODES = /^(ERR_POSTGRES_(CONNECTION_CLOSED|CONNECTION_TIMEOUT|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|ECONNREFUSED|ECONNRESET)$/;
+const PG_UNAVAILABLE_CODES = /^(ERR_POSTGRES_(CONNECTION_[A-Z_]+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|ECONNREFUSED|ECONNRESET)$/;
 
 /** What a thrown error says about the database: damaged, unavailable (for now), or nothing. */
 export function classifyDatabaseError(error: unknown): ErrorClass {
@@ -61,8 +70,12 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   const intervalMs = opts.intervalMs ?? 1000;
   const now = opts.now ?? Date.now;
   const file = ledger.engine === "postgres" ? null : ledger;
+  const server = ledger.engine === "postgres" ? ledger : null;
   const opened = file && fileIdentity(file.path);
   let fault: DatabaseFault | null = null;
+  // PostgreSQL out of reach: not remembered for good like damage, since the server may come back.
+  let unreachable: DatabaseFault | null = null;
+  let pinging = false;
   let lastProbe = -Infinity;
   let timer: ReturnType<typeof setInterval> | null = null;
 
@@ -72,8 +85,29 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
     opts.logger?.error("ledger database unusable", { kind, reason: message });
   };
 
+  /** PostgreSQL: one `SELECT 1`, bounded in time (a server out of reach may never answer). */
+  const ping = async (db: Sql) => {
+    if (pinging) return;
+    pinging = true;
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([db.get("SELECT 1"), new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS)))]);
+      if (unreachable) opts.logger?.info("ledger database reachable again", { since: unreachable.since });
+      unreachable = null;
+    } catch (e) {
+      if (!unreachable) {
+        unreachable = { kind: "unreachable", message: `PostgreSQL does not answer (${(e as Error)?.message ?? e})`, since: new Date(now()).toISOString() };
+        opts.logger?.error("ledger database unreachable", { reason: unreachable.message });
+      }
+    } finally {
+      clearTimeout(timeout);
+      pinging = false;
+    }
+  };
+
   const probe = () => {
-    if (!file) return; // PostgreSQL: its own errors say what is wrong
+    if (server) return void ping(server.db); // its answers, and its errors, say what is wrong
+    if (!file) return;
     const current = fileIdentity(file.path);
     if (!current) return record("missing", "ledger.db was deleted while the server had it open; restore it from a backup and restart");
     if (opened && (current.dev !== opened.dev || current.ino !== opened.ino)) {
@@ -99,7 +133,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
         lastProbe = now();
         probe();
       }
-      return fault;
+      return fault ?? unreachable;
     },
     start() {
       timer ??= setInterval(() => health.check(), Math.max(intervalMs, 1000));

@@ -46,7 +46,7 @@ export async function opsStatus(db: Sql, opts: OpsOptions) {
   return { status: worst, checkedAt: now.toISOString(), checks };
 }
 
-/** Critical while the database is damaged or its file is gone (see ledger/health.ts). */
+/** Critical while the database is damaged, its file is gone, or PostgreSQL does not answer (see ledger/health.ts). */
 async function databaseCheck(db: Sql, health?: Pick<DatabaseHealth, "check">): Promise<Check> {
   let fault: ReturnType<DatabaseHealth["check"]>;
   try {
