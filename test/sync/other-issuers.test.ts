@@ -91,6 +91,35 @@ async function otherIssuerMint() {
   return { chain, rename, mint: mint.address as string, holder: holder.address as string, issuer: issuer.address as string };
 }
 
+/**
+ * A ledger following the mint's holder: loopback RPC (the LiteSVM bytes) and issuer servers, the
+ * issuer feed polled, the holder registered and synced, a day after the multiplier schedule.
+ */
+async function followHolder(s: Awaited<ReturnType<typeof otherIssuerMint>>) {
+  const rpc = startRpcServer(s.chain);
+  const issuerFeed = startIssuerServer(loadIssuerFixture());
+  const dir = mkdtempSync(join(tmpdir(), "cal-other-"));
+  dirs.push(dir);
+  const ledger = await openLedger(ledgerTarget(dir));
+  const close = async () => {
+    await ledger.close();
+    rpc.stop();
+    issuerFeed.stop();
+  };
+  try {
+    const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
+    const now = () => new Date(Number(T0 + 86_400n) * 1000);
+    const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
+    await pollIssuer(deps);
+    await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, s.holder);
+    expect(await runSyncJob(deps, (await claimJob(ledger.db))!)).toBe("complete");
+    return { ledger, deps, now, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
 describe("a Scaled UI Amount mint no issuer feed lists", async () => {
   const s = await otherIssuerMint();
 
@@ -99,19 +128,8 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
   });
 
   test("is named from its metadata in /v1/assets and every read; its change says there is no feed and how to add a record", async () => {
-    const rpc = startRpcServer(s.chain);
-    const issuerFeed = startIssuerServer(loadIssuerFixture());
-    const dir = mkdtempSync(join(tmpdir(), "cal-other-"));
-    dirs.push(dir);
-    const ledger = await openLedger(ledgerTarget(dir));
+    const { ledger, close } = await followHolder(s);
     try {
-      const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
-      const now = () => new Date(Number(T0 + 86_400n) * 1000);
-      const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
-      await pollIssuer(deps);
-      await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, s.holder);
-      expect(await runSyncJob(deps, (await claimJob(ledger.db))!)).toBe("complete");
-
       const asset = (await listAssets(ledger.db, Number(T0 + 86_400n))).find((a) => a.mint === s.mint);
       expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
       const action = (await ledger.db.get("SELECT type, payload, summary FROM actions WHERE owner = ?", s.holder)) as { type: string; payload: string; summary: string };
@@ -129,9 +147,7 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
       expect((await listAssets(ledger.db)).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
     } finally {
-      ledger.close();
-      rpc.stop();
-      issuerFeed.stop();
+      await close();
     }
   });
 });
@@ -140,18 +156,8 @@ describe("a mint its issuer renames in its metadata", async () => {
   const s = await otherIssuerMint();
 
   test("is renamed by the next mint poll, without a wallet's re-sync, and the wallet's books read the new name", async () => {
-    const rpc = startRpcServer(s.chain);
-    const issuerFeed = startIssuerServer(loadIssuerFixture());
-    const dir = mkdtempSync(join(tmpdir(), "cal-rename-"));
-    dirs.push(dir);
-    const ledger = await openLedger(ledgerTarget(dir));
+    const { ledger, deps, now, close } = await followHolder(s);
     try {
-      const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpc.url, "xstocks-api-url": issuerFeed.url }, {});
-      const now = () => new Date(Number(T0 + 86_400n) * 1000);
-      const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
-      await pollIssuer(deps);
-      await registerAndEnqueue(ledger.db, await ensureTenant(ledger.db, "acme"), 100, s.holder);
-      expect(await runSyncJob(deps, (await claimJob(ledger.db))!)).toBe("complete");
       const named = async () => (await listAssets(ledger.db)).find((a) => a.mint === s.mint);
       expect(await named()).toMatchObject({ symbol: "EXPRE", name: METADATA.name });
 
@@ -167,9 +173,7 @@ describe("a mint its issuer renames in its metadata", async () => {
       expect(position.symbol).toBe("EXPRA");
       expect(JSON.parse(((await ledger.db.get("SELECT summary FROM actions WHERE owner = ?", s.holder)) as { summary: string }).summary).symbol).toBe("EXPRA");
     } finally {
-      await ledger.close();
-      rpc.stop();
-      issuerFeed.stop();
+      await close();
     }
   });
 });
