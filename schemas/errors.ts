@@ -14,6 +14,7 @@ export const errorCodes = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  host_not_allowed: 421,
   demo_offline: 409,
   payload_too_large: 413,
   export_too_large: 422,

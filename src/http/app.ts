@@ -1,5 +1,5 @@
-// The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// The HTTP application: the Host allow-list, request ids, auth and limits (in onRequest, before
+// parsing, in the order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
@@ -13,6 +13,7 @@ import { authenticate, newRequestState, type AuthDeps, type RequestState } from 
 import { readCapped } from "../capped-read.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
+import { hostAllowList } from "./host-check.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { v1Routes } from "./routes/v1.ts";
@@ -66,6 +67,7 @@ export async function createApp(deps: AppDeps) {
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
+  const hostAllowed = hostAllowList(config);
   const dashboard = createDashboard({ db: ledger.db, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
@@ -74,6 +76,14 @@ export async function createApp(deps: AppDeps) {
       const socketAddress = server?.requestIP(request)?.address ?? "unknown";
       // Every early answer is thrown, never returned: a response returned from here skips the
       // error and after-response hooks, and with them the request's metrics and log line.
+      // First of all, before the dashboard and auth (so before the lockout counts anything).
+      if (!hostAllowed(request.headers.get("host") ?? url.host)) {
+        const refused = newRequestState();
+        states.set(request, refused);
+        Object.assign(set.headers, { "x-request-id": refused.requestId, "x-ca-ledger-dataset": dataset.kind });
+        metrics.hostRefused();
+        throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
+      }
       if (dashboard.serves(url.pathname)) {
         states.set(request, newRequestState(dashboardRoute(url.pathname)));
         return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
