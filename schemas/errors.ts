@@ -63,6 +63,7 @@ export const errors = {
   405: errorSchema(405, ["method_not_allowed"], "Known path, wrong method"),
   409: errorSchema(409, ["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
   413: errorSchema(413, ["payload_too_large"], "Body over 16 KiB"),
+  421: errorSchema(421, ["host_not_allowed"], "The Host header names no host this server answers to (an IP address, localhost or a name in ALLOWED_HOSTS)"),
   422: errorSchema(422, ["export_too_large"], "Export over 100,000 rows"),
   429: errorSchema(429, ["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),
   500: errorSchema(500, ["internal_error"], "Unexpected failure; the log has the details"),

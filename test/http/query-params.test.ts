@@ -99,6 +99,16 @@ describe("query parameters", () => {
     expect({ status: owners.status, owners: owners.body.owners }).toEqual({ status: 200, owners: [wallet] });
   });
 
+  test("the OpenAPI document lists the 400 (and the Host refusal, 421) on every operation", async () => {
+    const doc = (await call(srv.url, "/v1/openapi.json")).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const at = `${method} ${path}`;
+        expect({ at, statuses: ["400", "421"].filter((s) => s in op.responses) }).toEqual({ at, statuses: ["400", "421"] });
+      }
+    }
+  });
+
   test("the refusal comes after the key's checks, like every validation", async () => {
     const missing = await call(srv.url, "/v2/reports/currencies?x=1&x=2");
     expect(missing.body.code).toBe("missing_api_key");
