@@ -20,7 +20,7 @@ export interface Config {
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
   trustProxy: boolean;
-  /** Host names the server answers besides its bound address, IP addresses and localhost (docs/api.md#host-names). */
+  /** Host names the server answers to besides IP addresses and localhost (docs/api.md#host-names). */
   allowedHosts: string[];
   solanaRpcUrl: string;
   xstocksApiUrl: string;
@@ -101,7 +101,7 @@ export function settingsFor(command: CommandName): Setting[] {
 
 export class ConfigError extends Error {}
 
-/** A DNS name as a Host header carries it, without the port: labels of letters, digits and hyphens. */
+/** A DNS name as a Host header carries it, without the port: dot-separated labels of letters, digits, hyphens and underscores. */
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 function parseValue(s: Setting, raw: string): Config[keyof Config] {

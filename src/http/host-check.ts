@@ -10,7 +10,7 @@ import type { Config } from "../config.ts";
 import { parseAddress } from "./address.ts";
 
 /** The host name of a Host header's value (`name`, `name:port`, `[v6]:port`), lowercased, without a final dot. */
-export function hostName(host: string): string {
+function hostName(host: string): string {
   const h = host.trim().toLowerCase();
   const name = h.startsWith("[") ? h.slice(0, h.indexOf("]") + 1) : h.includes(":") ? h.slice(0, h.indexOf(":")) : h;
   return name.endsWith(".") ? name.slice(0, -1) : name;
