@@ -20,6 +20,8 @@ export interface Config {
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
   trustProxy: boolean;
+  /** Host names the server answers to besides IP addresses and localhost (docs/api.md#host-names). */
+  allowedHosts: string[];
   solanaRpcUrl: string;
   xstocksApiUrl: string;
   issuerPollSeconds: number;
@@ -52,6 +54,7 @@ export const settings: Setting[] = [
   { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
   { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
+  { key: "allowedHosts", env: "ALLOWED_HOSTS", flag: "allowed-hosts", default: "none (IP addresses and localhost only)", description: "Comma-separated host names the server answers to besides IP addresses and localhost (the names a browser or proxy uses to reach it); any other Host header is refused with 421 host_not_allowed" },
   { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
   { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)" },
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
@@ -98,6 +101,9 @@ export function settingsFor(command: CommandName): Setting[] {
 
 export class ConfigError extends Error {}
 
+/** A DNS name as a Host header carries it, without the port: dot-separated labels of letters, digits, hyphens and underscores. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
 function parseValue(s: Setting, raw: string): Config[keyof Config] {
   switch (s.key) {
     case "host": case "dataDir": case "solanaRpcUrl": case "xstocksApiUrl":
@@ -107,6 +113,13 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (raw === "" || raw === s.default) return null;
       if (!/^postgres(ql)?:\/\/./.test(raw)) throw new ConfigError(`${s.env} must be a postgres:// or postgresql:// URL`);
       return raw;
+    case "allowedHosts": {
+      if (raw === s.default) return [];
+      const names = raw.split(",").map((n) => n.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean);
+      const bad = names.find((n) => !HOST_NAME.test(n));
+      if (bad !== undefined) throw new ConfigError(`${s.env} must list host names separated by commas (letters, digits, hyphens and dots, no port), got ${JSON.stringify(bad)}`);
+      return names;
+    }
     case "trustProxy": {
       const v = raw.toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;

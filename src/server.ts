@@ -1,5 +1,6 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
-import { loadConfig, type Config } from "./config.ts";
+import { FEED_OFF, issuerFeedOff, loadConfig, type Config } from "./config.ts";
+import { describeUrl } from "./describe-url.ts";
 import { ledgerName, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
@@ -64,7 +65,9 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   }
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info("listening", { url, ledger: ledgerName(ledger), dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet" });
+  // Every URL from the settings is shown through describeUrl: their keys sit in queries and paths.
+  const providers = { rpc: describeUrl(config.solanaRpcUrl), issuer: issuerFeedOff(config) ? FEED_OFF : describeUrl(config.xstocksApiUrl) };
+  logger.info("listening", { url, ledger: ledgerName(ledger), dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet", ...providers });
   if (opts.demo) {
     const key = await rotateDemoKey(ledger);
     if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));

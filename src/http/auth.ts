@@ -109,13 +109,22 @@ export async function authenticate(request: Request, url: URL, socketAddress: st
     state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
     return state;
   }
-  const r = deps.rate.hit(principal.keyId);
-  state.headers = rateHeaders(r);
-  if (!r.allowed) {
-    metrics.rateLimited();
-    state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
-  }
+  const spent = spendRate(principal.keyId, deps);
+  state.headers = spent.headers;
+  state.refusal = spent.refusal;
   return state;
+}
+
+/**
+ * Counts one request against the key's rate limit (a keyed request, or a dashboard sign-in with
+ * the key): the rate-limit headers, and the refusal once the key is over its limit.
+ */
+export function spendRate(keyId: string, deps: Pick<AuthDeps, "rate" | "metrics">): { headers: Record<string, string>; refusal: Response | null } {
+  const r = deps.rate.hit(keyId);
+  const headers = rateHeaders(r);
+  if (r.allowed) return { headers, refusal: null };
+  deps.metrics.rateLimited();
+  return { headers, refusal: errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds), ...headers }) };
 }
 
 /**

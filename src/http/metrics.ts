@@ -12,6 +12,7 @@ export function createMetrics(startedAt = Date.now()) {
   const authFailures = new Map<string, number>();
   const rpc = new Map<string, number>();
   let rateLimited = 0;
+  let hostRefused = 0;
 
   const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 
@@ -28,6 +29,7 @@ export function createMetrics(startedAt = Date.now()) {
     },
     authFailure(reason: string): void { inc(authFailures, reason); },
     rateLimited(): void { rateLimited++; },
+    hostRefused(): void { hostRefused++; },
     rpcRequest(method: string, outcome: string, n = 1): void { inc(rpc, `${method}\u0000${outcome}`, n); },
     rpcErrorCounts(): { errors: number; total: number } {
       let errors = 0, total = 0;
@@ -57,6 +59,8 @@ export function createMetrics(startedAt = Date.now()) {
       for (const [k, v] of authFailures) out.push(`caledger_auth_failures_total{reason="${esc(k)}"} ${v}`);
       head("caledger_rate_limited_total", "counter", "Requests refused by the per-key rate limit.");
       out.push(`caledger_rate_limited_total ${rateLimited}`);
+      head("caledger_host_refused_total", "counter", "Requests refused because their Host header names no host this server answers to (421 host_not_allowed).");
+      out.push(`caledger_host_refused_total ${hostRefused}`);
       head("caledger_sync_jobs", "gauge", "Sync jobs by state.");
       for (const [k, v] of Object.entries(g.syncJobs)) out.push(`caledger_sync_jobs{state="${esc(k)}"} ${v}`);
       head("caledger_rpc_requests_total", "counter", "Solana RPC requests by method and outcome.");

@@ -140,3 +140,50 @@ describe("tenancy", () => {
     expect((await actionsOf(server.url, b, s.owner)).actions).toEqual(booksA.actions);
   }, 30_000);
 });
+
+describe("what a first sync shows of another tenant's interest", () => {
+  test("a wallet another tenant follows: the same status, counts and books as alone; only the provider calls it makes (its time) differ", async () => {
+    const scenario = () => {
+      const s = buildWalletScenario({ transfers: 60, seed: 34 });
+      s.addUpdate(1.0031, 1_790_000_000);
+      return s;
+    };
+    /** B's first sync of the wallet: what B is told, and the provider calls the sync made. */
+    const firstSyncOfB = async (others: string[]) => {
+      const s = scenario();
+      const { server, rpc, key } = await start(s, {});
+      for (const tenant of others) {
+        const k = await key(tenant);
+        await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } });
+        await finished(server.url, k, s.owner);
+      }
+      const b = await key("globex");
+      const before = rpc.log.length;
+      await call(server.url, "/v1/wallets/sync", { key: b, body: { owner: s.owner } });
+      const status = await finished(server.url, b, s.owner);
+      const calls: Record<string, number> = {};
+      for (const l of rpc.log.slice(before)) calls[l.method] = (calls[l.method] ?? 0) + 1;
+      const read = async (path: string) => (await call(server.url, path, { key: b })).body;
+      const { requestedAt: _r, startedAt: _s, finishedAt: _f, ...told } = status;
+      const { asOf: _a, ...portfolio } = await read(`/v1/portfolio?owner=${s.owner}`);
+      return {
+        told: { ...told, nextSyncAt: undefined },
+        books: { actions: await read(`/v2/actions?owner=${s.owner}`), portfolio, income: await read(`/v1/income?owner=${s.owner}`) },
+        calls, transfers: s.transfers.length,
+      };
+    };
+    const alone = await firstSyncOfB([]);
+    const followed = await firstSyncOfB(["acme"]);
+    // Told the same: state, progress, transactionsFetched, gaps, attempts; the same books.
+    expect(followed.told).toEqual(alone.told);
+    expect(followed.told.transactionsFetched).toBe(alone.transfers);
+    expect(followed.books).toEqual(alone.books);
+    expect(alone.books.actions.total).toBe(1);
+    // What differs is what docs/following.md#what-timing-reveals says: the wallet's transactions
+    // were stored by the other tenant's sync, so B's fetches none of them again (and no other
+    // call more than alone): fewer calls, so less time, and nothing else.
+    expect(alone.calls.getTransaction).toBeGreaterThanOrEqual(alone.transfers);
+    expect(followed.calls.getTransaction ?? 0).toBe(0);
+    for (const [method, n] of Object.entries(followed.calls)) expect({ method, atMost: n <= (alone.calls[method] ?? 0) }).toEqual({ method, atMost: true });
+  }, 60_000);
+});

@@ -47,9 +47,9 @@ export function v1Routes(ctx: AppContext) {
       },
       { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
     )
-    .get("/v1/assets", async () => ({ assets: await listAssets(db) }), {
+    .get("/v1/assets", async ({ request }) => ({ assets: await listAssets(db, principalOf(ctx, request).tenantId) }), {
       response: keyedResponses(S.AssetsResponse),
-      detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read"),
+      detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read", "Every instrument the issuer feed lists; a mint no feed lists only once one of this tenant's wallets holds or held it (after the tenant's own first sync of that wallet)."),
     })
     .post(
       "/v1/wallets/sync",
