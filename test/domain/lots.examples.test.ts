@@ -83,7 +83,7 @@ describe("docs/lots.md: example 1, a cash dividend (SPYx, 2026-06-18)", () => {
     expect(after.lots).toEqual([]);
     expect(rowsOf(after)).toEqual([
       { acquiredAt: "2026-05-10T12:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: U0, proceedsUsd: "7546.429329141563387358", basisUsd: "7400", gainUsd: "146.429329141563387358", term: "short" },
-      { acquiredAt: "2026-06-18T04:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: INCOME_UNITS, proceedsUsd: "13.570670858436612642", basisUsd: INCOME_USD, gainUsd: "0.19396975206504754", term: "short" },
+      { acquiredAt: "2026-06-18T04:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: INCOME_UNITS, proceedsUsd: "13.570670858436612642", basisUsd: INCOME_USD, gainUsd: "0.193969752065047540712242784313275478780269622802734375", term: "short" },
     ]);
     const [a, b] = after.realized;
     expect([people(a!.proceedsUsd), people(b!.proceedsUsd), people(a!.gainUsd), people(b!.gainUsd)]).toEqual(["7546.429329", "13.570671", "146.429329", "0.19397"]);

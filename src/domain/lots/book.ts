@@ -3,6 +3,7 @@
 // and keeps the rest, so nothing is lost or created; the book keeps running totals (units, known
 // basis, unknown-basis units) so a report never re-adds its lots.
 import { add, cmp, div, mul, type Rat, sub, ZERO } from "../numbers";
+import { shareOf } from "./share";
 import { Heap } from "./heap";
 import type { LotMethod, LotOrigin, LotSource, OpenLot } from "./types";
 
@@ -101,13 +102,7 @@ export class LotBook {
   private leaving(lot: Lot, units: Rat): Rat | null {
     if (!lot.known) return null;
     const whole = cmp(units, lot.units) === 0;
-    const basis = this.average
-      ? cmp(units, this.knownUnits) === 0
-        ? this.knownBasis
-        : div(mul(this.knownBasis, units), this.knownUnits)
-      : whole
-        ? lot.basis
-        : div(mul(lot.basis, units), lot.units);
+    const basis = this.average ? shareOf(this.knownBasis, units, this.knownUnits) : shareOf(lot.basis, units, lot.units);
     this.knownUnits = sub(this.knownUnits, units);
     this.knownBasis = sub(this.knownBasis, basis);
     if (!this.average && !whole) lot.basis = sub(lot.basis, basis);

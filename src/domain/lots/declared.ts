@@ -4,6 +4,7 @@
 // movements do; a declaration only dates and values them.
 import { units as unitsAt } from "../book";
 import { cmp, div, fromBigInt, mul, pow10, type Rat, rat, sub } from "../numbers";
+import { shareOf } from "./share";
 import type { DeclaredCost, DeclaredLot, LotProblem, Movement } from "./types";
 
 const key = (owner: string, other: string): string => `${owner}\u0000${other}`;
@@ -98,7 +99,7 @@ export class DeclaredLots {
       const p = q[0]!;
       const all = cmp(p.rawLeft, left) <= 0;
       const raw = all ? p.rawLeft : left;
-      const cost = all ? p.costLeft : div(mul(p.costLeft, raw), p.rawLeft);
+      const cost = shareOf(p.costLeft, raw, p.rawLeft);
       pieces.push({ index: p.index, acquiredAt: p.lot.acquiredAt, units: rawUnits(raw, m.multiplier, m.decimals), cost });
       p.rawLeft = sub(p.rawLeft, raw);
       p.costLeft = sub(p.costLeft, cost);

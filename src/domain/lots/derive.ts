@@ -5,6 +5,7 @@
 import { units as unitsAt } from "../book";
 import { add, cmp, div, eq, mul, ONE, type Rat, sub, ZERO } from "../numbers";
 import { LotBook, type LotMeta, type Piece } from "./book";
+import { shareOf } from "./share";
 import { DeclaredCosts, DeclaredLots } from "./declared";
 import { orderEvents } from "./order";
 import { termOf } from "./term";
@@ -80,7 +81,6 @@ interface InTransit {
 
 const holdingKey = (owner: string, mint: string): string => `${owner}\u0000${mint}`;
 const knownSum = (pieces: Piece[]): Rat => pieces.reduce((s, p) => (p.basis === null ? s : add(s, p.basis)), ZERO);
-const share = (whole: Rat, part: Rat, of: Rat): Rat => (cmp(part, of) === 0 ? whole : div(mul(whole, part), of));
 
 class Derivation {
   private readonly holdings = new Map<string, Holding>();
@@ -136,7 +136,11 @@ class Derivation {
   private flow(h: Holding, at: number, change: Partial<Flows>): void {
     if (!this.inWindow(at)) return;
     h.touched = true;
-    for (const [k, v] of Object.entries(change) as [keyof Flows, Rat][]) h.flows[k] = add(h.flows[k], v);
+    const f = h.flows;
+    for (const k in change) {
+      const v = change[k as keyof Flows]!;
+      if (v.n !== 0n) f[k as keyof Flows] = add(f[k as keyof Flows], v);
+    }
   }
 
   private problem(owner: string, mint: string, at: number, code: string, message: string): void {
@@ -167,7 +171,16 @@ class Derivation {
   ): void {
     const total = pieces.reduce((s, p) => add(s, p.units), uncovered);
     const { owner, mint } = h.book;
-    const proceedsOf = (units: Rat): Rat | null => (proceeds === null ? null : share(proceeds, units, total));
+    // Proceeds shared by units, each part taking its share of what is left: the last takes the exact rest.
+    let proceedsLeft = proceeds;
+    let unitsLeft = total;
+    const proceedsOf = (units: Rat): Rat | null => {
+      if (proceedsLeft === null) return null;
+      const part = shareOf(proceedsLeft, units, unitsLeft);
+      proceedsLeft = sub(proceedsLeft, part);
+      unitsLeft = sub(unitsLeft, units);
+      return part;
+    };
     const why = (basisReason: string | null, proceedsUsd: Rat | null, basisUsd: Rat | null): string | null => {
       const parts: string[] = [];
       if (proceedsUsd === null) parts.push(`proceeds: ${proceedsReason ?? REASONS.unknown}`);
@@ -310,7 +323,7 @@ class Derivation {
     const before = t;
     h.book.scale(keep);
     const units = mul(t, perUnit);
-    const basis = a.usd === null ? null : share(a.usd, t, a.unitsBefore);
+    const basis = a.usd === null ? null : shareOf(a.usd, t, a.unitsBefore);
     const meta = this.newLot(a.owner, a.actionId, a.at, "income", null, a.actionId, basis === null ? REASONS.incomeUsdUnknown : null);
     h.book.add(meta, units, basis);
     this.flow(h, a.at, { corporate: sub(h.book.total, before), incomeUsd: basis ?? ZERO });
@@ -323,7 +336,7 @@ class Derivation {
    */
   private terminate(h: Holding, a: ActionEvent, factor: Rat, ref: { signature: null; actionId: string }): void {
     const t = h.book.total;
-    const proceeds = a.proceedsUsd === null ? null : share(a.proceedsUsd, t, a.unitsBefore.n > 0n ? a.unitsBefore : t);
+    const proceeds = a.proceedsUsd === null ? null : shareOf(a.proceedsUsd, t, a.unitsBefore.n > 0n ? a.unitsBefore : t);
     this.realize(h, a.at, h.book.drain(), ZERO, proceeds, REASONS.terminationProceedsUnknown, ref);
     const residual = mul(t, factor);
     if (residual.n > 0n) {
@@ -413,7 +426,7 @@ class Derivation {
       const next = t.pieces[0]!;
       const whole = cmp(next.piece.units, left) <= 0;
       const moved = whole ? next.piece.units : left;
-      const basis = next.piece.basis === null ? null : share(next.piece.basis, moved, next.piece.units);
+      const basis = next.piece.basis === null ? null : shareOf(next.piece.basis, moved, next.piece.units);
       if (whole) t.pieces.shift();
       else next.piece = { ...next.piece, units: sub(next.piece.units, moved), basis: next.piece.basis === null ? null : sub(next.piece.basis, basis!) };
       const src = next.piece.lot;
