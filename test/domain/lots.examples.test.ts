@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { usdForPeople } from "../../src/domain/display";
 import { runEngine } from "../../src/domain/engine";
 import { actionEventOf, deriveLots, type LotMethod, type LotOptions, type LotReport, type TaxTreatment } from "../../src/domain/lots";
-import { formatDecimal, liftF64, type Rat, rat, sub, sum } from "../../src/domain/numbers";
+import { div, formatDecimal, liftF64, type Rat, rat, sub, sum } from "../../src/domain/numbers";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "../../src/domain/timeline";
 import { instrument, loadSymbol, NOW, OWNER, revision, synthUpdates, unix } from "./helpers";
 import { action, movement, ms, usd } from "./lots-support";
@@ -59,6 +59,30 @@ const effects = (r: LotReport) => r.actions.map((a) => ({ at: iso(a.at), type: a
 const SPY_M0 = "1.00390924001175907420702060335315763950347900390625";
 const SPY_M1 = "1.005714560286254055654353578574955463409423828125";
 
+describe("docs/lots.md: the multipliers", () => {
+  test("each recorded f64 is lifted to exactly the expansion the page shows", () => {
+    const table: [number, string][] = [
+      [1.003909240011759, "1.00390924001175907420702060335315763950347900390625"],
+      [1.005714560286254, "1.005714560286254055654353578574955463409423828125"],
+      [1.000892302917, "1.0008923029170000429388664997532032430171966552734375"],
+      [10.00892302917, "10.0089230291700008734778748475946485996246337890625"],
+      [1.024094713306789, "1.024094713306789028450793921365402638912200927734375"],
+      [0.5120473566533945, "0.5120473566533945142253969606827013194561004638671875"],
+      [0.9990655067370947, "0.99906550673709471066530340976896695792675018310546875"],
+      [1.003871122822, "1.0038711228220000837296765894279815256595611572265625"],
+      [0.501935561411, "0.50193556141100004186483829471399076282978057861328125"],
+      [1.003847883664, "1.0038478836639999070001749714720062911510467529296875"],
+      [1.019224471246712, "1.0192244712467120049126378944492898881435394287109375"],
+      [1.01375909737, "1.013759097369999917503946562646888196468353271484375"],
+      [1.003841218823, "1.0038412188229999255639768307446502149105072021484375"],
+      [1.0051095254039053, "1.00510952540390530174363448168151080608367919921875"],
+      [1.0196722741780835, "1.0196722741780834819991241602110676467418670654296875"],
+      [1.0216191519711808, "1.02161915197118080556037966744042932987213134765625"],
+    ];
+    for (const [f64, exact] of table) expect(x(liftF64(f64))).toBe(exact);
+  });
+});
+
 describe("docs/lots.md: example 1, a cash dividend (SPYx, 2026-06-18)", () => {
   const steps: Step[] = [
     { at: "2026-05-10T12:00:00Z", signature: "buy", raw: 1_000_000_000n, usd: "7400" },
@@ -79,6 +103,8 @@ describe("docs/lots.md: example 1, a cash dividend (SPYx, 2026-06-18)", () => {
       { acquiredAt: "2026-06-18T04:00:00.000Z", source: "income", units: INCOME_UNITS, basisUsd: INCOME_USD },
     ]);
     expect(effects(before)).toEqual([{ at: "2026-06-18T04:00:00.000Z", type: "cash_dividend", effect: "income_lot", factor: "1.001798290325999824", incomeUnits: INCOME_UNITS, incomeBasisUsd: INCOME_USD, proceedsUsd: null }]);
+    // ≈ $741 an income unit: the reinvestment price the issuer's cash implies.
+    expect(Math.round(Number(formatDecimal(div(before.lots[1]!.basisUsd!, before.lots[1]!.units), 6)))).toBe(741);
     const after = realCase("SPYx", steps, { method: "fifo", treatment: "income" });
     expect(after.lots).toEqual([]);
     expect(rowsOf(after)).toEqual([
@@ -117,6 +143,7 @@ describe("docs/lots.md: example 2, a forward split (KLACx, 2026-06-12)", () => {
       const before = realCase("KLACx", steps, { method: "fifo", treatment, asOf: "2026-06-30T23:59:59.999Z" });
       expect(lotsOf(before)).toEqual([{ acquiredAt: "2026-05-20T10:00:00.000Z", source: "purchase", units: "30.0267690875100026204336245427839457988739013671875", basisUsd: "5400" }]);
       expect(effects(before)).toEqual([{ at: "2026-06-12T13:30:00.000Z", type: "forward_split", effect: "scaled", factor: "10.000000000000000444", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null }]);
+      expect([x(before.actions[0]!.unitsBefore), x(before.actions[0]!.unitsAfter)]).toEqual(["3.0026769087510001288165994992596097290515899658203125", "30.0267690875100026204336245427839457988739013671875"]);
       const after = realCase("KLACx", steps, { method: "fifo", treatment, asOf: "2026-07-31T23:59:59.999Z" });
       expect(rowsOf(after)).toEqual([
         { acquiredAt: "2026-05-20T10:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: "10.0089230291700008734778748475946485996246337890625", proceedsUsd: "2000", basisUsd: "1800", gainUsd: "200", term: "short" },
@@ -167,6 +194,7 @@ describe("docs/lots.md: example 4, an identity change (AZNx, 2026-02-02)", () =>
     for (const method of ["fifo", "lifo", "hifo", "average"] as LotMethod[]) {
       const before = realCase("AZNx", steps, { method, treatment: "income", asOf: "2026-02-28T23:59:59.999Z" });
       expect(effects(before)).toEqual([{ at: "2026-02-02T22:00:00.000Z", type: "identity_change", effect: "scaled", factor: "0.5", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null }]);
+      expect(x(before.actions[0]!.unitsBefore)).toBe("10.038711228220000837296765894279815256595611572265625");
       expect(lotsOf(before)).toEqual([{ acquiredAt: "2025-10-01T09:00:00.000Z", source: "purchase", units: "5.0193556141100004186483829471399076282978057861328125", basisUsd: "800" }]);
       const after = realCase("AZNx", steps, { method, treatment: "income" });
       expect(rowsOf(after)).toEqual([
@@ -346,6 +374,8 @@ describe("docs/lots.md: example 11, an own transfer and a sale under each method
       expect(open("Wallet1")).toEqual(expected[method].wallet1);
       expect(open("Wallet2")).toEqual(expected[method].wallet2);
       expect(r.problems).toEqual([]);
+      // Gain − open basis = proceeds − basis in = 360 − 600, whatever the method.
+      expect(x(sub(sum(r.realized.map((row) => row.gainUsd!)), sum(r.lots.map((l) => l.basisUsd!))))).toBe("-240");
     });
   }
 });
