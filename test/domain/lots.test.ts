@@ -251,3 +251,18 @@ describe("agreement with the booking engine", () => {
     }
   });
 });
+
+describe("purity", () => {
+  test("src/domain/lots imports only the domain, and reads no clock, randomness or environment", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const dir = join(import.meta.dir, "..", "..", "src", "domain", "lots");
+    const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files) {
+      const text = readFileSync(join(dir, f), "utf8");
+      for (const [, from] of text.matchAll(/from\s+"([^"]+)"/g)) expect({ f, from, ok: /^\.\.?\//.test(from!) && !/\.\.\/\.\./.test(from!) }).toEqual({ f, from, ok: true });
+      expect({ f, impure: /Date\.now|performance\.|Math\.random|process\.|require\(/.test(text) }).toEqual({ f, impure: false });
+    }
+  });
+});

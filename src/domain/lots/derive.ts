@@ -430,7 +430,9 @@ class Derivation {
       if (whole) t.pieces.shift();
       else next.piece = { ...next.piece, units: sub(next.piece.units, moved), basis: next.piece.basis === null ? null : sub(next.piece.basis, basis!) };
       const src = next.piece.lot;
-      h.book.add({ ...src, id: this.uniqueId(`${src.id}>${m.signature}`), source: "own_transfer", signature: m.signature, actionId: null }, moved, basis);
+      // The id names where the lot began and the transfer that brought it here (bounded, however many hops).
+      const root = src.id.split(">")[0]!;
+      h.book.add({ ...src, id: this.uniqueId(`${root}>${m.signature}`), source: "own_transfer", signature: m.signature, actionId: null }, moved, basis);
       this.flow(next.from, m.at, { own: sub(ZERO, moved), ownUsd: sub(ZERO, basis ?? ZERO) });
       this.flow(h, m.at, { own: moved, ownUsd: basis ?? ZERO });
       left = sub(left, moved);
