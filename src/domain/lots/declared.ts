@@ -22,6 +22,7 @@ export class DeclaredCosts {
   ) {
     // A later declaration for the same acquisition replaces an earlier one (callers pass them in stored order).
     for (const c of costs) this.cost.set(key(c.owner, c.signature), c.costUsd);
+    if (this.cost.size === 0) return;
     const acquisitions = new Map<string, number>();
     for (const m of movements) {
       if (m.rawDelta <= 0n || m.counterpart !== null) continue;
