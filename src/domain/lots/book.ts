@@ -121,8 +121,12 @@ export class LotBook {
       // The basis share first: it reads the lot's units before they shrink.
       const basis = this.leaving(lot, taken);
       if (whole) this.heap.pop();
-      // A partial take keeps the lot's place: its date, and its basis per unit, are unchanged.
-      else lot.units = sub(lot.units, taken);
+      else {
+        lot.units = sub(lot.units, taken);
+        // Its date is unchanged; its basis per unit may differ by the 10^-18 rounding of the share
+        // that left (src/domain/lots/share.ts), which can reorder it against an equal lot under hifo.
+        this.heap.fixTop();
+      }
       pieces.push({ lot: metaOf(lot), units: taken, basis });
       this.total = sub(this.total, taken);
       left = sub(left, taken);

@@ -39,18 +39,27 @@ export class Heap<T> {
     const last = a.pop();
     if (a.length === 0 || last === undefined) return top;
     a[0] = last;
-    let i = 0;
+    this.siftDown(0);
+    return top;
+  }
+
+  /** The top item changed its key (a lot partly taken): move it to where it now belongs. */
+  fixTop(): void {
+    this.siftDown(0);
+  }
+
+  private siftDown(i: number): void {
+    const a = this.items;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let best = i;
       if (l < a.length && this.before(a[l]!, a[best]!)) best = l;
       if (r < a.length && this.before(a[r]!, a[best]!)) best = r;
-      if (best === i) break;
+      if (best === i) return;
       [a[i], a[best]] = [a[best]!, a[i]!];
       i = best;
     }
-    return top;
   }
 
   /** Remove and return every item (in no particular order). */
