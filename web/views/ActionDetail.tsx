@@ -4,7 +4,7 @@
 import type { ActionDetail as Detail } from "@ca-ledger/client";
 import type { ComponentChildren } from "preact";
 import { useLedger } from "../src/context.ts";
-import { dateTimeText, factorText, percentText, quantityOfExact, usdOfExact, words } from "../src/format.ts";
+import { breakdownCents, dateTimeText, factorText, percentText, quantityOfExact, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Hash, Quantity, Usd } from "./amounts.tsx";
@@ -61,17 +61,18 @@ function DetailOf({ action }: { action: Detail }) {
   );
 }
 
-/** The income as the issuer broke it down: gross, tax withheld, what it retained, net (the server's rounding). */
+/** The income as the issuer broke it down: gross, tax withheld, what it retained, net, in cents that add up. */
 function Breakdown({ action: a }: { action: Detail }) {
   const rate = (r: string | null) => (r === null ? null : <span class="muted"> at {percentText(r)}</span>);
+  const shown = breakdownCents({ gross: a.exact.grossUsd, withheld: a.exact.withholdingTaxUsd, retained: a.exact.retainedUsd, net: a.exact.usd });
   return (
     <>
       <h2>Income</h2>
       <dl class="facts" id="breakdown">
-        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} /></Field>
-        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} />{rate(a.withholdingTaxRate)}</Field>
-        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} />{rate(a.retentionRate)}</Field>
-        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} /></strong></Field>
+        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} /></Field>
+        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />{rate(a.withholdingTaxRate)}</Field>
+        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} shown={shown.retained} />{rate(a.retentionRate)}</Field>
+        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} shown={shown.net} /></strong></Field>
         <Field label="Units received"><Quantity value={a.incomeUnits} exact={a.exact.incomeUnits} /></Field>
         {a.refundNote && <Field label="Refund">{a.refundNote}</Field>}
       </dl>
@@ -181,7 +182,7 @@ function Journal({ action }: { action: Detail }) {
                 <td>{words(j.entryType)}{j.reversesId !== null && ` of #${j.reversesId}`}</td>
                 <td class="r"><Quantity value={quantityOfExact(j.unitsDelta, action.decimals)} exact={j.unitsDelta} /></td>
                 <td class="r"><Quantity value={quantityOfExact(j.incomeUnits, action.decimals)} exact={j.incomeUnits} /></td>
-                <td class="r"><Usd value={usdOfExact(j.usd)} exact={j.usd} /></td>
+                <td class="r"><Usd exact={j.usd} /></td>
                 <td>{j.changeReason ?? "—"}</td>
                 <td>{dateTimeText(j.createdAt)}</td>
                 <td><Hash value={j.evidenceSha256} /></td>
