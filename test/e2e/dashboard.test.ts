@@ -410,6 +410,40 @@ describe("the dashboard in a browser", () => {
     await shot("06-lineage");
   }, slow);
 
+  test("lineage: spin-offs and a rights distribution say what they distributed, each with its share of the basis; an action's detail says the same, never HON → HON", async () => {
+    const unnamed = "a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)";
+    await page.selectOption("#instrument", { label: "HONx (HON)" });
+    await page.waitForSelector("#links tbody tr:has-text('Spin off')");
+    const links = await page.$$eval("#links tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(links.map(([type, , , what, , , when]) => [type, what, when])).toEqual([["Spin off", unnamed, "2025-10-30"], ["Spin off", unnamed, "2026-06-29"]]);
+    const basis = await page.$$eval("#basis tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(basis).toEqual([
+      ["HON", "Position", "50.6941%"],
+      ["a holding distributed by HON (not named by the issuer) (2025-10-30)", "Distributed", "1.0898%"],
+      ["a holding distributed by HON (not named by the issuer) (2026-06-29)", "Distributed", "48.2161%"],
+    ]);
+    await shot("06b-lineage-spin-offs");
+    await page.selectOption("#instrument", { label: "KRAQx (KRAQ)" });
+    await page.waitForSelector("#links tbody tr:has-text('Rights distribution')");
+    expect(await page.textContent("#links tbody tr")).toContain("KRAQW, rights distributed by KRAQ, sold by the issuer and reinvested in KRAQx (named in the issuer's note)");
+
+    // The action's detail: the spin-off of 2026-06-29, in the wallet that holds HONx.
+    const owners = (await apiJson("/v1/wallets")).wallets.map((w: { owner: string }) => w.owner) as string[];
+    let spinOff: { id: string; owner: string } | null = null;
+    for (const o of owners) {
+      const found = (await apiJson(`/v2/actions?owner=${o}&limit=200`)).actions.find((a: { type: string; effectiveAt: string }) => a.type === "spin_off" && a.effectiveAt.startsWith("2026-06-29"));
+      if (found) spinOff = { id: found.id, owner: o };
+    }
+    expect(spinOff).not.toBeNull();
+    await page.evaluate((h) => { location.hash = h; }, `#/actions/${encodeURIComponent(spinOff!.id)}?owner=${spinOff!.owner}`);
+    await page.waitForSelector("#action-lineage");
+    const said = (await page.textContent("#action-lineage"))!;
+    expect(said).toContain(`Spin off: ${unnamed}; 48.7474% of the basis.`);
+    expect(said).not.toContain("HON → HON");
+    expect(await page.textContent("main")).toContain("distributed as a holding the issuer does not name");
+    await shot("06c-action-spin-off");
+  }, slow);
+
   test("wallets: ask for a sync and watch its progress to the end", async () => {
     await openView("Wallets", "#wallets tbody tr");
     expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(2);

@@ -8,6 +8,7 @@ import { breakdownCents, dateTimeText, factorText, percentText, quantityOfExact,
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Hash, Quantity, Usd } from "./amounts.tsx";
+import { Distributed } from "./Lineage.tsx";
 import { Await, Empty } from "./states.tsx";
 
 export function ActionDetail({ id }: { id: string }) {
@@ -53,8 +54,8 @@ function DetailOf({ action }: { action: Detail }) {
       <ChainEvidence action={action} />
       <Journal action={action} />
       <h2>Lineage</h2>
-      <p>
-        {action.lineageLink ? `${words(action.lineageLink.type)}: ${action.lineageLink.from} → ${action.lineageLink.to ?? "(terminated)"}. ` : "This action links no identities. "}
+      <p id="action-lineage">
+        <LinkText link={action.lineageLink} />
         <a href={href("lineage", action.mint)}>Lineage of {action.symbol ?? "this instrument"}</a>
       </p>
     </>
@@ -193,4 +194,15 @@ function Journal({ action }: { action: Detail }) {
       )}
     </>
   );
+}
+
+/**
+ * The link an action wrote, in words: a distribution says what was distributed and the share of
+ * the basis that went with it ("Spin-off: a holding distributed by HON, sold by the issuer and
+ * reinvested in HONx (not named by the issuer); 48.75% of the basis."), never "HON → HON".
+ */
+function LinkText({ link }: { link: Detail["lineageLink"] }) {
+  if (!link) return <>This action links no identities. </>;
+  if (link.distributed) return <>{words(link.type)}: <Distributed d={link.distributed} />; <span title={link.cashFraction}>{percentText(link.cashFraction)}</span> of the basis. </>;
+  return <>{words(link.type)}: {link.from} → {link.to ?? "(terminated)"}. </>;
 }
