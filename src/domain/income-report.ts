@@ -152,23 +152,23 @@ function byMonthThenSymbol(a: ReportRow, b: ReportRow): number {
 }
 
 /** Events whose net USD is known. */
-export const valuedEvents = (t: Tally): number => t.events - t.unvaluedEvents;
+const valuedEvents = (t: Tally): number => t.events - t.unvaluedEvents;
 
 /**
  * A part's exact total over the events whose net is known; null (unknown, never 0) when there is
  * no such event or one of them lacks the part.
  */
-export const partTotal = (t: Tally, part: Part): Rat | null => (valuedEvents(t) > 0 && t.lacking[part] === 0 ? t.sums[part] : null);
+const partTotal = (t: Tally, part: Part): Rat | null => (valuedEvents(t) > 0 && t.lacking[part] === 0 ? t.sums[part] : null);
 
 /** The gross of the events whose net is unknown: 0 when there are none, null when one of them has no gross either. */
-export const unvaluedGrossTotal = (t: Tally): Rat | null => (t.unvaluedLackingGross === 0 ? t.unvaluedGross : null);
+const unvaluedGrossTotal = (t: Tally): Rat | null => (t.unvaluedLackingGross === 0 ? t.unvaluedGross : null);
 
 const ratesComplete = (t: Tally): boolean => t.converted !== null && t.converted.missing <= 0;
 
 /** A converted part's exact total, or null when it is unknown or a rate is missing. */
-export const convertedTotal = (t: Tally, part: Part): Rat | null => (ratesComplete(t) && partTotal(t, part) !== null ? t.converted!.sums[part] : null);
+const convertedTotal = (t: Tally, part: Part): Rat | null => (ratesComplete(t) && partTotal(t, part) !== null ? t.converted!.sums[part] : null);
 
-export const convertedUnvaluedGross = (t: Tally): Rat | null => (ratesComplete(t) && unvaluedGrossTotal(t) !== null ? t.converted!.unvaluedGross : null);
+const convertedUnvaluedGross = (t: Tally): Rat | null => (ratesComplete(t) && unvaluedGrossTotal(t) !== null ? t.converted!.unvaluedGross : null);
 
 // ---- for people ------------------------------------------------------------------------------
 
