@@ -52,6 +52,22 @@ describe("ca-ledger import issuer-records", async () => {
     expect((await revisions(dir)).map((r) => [r.event_id, r.version, r.source])).toEqual([[record.eventId, 1, "operator"], [record.eventId, 2, "operator"]]);
   });
 
+  test("distributedName (the operator's name for what a spin-off distributed) is stored and hashed with the record; a record without it hashes as before", async () => {
+    const dir = tempDir();
+    const spinOff = honxDividend({ eventId: "operator-honx-spin-off", caType: "SpinOff", grossCashflowUsd: null, netCashflowUsd: null, withholdingTaxRate: null });
+    const named = { ...spinOff, version: 2, distributedName: "Solstice Advanced Materials (SOLS)" };
+    const file = fileWith("named.json", JSON.stringify([spinOff, named]));
+    expect(cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]).code).toBe(0);
+    const [plain, withName] = await revisions(dir);
+    expect(JSON.parse(plain!.payload)).toEqual(spinOff);
+    expect(plain!.payload_sha256).toBe(sha256Hex(canonicalJson(spinOff)));
+    expect(JSON.parse(withName!.payload)).toEqual(named);
+    expect(withName!.payload_sha256).toBe(sha256Hex(canonicalJson(named)));
+    const bad = cli(["import", "issuer-records", fileWith("bad.json", JSON.stringify([{ ...named, version: 3, distributedName: 7 }])), "--data-dir", dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/record 1: distributedName: expected the distributed holding's name/);
+  });
+
   test("CSV with the same columns: empty cells are null, the version a number", async () => {
     const dir = tempDir();
     const record = honxDividend({ eventId: "csv-1", notes: 'Dividend, "quoted"' });

@@ -34,7 +34,8 @@ async function demoAt0011(): Promise<string> {
   const dir = await demoDataDir();
   const db = new Database(join(dir, "ledger.db"));
   const later = embeddedMigrations.slice(before.length);
-  expect(later.map((m) => m.tag)).toEqual(["0012_portfolio_read_model"]);
+  // 0013 only marks mints for re-booking: it adds nothing to drop.
+  expect(later.map((m) => m.tag)).toEqual(["0012_portfolio_read_model", "0013_rebook_lineage_distributed"]);
   db.exec("DROP TABLE portfolios");
   for (const m of later) {
     db.query("DELETE FROM __drizzle_migrations WHERE hash = ?").run(sha256Hex(m.sql));

@@ -51,6 +51,8 @@ describe("operator records", () => {
     notes: fc.option(fc.string({ unit: fc.constantFrom("a", ",", '"', " ", "\n") }).filter((s) => s !== "" && !/^[=+\-@\t\r]/.test(s)), { nil: null }),
     xstockIsin: fc.constant(null),
     spvIsin: fc.constant(null),
+    // The operator's own field: absent unless given (a record without it hashes as before).
+    distributedName: fc.option(fc.constantFrom("SOLS", "Solstice Advanced Materials", "Honeywell Aerospace, Inc."), { nil: undefined }),
   });
 
   test("a JSON array, JSON lines and CSV of the same records parse alike", () => {
@@ -71,8 +73,24 @@ describe("operator records", () => {
     const minimal = { mint: MINT, eventId: "e", version: 1, xstockSymbol: "ABCx", caType: "CashDividend", status: "Initial" };
     const [parsed] = parseOperatorRecords(JSON.stringify(minimal), "records");
     expect(parsed).toMatchObject({ ...minimal, netCashflowUsd: null, notes: null });
-    expect(Object.keys(parsed!).sort()).toEqual([...OPERATOR_FIELDS].sort());
+    expect(Object.keys(parsed!).sort()).toEqual(OPERATOR_FIELDS.filter((f) => f !== "distributedName").sort());
     expect(parseOperatorRecords("mint,eventId,version,xstockSymbol,caType,status\n" + `${MINT},e,1,ABCx,CashDividend,Initial\n`, "records")).toEqual([parsed!]);
     expect(() => parseOperatorRecords("", "r.json")).toThrow(OperatorRecordsError);
+  });
+
+  test("distributedName: kept when given (JSON or CSV), left out when empty or null, refused when not a plain name", () => {
+    const spinOff = { mint: MINT, eventId: "e", version: 2, xstockSymbol: "HONx", caType: "SpinOff", status: "Corrected" };
+    const [named] = parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: "SOLS" }]), "r.json");
+    expect(named!.distributedName).toBe("SOLS");
+    const csvHeader = "mint,eventId,version,xstockSymbol,caType,status,distributedName\n";
+    expect(parseOperatorRecords(csvHeader + `${MINT},e,2,HONx,SpinOff,Corrected,SOLS\n`, "r.csv")).toEqual([named!]);
+    for (const empty of [null, ""]) {
+      const [r] = parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: empty }]), "r.json");
+      expect("distributedName" in r!).toBe(false);
+    }
+    expect("distributedName" in parseOperatorRecords(csvHeader + `${MINT},e,2,HONx,SpinOff,Corrected,\n`, "r.csv")[0]!).toBe(false);
+    for (const bad of [42, " SOLS", "SO\nLS", "x".repeat(201)]) {
+      expect(() => parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: bad }]), "r.json")).toThrow(/record 1: distributedName: expected the distributed holding's name/);
+    }
   });
 });
