@@ -55,22 +55,41 @@ export function registerAndEnqueue(db: Sql, tenantId: number, maxWallets: number
   });
 }
 
+/** How a claim chooses (docs/operations.md#fair-share). */
+export interface ClaimOptions {
+  /**
+   * Only a job of a tenant that has no sync running now: the worker's spare slot, so a tenant
+   * whose syncs hang on its provider answers can never hold every slot against another tenant.
+   */
+  idleTenantOnly?: boolean;
+}
+
 /**
- * Claims the most urgent runnable job: queued and due (a request or a retry), running with an
- * expired lease (its process died), or finished and due to be followed again. A wallet another
- * job is syncing right now waits: two jobs would walk the same accounts for nothing.
+ * Claims the next runnable job: queued and due (a request or a retry), running with an expired
+ * lease (its process died), or finished and due to be followed again. A wallet another job is
+ * syncing right now waits: two jobs would walk the same accounts for nothing.
+ *
+ * Fair share between tenants: the job is taken from the tenant with the fewest syncs running
+ * now, ties going to the tenant served longest ago (round-robin); only then the most urgent of
+ * that tenant's jobs (requests and retries before scheduled re-syncs, oldest first). So a tenant
+ * that registers a hundred wallets, or whose syncs hang, holds no more than an even share of the
+ * slots while another tenant has a sync due.
  */
-export function claimJob(db: Sql, now = new Date()): Promise<JobRow | null> {
+export function claimJob(db: Sql, now = new Date(), opts: ClaimOptions = {}): Promise<JobRow | null> {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   return db.claim(async (tx): Promise<JobRow | null> => {
     const row = await tx.get<{ id: number; status: JobStatus }>(
       `SELECT j.id, j.status FROM sync_jobs j
+       LEFT JOIN (SELECT tenant_id, count(*) AS n FROM sync_jobs WHERE status = 'running' AND lease_until >= ?1 GROUP BY tenant_id) live ON live.tenant_id = j.tenant_id
+       LEFT JOIN (SELECT tenant_id, max(started_at) AS at FROM sync_jobs GROUP BY tenant_id) served ON served.tenant_id = j.tenant_id
        WHERE ((j.status = 'queued' AND (j.next_retry_at IS NULL OR j.next_retry_at <= ?1))
           OR (j.status = 'running' AND j.lease_until < ?1)
           OR (j.status IN ('complete', 'partial', 'failed') AND j.next_sync_at IS NOT NULL AND j.next_sync_at <= ?1))
-         AND NOT EXISTS (SELECT 1 FROM sync_jobs o WHERE o.owner = j.owner AND o.id <> j.id AND o.status = 'running' AND o.lease_until >= ?1)
-       ORDER BY CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END, coalesce(j.next_sync_at, j.requested_at), j.id LIMIT 1${forUpdate(tx, { of: "j", skipLocked: true })}`,
+         AND NOT EXISTS (SELECT 1 FROM sync_jobs o WHERE o.owner = j.owner AND o.id <> j.id AND o.status = 'running' AND o.lease_until >= ?1)${opts.idleTenantOnly ? `
+         AND live.n IS NULL` : ""}
+       ORDER BY coalesce(live.n, 0), coalesce(served.at, ''), CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END,
+         coalesce(j.next_sync_at, j.requested_at), j.id LIMIT 1${forUpdate(tx, { of: "j", skipLocked: true })}`,
       at,
     );
     if (!row) return null;
