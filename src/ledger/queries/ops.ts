@@ -72,8 +72,8 @@ async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]
     const status: Level = stale === "ok" && row?.degraded ? "warn" : stale;
     checks.push({
       name, status, value: age, threshold: period * 1.5,
-      message: age === null ? `No successful ${feed.replace("_", " ")} yet.`
-        : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
+      message: (age === null ? `No successful ${feed.replace("_", " ")} yet` : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}`)
+        + `${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
     });
   }
   return checks;
