@@ -25,7 +25,7 @@ async function keyFor(dir: string, extra: Record<string, string> = {}): Promise<
 
 /** Polls `read` until it returns a value (60 s at most: a sync gives up after its 7 attempts). */
 async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  for (const end = Date.now() + 60_000; ; await Bun.sleep(100)) {
+  for (const end = Date.now() + 60_000; ; await Bun.sleep(250)) {
     const v = await read();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -40,7 +40,7 @@ describe("a sync error", () => {
     const port = await freePort(); // nothing listens there
     const host = `127.0.0.1:${port}`;
     const server = await serveBinary(ledgerArgs(dir), {
-      ...env, ...ledgerEnv(dir), LOG_LEVEL: "debug",
+      ...env, ...ledgerEnv(dir), LOG_LEVEL: "debug", RATE_LIMIT_PER_MINUTE: "100000",
       SOLANA_RPC_URL: `http://${host}/?api-key=${secret}`, XSTOCKS_API_URL: `http://${host}/${secret}/api/v2?token=${secret}`,
     });
     running.push(server);
