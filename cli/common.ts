@@ -3,6 +3,7 @@
 import type { ArgsDef } from "citty";
 import { existsSync } from "node:fs";
 import { defaultDataDir, loadConfig, settingsFor, type CommandName, type Config, type Setting } from "../src/config.ts";
+import { dataDirHeld } from "../src/ledger/data-dir-lock.ts";
 import { ledgerName, ledgerPath, openLedger, type Ledger } from "../src/ledger/db.ts";
 import { migrationStatus } from "../src/ledger/migrations.ts";
 
@@ -34,7 +35,21 @@ export function configFrom(args: Record<string, unknown>): Config {
 /** Opens the ledger the settings name (SQLite in the data dir, or DATABASE_URL), creating it if new. */
 export async function openFrom(args: Record<string, unknown>) {
   const config = configFrom(args);
+  if (!config.databaseUrl) refuseLedgerGoneUnderServer(config.dataDir);
   return { config, ledger: await openOrFail(config, {}) };
+}
+
+/**
+ * `ledger.db` missing while a server holds its data dir: it was deleted (or moved) under the
+ * running server, which still serves the old file. A ledger made now would be a new, empty one
+ * the server never reads, and a key created in it would be gone once the file is restored or the
+ * server restarts: refused, and nothing is written (docs/operations.md#ledgerdb-gone-under-a-running-server).
+ */
+function refuseLedgerGoneUnderServer(dataDir: string): void {
+  const path = ledgerPath(dataDir);
+  if (existsSync(path) || !dataDirHeld(dataDir)) return;
+  fail(`${path} is missing, but a ca-ledger server holds data dir ${dataDir}: the file was deleted or moved under the running server. ` +
+    "Nothing was written (a new ledger here would be one the server never reads). Stop the server, restore ledger.db from a backup (ca-ledger restore), then start it again.", 1);
 }
 
 /**

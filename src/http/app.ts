@@ -123,7 +123,7 @@ export async function createApp(deps: AppDeps) {
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
       else if (health.noteError(error)) {
         logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
-        res = errorResponse("unavailable", "The ledger database cannot be read right now.", { "retry-after": "5" });
+        res = errorResponse("unavailable", health.unavailableMessage(error), { "retry-after": "5" });
       } else {
         logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
         res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");

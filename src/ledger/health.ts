@@ -59,6 +59,12 @@ export function classifyDatabaseError(error: unknown): ErrorClass {
 export interface DatabaseHealth {
   /** Classifies an error a request or worker step hit, remembering damage; null: not the database's. */
   noteError(error: unknown): ErrorClass;
+  /**
+   * What a 503 says when an error `noteError` called unavailable kept a request from the ledger:
+   * on PostgreSQL, that the server at host:port is unreachable (keys live there too, so even the
+   * ops routes cannot check theirs; docs/operations.md#postgresql-out-of-reach).
+   */
+  unavailableMessage(error: unknown): string;
   /** Null while the database can be trusted, else the fault (a check of the file at most once per interval). */
   check(): DatabaseFault | null;
   /** Checks on a timer, so a fault is logged without traffic. */
@@ -72,6 +78,8 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   const file = ledger.engine === "postgres" ? null : ledger;
   const server = ledger.engine === "postgres" ? ledger : null;
   const opened = file && fileIdentity(file.path);
+  // Where PostgreSQL is, for messages: host and port only (the URL is already without its password).
+  const serverHost = server ? hostOf(server.url) : null;
   let fault: DatabaseFault | null = null;
   // PostgreSQL out of reach: not remembered for good like damage, since the server may come back.
   let unreachable: DatabaseFault | null = null;
@@ -96,7 +104,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
       unreachable = null;
     } catch (e) {
       if (!unreachable) {
-        unreachable = { kind: "unreachable", message: `PostgreSQL does not answer (${(e as Error)?.message ?? e})`, since: new Date(now()).toISOString() };
+        unreachable = { kind: "unreachable", message: `PostgreSQL at ${serverHost} does not answer (${(e as Error)?.message ?? e})`, since: new Date(now()).toISOString() };
         opts.logger?.error("ledger database unreachable", { reason: unreachable.message });
       }
     } finally {
@@ -128,6 +136,12 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
       if (kind === "damaged") record("damaged", `${file ? "SQLite" : "PostgreSQL"} reports damage: ${(error as Error).message}`);
       return kind;
     },
+    unavailableMessage(error) {
+      if (!serverHost) return "The ledger database cannot be read right now.";
+      const code = (error as { code?: unknown })?.code;
+      return `The ledger database, PostgreSQL at ${serverHost}, is unreachable (${typeof code === "string" && code ? code : "no answer"}): ` +
+        "no key can be checked and nothing read until it answers again.";
+    },
     check() {
       if (!fault && now() - lastProbe >= intervalMs) {
         lastProbe = now();
@@ -145,6 +159,14 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
     },
   };
   return health;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(an unparsable database URL)";
+  }
 }
 
 function fileIdentity(path: string): { dev: number; ino: number } | null {

@@ -153,6 +153,50 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
   });
 });
 
+describe("a failure names the provider's host and the cause, never the key", () => {
+  const KEY = "SECRET-KEY-4f1d9a";
+  /** The loopback server's URL with a key in its query, as Helius's `?api-key=` is. */
+  const keyed = (base = server.url) => `${base}?api-key=${KEY}`;
+  const failure = async (r: ReturnType<typeof createRpc>) => {
+    const err = await r.getSlot().catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    for (const text of [err.message, String(err.stack), JSON.stringify(err)]) expect(text).not.toContain(KEY);
+    expect(err.message).not.toMatch(/TypeError/);
+    return err as Error;
+  };
+
+  test("connection refused", async () => {
+    const err = await failure(createRpc({ url: `http://127.0.0.1:1/?api-key=${KEY}`, maxRetries: 1, baseDelayMs: 1 }));
+    expect(err.message).toBe("getSlot to 127.0.0.1:1: connection refused (ECONNREFUSED), after 2 attempts");
+  });
+
+  test("a name that does not resolve", async () => {
+    const err = await failure(createRpc({ url: `http://rpc.no-such-provider.invalid/?api-key=${KEY}`, maxRetries: 0 }));
+    expect(err.message).toMatch(/^getSlot to rpc\.no-such-provider\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|DNSException)\), after 1 attempt$/);
+  });
+
+  test("TLS to a server that does not speak it", async () => {
+    const host = new URL(server.url).host;
+    const err = await failure(createRpc({ url: keyed(server.url.replace("http:", "https:")), maxRetries: 0 }));
+    expect(err.message).toMatch(new RegExp(`^getSlot to ${host}: TLS failed \\(\\w+\\), after 1 attempt$`));
+  });
+
+  test("a timeout, an HTTP status, a JSON-RPC error code", async () => {
+    const host = new URL(server.url).host;
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "hang", ms: 1500 } });
+    expect((await failure(createRpc({ url: keyed(), maxRetries: 0, timeoutMs: 100 }))).message).toBe(`getSlot to ${host}: timeout: no complete answer within 100 ms, after 1 attempt`);
+    server.inject({ method: "getSlot", times: 2, fault: { kind: "status", status: 503 } });
+    expect((await failure(createRpc({ url: keyed(), maxRetries: 1, baseDelayMs: 1 }))).message).toBe(`getSlot to ${host}: HTTP 503 (server error), after 2 attempts`);
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 401 } });
+    expect((await failure(createRpc({ url: keyed() }))).message).toBe(`getSlot to ${host}: HTTP 401, after 1 attempt`);
+    // A provider that echoes the request line in its error: the key is cut out of what it said.
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "rpc_error", code: -32602, message: `invalid params for POST /?api-key=${KEY}` } });
+    const err = await failure(createRpc({ url: keyed() }));
+    expect(err).toBeInstanceOf(RpcError);
+    expect(err.message).toBe(`getSlot to ${host}: JSON-RPC error -32602: invalid params for POST …`);
+  });
+});
+
 describe("throttling", () => {
   test("no more than `concurrency` requests in flight", async () => {
     let inFlight = 0;

@@ -97,6 +97,16 @@ describe("transport faults", () => {
     expect(err).toMatchObject({ status: 500, attempts: 3, path: "/public/corporate-actions/history" });
   });
 
+  test("a failure names the API's host and the cause, never the base URL's path or query", async () => {
+    const refused = await createIssuerClient({ baseUrl: "http://127.0.0.1:1/api/v2?token=SECRET-TOKEN-77", maxRetries: 0 }).assets().catch((e) => e);
+    expect(refused.message).toBe("xStocks /public/assets at 127.0.0.1:1: connection refused (ECONNREFUSED), after 1 attempt");
+    const server = serve();
+    server.inject({ fault: { kind: "status", status: 503 }, times: Infinity });
+    const failed = await client(server, { baseUrl: `${server.url}?token=SECRET-TOKEN-77`, maxRetries: 1 }).assets().catch((e) => e);
+    expect(failed.message).toBe(`xStocks /public/assets at ${new URL(server.url).host}: HTTP 503, after 2 attempts`);
+    for (const e of [refused, failed]) expect(`${e.message} ${e.stack} ${JSON.stringify(e)}`).not.toMatch(/SECRET|TypeError/);
+  });
+
   test("a 404 is not retried", async () => {
     const server = serve();
     const err = await client(server).multiplierHistory("NOPEx").catch((e) => e);

@@ -5,8 +5,9 @@
 // them is not standard (getTransactionsForAddress, docs/providers.md): a provider that does not
 // offer it is remembered for the process, per URL, and asked only the standard ones.
 //
-// The URL can carry a provider key (`?api-key=`): it never appears in an error message.
-import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
+// The URL can carry a provider key (`?api-key=`, or a token in its path): an error names the
+// provider by its host only, and the cause (docs/providers.md#sync-errors).
+import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, withoutSecrets, type FetchLike } from "../retry";
 import {
   TOKEN_2022_PROGRAM_ID,
   type WireAccount,
@@ -43,28 +44,36 @@ export class RpcError extends Error {
   readonly code: number;
   readonly data: unknown;
   readonly method: RpcMethod;
-  constructor(method: RpcMethod, code: number, message: string, data?: unknown) {
-    super(`${method}: JSON-RPC error ${code}: ${message}`);
+  /** The provider's host (never its path or query: they can hold a key). */
+  readonly host: string;
+  constructor(method: RpcMethod, host: string, code: number, message: string, data?: unknown) {
+    super(`${method} to ${host}: JSON-RPC error ${code}: ${message}`);
     this.name = "RpcError";
     this.code = code;
     this.data = data;
     this.method = method;
+    this.host = host;
   }
 }
 
-/** No usable answer after every retry (HTTP errors, timeouts, unreadable bodies). */
+/**
+ * No usable answer after every retry: the message names the provider's host and the cause
+ * (connection refused, DNS, TLS, a timeout, an HTTP status, an unreadable body).
+ */
 export class RpcTransportError extends Error {
   readonly kind: Exclude<RpcOutcome, "ok" | "rpc_error">;
   readonly status: number | null;
   readonly attempts: number;
   readonly method: RpcMethod;
-  constructor(method: RpcMethod, kind: RpcTransportError["kind"], status: number | null, attempts: number, detail: string) {
-    super(`${method}: ${kind}${status != null ? ` (HTTP ${status})` : ""} after ${attempts} attempt(s): ${detail}`);
+  readonly host: string;
+  constructor(method: RpcMethod, host: string, kind: RpcTransportError["kind"], status: number | null, attempts: number, detail: string) {
+    super(`${method} to ${host}: ${detail}, after ${attempts} attempt${attempts === 1 ? "" : "s"}`);
     this.name = "RpcTransportError";
     this.kind = kind;
     this.status = status;
     this.attempts = attempts;
     this.method = method;
+    this.host = host;
   }
 }
 
@@ -191,6 +200,7 @@ export function createRpc(config: RpcConfig): Rpc {
   const random = config.random ?? Math.random;
   const maxResponseBytes = config.maxResponseBytes ?? 32 * 1024 * 1024;
   const limiter = createLimiter(concurrency, spacingMs);
+  const host = providerHost(config.url);
   const stats: RpcStats = { requests: 0, retries: 0, failures: 0 };
   let nextId = 1;
 
@@ -226,10 +236,10 @@ export function createRpc(config: RpcConfig): Rpc {
         throw err;
       }
       if (res.status === 429) {
-        return { kind: "rate_limited", status: 429, detail: "rate limited", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "rate_limited", status: 429, detail: "HTTP 429 (rate limited)", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
       }
       if (res.status >= 500) {
-        return { kind: "server_error", status: res.status, detail: "server error", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "server_error", status: res.status, detail: `HTTP ${res.status} (server error)`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
       }
       if (!res.ok) {
         // 4xx other than 429 is a client or auth problem; 408 is still worth a retry.
@@ -255,9 +265,9 @@ export function createRpc(config: RpcConfig): Rpc {
       return { kind: "ok", value: body.result };
     } catch (err) {
       if (err instanceof DeadlineError || controller.signal.aborted) {
-        return { kind: "timeout", status: null, detail: `no complete answer within ${timeoutMs} ms`, retryAfterMs: null };
+        return { kind: "timeout", status: null, detail: `timeout: no complete answer within ${timeoutMs} ms`, retryAfterMs: null };
       }
-      return { kind: "network_error", status: null, detail: errorName(err), retryAfterMs: null };
+      return { kind: "network_error", status: null, detail: networkCause(err), retryAfterMs: null };
     } finally {
       clearTimeout(timer);
       config.signal?.removeEventListener("abort", onAbort);
@@ -286,8 +296,8 @@ export function createRpc(config: RpcConfig): Rpc {
       if (config.signal?.aborted) throw config.signal.reason ?? new Error("aborted");
       if (!retryable || attempt >= maxRetries) {
         stats.failures++;
-        if (result.kind === "rpc_error") throw new RpcError(method, result.code, result.message, result.data);
-        throw new RpcTransportError(method, result.kind, result.status, attempt + 1, result.detail);
+        if (result.kind === "rpc_error") throw new RpcError(method, host, result.code, withoutSecrets(result.message, config.url), result.data);
+        throw new RpcTransportError(method, host, result.kind, result.status, attempt + 1, result.detail);
       }
       stats.retries++;
       const backoff = backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
@@ -434,9 +444,4 @@ function isContextValue<T>(checkValue: (v: unknown) => v is T) {
 
 function toAccountInfo(a: WireAccount): AccountInfo {
   return { data: a.data[0], owner: a.owner, lamports: a.lamports };
-}
-
-function errorName(err: unknown): string {
-  // The message of a fetch failure can quote the URL (and its key): keep only the error's name.
-  return err instanceof Error ? err.name : "fetch failed";
 }

@@ -16,21 +16,28 @@
 //   retries fails the whole fetch: a partial sweep would look complete.
 import { canonicalJson } from "../../domain/evidence";
 import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
-import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, type FetchLike } from "../retry";
 import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
 
 export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";
 
+/**
+ * The issuer's API gave no usable answer: the message names its host (never the base URL's path
+ * or query, which can carry a key), the list asked for, and the cause (docs/providers.md#sync-errors).
+ */
 export class IssuerFetchError extends Error {
   readonly path: string;
   readonly status: number | null;
   readonly attempts: number;
-  constructor(path: string, status: number | null, attempts: number, detail: string) {
-    super(`xStocks ${path}: ${detail}${status != null ? ` (HTTP ${status})` : ""} after ${attempts} attempt(s)`);
+  readonly host: string;
+  constructor(host: string, path: string, status: number | null, attempts: number, detail: string) {
+    const tries = attempts > 0 ? `, after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
+    super(`xStocks ${path} at ${host}: ${detail}${tries}`);
     this.name = "IssuerFetchError";
     this.path = path;
     this.status = status;
     this.attempts = attempts;
+    this.host = host;
   }
 }
 
@@ -82,6 +89,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
   const random = config.random ?? Math.random;
   const maxResponseBytes = config.maxResponseBytes ?? 16 * 1024 * 1024;
+  const host = providerHost(base);
 
   /** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies. */
   async function getJson(path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
@@ -98,19 +106,19 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
           try {
             return JSON.parse(text);
           } catch {
-            failure = { status: res.status, detail: "unreadable JSON body", retryAfterMs: null, retryable: true };
+            failure = { status: res.status, detail: `unreadable JSON body (HTTP ${res.status})`, retryAfterMs: null, retryable: true };
           }
         } else {
-          failure = { status: res.status, detail: "HTTP error", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")), retryable: isRetryableStatus(res.status) };
+          failure = { status: res.status, detail: `HTTP ${res.status}`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after")), retryable: isRetryableStatus(res.status) };
         }
       } catch (err) {
         const timedOut = controller.signal.aborted;
         if (err instanceof BodyTooLarge) failure = { status: null, detail: err.message, retryAfterMs: null, retryable: false };
-        else failure = { status: null, detail: timedOut ? `no answer within ${timeoutMs} ms` : `network error (${(err as Error).name})`, retryAfterMs: null, retryable: true };
+        else failure = { status: null, detail: timedOut ? `timeout: no answer within ${timeoutMs} ms` : networkCause(err), retryAfterMs: null, retryable: true };
       } finally {
         clearTimeout(timer);
       }
-      if (!failure.retryable || attempt >= maxRetries) throw new IssuerFetchError(path, failure.status, attempt + 1, failure.detail);
+      if (!failure.retryable || attempt >= maxRetries) throw new IssuerFetchError(host, path, failure.status, attempt + 1, failure.detail);
       await sleep(failure.retryAfterMs != null ? Math.min(failure.retryAfterMs, maxRetryAfterMs) : backoffDelay(attempt, baseDelayMs, maxDelayMs, random));
     }
   }
@@ -123,10 +131,10 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
     let cursor: string | null = null;
     let previous: string | null = null;
     for (let pages = 1; ; pages++) {
-      if (pages > maxPages) throw new IssuerFetchError(path, null, 0, `more than ${maxPages} pages: refusing to cap the list silently`);
+      if (pages > maxPages) throw new IssuerFetchError(host, path, null, 0, `more than ${maxPages} pages: refusing to cap the list silently`);
       const q = cursor !== null ? { ...query, cursor, pageSize: String(pageSize) } : { ...query, page: String(page), pageSize: String(pageSize) };
       const body = await getJson(path, q, counter);
-      const { items, info } = unwrapPage(body, path);
+      const { items, info } = unwrapPage(body, path, host);
       const fingerprint = items.length ? canonicalJson(items) : null;
       if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
       previous = fingerprint;
@@ -181,7 +189,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
       // Not a paged list (one asset's steps): asked exactly as documented, `?network=Solana`.
       const path = ISSUER_PATHS.multiplierHistory(symbol);
       const counter = { n: 0 };
-      const { items: rows } = unwrapPage(await getJson(path, { network: "Solana" }, counter), path);
+      const { items: rows } = unwrapPage(await getJson(path, { network: "Solana" }, counter), path, host);
       const requests = counter.n;
       return { ...parseMultiplierHistory(symbol, rows, source(path)), requests };
     },
@@ -198,12 +206,12 @@ interface PageInfo {
 }
 
 /** Find the rows and the paging information in the forms a JSON API commonly uses. */
-export function unwrapPage(body: unknown, path: string): { items: unknown[]; info: PageInfo } {
+export function unwrapPage(body: unknown, path: string, host: string): { items: unknown[]; info: PageInfo } {
   if (Array.isArray(body)) return { items: body, info: { bare: true } };
-  if (typeof body !== "object" || body === null) throw new IssuerFetchError(path, 200, 1, "answer is neither a list nor an object");
+  if (typeof body !== "object" || body === null) throw new IssuerFetchError(host, path, 200, 1, "answer is neither a list nor an object");
   const b = body as Record<string, any>;
   const items = [b.nodes, b.data, b.items, b.results].find(Array.isArray);
-  if (!items) throw new IssuerFetchError(path, 200, 1, "answer holds no list of rows (nodes/data/items/results)");
+  if (!items) throw new IssuerFetchError(host, path, 200, 1, "answer holds no list of rows (nodes/data/items/results)");
   const page = typeof b.page === "object" && b.page !== null ? b.page : typeof b.pagination === "object" && b.pagination !== null ? b.pagination : {};
   const pageInfo = typeof b.pageInfo === "object" && b.pageInfo !== null ? b.pageInfo : {};
   const cursor = [b.nextCursor, b.next_cursor, pageInfo.hasNextPage !== false ? pageInfo.endCursor : undefined].find((c) => typeof c === "string" && c !== "");
