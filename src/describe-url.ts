@@ -29,3 +29,15 @@ export function describeUrl(raw: string): string {
   // The database is the path's first segment; PostgreSQL defaults it to the user's name.
   return `${u.protocol}//${u.host}/${u.pathname.split("/")[1] ?? ""}`;
 }
+
+/**
+ * A URL's host and port alone (`host:port`), for errors that name a provider or a database
+ * server in running text: never its user, path, query or fragment.
+ */
+export function urlHost(raw: string): string {
+  try {
+    return new URL(raw.trim()).host || "(a URL without a host)";
+  } catch {
+    return unparsable;
+  }
+}

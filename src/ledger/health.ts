@@ -13,6 +13,7 @@
 // server's errors are classified the same way (damage it reports, or a server out of reach), and
 // the same timer asks it `SELECT 1`, so health turns red while it does not answer and green
 // again when it does.
+import { urlHost } from "../describe-url.ts";
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Logger } from "../log.ts";
@@ -79,7 +80,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   const server = ledger.engine === "postgres" ? ledger : null;
   const opened = file && fileIdentity(file.path);
   // Where PostgreSQL is, for messages: host and port only (the URL is already without its password).
-  const serverHost = server ? hostOf(server.url) : null;
+  const serverHost = server ? urlHost(server.url) : null;
   let fault: DatabaseFault | null = null;
   // PostgreSQL out of reach: not remembered for good like damage, since the server may come back.
   let unreachable: DatabaseFault | null = null;
@@ -161,13 +162,6 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   return health;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(an unparsable database URL)";
-  }
-}
 
 function fileIdentity(path: string): { dev: number; ino: number } | null {
   try {

@@ -61,17 +61,8 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 408 || (status >= 500 && status <= 599);
 }
 
-/**
- * A provider's URL as it may be shown: its host (and port) only. The path and the query can carry
- * an API key (`?api-key=`, a token as a path segment), so they never appear in an error or a log.
- */
-export function providerHost(url: string): string {
-  try {
-    return new URL(url).host || "(a URL without a host)";
-  } catch {
-    return "(an unparsable URL)";
-  }
-}
+/** A provider's URL as it may be shown: its host (and port) only (src/describe-url.ts). */
+export { urlHost as providerHost } from "../describe-url.ts";
 
 /**
  * Text a provider sent back (a JSON-RPC error message, say), with every part of its URL that may
