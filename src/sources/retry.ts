@@ -41,15 +41,22 @@ export class BodyTooLarge extends Error {
  * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
  * past the cap.
  */
-export async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
+export async function readBodyCapped(res: Response, maxBytes: number, budget?: ByteBudget): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new BodyTooLarge(maxBytes);
   }
-  const text = await readCapped(res.body, maxBytes);
-  if (text === null) throw new BodyTooLarge(maxBytes);
+  let spent = false;
+  const text = await readCapped(res.body, maxBytes, budget && ((n) => budget.take(n) || !(spent = true)));
+  if (text === null) throw spent ? budget!.spent() : new BodyTooLarge(maxBytes);
   return text;
+}
+
+/** Bytes several reads share (one issuer poll's answers): `take` false once they pass it; `spent` is the error to throw then. */
+export interface ByteBudget {
+  take(bytes: number): boolean;
+  spent(): Error;
 }
 
 export function sleep(ms: number): Promise<void> {
