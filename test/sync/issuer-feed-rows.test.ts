@@ -5,7 +5,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config.ts";
+import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import { openLedger } from "../../src/ledger/db.ts";
+import { MAX_REJECTION_PAYLOAD } from "../../src/ledger/store.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { tempDir } from "../harness/index.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
@@ -61,6 +63,18 @@ describe("a row PostgreSQL cannot store, in a poll with a legitimate correction"
     ]);
     // Kept as received (the NUL escaped in the JSON text, which both engines store).
     expect(rejections.map((r) => JSON.parse(r.payload))).toContainEqual(nul);
+  });
+
+  test("a refused row padded with a megabyte keeps its start, its length and the hash of the whole, not the megabyte", async () => {
+    const data = loadIssuerFixture();
+    const padded = { ...data.history[1], eventId: "padded", status: "Pending", padding: "x".repeat(1024 * 1024) };
+    data.history.push(padded);
+    const { rejections } = await pollOnce(data);
+    expect(rejections.map((r) => r.reason)).toEqual(['status: expected one of Initial|Scheduled|Corrected|Cancelled, got "Pending"']);
+    const whole = canonicalJson(padded);
+    const kept = JSON.parse(rejections[0]!.payload);
+    expect(kept).toEqual({ truncated: true, length: whole.length, sha256: sha256Hex(whole), head: whole.slice(0, MAX_REJECTION_PAYLOAD) });
+    expect(rejections[0]!.payload.length).toBeLessThan(MAX_REJECTION_PAYLOAD + 1024);
   });
 });
 
