@@ -39,7 +39,8 @@ export class BodyTooLarge extends Error {
 /**
  * The body as text, reading at most `maxBytes` (a hostile or broken server can send hundreds of
  * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
- * past the cap.
+ * past the cap. With a `budget` (bytes several answers share) each chunk is taken from it too, and
+ * once it runs out its `spent()` error is thrown instead.
  */
 export async function readBodyCapped(res: Response, maxBytes: number, budget?: ByteBudget): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? NaN);
@@ -48,7 +49,12 @@ export async function readBodyCapped(res: Response, maxBytes: number, budget?: B
     throw new BodyTooLarge(maxBytes);
   }
   let spent = false;
-  const text = await readCapped(res.body, maxBytes, budget && ((n) => budget.take(n) || !(spent = true)));
+  const take = budget && ((n: number) => {
+    if (budget.take(n)) return true;
+    spent = true;
+    return false;
+  });
+  const text = await readCapped(res.body, maxBytes, take);
   if (text === null) throw spent ? budget!.spent() : new BodyTooLarge(maxBytes);
   return text;
 }
