@@ -5,6 +5,7 @@ import m1 from "./0001_append_only.sql" with { type: "text" };
 import m2 from "./0002_reference_rates_seals.sql" with { type: "text" };
 import m3 from "./0003_portfolio_read_model.sql" with { type: "text" };
 import m4 from "./0004_rebook_lineage_distributed.sql" with { type: "text" };
+import m5 from "./0005_unbooked_revisions.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -14,4 +15,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0002_reference_rates_seals", when: 1795446763781, sql: m2 },
   { tag: "0003_portfolio_read_model", when: 1795447324359, sql: m3 },
   { tag: "0004_rebook_lineage_distributed", when: 1795734342985, sql: m4 },
+  { tag: "0005_unbooked_revisions", when: 1795737573318, sql: m5 },
 ];

@@ -25,6 +25,8 @@ export interface Config {
   solanaRpcUrl: string;
   xstocksApiUrl: string;
   issuerPollSeconds: number;
+  issuerFeedMaxMib: number;
+  issuerFeedMaxRecords: number;
   mintPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
   maxWallets: number;
@@ -58,6 +60,9 @@ export const settings: Setting[] = [
   { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
   { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)" },
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
+  // The real feed is about 0.6 MiB and 1,600 rows a poll (assets, history, upcoming): docs/sources.md#feed-caps.
+  { key: "issuerFeedMaxMib", env: "ISSUER_FEED_MAX_MIB", flag: "issuer-feed-max-mib", default: "16", description: "MiB one issuer poll may read over every answer; a feed over it is degraded and nothing of that poll is stored" },
+  { key: "issuerFeedMaxRecords", env: "ISSUER_FEED_MAX_RECORDS", flag: "issuer-feed-max-records", default: "20000", description: "Rows (assets and records) one issuer poll may hold; a feed over it is degraded and nothing of that poll is stored" },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
@@ -82,7 +87,7 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
  * command once it is listed here.
  */
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
-  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
+  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "issuerFeedMaxMib", "issuerFeedMaxRecords", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir", "databaseUrl"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
@@ -134,7 +139,7 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       const n = Number(raw);
       if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
       if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency" || s.key === "syncConcurrency"
-        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages") && n < 1)
+        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages" || s.key === "issuerFeedMaxMib" || s.key === "issuerFeedMaxRecords") && n < 1)
         throw new ConfigError(`${s.env} must be at least 1`);
       return n;
     }

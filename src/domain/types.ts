@@ -268,6 +268,8 @@ export type ChangeReason = "issuer correction" | "new balance history" | "valuat
 export interface JournalDiff {
   reversals: { booking: JournalBooking; changeReason: ChangeReason }[];
   recognitions: { booking: JournalBooking; changeReason: ChangeReason | null }[];
+  /** Wanted bookings whose evidence changed but whose figures did not: nothing is appended for them. */
+  restated: JournalBooking[];
   /** The reason for the whole diff when there is one dominant reason, else null. */
   changeReason: ChangeReason | null;
 }

@@ -39,17 +39,30 @@ export class BodyTooLarge extends Error {
 /**
  * The body as text, reading at most `maxBytes` (a hostile or broken server can send hundreds of
  * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
- * past the cap.
+ * past the cap. With a `budget` (bytes several answers share) each chunk is taken from it too, and
+ * once it runs out its `spent()` error is thrown instead.
  */
-export async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
+export async function readBodyCapped(res: Response, maxBytes: number, budget?: ByteBudget): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new BodyTooLarge(maxBytes);
   }
-  const text = await readCapped(res.body, maxBytes);
-  if (text === null) throw new BodyTooLarge(maxBytes);
+  let spent = false;
+  const take = budget && ((n: number) => {
+    if (budget.take(n)) return true;
+    spent = true;
+    return false;
+  });
+  const text = await readCapped(res.body, maxBytes, take);
+  if (text === null) throw spent ? budget!.spent() : new BodyTooLarge(maxBytes);
   return text;
+}
+
+/** Bytes several reads share (one issuer poll's answers): `take` false once they pass it; `spent` is the error to throw then. */
+export interface ByteBudget {
+  take(bytes: number): boolean;
+  spent(): Error;
 }
 
 export function sleep(ms: number): Promise<void> {

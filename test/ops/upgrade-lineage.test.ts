@@ -44,10 +44,18 @@ async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, s
   return { dir, evidence };
 }
 
-/** Takes the ledger back to before the migration (it adds no table: only its record goes). */
+/**
+ * Takes the ledger back to before the migration: its record goes (it adds no table), and so does
+ * every later migration's, with the tables they created (the migrator applies what is dated after
+ * the last migration it recorded, so a later record would hide this one).
+ */
 async function beforeMigration(dir: string): Promise<void> {
+  const undone = migrations.slice(at);
   await withLedger(dir, ({ db }) => db.write(async (tx) => {
-    for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(migration.sql));
+    for (const m of undone) {
+      for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(m.sql));
+      for (const [, created] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(`DROP TABLE ${created}`);
+    }
   }));
 }
 

@@ -30,6 +30,8 @@ describe("CSV", () => {
 
 describe("operator records", () => {
   const decimal = fc.tuple(fc.nat({ max: 10_000 }), fc.nat({ max: 9999 })).map(([a, b]) => `${a}.${b}`);
+  // A multiplier is positive (a zero one is refused: docs/sources.md#issuer-records).
+  const positive = fc.tuple(fc.integer({ min: 1, max: 10_000 }), fc.nat({ max: 9999 })).map(([a, b]) => `${a}.${b}`);
   const record = fc.record({
     mint: fc.constant(MINT),
     eventId: fc.uuid(),
@@ -40,8 +42,8 @@ describe("operator records", () => {
     status: fc.constantFrom("Initial", "Scheduled", "Corrected", "Cancelled"),
     effectiveTimeUtc: fc.constantFrom(null, "2026-08-14T00:30:00.000Z"),
     createdTimeUtc: fc.constant(null),
-    multiplierOld: fc.option(decimal, { nil: null }),
-    multiplierNew: fc.option(decimal, { nil: null }),
+    multiplierOld: fc.option(positive, { nil: null }),
+    multiplierNew: fc.option(positive, { nil: null }),
     grossCashflowUsd: fc.option(decimal, { nil: null }),
     netCashflowUsd: fc.option(decimal, { nil: null }),
     withholdingTaxRate: fc.option(decimal, { nil: null }),

@@ -171,7 +171,8 @@ describe("answers of hundreds of megabytes", () => {
     } });
     const l = await ledgerFor("http://127.0.0.1:9/");
     try {
-      const config = { ...l.config, xstocksApiUrl: `http://127.0.0.1:${server.port}/api/v2` };
+      // The poll's own cap (ISSUER_FEED_MAX_MIB, 16 by default) raised above the page's, so the page's cap is the one met.
+      const config = { ...l.config, xstocksApiUrl: `http://127.0.0.1:${server.port}/api/v2`, issuerFeedMaxMib: 64 };
       const err = await pollIssuer({ db: l.db, config }).catch((e) => e);
       expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
       for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);

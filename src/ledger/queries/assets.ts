@@ -42,3 +42,11 @@ export async function listAssets(db: Sql, tenantId: number, nowSeconds = Math.fl
     };
   });
 }
+
+/** Which of these mints the issuer feed's asset list covers (its records reach them through its symbols), with the feed's symbol. */
+export async function feedCoveredMints(db: Sql, mints: string[]): Promise<{ mint: string; symbol: string }[]> {
+  return db.all<{ mint: string; symbol: string }>(
+    "SELECT mint, symbol FROM instruments WHERE source = 'xstocks' AND mint IN (SELECT value FROM json_each(?1)) ORDER BY symbol, mint",
+    JSON.stringify(mints),
+  );
+}

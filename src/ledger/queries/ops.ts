@@ -36,6 +36,7 @@ export async function opsStatus(db: Sql, opts: OpsOptions) {
   await guarded("sync_queue", () => syncChecks(db, now, opts.jobDeadlineSeconds));
   await guarded("booking", () => bookingChecks(db, now));
   await guarded("feeds", () => feedChecks(db, now, opts));
+  await guarded("issuer_feed_churn", async () => [await churnCheck(db, now)]);
   const rpc = opts.rpcErrors();
   const rate = rpc.total ? rpc.errors / rpc.total : 0;
   checks.push({
@@ -77,6 +78,28 @@ async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]
     });
   }
   return checks;
+}
+
+/** A record revised this many times within the window, none of it changing a booking, is churn. */
+export const CHURN = { revisions: 3, windowHours: 24 } as const;
+
+/**
+ * The issuer (or an operator) revising records again and again while no figure changes: every
+ * revision is stored and listed, and nothing is booked again (docs/journal.md#revisions-that-change-no-figure),
+ * but such a feed is worth knowing about. Counts records, naming none (a record's mint would say
+ * which instruments some tenant holds).
+ */
+async function churnCheck(db: Sql, now: Date): Promise<Check> {
+  const since = new Date(now.getTime() - CHURN.windowHours * 3_600_000).toISOString();
+  const n = (await db.get<{ n: number }>(
+    "SELECT count(*) AS n FROM (SELECT event_id FROM unbooked_revisions WHERE noted_at >= ? GROUP BY event_id HAVING count(*) >= ?) AS churning",
+    since, CHURN.revisions,
+  ))!.n;
+  const rule = `revised at least ${CHURN.revisions} times in ${CHURN.windowHours} h without changing any booking`;
+  return {
+    name: "issuer_feed_churn", status: n > 0 ? "warn" : "ok", value: n, threshold: 0,
+    message: n > 0 ? `The issuer feed is churning: ${n} record(s) ${rule}; each revision is stored and listed, nothing is booked again.` : `No record was ${rule}.`,
+  };
 }
 
 /** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type. */

@@ -3,6 +3,7 @@
 // names their Token-2022 metadata gives. A mint that cannot be read, or holds what no real mint
 // can, is a named gap.
 import type { InstrumentObs, MintStateObs } from "../../domain/observations";
+import { stripUnsafeText } from "../../domain/text";
 import { implausibleMint } from "./authorities";
 import { base64Bytes, decodeMintAccount, decodeMintBytes, type TokenMetadata } from "./decode";
 import type { SyncProgress } from "./history";
@@ -75,15 +76,17 @@ export function readMintAccount(mint: string, account: { data: string; owner: st
   return { state: problem ? null : state, problem, permanentDelegate: decoded?.permanentDelegate ?? null, instrument };
 }
 
-/** Longest metadata text kept (a mint's metadata is anyone's to write: bounded, control characters dropped). */
+/**
+ * Longest metadata text kept. A mint's metadata is anyone's to write: bounded, and control,
+ * bidirectional and invisible characters removed (docs/sources.md#text-fields).
+ */
 const METADATA_LIMITS = { name: 200, symbol: 32, uri: 500 } as const;
-const clean = (s: string, max: number): string => s.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, max);
 
 /** The instrument a mint's own metadata names (for mints no issuer feed lists), or null when it names none. */
 export function metadataInstrument(mint: string, metadata: TokenMetadata, decimals: number): InstrumentObs | null {
-  const symbol = clean(metadata.symbol, METADATA_LIMITS.symbol);
-  const name = clean(metadata.name, METADATA_LIMITS.name);
+  const symbol = stripUnsafeText(metadata.symbol, METADATA_LIMITS.symbol);
+  const name = stripUnsafeText(metadata.name, METADATA_LIMITS.name);
   if (!symbol && !name) return null;
-  const uri = clean(metadata.uri, METADATA_LIMITS.uri);
-  return { mint, symbol: symbol || name.slice(0, METADATA_LIMITS.symbol), name: name || null, underlying: null, isin: null, decimals, source: "token-metadata", uri: uri || null };
+  const uri = stripUnsafeText(metadata.uri, METADATA_LIMITS.uri);
+  return { mint, symbol: symbol || stripUnsafeText(name, METADATA_LIMITS.symbol), name: name || null, underlying: null, isin: null, decimals, source: "token-metadata", uri: uri || null };
 }

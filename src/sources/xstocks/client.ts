@@ -10,13 +10,17 @@
 //   the whole list; a page identical to the previous one means the server ignores paging: stop.
 // - New records land on page 1 and push the rest down, so a sweep can miss a row at a page
 //   boundary: if `totalNodes` changed during a sweep it is run once more and the rows merged
-//   (rows are deduplicated by their canonical JSON).
+//   (rows are deduplicated by the SHA-256 of their canonical JSON).
 // - `/public/assets/{symbol}/multiplier/history` is one answer (array or `{nodes}`), not paged.
 // - More than `maxPages` pages is an error, never a silent cap. A page that fails after the
 //   retries fails the whole fetch: a partial sweep would look complete.
-import { canonicalJson } from "../../domain/evidence";
+// - `caps` bound what one client (one poll: make a new client per poll) reads over all its
+//   answers, in bytes as they stream in and in rows as pages arrive: past either, reading stops at
+//   once and every call fails with FeedOverCap (docs/sources.md#feed-caps). Each answer is also
+//   capped on its own (`maxResponseBytes`).
+import { canonicalSha256 } from "../../domain/evidence";
 import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
-import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, type ByteBudget, type FetchLike } from "../retry";
 import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
 
 export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";
@@ -41,6 +45,21 @@ export class IssuerFetchError extends Error {
   }
 }
 
+/** What one poll may read of the feed, over every answer of every list. */
+export interface FeedCaps {
+  maxBytes: number;
+  /** Rows (assets and records, valid or not) over every page. */
+  maxRows: number;
+}
+
+/** The feed passed one of its caps: nothing of what it sent in this poll should be kept. */
+export class FeedOverCap extends Error {
+  constructor(readonly cap: "bytes" | "rows", readonly limit: number) {
+    super(cap === "bytes" ? `the feed sent more than ${limit} bytes in one poll` : `the feed listed more than ${limit} rows in one poll`);
+    this.name = "FeedOverCap";
+  }
+}
+
 export interface IssuerClientConfig {
   baseUrl?: string;
   fetch?: FetchLike;
@@ -54,6 +73,8 @@ export interface IssuerClientConfig {
   random?: () => number;
   /** Largest page read, in bytes (default 16 MiB; a real page of 100 records is a few tens of KiB). */
   maxResponseBytes?: number;
+  /** Caps over everything this client reads (default none). */
+  caps?: FeedCaps;
 }
 
 export interface IssuerFetchResult<T> {
@@ -90,18 +111,32 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
   const random = config.random ?? Math.random;
   const maxResponseBytes = config.maxResponseBytes ?? 16 * 1024 * 1024;
   const host = providerHost(base);
+  const caps = config.caps;
+  let bytesLeft = caps?.maxBytes ?? Infinity;
+  let rowsLeft = caps?.maxRows ?? Infinity;
+  // The first cap passed, kept: every list of the poll stops on it.
+  let overCap: FeedOverCap | null = null;
+  const bytes: ByteBudget | undefined = caps && {
+    take: (n) => overCap === null && (bytesLeft -= n) >= 0,
+    spent: () => (overCap ??= new FeedOverCap("bytes", caps.maxBytes)),
+  };
+  const takeRows = (n: number) => {
+    if (overCap) throw overCap;
+    if ((rowsLeft -= n) < 0) throw (overCap = new FeedOverCap("rows", caps!.maxRows));
+  };
 
   /** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies. */
   async function getJson(path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
     const url = `${base}${path}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
     for (let attempt = 0; ; attempt++) {
+      if (overCap) throw overCap; // another list of this poll passed a cap: stop reading
       counter.n++;
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), timeoutMs);
       let failure: { status: number | null; detail: string; retryAfterMs: number | null; retryable: boolean };
       try {
         const res = await doFetch(url, { headers: { accept: "application/json" }, signal: controller.signal });
-        const text = await readBodyCapped(res, maxResponseBytes);
+        const text = await readBodyCapped(res, maxResponseBytes, bytes);
         if (res.ok) {
           try {
             return JSON.parse(text);
@@ -112,6 +147,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
           failure = { status: res.status, detail: `HTTP ${res.status}`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after")), retryable: isRetryableStatus(res.status) };
         }
       } catch (err) {
+        if (err instanceof FeedOverCap) throw err;
         const timedOut = controller.signal.aborted;
         if (err instanceof BodyTooLarge) failure = { status: null, detail: err.message, retryAfterMs: null, retryable: false };
         else failure = { status: null, detail: timedOut ? `timeout: no answer within ${timeoutMs} ms` : networkCause(err), retryAfterMs: null, retryable: true };
@@ -135,7 +171,9 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
       const q = cursor !== null ? { ...query, cursor, pageSize: String(pageSize) } : { ...query, page: String(page), pageSize: String(pageSize) };
       const body = await getJson(path, q, counter);
       const { items, info } = unwrapPage(body, path, host);
-      const fingerprint = items.length ? canonicalJson(items) : null;
+      takeRows(items.length);
+      // Row hashes, not the page's canonical text: that text, built for every page, took several times the page's size.
+      const fingerprint = items.length ? items.map(canonicalSha256).join("") : null;
       if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
       previous = fingerprint;
       // One at a time: spreading a huge page into push() overflows the call stack.
@@ -162,7 +200,7 @@ export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClien
     if (first.totals.size > 1) rows = rows.concat((await sweep(path, query, counter)).rows);
     const seen = new Set<string>();
     const unique = rows.filter((r) => {
-      const key = canonicalJson(r);
+      const key = canonicalSha256(r);
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
