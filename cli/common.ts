@@ -20,7 +20,7 @@ export function settingArgs(command: CommandName): ArgsDef {
       s.flag,
       {
         type: s.key === "trustProxy" ? ("boolean" as const) : ("string" as const),
-        valueHint: s.key === "trustProxy" ? undefined : s.key === "dataDir" ? "dir" : s.key.endsWith("Url") ? "url" : "value",
+        valueHint: s.key === "trustProxy" ? undefined : s.key === "logRequests" ? "on|off" : s.key === "dataDir" ? "dir" : s.key.endsWith("Url") ? "url" : "value",
         description: `${s.description}. Env ${s.env}; default ${shownDefault(s, command)}.`,
       },
     ]),

@@ -25,6 +25,7 @@ export interface Config {
   issuerPollSeconds: number;
   mintPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  logRequests: boolean;
   maxWallets: number;
   rpcConcurrency: number;
   rpcSpacingMs: number;
@@ -57,6 +58,7 @@ export const settings: Setting[] = [
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
+  { key: "logRequests", env: "LOG_REQUESTS", flag: "log-requests", default: "on", description: "on: one info log line per request (method, route template, status, duration, request id; never a key, path or query); off: only requests that failed with a 5xx" },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
@@ -107,11 +109,11 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (raw === "" || raw === s.default) return null;
       if (!/^postgres(ql)?:\/\/./.test(raw)) throw new ConfigError(`${s.env} must be a postgres:// or postgresql:// URL`);
       return raw;
-    case "trustProxy": {
+    case "trustProxy": case "logRequests": {
       const v = raw.toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;
       if (["0", "false", "no", "off", ""].includes(v)) return false;
-      throw new ConfigError(`${s.env} must be true or false, got ${JSON.stringify(raw)}`);
+      throw new ConfigError(`${s.env} must be ${s.key === "logRequests" ? "on or off" : "true or false"}, got ${JSON.stringify(raw)}`);
     }
     case "logLevel":
       if (!["debug", "info", "warn", "error"].includes(raw)) throw new ConfigError(`${s.env} must be debug, info, warn or error`);

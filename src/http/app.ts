@@ -50,7 +50,7 @@ export interface AppDeps {
 
 export async function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
-  const metrics = deps.metrics ?? createMetrics();
+  const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: ledger.engine });
   const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
   const lookup = keyLookup(ledger.db);
@@ -61,7 +61,7 @@ export async function createApp(deps: AppDeps) {
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
   const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? ((tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) };
-  const observe = requestObserver(states, metrics, logger, config.logLevel);
+  const observe = requestObserver(states, metrics, logger, config.logRequests);
   const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
@@ -216,16 +216,19 @@ function admissionRefusal(request: Request, url: URL, route: string): Response |
 
 /**
  * Counts and times each answered request by method, route template (`unmatched` when no route
- * matched, never the raw path) and status, and logs it at debug level (always when it failed).
+ * matched, never the raw path) and status, and logs it: one info line per request with
+ * LOG_REQUESTS on (the default), else only those that failed with a 5xx. The line holds the route
+ * template, never the path, the query or a header, so no key and no wallet reaches the log
+ * (docs/operations.md#request-logs).
  */
-function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, level: Config["logLevel"]) {
+function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, logRequests: boolean) {
   return (request: Request, setStatus: unknown): void => {
     const state = states.get(request);
     const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
     const route = state?.route ?? "unmatched";
     const seconds = state ? (performance.now() - state.started) / 1000 : 0;
     metrics.observeRequest(request.method, route, status, seconds);
-    if (level === "debug" || status >= 500) {
+    if (logRequests || status >= 500) {
       logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
     }
   };

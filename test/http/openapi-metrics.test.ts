@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { spawnSync } from "node:child_process";
 import { routeTable } from "../../src/http/route-table.ts";
+import { version } from "../../src/version.ts";
+import { testEngine } from "../support/engine.ts";
 import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type TestServer } from "../harness/index.ts";
 
 let srv: TestServer;
@@ -228,6 +230,11 @@ describe("/v1/ops/metrics", () => {
     expect(text).toMatch(/caledger_actions\{type="cash_dividend"\} \d+/);
   });
 
+  test("caledger_build_info: a gauge of 1 labelled with the version and the ledger's engine", () => {
+    expect(text).toContain("# TYPE caledger_build_info gauge\n");
+    expect(text.split("\n").filter((l) => l.startsWith("caledger_build_info"))).toEqual([`caledger_build_info{version="${version}",engine="${testEngine}"} 1`]);
+  });
+
   test("labels hold route templates and fixed words, never owners, keys or raw paths", () => {
     expect(text).not.toContain(owner);
     expect(text).not.toContain("cal_");
@@ -236,6 +243,7 @@ describe("/v1/ops/metrics", () => {
       for (const [, name, value] of m[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) {
         if (name === "route") expect(value).toMatch(/^(\/v[12](\/([a-z.]+|:[a-z]+))*|unmatched)$/);
         else if (name === "le") expect(value).toMatch(/^([0-9.]+|\+Inf)$/);
+        else if (name === "version") expect(value).toBe(version);
         else expect(value).toMatch(/^[A-Za-z0-9_]{1,40}$/);
         expect(value.length).toBeLessThan(40);
       }
