@@ -20,6 +20,7 @@ import { v2Routes } from "./routes/v2.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
 import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
+import { v1Kinds } from "../../schemas/v1/ledger.ts";
 
 export const maxBodyBytes = 16 * 1024;
 /** The integer query parameters of each route. */
@@ -29,6 +30,16 @@ const integerQueryParams: Record<string, readonly string[]> = {
   "/v2/actions": ["limit", "offset", "year"],
   "/v1/export": ["year"],
   "/v2/reports/income": ["year"],
+};
+
+/**
+ * The query parameters of each route that take one of a few words, each possibly repeated or
+ * comma-separated (as Elysia reads a list). Checked here so that a wrong word is refused with a
+ * sentence naming the parameter, whatever shape Elysia's own error would take.
+ */
+const wordQueryParams: Record<string, Record<string, readonly string[]>> = {
+  "/v1/income": { kind: v1Kinds },
+  "/v1/journal": { kind: v1Kinds },
 };
 
 export interface AppDeps {
@@ -202,12 +213,16 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
   return path === "/ui/api" || path.startsWith("/ui/api/") ? "/ui/api" : "/ui";
 }
 
-/** The checks that need no key and no database: paging numbers, years and the declared body size. */
+/** The checks that need no key and no database: paging numbers, years, words and the declared body size. */
 function admissionRefusal(request: Request, url: URL, route: string): Response | null {
   // Paging numbers and years are plain digits: Number() would also take " 5", "0x10" or "1e2".
   for (const name of integerQueryParams[route] ?? []) {
     const raw = url.searchParams.get(name);
     if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
+  }
+  for (const [name, words] of Object.entries(wordQueryParams[route] ?? {})) {
+    const given = url.searchParams.getAll(name).flatMap((v) => v.split(","));
+    if (given.some((w) => !words.includes(w))) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected ${words.join(", ")}, one or several.`);
   }
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);

@@ -27,14 +27,14 @@ afterAll(async () => { await srv?.close(); });
 const toOpenApiPath = (template: string) => template.replace(/:([a-z]+)/g, "{$1}");
 const methods = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
-/** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging). */
+/** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging, docs/api.md#kind-filter). */
 const dates = [{ name: "from", required: false }, { name: "to", required: false }, { name: "year", required: false }];
 const paged = [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }, ...dates];
 const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/portfolio": [{ name: "owner", required: true }],
-  "/v1/income": paged,
+  "/v1/income": [...paged, { name: "kind", required: false }],
   "/v1/income/:id": [{ name: "owner", required: true }],
-  "/v1/journal": paged,
+  "/v1/journal": [...paged, { name: "kind", required: false }],
   "/v1/yield": [{ name: "owner", required: true }],
   "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates],
   "/v2/actions": paged,

@@ -20,7 +20,7 @@ import { coercedQuery, dateRangeOf } from "../params.ts";
 import { booksOwner, checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
 import { incomeDetail } from "./income-detail.ts";
 
-const pagedQuery = coercedQuery(S.PagedOwnerQuery);
+const kindListQuery = coercedQuery(S.KindListQuery);
 const exportQuery = coercedQuery(S.ExportQuery);
 
 /** The error responses every keyed route may give, plus the route's own. */
@@ -105,9 +105,9 @@ export function v1Routes(ctx: AppContext) {
       async ({ query, request }) => {
         const range = dateRangeOf(query);
         const books = await booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", await actions.incomeListJson(books, paging(query), range));
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", await actions.incomeListJson(books, paging(query), range, query.kind));
       },
-      { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", DATE_FILTERS) },
+      { query: kindListQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", `${KIND_FILTER} ${DATE_FILTERS}`) },
     )
     .get(
       "/v1/income/:id",
@@ -123,9 +123,13 @@ export function v1Routes(ctx: AppContext) {
       async ({ query, request }) => {
         const range = dateRangeOf(query);
         const books = await booksOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...(await journal.list(books, paging(query), range)) };
+        return { owner: query.owner, dataset: ctx.dataset(), ...(await journal.list(books, paging(query), range, query.kind)) };
       },
-      { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read", DATE_FILTERS) },
+      {
+        query: kindListQuery,
+        response: keyedResponses(S.JournalList, walletErrors),
+        detail: keyed("ledger", "Journal entries, newest effective time first (ties by id, newest first)", "ledger:read", `${KIND_FILTER} ${DATE_FILTERS}`),
+      },
     )
     .get(
       "/v1/yield",
@@ -173,6 +177,8 @@ export function v1Routes(ctx: AppContext) {
     );
 }
 
+/** What the v1 lists say of their kind filter. */
+const KIND_FILTER = "kind (repeatable: kind=dividend&kind=split) keeps only entries of those v1 kinds; an unknown kind is 400 invalid_request.";
 /** What every date-filtered route says of its filters. */
 export const DATE_FILTERS = "Filter by effectiveAt with from and to (YYYY-MM-DD, UTC, both days included) or year; total and nextOffset count what the filter keeps. year with from or to, an impossible day, or from after to is 400 invalid_request.";
 const EXPORT_NOTE =
