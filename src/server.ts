@@ -1,6 +1,6 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
 import { loadConfig, type Config } from "./config.ts";
-import { ledgerName, openLedger, type Ledger } from "./ledger/db.ts";
+import { ledgerName, newLedgerLocation, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
@@ -27,6 +27,9 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const lock = config.databaseUrl ? { release() {} } : holdDataDir(config.dataDir);
   let ledger: Ledger | null = null;
   try {
+    // Said before it happens, as every command does (docs/cli.md#new-ledgers).
+    const fresh = await newLedgerLocation(config);
+    if (fresh) logger.info("creating a new ledger", { ledger: fresh });
     ledger = await openLedger(config);
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
