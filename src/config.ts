@@ -73,7 +73,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -83,6 +83,7 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
   sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir", "databaseUrl"],
+  wallets: ["dataDir", "databaseUrl"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],

@@ -123,7 +123,7 @@ export function createClient(options: ClientOptions) {
   const url = (path: string, q?: Query) => `${base}${path}${queryString(q)}`;
   const seg = (s: string) => encodeURIComponent(s);
 
-  async function send(method: "GET" | "POST", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
+  async function send(method: "GET" | "POST" | "DELETE", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
     const headers: Record<string, string> = { accept };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const init: RequestInit = { method, headers };
@@ -183,6 +183,8 @@ export function createClient(options: ClientOptions) {
     health: () => json<Health>("GET", "/v1/health"),
     assets: () => json<AssetsResponse>("GET", "/v1/assets"),
     requestSync: (wallet: string) => json<SyncRequestResponse>("POST", "/v1/wallets/sync", undefined, { owner: wallet }),
+    /** Your tenant stops following the wallet (204; ApiError wallet_not_registered if it did not). Its books stay in the ledger. */
+    removeWallet: async (wallet: string): Promise<void> => void (await send("DELETE", `/v1/wallets/${seg(wallet)}`)),
     wallets: () => json<WalletsResponse>("GET", "/v1/wallets"),
     syncStatus: (wallet: string) => json<SyncStatusResponse>("GET", `/v1/wallets/${seg(wallet)}/status`),
     portfolio: (wallet: string) => json<Portfolio>("GET", "/v1/portfolio", { owner: wallet }),

@@ -19,7 +19,7 @@ import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
-import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet, type EnqueueResult } from "../sync/queue.ts";
 import { v1Kinds } from "../../schemas/v1/ledger.ts";
 
 export const maxBodyBytes = 16 * 1024;
@@ -54,6 +54,8 @@ export interface AppDeps {
    * write rows themselves) it is written here.
    */
   registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
+  /** The tenant stops following the wallet (true when it did), on the worker's connection as above. */
+  removeWallet?: (tenantId: number, owner: string) => Promise<boolean>;
   health?: DatabaseHealth;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
@@ -71,7 +73,11 @@ export async function createApp(deps: AppDeps) {
   const dataset = await datasetLabelOrDefault(ledger.db);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? ((tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) };
+  const ctx: AppContext = {
+    ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners,
+    registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
+    removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(ledger.db, tenantId, owner)).removed),
+  };
   const observe = requestObserver(states, metrics, logger, config.logRequests);
   const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
@@ -172,6 +178,7 @@ export type AppContext = {
   dataset(): Awaited<ReturnType<typeof datasetLabelOrDefault>>;
   version: string;
   registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
+  removeWallet(tenantId: number, owner: string): Promise<boolean>;
   demoOwners: ReadonlySet<string> | null;
 };
 

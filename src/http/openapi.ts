@@ -69,7 +69,8 @@ export function finishDocument(generated: Json, bodies: RouteBody[]): Json {
     for (const [method, op] of Object.entries(item)) {
       if (op.parameters) op.parameters = op.parameters.map(parameter);
       const responses: Record<string, Json> = {};
-      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = response(res, used);
+      // A 204 has no content by definition (its route declares S.NoContent).
+      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = status === "204" ? { description: S.NoContent.description } : response(res, used);
       // onRequest refuses a body over the cap on every route, before anything else runs.
       responses["413"] ??= response({ content: { "application/json": { schema: S.errors[413] } } }, used);
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

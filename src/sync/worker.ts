@@ -19,6 +19,8 @@ export interface Worker {
   wake(): void;
   /** Stops within about a second: jobs in flight are abandoned to their lease. */
   stop(): Promise<void>;
+  /** Aborts a run in flight here whose wallet was removed: it stops reading and writes nothing more. */
+  cancel(jobId: number): void;
   booker: Booker;
 }
 
@@ -37,6 +39,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   let wake: () => void = () => {};
   let lastIssuer = 0, lastMint = 0, lastRefresh = 0;
   let jobsInFlight = 0;
+  const runs = new Map<number, AbortController>();
 
   const track = (name: string, p: Promise<unknown>) => {
     const tracked = p.catch((e) => {
@@ -66,7 +69,9 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
       const job = await claimJob(deps.db, clock());
       if (!job) break;
       jobsInFlight++;
-      track("sync", runSyncJob(stepDeps, job).finally(() => { jobsInFlight--; wake(); }));
+      const run = new AbortController();
+      runs.set(job.id, run);
+      track("sync", runSyncJob({ ...stepDeps, signal: AbortSignal.any([abort.signal, run.signal]) }, job).finally(() => { runs.delete(job.id); jobsInFlight--; wake(); }));
     }
   };
 
@@ -85,6 +90,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const done = loop();
   return {
     wake: () => wake(),
+    cancel: (jobId) => runs.get(jobId)?.abort(new Error("wallet removed")),
     booker,
     async stop() {
       stopped = true;

@@ -91,6 +91,28 @@ export function v1Routes(ctx: AppContext) {
       },
       { params: S.OwnerParams, response: keyedResponses(S.SyncStatusResponse, walletErrors), detail: keyed("wallets", "Sync status of a wallet", "ledger:read") },
     )
+    .delete(
+      "/v1/wallets/:owner",
+      async ({ params, request }) => {
+        const p = principalOf(ctx, request);
+        checkOwner(params.owner);
+        if (!(await ctx.removeWallet(p.tenantId, params.owner))) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant.");
+        return status(204);
+      },
+      {
+        params: S.OwnerParams,
+        response: { ...keyedErrors, 204: S.NoContent, ...walletErrors },
+        detail: keyed(
+          "wallets",
+          "Stop following a wallet",
+          "wallets:sync",
+          "Answers 204. The tenant stops following the wallet: its reads answer 404 wallet_not_registered for this tenant at once, its place in the quota is free, " +
+            "its queued sync is dropped and a run in progress stops. Nothing is erased from the ledger: registering it again (POST /v1/wallets/sync) resumes from where " +
+            "its syncs stopped and serves the same books once that sync finished. Another tenant that follows the same wallet is not affected; a wallet no tenant follows is no longer synced. " +
+            "404 wallet_not_registered when this tenant did not follow it.",
+        ),
+      },
+    )
     .get(
       "/v1/portfolio",
       async ({ query, request }) => {
