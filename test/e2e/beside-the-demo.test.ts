@@ -94,7 +94,8 @@ describe("a command that would create a new ledger says where first", () => {
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 
-  test("it is said before anything is created: a data dir that cannot be made still gets the line first", async () => {
+  // SQLite's: a PostgreSQL ledger needs no data dir (its database is checked before it is named).
+  if (testEngine === "sqlite") test("it is said before anything is created: a data dir that cannot be made still gets the line first", async () => {
     const file = join(tempDir(), "a-file");
     writeFileSync(file, "");
     const r = await run(["keys", "create", "k", "--tenant", "acme", "--data-dir", join(file, "ledger")]);
@@ -121,6 +122,6 @@ describe("a command that would create a new ledger says where first", () => {
     const s = await serveBinary(ledgerArgs(dir), { ...env, LOG_LEVEL: "info" });
     await s.stop();
     const line = s.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === "creating a new ledger");
-    expect(line?.ledger).toBe(testEngine === "sqlite" ? join(dir, "ledger.db") : expect.stringMatching(/^postgres:\/\//));
+    expect(line?.ledger).toEqual(testEngine === "sqlite" ? join(dir, "ledger.db") : expect.stringMatching(/^postgres:\/\//));
   }, 60_000);
 });
