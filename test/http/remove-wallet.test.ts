@@ -50,11 +50,15 @@ describe("DELETE /v1/wallets/{owner}", () => {
     expect({ journal: await count("SELECT count(*) AS n FROM journal WHERE owner = ?", shared), actions: await count("SELECT count(*) AS n FROM actions WHERE owner = ?", shared) }).toEqual(rows);
   });
 
-  test("removing a wallet the tenant does not follow is 404 wallet_not_registered, in the {error, code} body", async () => {
+  test("removing a wallet the tenant does not follow is 404 wallet_not_registered, the same bytes whether another tenant follows it or nobody does", async () => {
+    const answers = [];
     for (const owner of [shared, address("remove:never")]) {
       const a = await del(owner, acme);
       expect({ status: a.status, code: a.body.code, keys: Object.keys(a.body).sort() }).toEqual({ status: 404, code: "wallet_not_registered", keys: ["code", "error"] });
+      answers.push(a.text);
     }
+    expect(answers[0]).toBe(answers[1]!);
+    expect((await call(srv.url, `/v1/wallets/${shared}/status`, { key: globex })).status).toBe(200); // globex still follows it
   });
 
   test("its quota place is free at once", async () => {
