@@ -32,12 +32,15 @@ export const journalSql = {
 };
 
 export function journalQueries(db: Sql) {
+  const count = async (owner: string, range: DateRange, kinds: KindFilter) =>
+    (await (kinds ? db.get<{ n: number }>(journalSql.countOfKinds, owner, range.from, range.before, JSON.stringify(kinds))
+      : db.get<{ n: number }>(journalSql.count, owner, range.from, range.before)))!.n;
   const page = (owner: string, p: Page, range: DateRange, kinds: KindFilter) =>
     kinds ? db.all<JournalRow>(journalSql.pageOfKinds, owner, range.from, range.before, p.limit, p.offset, JSON.stringify(kinds))
       : db.all<JournalRow>(journalSql.page, owner, range.from, range.before, p.limit, p.offset);
   return {
     async list(owner: string, p: Page, range: DateRange = ALL_DATES, kinds?: KindFilter) {
-      const total = (await (kinds ? db.get<{ n: number }>(journalSql.countOfKinds, owner, range.from, range.before, JSON.stringify(kinds)) : db.get<{ n: number }>(journalSql.count, owner, range.from, range.before)))!.n;
+      const total = await count(owner, range, kinds);
       const rows = await page(owner, p, range, kinds);
       return { entries: rows.map(journalEntry), total, nextOffset: nextOffset(p, rows.length, total) };
     },
