@@ -29,6 +29,7 @@ export interface Config {
   issuerFeedMaxRecords: number;
   mintPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  logRequests: boolean;
   maxWallets: number;
   rpcConcurrency: number;
   rpcSpacingMs: number;
@@ -65,6 +66,7 @@ export const settings: Setting[] = [
   { key: "issuerFeedMaxRecords", env: "ISSUER_FEED_MAX_RECORDS", flag: "issuer-feed-max-records", default: "20000", description: "Rows (assets and records) one issuer poll may hold; a feed over it is degraded and nothing of that poll is stored" },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
+  { key: "logRequests", env: "LOG_REQUESTS", flag: "log-requests", default: "on", description: "on: one info log line per request (method, route template, status, duration, request id; never a key, path or query); off: only requests that failed with a 5xx" },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
@@ -79,7 +81,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -89,6 +91,7 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
   sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "issuerFeedMaxMib", "issuerFeedMaxRecords", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir", "databaseUrl"],
+  wallets: ["dataDir", "databaseUrl"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],
@@ -125,11 +128,11 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (bad !== undefined) throw new ConfigError(`${s.env} must list host names separated by commas (letters, digits, hyphens and dots, no port), got ${JSON.stringify(bad)}`);
       return names;
     }
-    case "trustProxy": {
+    case "trustProxy": case "logRequests": {
       const v = raw.toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;
       if (["0", "false", "no", "off", ""].includes(v)) return false;
-      throw new ConfigError(`${s.env} must be true or false, got ${JSON.stringify(raw)}`);
+      throw new ConfigError(`${s.env} must be ${s.key === "logRequests" ? "on or off" : "true or false"}, got ${JSON.stringify(raw)}`);
     }
     case "logLevel":
       if (!["debug", "info", "warn", "error"].includes(raw)) throw new ConfigError(`${s.env} must be debug, info, warn or error`);

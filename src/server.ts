@@ -1,7 +1,7 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
 import { FEED_OFF, issuerFeedOff, loadConfig, type Config } from "./config.ts";
 import { describeUrl } from "./describe-url.ts";
-import { ledgerName, openLedger, type Ledger } from "./ledger/db.ts";
+import { ledgerName, newLedgerLocation, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
@@ -9,7 +9,7 @@ import { sealRows } from "./ledger/seals.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
-import { registerAndEnqueue } from "./sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet } from "./sync/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
@@ -28,6 +28,9 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const lock = config.databaseUrl ? { release() {} } : holdDataDir(config.dataDir);
   let ledger: Ledger | null = null;
   try {
+    // Said before it happens, as every command does (docs/cli.md#new-ledgers).
+    const fresh = await newLedgerLocation(config);
+    if (fresh) logger.info("creating a new ledger", { ledger: fresh });
     ledger = await openLedger(config);
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
@@ -42,7 +45,11 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
 
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
-  const { app, metrics, health } = await createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) });
+  const { app, metrics, health } = await createApp({
+    ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined,
+    registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
+    removeWallet: async (tenantId, owner) => (worker ? worker.unregister(tenantId, owner) : (await unregisterWallet(ledger.db, tenantId, owner)).removed),
+  });
   // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
   // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
   // loads the embedded recording through its recorded transport (the demo is offline). Offline
@@ -106,8 +113,9 @@ function listen(app: Awaited<ReturnType<typeof createApp>>["app"], config: Confi
 async function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; offline?: boolean }): Promise<void> {
   const label = await readDatasetLabel(ledger.db);
   if (opts.demo) {
-    const wallets = (await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM tenant_wallets"))!.n;
-    if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
+    // A wallet no tenant follows any more still holds live data (its observations stay).
+    const live = await ledger.db.get("SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM tenant_wallets) OR EXISTS (SELECT 1 FROM token_accounts) OR EXISTS (SELECT 1 FROM balance_changes)");
+    if ((label && label.kind !== "synthetic") || (!label && live)) {
       throw new Error(`data dir ${config.dataDir} holds live data; --demo needs an empty data dir or the demo's own (use --data-dir)`);
     }
   } else if (label?.kind === "synthetic" && !opts.offline) {

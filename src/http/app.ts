@@ -21,10 +21,15 @@ import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
-import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
 
+/**
+ * The query parameters of each route that take one of a few words, each possibly repeated or
+ * comma-separated (as Elysia reads a list). Checked here so that a wrong word is refused with a
+ * sentence naming the parameter, whatever shape Elysia's own error would take.
+ */
 export interface AppDeps {
   ledger: Ledger;
   config: Config;
@@ -37,6 +42,8 @@ export interface AppDeps {
    * write rows themselves) it is written here.
    */
   registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
+  /** The tenant stops following the wallet (true when it did), on the worker's connection as above. */
+  removeWallet?: (tenantId: number, owner: string) => Promise<boolean>;
   health?: DatabaseHealth;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
@@ -44,7 +51,7 @@ export interface AppDeps {
 
 export async function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
-  const metrics = deps.metrics ?? createMetrics();
+  const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: ledger.engine });
   const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
   const lookup = keyLookup(ledger.db);
@@ -54,8 +61,12 @@ export async function createApp(deps: AppDeps) {
   const dataset = await datasetLabelOrDefault(ledger.db);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? ((tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) };
-  const observe = requestObserver(states, metrics, logger, config.logLevel);
+  const ctx: AppContext = {
+    ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners,
+    registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
+    removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(ledger.db, tenantId, owner)).removed),
+  };
+  const observe = requestObserver(states, metrics, logger, config.logRequests);
   const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
@@ -168,6 +179,7 @@ export type AppContext = {
   dataset(): Awaited<ReturnType<typeof datasetLabelOrDefault>>;
   version: string;
   registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
+  removeWallet(tenantId: number, owner: string): Promise<boolean>;
   demoOwners: ReadonlySet<string> | null;
 };
 
@@ -220,16 +232,19 @@ function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefi
 
 /**
  * Counts and times each answered request by method, route template (`unmatched` when no route
- * matched, never the raw path) and status, and logs it at debug level (always when it failed).
+ * matched, never the raw path) and status, and logs it: one info line per request with
+ * LOG_REQUESTS on (the default), else only those that failed with a 5xx. The line holds the route
+ * template, never the path, the query or a header, so no key and no wallet reaches the log
+ * (docs/operations.md#request-logs).
  */
-function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, level: Config["logLevel"]) {
+function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, logRequests: boolean) {
   return (request: Request, setStatus: unknown): void => {
     const state = states.get(request);
     const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
     const route = state?.route ?? "unmatched";
     const seconds = state ? (performance.now() - state.started) / 1000 : 0;
     metrics.observeRequest(request.method, route, status, seconds);
-    if (level === "debug" || status >= 500) {
+    if (logRequests || status >= 500) {
       logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
     }
   };

@@ -1,6 +1,7 @@
 // Authentication and limits for one request, in the order of docs/api.md#check-order: lockout, key
 // present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
 import type { Config } from "../config.ts";
+import { missingScopeMessage } from "../domain/scopes.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
 import { errorResponse } from "./errors.ts";
@@ -106,7 +107,7 @@ export async function authenticate(request: Request, url: URL, socketAddress: st
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
-    state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
+    state.refusal = errorResponse("missing_scope", missingScopeMessage(scope, principal.tenant));
     return state;
   }
   const spent = spendRate(principal.keyId, deps);

@@ -6,7 +6,10 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** What the ledger holds now, read for each scrape (src/ledger/queries/ops.ts). */
 export interface Gauges { syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number> }
 
-export function createMetrics(startedAt = Date.now()) {
+/** What this process is: the build_info series' labels. */
+export interface BuildInfo { version: string; engine: "sqlite" | "postgres" }
+
+export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
   const requests = new Map<string, number>();
   const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
   const authFailures = new Map<string, number>();
@@ -40,6 +43,10 @@ export function createMetrics(startedAt = Date.now()) {
       const out: string[] = [];
       const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
       const head = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+      // The usual info-metric shape: always 1, the facts in its labels (joined onto other series in queries).
+      head("caledger_build_info", "gauge", "The running ca-ledger: its version and its ledger's database engine (always 1).");
+      out.push(`caledger_build_info{version="${esc(build.version)}",engine="${build.engine}"} 1`);
 
       head("caledger_http_requests_total", "counter", "HTTP requests by method, route template and status.");
       for (const [k, v] of requests) {

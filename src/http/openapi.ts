@@ -69,7 +69,8 @@ export function finishDocument(generated: Json, bodies: RouteBody[]): Json {
     for (const [method, op] of Object.entries(item)) {
       if (op.parameters) op.parameters = op.parameters.map(parameter);
       const responses: Record<string, Json> = {};
-      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = response(res, used);
+      // A 204 has no content by definition (its route declares S.NoContent).
+      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = status === "204" ? { description: S.NoContent.description } : response(res, used);
       // onRequest refuses, on every route: a Host it does not answer to (first of all), a query
       // parameter the route does not declare or a scalar one given twice, a body over the cap.
       responses["400"] ??= response({ content: { "application/json": { schema: S.errors[400] } } }, used);

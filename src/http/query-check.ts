@@ -12,11 +12,16 @@ export interface QueryRules {
   lists: ReadonlySet<string>;
   /** Those declared as integers: plain digits only. */
   integers: ReadonlySet<string>;
+  /**
+   * Those that take only certain words (a union of literals, or a list of them: `kind`), with the
+   * words. A list's values may also be comma-separated (`kind=dividend,split`).
+   */
+  words: ReadonlyMap<string, readonly string[]>;
 }
 
 interface RegisteredRoute { method: string; path: string; hooks?: { query?: unknown } }
 
-const noQuery: QueryRules = { names: new Set(), lists: new Set(), integers: new Set() };
+const noQuery: QueryRules = { names: new Set(), lists: new Set(), integers: new Set(), words: new Map() };
 
 /** The rules of every registered route, by `METHOD template` (Elysia's `:param` templates). */
 export function queryRulesOf(routes: readonly RegisteredRoute[]): Map<string, QueryRules> {
@@ -28,12 +33,22 @@ export function queryRulesOf(routes: readonly RegisteredRoute[]): Map<string, Qu
 function rulesOf(schema: { properties?: Record<string, TSchema> } | undefined): QueryRules {
   if (!schema?.properties) return noQuery;
   const names = new Set<string>(), lists = new Set<string>(), integers = new Set<string>();
+  const words = new Map<string, readonly string[]>();
   for (const [name, prop] of Object.entries(schema.properties)) {
     names.add(name);
     if (hasType(prop, "array")) lists.add(name);
     if (hasType(prop, "integer")) integers.add(name);
+    const allowed = literalsOf((prop as { items?: TSchema }).items ?? prop);
+    if (allowed) words.set(name, allowed);
   }
-  return { names, lists, integers };
+  return { names, lists, integers, words };
+}
+
+/** The words a union of string literals allows, or null for any other schema. */
+function literalsOf(schema: TSchema): string[] | null {
+  const branches = (schema as { anyOf?: { const?: unknown }[] }).anyOf;
+  if (!branches?.length || !branches.every((b) => typeof b.const === "string")) return null;
+  return branches.map((b) => b.const as string);
 }
 
 /** Whether a schema is of this JSON type, or a union with a branch of it (Elysia's integer is integer | numeric string). */
@@ -54,6 +69,9 @@ export function queryRefusal(search: URLSearchParams, rules: QueryRules | undefi
     seen.add(name);
     // Number() would also take " 5", "0x10" or "1e2".
     if (r.integers.has(name) && !/^[0-9]{1,10}$/.test(value)) return `Invalid query parameter ${name}: expected a whole number written in digits.`;
+    const words = r.words.get(name);
+    const given = r.lists.has(name) ? value.split(",") : [value];
+    if (words && given.some((w) => !words.includes(w))) return `Invalid query parameter ${name}: expected ${words.join(", ")}${r.lists.has(name) ? ", one or several" : ""}.`;
   }
   return null;
 }

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeUrl } from "../describe-url.ts";
-import { applyPostgresMigrations, applySqliteMigrations } from "./migrations.ts";
+import { applyPostgresMigrations, applySqliteMigrations, migrationStatus } from "./migrations.ts";
 import { postgresDb, type PostgresDb } from "./sql/postgres.ts";
 import { BUSY_TIMEOUT_MS, sqliteDb, type SqliteDb } from "./sql/sqlite.ts";
 
@@ -71,6 +71,20 @@ const ownedHere = (uid: number) => uid === process.getuid?.();
 export async function openLedger(target: string | LedgerTarget, opts: { migrate?: boolean } = {}): Promise<Ledger> {
   const where = typeof target === "string" ? { dataDir: target } : target;
   return where.databaseUrl ? openPostgres(where.databaseUrl, opts) : openSqlite(where.dataDir, opts);
+}
+
+/**
+ * Where opening `target` would create a new ledger, or null when one is there: no `ledger.db` in
+ * the data dir, or a PostgreSQL database with no migration applied (docs/cli.md#new-ledgers).
+ */
+export async function newLedgerLocation(target: LedgerTarget): Promise<string | null> {
+  if (!target.databaseUrl) return existsSync(ledgerPath(target.dataDir)) ? null : ledgerPath(target.dataDir);
+  const ledger = await openPostgres(target.databaseUrl, { migrate: false });
+  try {
+    return (await migrationStatus(ledger.db)).some((m) => m.applied) ? null : ledger.url;
+  } finally {
+    await ledger.close();
+  }
 }
 
 /** Applies the engine's pending migrations (under its lock); returns how many. */

@@ -201,3 +201,23 @@ export async function jobCounts(db: Sql): Promise<Record<JobStatus, number>> {
   for (const r of await db.all<{ status: JobStatus; n: number }>("SELECT status, count(*) AS n FROM sync_jobs GROUP BY status")) out[r.status] = r.n;
   return out;
 }
+
+/** What removing a wallet did: whether the tenant followed it, and the run of its job in flight, if any. */
+export interface Unregistered { removed: boolean; runningJobId: number | null }
+
+/**
+ * The tenant stops following the wallet (docs/following.md#removing-a-wallet): its registration
+ * and its job row go in one transaction, so the job is never claimed, retried nor followed again,
+ * and the tenant's quota place is free. Nothing of the ledger is erased (observations, books, the
+ * journal stay, and the tenant's cursors, so registering again resumes where it stopped). A run
+ * in flight finds its row gone: what it still reports or finishes changes nothing; the caller
+ * may abort it (`runningJobId`).
+ */
+export function unregisterWallet(db: Sql, tenantId: number, owner: string): Promise<Unregistered> {
+  return db.write(async (tx): Promise<Unregistered> => {
+    const job = await tx.get<{ id: number; status: JobStatus }>("SELECT id, status FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    await tx.run("DELETE FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    const { changes } = await tx.run("DELETE FROM tenant_wallets WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    return { removed: changes > 0, runningJobId: job?.status === "running" ? job.id : null };
+  });
+}

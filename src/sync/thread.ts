@@ -6,7 +6,7 @@ import { openLedger } from "../ledger/db.ts";
 import { classifyDatabaseError } from "../ledger/health.ts";
 import type { Db } from "../ledger/sql/port.ts";
 import { createLogger } from "../log.ts";
-import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
+import { QuotaExceeded, registerAndEnqueue, unregisterWallet } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
 
@@ -60,6 +60,16 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       if (result.job === "enqueued") worker?.wake();
     } catch (e) {
       post({ type: "register_failed", id: m.id, quota: e instanceof QuotaExceeded, error: String((e as Error)?.message ?? e) });
+    }
+  } else if (m.type === "unregister") {
+    try {
+      if (!db) throw new Error("the worker has not started");
+      const r = await unregisterWallet(db, m.tenantId, m.owner);
+      // A run of this tenant × wallet in flight here stops reading now (its row is gone).
+      if (r.runningJobId !== null) worker?.cancel(r.runningJobId);
+      post({ type: "unregistered", id: m.id, removed: r.removed });
+    } catch (e) {
+      post({ type: "unregister_failed", id: m.id, error: String((e as Error)?.message ?? e) });
     }
   } else if (m.type === "stop") {
     await worker?.stop();

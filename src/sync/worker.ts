@@ -20,6 +20,8 @@ export interface Worker {
   wake(): void;
   /** Stops within about a second: jobs in flight are abandoned to their lease. */
   stop(): Promise<void>;
+  /** Aborts a run in flight here whose wallet was removed: it stops reading and writes nothing more. */
+  cancel(jobId: number): void;
   booker: Booker;
 }
 
@@ -41,7 +43,13 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   let lastIssuer = 0, lastMint = 0, lastRefresh = 0;
   let jobsInFlight = 0;
   let spareInFlight = false;
-  const run = (job: JobRow, done: () => void) => track("sync", runSyncJob(stepDeps, job).finally(() => { done(); wake(); }));
+  // Each run's own abort, beside the worker's: a removed wallet's run stops alone (cancel).
+  const runs = new Map<number, AbortController>();
+  const run = (job: JobRow, done: () => void) => {
+    const controller = new AbortController();
+    runs.set(job.id, controller);
+    track("sync", runSyncJob({ ...stepDeps, signal: AbortSignal.any([abort.signal, controller.signal]) }, job).finally(() => { runs.delete(job.id); done(); wake(); }));
+  };
 
   const track = (name: string, p: Promise<unknown>) => {
     const tracked = p.catch((e) => {
@@ -111,6 +119,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const done = loop();
   return {
     wake: () => wake(),
+    cancel: (jobId) => runs.get(jobId)?.abort(new Error("wallet removed")),
     booker,
     async stop() {
       stopped = true;

@@ -9,6 +9,7 @@ import { ApiError, createClient } from "../../client/src/index.ts";
 import * as S from "../../schemas/index.ts";
 import { randomAddress, repoRoot, schemaErrors, tempDir } from "../harness/index.ts";
 import { withLedger } from "../ops/helpers.ts";
+import { newLedgerLine } from "./trust-helpers.ts";
 import { ledgerArgs, testEngine } from "../support/engine.ts";
 
 const binary = join(repoRoot, "dist", "ca-ledger");
@@ -118,7 +119,9 @@ afterAll(async () => {
 describe("ca-ledger binary", () => {
   test("keys create --json prints one JSON object with the key shown once", async () => {
     const r = await run(["keys", "create", "e2e", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json", ...ledger]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    // The first command on a new data dir says where it creates the ledger, and nothing else.
+    expect({ code: r.code, stderr: r.stderr.replace(newLedgerLine, "") }).toEqual({ code: 0, stderr: "" });
+    expect(r.stderr).toMatch(newLedgerLine);
     created = JSON.parse(r.stdout);
     expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "key", "name", "scopes", "tenant"]);
     expect(created.key).toMatch(/^cal_[A-Za-z0-9_-]{43}$/);

@@ -554,6 +554,14 @@ describe("the dashboard in a browser", () => {
       return { status: r.status, body: await r.json() };
     }, wallet);
     expect(direct).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
+    // A removal is a write too: without the token it is refused, and the wallet stays followed.
+    const followed = (await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).wallets[0].owner as string;
+    const removal = await page.evaluate(async (owner) => {
+      const r = await fetch(`/ui/api/v1/wallets/${owner}`, { method: "DELETE" });
+      return { status: r.status, body: await r.json() };
+    }, followed);
+    expect(removal).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
+    expect((await (await fetch(`${url}/v1/wallets/${followed}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).owner).toBe(followed);
 
     // Another site on this machine (another port) posts a form to the dashboard: the browser may
     // send the cookie (same site), but not the token, and its Origin is not the dashboard's.
@@ -592,7 +600,11 @@ describe("the dashboard in a browser", () => {
     await page.click("button[type=submit]");
     await page.waitForSelector("#no-sync-scope");
     expect(await page.isDisabled("form.register button[type=submit]")).toBe(true);
-    expect(await page.textContent("#no-sync-scope")).toContain("wallets:sync");
+    // The scope and the command that makes such a key, as the API's own 403 says it; no Remove.
+    expect(await page.textContent("#no-sync-scope")).toContain("lacks the scope wallets:sync");
+    expect(await page.textContent("#no-sync-scope")).toContain("ca-ledger keys create <name> --tenant demo --scopes assets:read,ledger:read,wallets:sync");
+    await page.waitForSelector("#wallets tbody tr");
+    expect(await page.$$("#wallets button.remove")).toHaveLength(0);
     await shot("09-wallets-read-only-key");
 
     expect((await cli(["keys", "revoke", viewer.id])).code).toBe(0);
@@ -626,6 +638,36 @@ describe("the dashboard in a browser", () => {
     await openView("Holdings", "#holdings-combined tbody tr");
     expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
     await shot("13-new-tenant-holdings");
+
+    // Remove it: a first click asks to confirm (Cancel keeps it), the second removes it.
+    await openView("Wallets", "#wallets tbody tr");
+    await page.click("#wallets button.remove");
+    await page.waitForSelector(".confirm-remove");
+    expect(await page.textContent(".confirm-remove")).toContain("nothing is erased");
+    await shot("13b-remove-confirm");
+    await page.click(".confirm-remove >> text=Cancel");
+    await page.waitForSelector("#wallets button.remove");
+    expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(1);
+    await page.click("#wallets button.remove");
+    await page.click(".confirm-remove button.danger");
+    await page.waitForSelector(".state.empty");
+    expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
+    const newcomerKey = JSON.parse(created.stdout).key as string;
+    const gone = await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${newcomerKey}` } });
+    expect(gone.status).toBe(404);
+    // The demo tenant still follows it.
+    expect((await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).status).toBe(200);
+    await openView("Holdings", ".state.empty");
+    await shot("13c-removed");
+
+    // Registering it again brings the same holdings back once its sync finished.
+    await openView("Wallets", "form.register");
+    await page.fill("#register-owner", demoWallet);
+    await page.click("form.register button[type=submit]");
+    await page.waitForSelector("text=Registered; sync queued.");
+    await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
+    await openView("Holdings", "#holdings-combined tbody tr");
+    expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
   }, slow);
 
   test("a key without ledger:read sees why nothing loads", async () => {
