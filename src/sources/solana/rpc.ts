@@ -6,7 +6,7 @@
 // offer it is remembered for the process, per URL, and asked only the standard ones.
 //
 // The URL can carry a provider key (`?api-key=`): it never appears in an error message.
-import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, sleep, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, parseRetryAfter, readBodyCapped, wallClock, type Clock, type FetchLike } from "../retry";
 import {
   TOKEN_2022_PROGRAM_ID,
   type WireAccount,
@@ -87,6 +87,8 @@ export interface RpcConfig {
   /** Called once per HTTP attempt (metrics). */
   onRequest?(method: RpcMethod, outcome: RpcOutcome): void;
   random?: () => number;
+  /** What the spacing and the waits between retries read and sleep on (tests pass their own). */
+  clock?: Clock;
   /** Aborts requests in flight and stops retrying at once (a shutting-down worker, a job's deadline). */
   signal?: AbortSignal;
   /** Largest answer read, in bytes (default 32 MiB: a full page of signatures is under 1 MiB). */
@@ -189,8 +191,9 @@ export function createRpc(config: RpcConfig): Rpc {
   const maxDelayMs = config.maxDelayMs ?? 15_000;
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
   const random = config.random ?? Math.random;
+  const clock = config.clock ?? wallClock;
   const maxResponseBytes = config.maxResponseBytes ?? 32 * 1024 * 1024;
-  const limiter = createLimiter(concurrency, spacingMs);
+  const limiter = createLimiter(concurrency, spacingMs, clock);
   const stats: RpcStats = { requests: 0, retries: 0, failures: 0 };
   let nextId = 1;
 
@@ -226,10 +229,10 @@ export function createRpc(config: RpcConfig): Rpc {
         throw err;
       }
       if (res.status === 429) {
-        return { kind: "rate_limited", status: 429, detail: "rate limited", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "rate_limited", status: 429, detail: "rate limited", retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), clock.now()) };
       }
       if (res.status >= 500) {
-        return { kind: "server_error", status: res.status, detail: "server error", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "server_error", status: res.status, detail: "server error", retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), clock.now()) };
       }
       if (!res.ok) {
         // 4xx other than 429 is a client or auth problem; 408 is still worth a retry.
@@ -292,7 +295,7 @@ export function createRpc(config: RpcConfig): Rpc {
       stats.retries++;
       const backoff = backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
       const told = result.kind === "rpc_error" ? null : result.retryAfterMs;
-      await sleep(told != null ? Math.min(told, maxRetryAfterMs) : backoff);
+      await clock.sleep(told != null ? Math.min(told, maxRetryAfterMs) : backoff);
     }
   }
 
@@ -396,7 +399,7 @@ function isTransactionsPage(v: unknown): v is WireTransactionsPage {
 class DeadlineError extends Error {}
 
 /** A FIFO semaphore that also keeps request starts at least `spacingMs` apart. */
-function createLimiter(concurrency: number, spacingMs: number) {
+function createLimiter(concurrency: number, spacingMs: number, clock: Clock) {
   let active = 0;
   let nextStartAt = 0;
   const waiting: (() => void)[] = [];
@@ -405,10 +408,10 @@ function createLimiter(concurrency: number, spacingMs: number) {
       if (active < concurrency) active++;
       else await new Promise<void>((resolve) => waiting.push(resolve)); // the releaser hands its slot over
       if (spacingMs > 0) {
-        const now = Date.now();
+        const now = clock.now();
         const at = Math.max(now, nextStartAt);
         nextStartAt = at + spacingMs;
-        await sleep(at - now);
+        await clock.sleep(at - now);
       }
     },
     release(): void {
