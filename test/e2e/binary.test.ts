@@ -7,7 +7,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError, createClient } from "../../client/src/index.ts";
 import * as S from "../../schemas/index.ts";
-import { randomAddress, repoRoot, schemaErrors, tempDir } from "../harness/index.ts";
+import { randomAddress, repoRoot, schemaErrors, tempDir, waitFor } from "../harness/index.ts";
 import { withLedger } from "../ops/helpers.ts";
 import { ledgerArgs, testEngine } from "../support/engine.ts";
 
@@ -84,6 +84,10 @@ async function serve(args: string[]): Promise<Served & { startMs: number }> {
   return { proc, url, startMs: performance.now() - started, stdout: () => out.text, stderr: () => err.text };
 }
 
+/**
+ * SIGTERM, then SIGKILL if the server is still there 10 s later: an exit code of 0 means it
+ * stopped on its own. The time it took is printed, never asserted (the machine may be loaded).
+ */
 async function stopWithSigterm(s: Served): Promise<{ code: number | null; ms: number }> {
   const t = performance.now();
   s.proc.kill("SIGTERM");
@@ -223,8 +227,7 @@ describe("ca-ledger binary", () => {
     await (await fetch(server!.url + "/v1/health")).text();
     const { code, ms } = await stopWithSigterm(server!);
     console.log(`serve: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(3_000);
+    expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
   }, 15_000);
 
   // SQLite's, as the next test: the demo runs on SQLite in its own data dir by design (the binary
@@ -233,7 +236,8 @@ describe("ca-ledger binary", () => {
     const demoDir = join(demoRoot, "d");
     const demo = await serve(["--demo", "--data-dir", demoDir]);
     try {
-      for (let i = 0; i < 100 && !/curl .*\n/.test(demo.stdout()); i++) await Bun.sleep(20);
+      // The banner comes after the server listens: wait for its last line, not for a time.
+      await waitFor(async () => demo.stdout(), (out) => /curl .*\n/.test(out));
       const out = demo.stdout();
       const key = /\b(cal_[A-Za-z0-9_-]{43})\b/.exec(out)?.[1];
       expect(key).toBeDefined();
@@ -254,8 +258,7 @@ describe("ca-ledger binary", () => {
       // (the client connections above are still open).
       const { code, ms } = await stopWithSigterm(demo);
       console.log(`serve --demo: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
-      expect(code).toBe(0);
-      expect(ms).toBeLessThan(3_000);
+      expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
     }
   }, 30_000);
 
