@@ -306,7 +306,7 @@ describe("hostile requests to every route", () => {
     expect([...routesHit].sort()).toEqual([...new Set(routeTable.map((r) => r.template))].sort());
     expect(seen.get(200) ?? 0).toBeGreaterThan(100);
     for (const s of [400, 401, 403, 404, 405, 413]) expect({ status: s, seen: (seen.get(s) ?? 0) > 0 }).toEqual({ status: s, seen: true });
-  }, 60_000);
+  }, 180_000);
 
   test("concurrent burst: 400 generated requests 16 at a time, same contract", async () => {
     const cases = fc.sample(arbRequest, { numRuns: 400, seed: 7 });
@@ -319,7 +319,7 @@ describe("hostile requests to every route", () => {
       if (p.length) failures.push(`${c.req.method} ${c.req.path.slice(0, 120)} -> ${r.status}: ${p.join("; ")}`);
     });
     expect(failures).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   test("invalid_request names the refused parameter (docs/api.md#errors)", async () => {
     const bad = fc.constantFrom("0", "-1", "-0", "201", "1.5", "NaN", "abc", "99999999999", "9".repeat(30), "1e10", "-1e3");
