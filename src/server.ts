@@ -15,11 +15,14 @@ import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identi
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
+/** `clock` (tests): the worker's clock, which the test sets (src/sync/shared-clock.ts). */
+interface ServeOptions { demo?: boolean; offline?: boolean; quiet?: boolean; clock?: SharedArrayBuffer }
+
 /**
  * `offline` (tests) starts neither the issuer and mint polls nor the job claims. `demo` serves the
  * embedded demo from the demo's own data dir and prints a fresh demo key.
  */
-export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; offline?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
+export async function startServer(flags: Record<string, unknown>, opts: ServeOptions & { env?: Record<string, string | undefined> } = {}): Promise<ServerHandle> {
   const config = loadConfig(flags, opts.env ?? process.env, { demo: opts.demo });
   if (opts.demo && config.databaseUrl) throw new Error("the demo runs on SQLite in its own data dir; unset DATABASE_URL (or --database-url) to serve it");
   const logger = createLogger(config.logLevel);
@@ -43,7 +46,7 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   }
 }
 
-async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
+async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: ServeOptions): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
   const { app, metrics, health } = await createApp({
     ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined,
@@ -56,7 +59,7 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   // (tests that write ledger rows themselves) there is no worker, except for the demo's, which
   // then only loads it.
   if (!opts.offline || opts.demo) {
-    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e) });
+    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e), clock: opts.clock });
     try {
       await worker.ready;
     } catch (e) {

@@ -69,6 +69,15 @@ export function sleep(ms: number): Promise<void> {
   return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** What a transport reads and waits on for its pacing: the wall clock, or a test's. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const wallClock: Clock = { now: () => Date.now(), sleep };
+
 /** The status codes a well-behaved client retries: throttling and transient server trouble. */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 408 || (status >= 500 && status <= 599);

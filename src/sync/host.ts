@@ -27,6 +27,8 @@ export interface WorkerThreadOptions {
   onRpc(method: string, outcome: string, n: number): void;
   /** A database error the worker met (health.noteError). */
   onDatabaseError?(error: Error): void;
+  /** The worker's clock when a test sets it (shared-clock.ts); the wall clock otherwise. */
+  clock?: SharedArrayBuffer;
 }
 
 /**
@@ -70,7 +72,7 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       opts.logger.error("worker thread died; restarting", { error: String(event.message ?? event) });
       if (!stopping) setTimeout(() => { if (!stopping) spawn(); }, 1000);
     };
-    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork });
+    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork, clock: opts.clock });
   };
   const send = (m: ToWorker) => thread.postMessage(m);
   /** Sends a request the worker answers with the same id, within REGISTER_TIMEOUT_MS. */

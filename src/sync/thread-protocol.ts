@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { EnqueueResult } from "./queue.ts";
 
 export type ToWorker =
-  | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean }
+  | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean; clock?: SharedArrayBuffer }
   | { type: "wake" }
   | { type: "register"; id: number; tenantId: number; maxWallets: number; owner: string }
   | { type: "unregister"; id: number; tenantId: number; owner: string }

@@ -7,6 +7,7 @@ import { classifyDatabaseError } from "../ledger/health.ts";
 import type { Db } from "../ledger/sql/port.ts";
 import { createLogger } from "../log.ts";
 import { QuotaExceeded, registerAndEnqueue, unregisterWallet } from "./queue.ts";
+import { clockOf } from "./shared-clock.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
 
@@ -42,6 +43,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         ...sources,
         logger,
         pollNetwork: m.pollNetwork,
+        now: clockOf(m.clock),
         // The HTTP thread's health check learns of damage the worker met first.
         onError: (e) => { if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null }); },
         onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),

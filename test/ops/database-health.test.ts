@@ -42,7 +42,7 @@ async function databaseCheck(srv: Serving, key: string) {
   return { status: ops.body.status, database: ops.body.checks.find((c: { name: string }) => c.name === "database") };
 }
 
-async function until<T>(what: () => Promise<T> | T, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+async function until<T>(what: () => Promise<T> | T, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
   for (const started = Date.now(); ; await Bun.sleep(50)) {
     const v = await what();
     if (ok(v) || Date.now() - started > ms) return v;

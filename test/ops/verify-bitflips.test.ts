@@ -221,7 +221,7 @@ describe("verify against random bit flips", () => {
     expect([...empty]).toEqual(emptyInDemo);
     expect(trials).toBe((Object.values(served).flat().length - empty.size) * trialsPerColumn);
     expect(missed).toEqual([]);
-  }, 60_000);
+  }, 300_000 /* room on a loaded machine: it took 52 s at a load of 12 on two cores */);
 
   test("the binary exits 1 on a flip in each table", async () => {
     const rand = random(7);
@@ -233,5 +233,5 @@ describe("verify against random bit flips", () => {
       const r = verify(dir);
       expect({ flip: `${flip.table}.${flip.column} ${flip.where}`, code: r.code }).toEqual({ flip: `${flip.table}.${flip.column} ${flip.where}`, code: 1 });
     }
-  }, 30_000);
+  }, 120_000);
 });

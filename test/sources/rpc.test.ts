@@ -3,6 +3,7 @@ import { createRpc, RpcError, RpcTransportError, type RpcConfig, type RpcOutcome
 import { decodeMintAccount } from "../../src/sources/solana/decode";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeTokenAccount, readFixture } from "../support/chain";
+import { testClock } from "../support/clock";
 import { addTransaction, base64ToBytes, emptyChain, startRpcServer, type RpcServer } from "../support/rpc-server";
 
 const HONX = readFixture("chain/mint-HONx.json");
@@ -87,9 +88,17 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
 
   test("retry-after is honoured over the (tiny) backoff", async () => {
     server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 429, retryAfter: "1" } });
-    const started = performance.now();
-    expect(await rpc().getSlot()).toBe(446_800_000);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    const clock = testClock();
+    expect(await rpc({ clock }).getSlot()).toBe(446_800_000);
+    expect(clock.slept).toEqual([1000]); // the server's second, not a backoff of 1-2 ms
+    expect(outcomes.map(([, o]) => o)).toEqual(["rate_limited", "ok"]);
+  });
+
+  test("a retry-after given as an HTTP date waits until that time by the transport's clock", async () => {
+    const clock = testClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 503, retryAfter: "Thu, 01 Jan 2026 12:00:07 GMT" } });
+    expect(await rpc({ clock }).getSlot()).toBe(446_800_000);
+    expect(clock.slept).toEqual([7000]);
   });
 
   test("500s and 503s are retried", async () => {
@@ -218,14 +227,20 @@ describe("throttling", () => {
   });
 
   test("request starts are spaced by spacingMs", async () => {
+    const clock = testClock();
     const starts: number[] = [];
     const stamping: typeof fetch = ((input: any, init: any) => {
-      starts.push(performance.now());
+      starts.push(clock.now());
       return fetch(input, init);
     }) as any;
-    const r = rpc({ fetch: stamping, concurrency: 8, spacingMs: 25 });
+    const r = rpc({ fetch: stamping, concurrency: 8, spacingMs: 25, clock });
     await Promise.all(Array.from({ length: 6 }, () => r.getSlot()));
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20); // timer granularity
+    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 25, 50, 75, 100, 125]);
+    // A request after a pause starts at once: the spacing is between starts, not a fixed delay.
+    await clock.sleep(1000);
+    const before = clock.slept.length;
+    await r.getSlot();
+    expect(clock.slept.slice(before)).toEqual([0]);
+    expect(starts.at(-1)! - starts[0]!).toBe(125 + 1000);
   });
 });

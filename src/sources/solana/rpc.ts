@@ -7,7 +7,7 @@
 //
 // The URL can carry a provider key (`?api-key=`, or a token in its path): an error names the
 // provider by its host only, and the cause (docs/providers.md#sync-errors).
-import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, withoutSecrets, type FetchLike } from "../retry";
+import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, wallClock, withoutSecrets, type Clock, type FetchLike } from "../retry";
 import {
   TOKEN_2022_PROGRAM_ID,
   type WireAccount,
@@ -96,6 +96,8 @@ export interface RpcConfig {
   /** Called once per HTTP attempt (metrics). */
   onRequest?(method: RpcMethod, outcome: RpcOutcome): void;
   random?: () => number;
+  /** What the spacing and the waits between retries read and sleep on (tests pass their own). */
+  clock?: Clock;
   /** Aborts requests in flight and stops retrying at once (a shutting-down worker, a job's deadline). */
   signal?: AbortSignal;
   /** Largest answer read, in bytes (default 32 MiB: a full page of signatures is under 1 MiB). */
@@ -198,8 +200,9 @@ export function createRpc(config: RpcConfig): Rpc {
   const maxDelayMs = config.maxDelayMs ?? 15_000;
   const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
   const random = config.random ?? Math.random;
+  const clock = config.clock ?? wallClock;
   const maxResponseBytes = config.maxResponseBytes ?? 32 * 1024 * 1024;
-  const limiter = createLimiter(concurrency, spacingMs);
+  const limiter = createLimiter(concurrency, spacingMs, clock);
   const host = providerHost(config.url);
   const stats: RpcStats = { requests: 0, retries: 0, failures: 0 };
   let nextId = 1;
@@ -236,10 +239,10 @@ export function createRpc(config: RpcConfig): Rpc {
         throw err;
       }
       if (res.status === 429) {
-        return { kind: "rate_limited", status: 429, detail: "HTTP 429 (rate limited)", retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "rate_limited", status: 429, detail: "HTTP 429 (rate limited)", retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), clock.now()) };
       }
       if (res.status >= 500) {
-        return { kind: "server_error", status: res.status, detail: `HTTP ${res.status} (server error)`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after")) };
+        return { kind: "server_error", status: res.status, detail: `HTTP ${res.status} (server error)`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), clock.now()) };
       }
       if (!res.ok) {
         // 4xx other than 429 is a client or auth problem; 408 is still worth a retry.
@@ -302,7 +305,7 @@ export function createRpc(config: RpcConfig): Rpc {
       stats.retries++;
       const backoff = backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
       const told = result.kind === "rpc_error" ? null : result.retryAfterMs;
-      await sleep(told != null ? Math.min(told, maxRetryAfterMs) : backoff);
+      await clock.sleep(told != null ? Math.min(told, maxRetryAfterMs) : backoff);
     }
   }
 
@@ -406,7 +409,7 @@ function isTransactionsPage(v: unknown): v is WireTransactionsPage {
 class DeadlineError extends Error {}
 
 /** A FIFO semaphore that also keeps request starts at least `spacingMs` apart. */
-function createLimiter(concurrency: number, spacingMs: number) {
+function createLimiter(concurrency: number, spacingMs: number, clock: Clock) {
   let active = 0;
   let nextStartAt = 0;
   const waiting: (() => void)[] = [];
@@ -415,10 +418,10 @@ function createLimiter(concurrency: number, spacingMs: number) {
       if (active < concurrency) active++;
       else await new Promise<void>((resolve) => waiting.push(resolve)); // the releaser hands its slot over
       if (spacingMs > 0) {
-        const now = Date.now();
+        const now = clock.now();
         const at = Math.max(now, nextStartAt);
         nextStartAt = at + spacingMs;
-        await sleep(at - now);
+        await clock.sleep(at - now);
       }
     },
     release(): void {
