@@ -68,3 +68,25 @@ describe("subscriptions", () => {
     }
   });
 });
+
+describe("typed event data (src/events/bodies.ts)", () => {
+  test("a wallet event carries the sync status the API shows; the body's data passes the API's own schema", async () => {
+    const { Value } = await import("@sinclair/typebox/value");
+    const { FormatRegistry } = await import("@sinclair/typebox");
+    // TypeBox knows no formats by itself; the schemas use date-time for timestamps.
+    if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", (v) => !Number.isNaN(Date.parse(v)));
+    const { SyncStatusResponse } = await import("../../schemas/v1/wallets.ts");
+    const { eventText } = await import("../../src/events/bodies.ts");
+    const status = {
+      owner: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", status: "partial" as const, requestedAt: "2026-01-15T14:00:00.000Z", startedAt: "2026-01-15T14:00:01.000Z",
+      finishedAt: "2026-01-15T14:02:00.000Z", progress: { phase: "done", done: 3, total: 3 }, transactionsFetched: 120,
+      gaps: [{ address: "9aQ2wYPbS7NMDo4Xb5Jx8xDgCDv8RzHn1aKq3N3v1xyz", reason: "RPC pruned this history" }], error: null, attempts: 1, nextRetryAt: null,
+    };
+    const text = eventText("wallet.gap", new Date("2026-01-15T14:02:00.000Z"), status);
+    const parsed = JSON.parse(text);
+    expect(parsed.type).toBe("wallet.gap");
+    expect(Value.Check(SyncStatusResponse, parsed.data)).toBe(true);
+    // @ts-expect-error an action event cannot carry a wallet status
+    eventText("action.booked", new Date(), status);
+  });
+});
