@@ -1,16 +1,15 @@
 // The outbox on a real ledger (SQLite in a temp data dir; PostgreSQL with CA_LEDGER_TEST_ENGINE),
 // held to the same contract as every delivery store, plus what only a database shows: two servers
 // claiming at once, and the event written in the ledger's transaction or not at all. The tables
-// are created here as docs/events.md#the-outbox-the-worker-needs proposes; the ledger's migrations
-// will create them when the outbox is integrated.
+// are made by test/support/outbox.ts until the ledger's migrations create them.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
-import type { Sql } from "../../src/ledger/sql/port.ts";
 import { sqlDeliveryStore, writeEvent } from "../../src/events/sql-store.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
+import { addSubscription, outboxDdl } from "../support/outbox.ts";
 import { deliveryStoreContract, type StoreHarness } from "./store-contract.ts";
 
 const dirs: string[] = [];
@@ -18,31 +17,12 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function outboxDdl(dialect: "sqlite" | "postgres"): string {
-  const serial = dialect === "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";
-  const ref = dialect === "sqlite" ? "INTEGER" : "BIGINT";
-  return `
-    CREATE TABLE events (seq ${serial}, tenant_id INTEGER NOT NULL, type TEXT NOT NULL, owner TEXT, body TEXT NOT NULL, created_at TEXT NOT NULL);
-    CREATE INDEX events_tenant_seq ON events (tenant_id, seq);
-    CREATE TABLE webhook_subscriptions (id TEXT PRIMARY KEY, tenant_id INTEGER NOT NULL, url TEXT NOT NULL, events TEXT, sealed_secrets TEXT NOT NULL, created_at TEXT NOT NULL, removed_at TEXT);
-    CREATE TABLE webhook_deliveries (id ${serial}, subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions (id), event_seq ${ref} NOT NULL REFERENCES events (seq),
-      status TEXT NOT NULL, attempts INTEGER NOT NULL, due_since TEXT NOT NULL, next_attempt_at TEXT, lease_until TEXT, last_attempt_at TEXT, last_status INTEGER, last_answer TEXT);
-    CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (subscription_id, id) WHERE status = 'pending';
-    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
-  `;
-}
-
 async function freshLedger(): Promise<{ ledger: Ledger; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "ca-ledger-outbox-"));
   dirs.push(dir);
   const ledger = await openLedger(ledgerTarget(dir));
   await ledger.db.exec(outboxDdl(ledger.db.dialect));
   return { ledger, dir };
-}
-
-async function addSubscription(db: Sql, s: { id: string; url: string; sealedSecrets: string[]; events: string[] | null }, tenantId = 1): Promise<void> {
-  await db.write((tx) => tx.run("INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    s.id, tenantId, s.url, s.events?.join(",") ?? null, JSON.stringify(s.sealedSecrets), new Date().toISOString()));
 }
 
 deliveryStoreContract(`the ledger's outbox (${testEngine === "postgres" ? "PostgreSQL" : "SQLite"})`, async (): Promise<StoreHarness> => {
