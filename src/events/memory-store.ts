@@ -1,7 +1,7 @@
-// The delivery store in memory: the reference for the rules the ledger's outbox follows
-// (src/events/delivery-store.ts), held to them by test/events/store-contract.ts like any other
-// implementation. It keeps nothing across a restart, so the server never uses it for real
-// subscriptions; it runs the delivery worker in tests and stands in where no ledger is open.
+// The delivery store in memory: the plainest statement of the rules every store follows
+// (src/events/delivery-store.ts), held to them by test/events/store-contract.ts like the ledger's
+// (sql-store.ts). It keeps nothing across a restart, so the server never uses it for real
+// subscriptions; the worker's tests run on it.
 import type { DeliveredType, EventType } from "../domain/events/types.ts";
 import { subscribesTo } from "../domain/events/subscription.ts";
 import type { AttemptOutcome, ClaimRequest, DeliveryStore, DueDelivery } from "./delivery-store.ts";

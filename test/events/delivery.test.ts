@@ -11,18 +11,11 @@ import { createSecretBox } from "../../src/events/secret-box.ts";
 import { createHttpTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "../../src/events/worker.ts";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.ts";
+import { until } from "../support/until.ts";
 
 const T0 = new Date("2026-03-02T09:00:00.000Z");
 const SECOND = 1000, MINUTE = 60 * SECOND, HOUR = 60 * MINUTE, DAY = 24 * HOUR;
 
-/** Polls until `check` holds; fails with `what` after a generous deadline (the machine may be busy). */
-async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 let box: ReturnType<typeof createSecretBox>;
 let store: MemoryDeliveryStore;

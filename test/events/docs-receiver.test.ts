@@ -12,6 +12,7 @@ import { MemoryDeliveryStore } from "../../src/events/memory-store.ts";
 import { createSecretBox } from "../../src/events/secret-box.ts";
 import { createHttpTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
+import { until } from "../support/until.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "ca-ledger-receiver-"));
@@ -28,13 +29,6 @@ function receiverFromDocs(): string {
   return /```ts\n([\s\S]*?)```/.exec(section)![1]!;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!(await check())) {
-    if (performance.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 test("the documented receiver verifies our deliveries and refuses a changed body", async () => {
   const code = receiverFromDocs();

@@ -16,6 +16,7 @@ import { startDeliveryWorker } from "../../src/events/worker.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
 import { addSubscription, outboxDdl } from "../support/outbox.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
+import { until } from "../support/until.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ca-ledger-kill-"));
 let child: ReturnType<typeof Bun.spawn> | null = null;
@@ -25,13 +26,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!(await check())) {
-    if (performance.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 test("a delivering process killed mid-attempt: after the lease, the next worker delivers the same event", async () => {
   const key = randomBytes(32);
