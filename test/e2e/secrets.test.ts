@@ -61,7 +61,7 @@ describe("a provider's URL", () => {
 
       const wallet = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
       const issuerFirst = await cliAsync(["sync", wallet, "--data-dir", tempDir("cal-secrets-sync-")], env);
-      expect({ code: issuerFirst.code, said: issuerFirst.stderr.includes("xStocks /public/assets: HTTP error (HTTP 401)") }).toEqual({ code: 1, said: true });
+      expect({ code: issuerFirst.code, said: issuerFirst.stderr.includes(`xStocks /public/assets at 127.0.0.1:${provider.port}: HTTP 401`) }).toEqual({ code: 1, said: true });
       const rpcOnly = await cliAsync(["sync", wallet, "--skip-issuer", "--data-dir", tempDir("cal-secrets-sync-")], env);
       expect({ code: rpcOnly.code, said: /\nerror: \S/.test(rpcOnly.stderr) }).toEqual({ code: 1, said: true });
       expect({ leaked: leaked(stderr + issuerFirst.stdout + issuerFirst.stderr + rpcOnly.stdout + rpcOnly.stderr) }).toEqual({ leaked: [] });
