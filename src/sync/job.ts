@@ -11,7 +11,7 @@ import { readCursors, scannedOf, storeObservations, type StoredCursor } from "..
 import type { Logger } from "../log.ts";
 import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
-import type { FetchLike } from "../sources/retry.ts";
+import type { FetchLike } from "../sources/http-transport.ts";
 import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
 
 export interface SyncDeps {
