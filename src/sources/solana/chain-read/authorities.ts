@@ -5,13 +5,18 @@
 // in an authority history already walked, or, as a bounded fallback, in the mint's own history
 // before the current authority's first update. It is then walked like any authority, from the
 // cursor every wallet shares.
-import type { MintStateObs, MultiplierUpdateObs } from "../../domain/observations";
-import { compareUpdates, INITIAL_MULTIPLIER } from "../../domain/timeline";
-import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover } from "./decode";
-import type { Rpc } from "./rpc";
-import { walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import type { WireSignatureInfo, WireTransaction } from "./wire";
-import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, uniqueBy, unreadGaps, walkCursorMoves, type SyncGap } from "./walk-common";
+//
+// The last stage of a wallet's chain read (readMultiplierHistory: the mints' states over time);
+// the mint poll walks an authority the same way (walkAuthorityHistory).
+import type { MintStateObs, MultiplierUpdateObs } from "../../../domain/observations";
+import { compareUpdates, INITIAL_MULTIPLIER } from "../../../domain/timeline";
+import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover } from "../decode";
+import type { Rpc } from "../rpc";
+import { walkAddress, type WalkCursor, type WalkOptions } from "../signatures";
+import type { WireSignatureInfo, WireTransaction } from "../wire";
+import { implausibleUpdate } from "./plausible";
+import type { SyncGap } from "./types";
+import { DEADLINE_GAP, mapBounded, transactionFetcher, uniqueBy, unreadGaps, walkCursorMoves } from "./walk-common";
 
 export interface AuthorityWalkOptions extends WalkOptions {
   signal?: AbortSignal;
@@ -32,16 +37,6 @@ export interface AuthorityWalk {
   cursorMoves: boolean;
   /** Nothing left to resume. */
   complete: boolean;
-}
-
-/** Fetches a transaction, with its block time, or throws naming what the node did not have. */
-export function transactionFetcher(rpc: Rpc): (signature: string) => Promise<WireTransaction> {
-  return async (signature) => {
-    const tx = await rpc.getTransaction(signature);
-    if (!tx) throw new Error(`transaction ${signature} not available from the node`);
-    if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
-    return tx;
-  };
 }
 
 /**
@@ -84,26 +79,6 @@ export async function walkAuthorityHistory(rpc: Rpc, authority: string, cursor: 
     cursorMoves: walkCursorMoves(walk, gaps),
     complete: !walk.capped,
   };
-}
-
-const plausibleMultiplier = (x: number): boolean => Number.isFinite(x) && x > 0;
-
-export function implausibleUpdate(u: MultiplierUpdateObs): string | null {
-  if (!plausibleMultiplier(u.multiplier)) return `non-finite or non-positive multiplier ${u.multiplier}`;
-  if (!Number.isSafeInteger(u.effectiveTimestamp)) return `impossible effective timestamp ${u.effectiveTimestamp}`;
-  return null;
-}
-
-/**
- * What no real Scaled UI Amount mint can hold (the program refuses such multipliers; a hostile or
- * broken provider can still send them): a reason, or null. Refused at the source so one bad value
- * cannot reach the books.
- */
-export function implausibleMint(state: MintStateObs): string | null {
-  if (!Number.isInteger(state.decimals) || state.decimals < 0 || state.decimals > MAX_DECIMALS) return `impossible decimals ${state.decimals}`;
-  if (!plausibleMultiplier(state.multiplier) || !plausibleMultiplier(state.newMultiplier)) return `non-finite or non-positive multiplier (${state.multiplier}, ${state.newMultiplier})`;
-  if (!Number.isSafeInteger(state.newMultiplierEffectiveTimestamp)) return `impossible effective timestamp ${state.newMultiplierEffectiveTimestamp}`;
-  return null;
 }
 
 /**
