@@ -179,49 +179,72 @@ export async function readMultiplierHistory(
   known: MultiplierUpdateObs[] | null,
   opts: AuthorityWalkOptions,
 ): Promise<MultiplierHistory> {
-  const walks = new Map<string, Promise<AuthorityWalk>>();
-  const walkOf = (authority: string) => {
-    let w = walks.get(authority);
-    if (!w) walks.set(authority, (w = walkAuthorityHistory(rpc, authority, cursors[authority], opts)));
-    return w;
-  };
-  const all = async () => Promise.all(walks.values());
-  await Promise.all(mints.flatMap((m) => (m.multiplierAuthority === null ? [] : [walkOf(m.multiplierAuthority)])));
-  const updatesOf = async (mint: string) => mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
-
-  /** The mint's problem with the updates known, after following earlier authorities: null when none is left. */
-  async function mintProblem(state: MintStateObs, current: AuthorityWalk | null): Promise<string | null> {
-    let updates = await updatesOf(state.mint);
-    const full = known !== null || (current !== null && cursors[state.multiplierAuthority!] === undefined);
-    let problem = current === null
-      ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
-      : checkMintAgainstUpdates(state, updates, full);
-    let to = state.multiplierAuthority;
-    let handoverSignature: string | undefined;
-    for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
-      const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
-      const earlier = await findEarlierAuthority(rpc, state.mint, to, before, (await all()).flatMap((w) => w.handovers), opts);
-      if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
-      const walk = await walkOf(earlier.authority);
-      if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
-      updates = await updatesOf(state.mint);
-      problem = checkMintAgainstUpdates(state, updates, true);
-      [to, handoverSignature] = [earlier.authority, earlier.signature];
-    }
-    return problem;
-  }
-
+  const walks = authorityWalks(rpc, cursors, known, opts);
+  await Promise.all(mints.flatMap((m) => (m.multiplierAuthority === null ? [] : [walks.of(m.multiplierAuthority)])));
   const mintGaps = new Map<string | null, SyncGap[]>();
   for (const state of mints) {
     const authority = state.multiplierAuthority;
-    const current = authority === null ? null : await walkOf(authority);
+    const current = authority === null ? null : await walks.of(authority);
     if (current === null && state.multiplier === INITIAL_MULTIPLIER && state.newMultiplier === INITIAL_MULTIPLIER) continue;
     if (current && (current.gaps.length || !current.complete)) continue; // its own gaps say why
-    const problem = await mintProblem(state, current);
+    const full = known !== null || (current !== null && cursors[authority!] === undefined);
+    const problem = await mintProblem(rpc, walks, state, current, full, opts);
     if (problem) mintGaps.set(authority, [...(mintGaps.get(authority) ?? []), { address: state.mint, reason: problem }]);
   }
+  return gatherWalks(walks, mintGaps);
+}
+
+type AuthorityWalks = ReturnType<typeof authorityWalks>;
+
+/** The authorities walked in this read, each once, from its shared cursor; and what they found with what was `known`. */
+function authorityWalks(rpc: Rpc, cursors: Record<string, WalkCursor>, known: MultiplierUpdateObs[] | null, opts: AuthorityWalkOptions) {
+  const walks = new Map<string, Promise<AuthorityWalk>>();
+  const all = async () => Promise.all(walks.values());
+  return {
+    walks,
+    of(authority: string): Promise<AuthorityWalk> {
+      let walk = walks.get(authority);
+      if (!walk) walks.set(authority, (walk = walkAuthorityHistory(rpc, authority, cursors[authority], opts)));
+      return walk;
+    },
+    /** A mint's updates, known and walked, oldest first. */
+    async updatesOf(mint: string): Promise<MultiplierUpdateObs[]> {
+      return mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
+    },
+    async handovers(): Promise<AuthorityHandover[]> {
+      return (await all()).flatMap((w) => w.handovers);
+    },
+  };
+}
+
+/**
+ * The mint's problem with the updates known (`full`: they are the whole history), after following
+ * its hand-overs back to earlier authorities: null when none is left.
+ */
+async function mintProblem(rpc: Rpc, walks: AuthorityWalks, state: MintStateObs, current: AuthorityWalk | null, full: boolean, opts: AuthorityWalkOptions): Promise<string | null> {
+  let updates = await walks.updatesOf(state.mint);
+  let problem = current === null
+    ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
+    : checkMintAgainstUpdates(state, updates, full);
+  let to = state.multiplierAuthority;
+  let handoverSignature: string | undefined;
+  for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
+    const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
+    const earlier = await findEarlierAuthority(rpc, state.mint, to, before, await walks.handovers(), opts);
+    if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
+    const walk = await walks.of(earlier.authority);
+    if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
+    updates = await walks.updatesOf(state.mint);
+    problem = checkMintAgainstUpdates(state, updates, true);
+    [to, handoverSignature] = [earlier.authority, earlier.signature];
+  }
+  return problem;
+}
+
+/** Every walk's updates and gaps, then the mints' gaps; an authority's cursor moves when its walk may and none of its mints has a gap. */
+async function gatherWalks(walks: AuthorityWalks, mintGaps: Map<string | null, SyncGap[]>): Promise<MultiplierHistory> {
   const out: MultiplierHistory = { updates: [], gaps: [], cursors: {} };
-  for (const [authority, pending] of walks) {
+  for (const [authority, pending] of walks.walks) {
     const walk = await pending;
     out.gaps.push(...walk.gaps);
     out.updates.push(...walk.updates);
