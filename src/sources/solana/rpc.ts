@@ -10,7 +10,7 @@
 // provider by its host only, and the cause (docs/providers.md#sync-errors).
 import { createHttpTransport, type FetchLike } from "../http-transport";
 import { providerHost, withoutSecrets } from "../provider-text";
-import { wallClock, type Clock, type Settled } from "../retry";
+import { wallClock, type Clock } from "../retry";
 import { isContextValue, isObject, isSignatureList, isTransaction, isTransactionsPage, isWireAccount, readRpcAnswer, type RpcFailure, type RpcOutcome } from "./rpc-answer";
 import { createThrottle, throttled } from "./throttle";
 import {
@@ -236,7 +236,7 @@ function createCaller(config: RpcConfig): Caller {
     const settled = await transport.retry(() => throttled(throttle, () => attempt(method, params, isResult)), () => stats.retries++);
     if (settled.ok) return settled.value;
     stats.failures++;
-    throw callFailure(method, host, config.url, settled);
+    throw callFailure(method, host, config.url, settled.failure, settled.attempts);
   }
   return Object.assign(call, { stats: () => ({ ...stats }) });
 }
@@ -250,8 +250,7 @@ function jsonRpcRequest(id: number, method: RpcMethod, params: unknown[]): Reque
 }
 
 /** The error a call's last failure ends in: the node's own (its text cut of any part of the URL), or the transport's. */
-function callFailure(method: RpcMethod, host: string, url: string, settled: Extract<Settled<unknown, RpcFailure>, { ok: false }>): Error {
-  const { failure, attempts } = settled;
+function callFailure(method: RpcMethod, host: string, url: string, failure: RpcFailure, attempts: number): Error {
   if (failure.kind === "rpc_error") return new RpcError(method, host, failure.code, withoutSecrets(failure.message, url), failure.data);
   return new RpcTransportError(method, host, failure.kind, failure.status, attempts, failure.detail);
 }

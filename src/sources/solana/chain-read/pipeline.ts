@@ -40,8 +40,8 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
 
   const listed = await listWalletAccounts(rpc, owner, cursors, transactions, progress, opts);
   const mints = await readMints(rpc, [...new Set(listed.accounts.map((a) => a.mint))], opts.now ?? unixNow, progress.report);
-  const readDecodeCheck = accountWalker(rpc, owner, cursors, transactions, mints.permanentDelegates, progress, opts);
-  const balances = await readBalances(owner, listed.history, listed.accounts, mints.permanentDelegates, !cursors.history?.newest, readDecodeCheck);
+  const walkAccount = accountWalker(rpc, owner, cursors, transactions, mints.permanentDelegates, progress, opts);
+  const balances = await readBalances(owner, listed.history, listed.accounts, mints.permanentDelegates, !cursors.history?.newest, walkAccount);
   // What the wallet's history read found is stored only when every account it named was resolved.
   const wallet = walletAdvance(owner, listed.history, balances.readInFull && listed.allResolved);
   const authorities = await readAuthorities(rpc, mints.mints, cursors.authorities, transactions, progress, opts);
