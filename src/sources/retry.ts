@@ -1,9 +1,6 @@
-// Shared pieces of the two HTTP transports (Solana RPC, xStocks API): backoff with jitter,
-// `retry-after` parsing and a cancellable sleep. Plain functions so both clients and their
-// tests can drive them with a fixed random source.
-import { readCapped } from "../capped-read.ts";
-
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+// When to ask a provider again and how long to wait first: backoff with jitter, `retry-after`,
+// and the clock the waits run on. The loop itself is `retrying`; what counts as a failure worth
+// another try is the caller's verdict (src/sources/http-transport.ts runs both clients through it).
 
 /**
  * Exponential backoff with "full jitter": a uniform delay in [0.5, 1] x base x 2^attempt,
@@ -28,41 +25,9 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
   return Math.max(0, at - nowMs);
 }
 
-/** Thrown when an answer's body passes the cap: the rest is never read or held in memory. */
-export class BodyTooLarge extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`answer larger than ${maxBytes} bytes`);
-    this.name = "BodyTooLarge";
-  }
-}
-
-/**
- * The body as text, reading at most `maxBytes` (a hostile or broken server can send hundreds of
- * megabytes; holding them, then parsing them, took over a gigabyte). Stops and cancels the stream
- * past the cap. With a `budget` (bytes several answers share) each chunk is taken from it too, and
- * once it runs out its `spent()` error is thrown instead.
- */
-export async function readBodyCapped(res: Response, maxBytes: number, budget?: ByteBudget): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await res.body?.cancel().catch(() => {});
-    throw new BodyTooLarge(maxBytes);
-  }
-  let spent = false;
-  const take = budget && ((n: number) => {
-    if (budget.take(n)) return true;
-    spent = true;
-    return false;
-  });
-  const text = await readCapped(res.body, maxBytes, take);
-  if (text === null) throw spent ? budget!.spent() : new BodyTooLarge(maxBytes);
-  return text;
-}
-
-/** Bytes several reads share (one issuer poll's answers): `take` false once they pass it; `spent` is the error to throw then. */
-export interface ByteBudget {
-  take(bytes: number): boolean;
-  spent(): Error;
+/** The status codes a well-behaved client retries: throttling and transient server trouble. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 408 || (status >= 500 && status <= 599);
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -78,56 +43,54 @@ export interface Clock {
 
 export const wallClock: Clock = { now: () => Date.now(), sleep };
 
-/** The status codes a well-behaved client retries: throttling and transient server trouble. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 408 || (status >= 500 && status <= 599);
+/** How often and how patiently one client asks again. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First backoff step; doubles per retry. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Upper bound on a server's `retry-after`, so a hostile value cannot park a sync for hours. */
+  maxRetryAfterMs: number;
+  random: () => number;
+  clock: Clock;
+  /** Aborted: no further attempt, its reason thrown at once. */
+  signal?: AbortSignal;
 }
 
-/** A provider's URL as it may be shown: its host (and port) only (src/describe-url.ts). */
-export { urlHost as providerHost } from "../describe-url.ts";
-
-/**
- * Text a provider sent back (a JSON-RPC error message, say), with every part of its URL that may
- * be secret cut out: a server can echo the request line. Parts shorter than 6 characters are
- * kept (they name nothing secret, and cutting them would mangle ordinary words).
- */
-export function withoutSecrets(text: string, url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return text;
-  }
-  const secrets = [url, parsed.pathname + parsed.search, parsed.search, ...parsed.pathname.split("/"), ...[...parsed.searchParams.values()], parsed.password]
-    .filter((s) => s.length >= 6)
-    .sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const s of secrets) out = out.split(s).join("…");
-  return out;
+/** Why an attempt failed, as far as retrying cares: whether to try again, and when the server asked us to. */
+export interface RetryableFailure {
+  retryable: boolean;
+  retryAfterMs: number | null;
 }
 
-// Bun's fetch names a failure by its `code` (a system error or a TLS verdict); its message can
-// quote the whole URL, key included, so only the code is read.
-const NETWORK_CAUSES: [RegExp, string][] = [
-  [/^ECONNREFUSED$/, "connection refused"],
-  [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|EAI_NODATA|DNSException)$/, "DNS lookup failed"],
-  [/^(ETIMEDOUT|ConnectionTimeout|TimeoutError)$/, "connection timed out"],
-  [/^(ECONNRESET|EPIPE|ConnectionClosed|ECONNABORTED)$/, "connection closed unexpectedly"],
-  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/, "host unreachable"],
-  [/^(EPROTO|ERR_SSL_.*|ERR_TLS_.*|.*CERT.*|.*SELF_SIGNED.*|UNABLE_TO_.*|.*SIGNATURE.*)$/, "TLS failed"],
-];
+export type Verdict<T, F extends RetryableFailure> = { ok: true; value: T } | { ok: false; failure: F };
+
+/** The value, or the last failure and how many attempts were made. */
+export type Settled<T, F extends RetryableFailure> = { ok: true; value: T } | { ok: false; failure: F; attempts: number };
 
 /**
- * Why a request never got an answer, for a person: "connection refused (ECONNREFUSED)", "DNS
- * lookup failed (ENOTFOUND)", "TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)"... never a bare
- * `TypeError`, never the URL.
+ * Runs `attempt` until it succeeds, fails for good, or the retries run out, waiting between
+ * tries for the server's `retry-after` (capped) or else a jittered backoff. An aborted `signal`
+ * throws its reason before the next attempt.
  */
-export function networkCause(err: unknown): string {
-  const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
-  if (code) {
-    const known = NETWORK_CAUSES.find(([pattern]) => pattern.test(code));
-    return known ? `${known[1]} (${code})` : `network error (${code})`;
+export async function retrying<T, F extends RetryableFailure>(policy: RetryPolicy, attempt: () => Promise<Verdict<T, F>>, onRetry: () => void = () => {}): Promise<Settled<T, F>> {
+  for (let n = 0; ; n++) {
+    throwIfAborted(policy.signal);
+    const verdict = await attempt();
+    if (verdict.ok) return verdict;
+    throwIfAborted(policy.signal);
+    if (!verdict.failure.retryable || n >= policy.maxRetries) return { ok: false, failure: verdict.failure, attempts: n + 1 };
+    onRetry();
+    await policy.clock.sleep(retryDelay(policy, n, verdict.failure.retryAfterMs));
   }
-  const name = err instanceof Error ? err.name : "";
-  return name && name !== "TypeError" && name !== "Error" ? `network error (${name})` : "network error (no code given)";
+}
+
+function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: number | null): number {
+  if (retryAfterMs != null) return Math.min(retryAfterMs, policy.maxRetryAfterMs);
+  return backoffDelay(attempt, policy.baseDelayMs, policy.maxDelayMs, policy.random);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new Error("aborted");
 }

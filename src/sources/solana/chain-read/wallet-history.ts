@@ -9,28 +9,40 @@
 //   wallet's transactions with their bodies, those of every token account it owns or owned
 //   included, oldest first from a slot, so one walk replaces the owner's and every account's.
 //
-// Accounts found this way that the chain no longer lists are read once more (getMultipleAccounts):
-// a closed one ends at balance 0, an open one the listing missed keeps its balance.
-import type { TokenAccountObs } from "../../domain/observations";
-import { base64Bytes, decodeTokenAccountBytes, ownerTokenAccounts } from "./decode";
-import { ADDRESS_TRANSACTIONS_PAGE, TOKEN_OWNER_METADATA_SLOT, type Rpc } from "./rpc";
-import { DEFAULT_MAX_PAGES, SIGNATURE_PAGE_LIMIT, walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import { DEADLINE_GAP, mapBounded, unreadGaps, walkCursorMoves, type SyncGap } from "./walk-common";
-import type { WireTransaction } from "./wire";
+// Part of the list stage (list.ts): the accounts found this way are resolved there. A fast read's
+// transactions go on to the decode stage (balance-changes.ts) as they are.
+import { ownerTokenAccounts } from "../decode";
+import { ADDRESS_TRANSACTIONS_PAGE, TOKEN_OWNER_METADATA_SLOT, type Rpc } from "../rpc";
+import { DEFAULT_MAX_PAGES, SIGNATURE_PAGE_LIMIT, walkAddress, type WalkCursor, type WalkOptions } from "../signatures";
+import type { WireTransaction } from "../wire";
+import type { FastHistory, OwnerWalk, PhaseCounter, SeenAccount, SyncCursors, SyncGap, SyncOptions, SyncTransactions, WalletHistory } from "./types";
+import { DEADLINE_GAP, mapBounded, unreadGaps, walkCursorMoves } from "./walk-common";
 
-/** A token account of the owner seen in its history; the mint is null when no balance named it. */
-export interface SeenAccount { tokenAccount: string; mint: string | null }
-
-export interface OwnerWalk {
-  accounts: SeenAccount[];
-  gaps: SyncGap[];
-  cursor: WalkCursor;
-  cursorMoves: boolean;
-  /** Successful transactions listed, scanned now or before. */
-  listed: string[];
-  /** Transactions scanned now (what they named is in `accounts`). */
-  scanned: string[];
+/**
+ * One fast read where the provider offers getTransactionsForAddress, else the walk of the owner's
+ * signatures; either is counted in `counter` (the account_history phase).
+ */
+export async function readWalletHistory(rpc: Rpc, owner: string, cursors: SyncCursors, transactions: SyncTransactions, counter: PhaseCounter, opts: SyncOptions): Promise<WalletHistory> {
+  if (rpc.offersTransactionsForAddress()) {
+    try {
+      const read = await readWalletHistoryFast(rpc, owner, cursors.history, { ...opts, onPage: (n) => (counter.add(n), counter.done(n)) });
+      return { method: "getTransactionsForAddress", read };
+    } catch {
+      // not offered here, or a page failed: the standard methods read it instead
+    }
+  }
+  const walk = await walkOwnerHistory(rpc, owner, cursors.accounts[owner], transactions.fetch, {
+    ...opts, onListed: (n) => counter.add(n), onRead: () => counter.done(1),
+  });
+  return { method: "standard", walk };
 }
+
+/** The token accounts the history read names as the wallet's. */
+export const historyAccounts = (history: WalletHistory): SeenAccount[] => (history.method === "standard" ? history.walk : history.read).accounts;
+export const historyGaps = (history: WalletHistory): SyncGap[] => (history.method === "standard" ? history.walk.gaps : []);
+/** The wallet's transactions the history read listed. */
+export const historyListed = (history: WalletHistory): string[] =>
+  history.method === "standard" ? history.walk.listed : history.read.transactions.map((t) => t.signature);
 
 /**
  * Standard methods: the owner address's new signatures and transactions, for the accounts they
@@ -68,17 +80,6 @@ export async function walkOwnerHistory(
   gaps.push(...unreadGaps(owner, unread));
   if (opts.signal?.aborted) gaps.push({ address: owner, reason: DEADLINE_GAP });
   return { accounts: mergeSeen((found ?? []).flat()), gaps, cursor: walk.cursor, cursorMoves: walkCursorMoves(walk, gaps), listed, scanned };
-}
-
-export interface FastHistory {
-  /** The wallet's transactions read, oldest first. */
-  transactions: { signature: string; tx: WireTransaction }[];
-  accounts: SeenAccount[];
-  /** The newest transaction read and its slot (the next walk starts there). */
-  cursor: WalkCursor;
-  /** The page budget ran out: the rest is read by the next sync. */
-  capped: boolean;
-  pages: number;
 }
 
 /**
@@ -139,43 +140,4 @@ function mergeSeen(seen: SeenAccount[]): SeenAccount[] {
   const byAccount = new Map<string, string | null>();
   for (const s of seen) byAccount.set(s.tokenAccount, byAccount.get(s.tokenAccount) ?? s.mint);
   return [...byAccount].map(([tokenAccount, mint]) => ({ tokenAccount, mint }));
-}
-
-/**
- * Accounts seen in the wallet's history (or stored from earlier syncs) that the listing of open
- * accounts did not return, read once more in one call: gone means closed (its history ends at
- * 0; its mint from what named it, or, when nothing did, left to its own history); still there
- * and the wallet's means the listing missed it; someone else's is a named gap. Until every one is
- * resolved, the walk that found them keeps its cursor (so they are found again).
- */
-export async function resolveUnlisted(rpc: Rpc, owner: string, unlisted: SeenAccount[]): Promise<{ accounts: TokenAccountObs[]; gaps: SyncGap[] }> {
-  const gaps: SyncGap[] = [];
-  const out: TokenAccountObs[] = [];
-  if (!unlisted.length) return { accounts: out, gaps };
-  let read;
-  try {
-    read = await rpc.getMultipleAccounts(unlisted.map((a) => a.tokenAccount));
-  } catch (err) {
-    for (const a of unlisted) gaps.push({ address: a.tokenAccount, reason: `token account not listed and unreadable: ${(err as Error).message}` });
-    return { accounts: out, gaps };
-  }
-  read.accounts.forEach((account, i) => {
-    const seen = unlisted[i]!;
-    if (!account) {
-      if (seen.mint === null) gaps.push({ address: seen.tokenAccount, reason: "closed token account: no token balance in the transactions read names its mint" });
-      else out.push({ owner, tokenAccount: seen.tokenAccount, mint: seen.mint, rawBalance: 0n, slot: read.slot });
-      return;
-    }
-    try {
-      const decoded = decodeTokenAccountBytes(base64Bytes(account.data));
-      if (decoded.owner !== owner) {
-        gaps.push({ address: seen.tokenAccount, reason: `token account the wallet held is now owned by ${decoded.owner}: its history with the wallet is not booked` });
-        return;
-      }
-      out.push({ owner, tokenAccount: seen.tokenAccount, mint: decoded.mint, rawBalance: decoded.amount, slot: read.slot });
-    } catch (err) {
-      gaps.push({ address: seen.tokenAccount, reason: `token account unreadable: ${(err as Error).message}` });
-    }
-  });
-  return { accounts: out, gaps };
 }

@@ -1,18 +1,11 @@
 // What every history walk shares: named gaps, the deadline's gap, bounded fan-out, and one fetch
 // per transaction per sync.
-import type { WireTransaction } from "./wire";
-
-export interface SyncGap {
-  /** The token account, mint, wallet or authority whose history is incomplete. */
-  address: string;
-  reason: string;
-}
+import type { Rpc } from "../rpc";
+import type { WireTransaction } from "../wire";
+import type { SyncGap, SyncTransactions } from "./types";
 
 /** What a walk cut short by the sync's deadline says (what it read before is kept). */
 export const DEADLINE_GAP = "the sync's deadline passed before this history was read in full";
-
-/** Decimals above this cannot describe a real token (u64 holds under 20 digits). */
-export const MAX_DECIMALS = 18;
 
 /**
  * Whether a walk's cursor moves past what it listed: when it read all of it, or when its only gap
@@ -67,14 +60,14 @@ export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
   });
 }
 
-/** One sync's transaction reads, shared by all its walks. */
-export interface SyncTransactions {
-  /** The transaction, fetched once per sync however many walks list it. */
-  fetch: (signature: string) => Promise<WireTransaction>;
-  /** Whether a walk of this sync already asked for it (read, or being read). */
-  requested: (signature: string) => boolean;
-  /** How many were fetched from the node (failed reads not counted). */
-  fetched: () => number;
+/** Fetches a transaction, with its block time, or throws naming what the node did not have. */
+export function transactionFetcher(rpc: Rpc): (signature: string) => Promise<WireTransaction> {
+  return async (signature) => {
+    const tx = await rpc.getTransaction(signature);
+    if (!tx) throw new Error(`transaction ${signature} not available from the node`);
+    if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
+    return tx;
+  };
 }
 
 /** Wraps `fetchOne` so a transaction is fetched once per sync even when several walks list it. */

@@ -1,15 +1,16 @@
 // The mints of the wallet's accounts, read in one call: their Scaled UI Amount state (decimals,
 // multipliers, the authority whose history holds the updates), their permanent delegate, and the
 // names their Token-2022 metadata gives. A mint that cannot be read, or holds what no real mint
-// can, is a named gap.
-import type { InstrumentObs, MintStateObs } from "../../domain/observations";
-import { stripUnsafeText } from "../../domain/text";
-import { implausibleMint } from "./authorities";
-import { base64Bytes, decodeMintAccount, decodeMintBytes, type TokenMetadata } from "./decode";
-import type { SyncProgress } from "./history";
-import type { Rpc } from "./rpc";
-import type { SyncGap } from "./walk-common";
-import { TOKEN_2022_PROGRAM_ID } from "./wire";
+// can, is a named gap. Read right after the list stage: decoding a balance change needs its
+// mint's permanent delegate (a seizure is its move, not the wallet's). The mint poll reads each
+// mint account the same way (readMintAccount).
+import type { InstrumentObs, MintStateObs } from "../../../domain/observations";
+import { stripUnsafeText } from "../../../domain/text";
+import { base64Bytes, decodeMintAccount, decodeMintBytes, type TokenMetadata } from "../decode";
+import type { Rpc } from "../rpc";
+import { TOKEN_2022_PROGRAM_ID } from "../wire";
+import { implausibleMint } from "./plausible";
+import type { SyncGap, SyncProgress } from "./types";
 
 export interface MintStates {
   mints: MintStateObs[];

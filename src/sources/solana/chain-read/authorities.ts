@@ -5,13 +5,18 @@
 // in an authority history already walked, or, as a bounded fallback, in the mint's own history
 // before the current authority's first update. It is then walked like any authority, from the
 // cursor every wallet shares.
-import type { MintStateObs, MultiplierUpdateObs } from "../../domain/observations";
-import { compareUpdates, INITIAL_MULTIPLIER } from "../../domain/timeline";
-import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover } from "./decode";
-import type { Rpc } from "./rpc";
-import { walkAddress, type WalkCursor, type WalkOptions } from "./signatures";
-import type { WireSignatureInfo, WireTransaction } from "./wire";
-import { DEADLINE_GAP, mapBounded, MAX_DECIMALS, uniqueBy, unreadGaps, walkCursorMoves, type SyncGap } from "./walk-common";
+//
+// The last stage of a wallet's chain read (readMultiplierHistory: the mints' states over time);
+// the mint poll walks an authority the same way (walkAuthorityHistory).
+import type { MintStateObs, MultiplierUpdateObs } from "../../../domain/observations";
+import { compareUpdates, INITIAL_MULTIPLIER } from "../../../domain/timeline";
+import { findAuthorityHandovers, findMultiplierUpdates, type AuthorityHandover } from "../decode";
+import type { Rpc } from "../rpc";
+import { walkAddress, type WalkCursor, type WalkOptions } from "../signatures";
+import type { WireSignatureInfo, WireTransaction } from "../wire";
+import { implausibleUpdate } from "./plausible";
+import type { SyncGap } from "./types";
+import { DEADLINE_GAP, mapBounded, transactionFetcher, uniqueBy, unreadGaps, walkCursorMoves } from "./walk-common";
 
 export interface AuthorityWalkOptions extends WalkOptions {
   signal?: AbortSignal;
@@ -32,16 +37,6 @@ export interface AuthorityWalk {
   cursorMoves: boolean;
   /** Nothing left to resume. */
   complete: boolean;
-}
-
-/** Fetches a transaction, with its block time, or throws naming what the node did not have. */
-export function transactionFetcher(rpc: Rpc): (signature: string) => Promise<WireTransaction> {
-  return async (signature) => {
-    const tx = await rpc.getTransaction(signature);
-    if (!tx) throw new Error(`transaction ${signature} not available from the node`);
-    if (tx.blockTime == null) tx.blockTime = await rpc.getBlockTime(tx.slot);
-    return tx;
-  };
 }
 
 /**
@@ -84,26 +79,6 @@ export async function walkAuthorityHistory(rpc: Rpc, authority: string, cursor: 
     cursorMoves: walkCursorMoves(walk, gaps),
     complete: !walk.capped,
   };
-}
-
-const plausibleMultiplier = (x: number): boolean => Number.isFinite(x) && x > 0;
-
-export function implausibleUpdate(u: MultiplierUpdateObs): string | null {
-  if (!plausibleMultiplier(u.multiplier)) return `non-finite or non-positive multiplier ${u.multiplier}`;
-  if (!Number.isSafeInteger(u.effectiveTimestamp)) return `impossible effective timestamp ${u.effectiveTimestamp}`;
-  return null;
-}
-
-/**
- * What no real Scaled UI Amount mint can hold (the program refuses such multipliers; a hostile or
- * broken provider can still send them): a reason, or null. Refused at the source so one bad value
- * cannot reach the books.
- */
-export function implausibleMint(state: MintStateObs): string | null {
-  if (!Number.isInteger(state.decimals) || state.decimals < 0 || state.decimals > MAX_DECIMALS) return `impossible decimals ${state.decimals}`;
-  if (!plausibleMultiplier(state.multiplier) || !plausibleMultiplier(state.newMultiplier)) return `non-finite or non-positive multiplier (${state.multiplier}, ${state.newMultiplier})`;
-  if (!Number.isSafeInteger(state.newMultiplierEffectiveTimestamp)) return `impossible effective timestamp ${state.newMultiplierEffectiveTimestamp}`;
-  return null;
 }
 
 /**
@@ -204,49 +179,72 @@ export async function readMultiplierHistory(
   known: MultiplierUpdateObs[] | null,
   opts: AuthorityWalkOptions,
 ): Promise<MultiplierHistory> {
-  const walks = new Map<string, Promise<AuthorityWalk>>();
-  const walkOf = (authority: string) => {
-    let w = walks.get(authority);
-    if (!w) walks.set(authority, (w = walkAuthorityHistory(rpc, authority, cursors[authority], opts)));
-    return w;
-  };
-  const all = async () => Promise.all(walks.values());
-  await Promise.all(mints.flatMap((m) => (m.multiplierAuthority === null ? [] : [walkOf(m.multiplierAuthority)])));
-  const updatesOf = async (mint: string) => mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
-
-  /** The mint's problem with the updates known, after following earlier authorities: null when none is left. */
-  async function mintProblem(state: MintStateObs, current: AuthorityWalk | null): Promise<string | null> {
-    let updates = await updatesOf(state.mint);
-    const full = known !== null || (current !== null && cursors[state.multiplierAuthority!] === undefined);
-    let problem = current === null
-      ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
-      : checkMintAgainstUpdates(state, updates, full);
-    let to = state.multiplierAuthority;
-    let handoverSignature: string | undefined;
-    for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
-      const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
-      const earlier = await findEarlierAuthority(rpc, state.mint, to, before, (await all()).flatMap((w) => w.handovers), opts);
-      if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
-      const walk = await walkOf(earlier.authority);
-      if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
-      updates = await updatesOf(state.mint);
-      problem = checkMintAgainstUpdates(state, updates, true);
-      [to, handoverSignature] = [earlier.authority, earlier.signature];
-    }
-    return problem;
-  }
-
+  const walks = authorityWalks(rpc, cursors, known, opts);
+  await Promise.all(mints.flatMap((m) => (m.multiplierAuthority === null ? [] : [walks.of(m.multiplierAuthority)])));
   const mintGaps = new Map<string | null, SyncGap[]>();
   for (const state of mints) {
     const authority = state.multiplierAuthority;
-    const current = authority === null ? null : await walkOf(authority);
+    const current = authority === null ? null : await walks.of(authority);
     if (current === null && state.multiplier === INITIAL_MULTIPLIER && state.newMultiplier === INITIAL_MULTIPLIER) continue;
     if (current && (current.gaps.length || !current.complete)) continue; // its own gaps say why
-    const problem = await mintProblem(state, current);
+    const full = known !== null || (current !== null && cursors[authority!] === undefined);
+    const problem = await mintProblem(rpc, walks, state, current, full, opts);
     if (problem) mintGaps.set(authority, [...(mintGaps.get(authority) ?? []), { address: state.mint, reason: problem }]);
   }
+  return gatherWalks(walks, mintGaps);
+}
+
+type AuthorityWalks = ReturnType<typeof authorityWalks>;
+
+/** The authorities walked in this read, each once, from its shared cursor; and what they found with what was `known`. */
+function authorityWalks(rpc: Rpc, cursors: Record<string, WalkCursor>, known: MultiplierUpdateObs[] | null, opts: AuthorityWalkOptions) {
+  const walks = new Map<string, Promise<AuthorityWalk>>();
+  const all = async () => Promise.all(walks.values());
+  return {
+    walks,
+    of(authority: string): Promise<AuthorityWalk> {
+      let walk = walks.get(authority);
+      if (!walk) walks.set(authority, (walk = walkAuthorityHistory(rpc, authority, cursors[authority], opts)));
+      return walk;
+    },
+    /** A mint's updates, known and walked, oldest first. */
+    async updatesOf(mint: string): Promise<MultiplierUpdateObs[]> {
+      return mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
+    },
+    async handovers(): Promise<AuthorityHandover[]> {
+      return (await all()).flatMap((w) => w.handovers);
+    },
+  };
+}
+
+/**
+ * The mint's problem with the updates known (`full`: they are the whole history), after following
+ * its hand-overs back to earlier authorities: null when none is left.
+ */
+async function mintProblem(rpc: Rpc, walks: AuthorityWalks, state: MintStateObs, current: AuthorityWalk | null, full: boolean, opts: AuthorityWalkOptions): Promise<string | null> {
+  let updates = await walks.updatesOf(state.mint);
+  let problem = current === null
+    ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
+    : checkMintAgainstUpdates(state, updates, full);
+  let to = state.multiplierAuthority;
+  let handoverSignature: string | undefined;
+  for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {
+    const before = updates.find((u) => u.authority === to)?.signature ?? handoverSignature;
+    const earlier = await findEarlierAuthority(rpc, state.mint, to, before, await walks.handovers(), opts);
+    if ("reason" in earlier) return `${problem}; ${earlier.reason}`;
+    const walk = await walks.of(earlier.authority);
+    if (walk.gaps.length || !walk.complete) return `${problem}; its earlier authority ${earlier.authority} could not be walked in full`;
+    updates = await walks.updatesOf(state.mint);
+    problem = checkMintAgainstUpdates(state, updates, true);
+    [to, handoverSignature] = [earlier.authority, earlier.signature];
+  }
+  return problem;
+}
+
+/** Every walk's updates and gaps, then the mints' gaps; an authority's cursor moves when its walk may and none of its mints has a gap. */
+async function gatherWalks(walks: AuthorityWalks, mintGaps: Map<string | null, SyncGap[]>): Promise<MultiplierHistory> {
   const out: MultiplierHistory = { updates: [], gaps: [], cursors: {} };
-  for (const [authority, pending] of walks) {
+  for (const [authority, pending] of walks.walks) {
     const walk = await pending;
     out.gaps.push(...walk.gaps);
     out.updates.push(...walk.updates);
