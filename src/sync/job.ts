@@ -12,7 +12,7 @@ import type { Logger } from "../log.ts";
 import { syncWalletChain } from "../sources/solana/chain-read/pipeline.ts";
 import type { SyncCursors, SyncProgress } from "../sources/solana/chain-read/types.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
-import type { FetchLike } from "../sources/http-transport.ts";
+import type { FetchLike } from "../net/http-transport.ts";
 import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
 
 export interface SyncDeps {

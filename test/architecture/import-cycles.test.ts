@@ -62,7 +62,7 @@ describe("the cycle checker", () => {
 
   test("reads type-only, re-exported and multi-line imports from the source text", () => {
     expect(graph.get("src/sources/solana/chain-read/types.ts")).toContain("src/sources/solana/signatures.ts"); // import type
-    expect(graph.get("src/sources/provider-text.ts")).toContain("src/describe-url.ts"); // export ... from
+    expect(graph.get("src/net/provider-text.ts")).toContain("src/describe-url.ts"); // export ... from
     expect(graph.get("src/sources/solana/rpc.ts")).toContain("src/sources/solana/wire.ts"); // import {\n ... \n} from
   });
 });

@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 
 export const repoRoot = join(import.meta.dir, "..", "..");
 
-/** Module → the modules it imports, both as paths relative to the repository (`src/sources/retry.ts`). */
+/** Module → the modules it imports, both as paths relative to the repository (`src/net/retry.ts`). */
 export type ImportGraph = Map<string, string[]>;
 
 const IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s+["'](\.[^"']+)["']|^\s*import\s+["'](\.[^"']+)["']/gm;

@@ -8,7 +8,7 @@ import { generateSecret } from "../../src/domain/events/signature.ts";
 import { eventBody, formatEventId, serializeEventBody, type DeliveredType } from "../../src/domain/events/types.ts";
 import { MemoryDeliveryStore } from "../../src/events/memory-store.ts";
 import { createSecretBox } from "../../src/events/secret-box.ts";
-import { createHttpTransport } from "../../src/events/transport.ts";
+import { createWebhookTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "../../src/events/worker.ts";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 import { until } from "../support/until.ts";
@@ -56,7 +56,7 @@ function write(type: DeliveredType, data: unknown = {}): string {
 function worker(options: { concurrency?: number; timeoutMs?: number; secrets?: ReturnType<typeof createSecretBox> } = {}): DeliveryWorker {
   const w = startDeliveryWorker({
     store,
-    send: createHttpTransport(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    send: createWebhookTransport(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     secrets: options.secrets ?? box,
     now: () => new Date(),
     concurrency: options.concurrency ?? 4,

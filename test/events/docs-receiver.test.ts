@@ -10,7 +10,7 @@ import { generateSecret, unixSeconds, webhookHeaders } from "../../src/domain/ev
 import { eventBody, serializeEventBody } from "../../src/domain/events/types.ts";
 import { MemoryDeliveryStore } from "../../src/events/memory-store.ts";
 import { createSecretBox } from "../../src/events/secret-box.ts";
-import { createHttpTransport } from "../../src/events/transport.ts";
+import { createWebhookTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
 import { until } from "../support/until.ts";
 
@@ -55,7 +55,7 @@ test("the documented receiver verifies our deliveries and refuses a changed body
   store.addSubscription({ id: "sub_docs", url, sealedSecrets: [box.seal(secret, "sub_docs")], events: null });
   const body = serializeEventBody(eventBody("wallet.gap", new Date().toISOString(), { owner: "7xKX", gaps: [{ address: "A1", reason: "RPC pruned" }] }));
   store.enqueue({ id: "evt_9", type: "wallet.gap", body }, new Date());
-  const worker = startDeliveryWorker({ store, send: createHttpTransport(), secrets: box, pollMs: 50 });
+  const worker = startDeliveryWorker({ store, send: createWebhookTransport(), secrets: box, pollMs: 50 });
   try {
     await until("delivered", () => store.deliveries("sub_docs")[0]!.status !== "pending" || store.deliveries("sub_docs")[0]!.attempts > 1);
   } finally {

@@ -11,7 +11,7 @@ import { eventBody, serializeEventBody } from "../../src/domain/events/types.ts"
 import { openLedger } from "../../src/ledger/db.ts";
 import { createSecretBox } from "../../src/events/secret-box.ts";
 import { sqlDeliveryStore, writeEvent } from "../../src/events/sql-store.ts";
-import { createHttpTransport } from "../../src/events/transport.ts";
+import { createWebhookTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
 import { addSubscription, outboxDdl } from "../support/outbox.ts";
@@ -56,7 +56,7 @@ test("a delivering process killed mid-attempt: after the lease, the next worker 
     // While the dead process's lease lives, nobody sends it again.
     expect(await store.claimDue({ now: new Date(), leaseUntil: new Date(), limit: 10 })).toEqual([]);
     setSystemTime(new Date(Date.parse(held.lease_until!) + 1));
-    const worker = startDeliveryWorker({ store, send: createHttpTransport(), secrets: box, now: () => new Date(), pollMs: 50 });
+    const worker = startDeliveryWorker({ store, send: createWebhookTransport(), secrets: box, now: () => new Date(), pollMs: 50 });
     try {
       await until("delivered after the lease", async () => (await ledger.db.get<{ status: string }>("SELECT status FROM webhook_deliveries"))!.status === "delivered");
     } finally {

@@ -4,13 +4,13 @@
 import { openLedger } from "../../src/ledger/db.ts";
 import { createSecretBox } from "../../src/events/secret-box.ts";
 import { sqlDeliveryStore } from "../../src/events/sql-store.ts";
-import { createHttpTransport } from "../../src/events/transport.ts";
+import { createWebhookTransport } from "../../src/events/transport.ts";
 import { loadWebhookKey } from "../../src/events/webhook-key.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
 
 const dataDir = process.env.CA_LEDGER_DATA_DIR!;
 const ledger = await openLedger({ dataDir, databaseUrl: process.env.DATABASE_URL || null });
 const { key } = loadWebhookKey({ env: process.env.WEBHOOK_SECRET_KEY, engine: ledger.engine, dataDir });
-startDeliveryWorker({ store: sqlDeliveryStore(ledger.db), send: createHttpTransport(), secrets: createSecretBox(key), pollMs: 50 });
+startDeliveryWorker({ store: sqlDeliveryStore(ledger.db), send: createWebhookTransport(), secrets: createSecretBox(key), pollMs: 50 });
 console.log("delivering");
 await new Promise(() => {});

@@ -1,8 +1,8 @@
 // One JSON-RPC answer read: the result, if it has the shape the method promises; the node's error
 // object; or why the answer is not usable, in words (docs/providers.md#sync-errors), and whether
 // another try may help. The result shapes of the methods we call are checked here too.
-import type { Exchange } from "../http-transport";
-import { isRetryableStatus, type RetryableFailure, type Verdict } from "../retry";
+import type { Exchange } from "../../net/http-transport.ts";
+import { isRetryableStatus, type RetryableFailure, type Verdict } from "../../net/retry.ts";
 import type { WireAccount, WireContext, WireSignatureInfo, WireTransaction, WireTransactionsPage } from "./wire";
 
 /** Outcome of one HTTP attempt, the label of `caledger_rpc_requests_total{method,outcome}`. */

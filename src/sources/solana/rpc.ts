@@ -8,9 +8,9 @@
 //
 // The URL can carry a provider key (`?api-key=`, or a token in its path): an error names the
 // provider by its host only, and the cause (docs/providers.md#sync-errors).
-import { createHttpTransport, type FetchLike } from "../http-transport";
-import { providerHost, withoutSecrets } from "../provider-text";
-import { wallClock, type Clock } from "../retry";
+import { createHttpTransport, type FetchLike } from "../../net/http-transport.ts";
+import { providerHost, withoutSecrets } from "../../net/provider-text.ts";
+import { wallClock, type Clock } from "../../net/retry.ts";
 import { isContextValue, isObject, isSignatureList, isTransaction, isTransactionsPage, isWireAccount, readRpcAnswer, type RpcFailure, type RpcOutcome } from "./rpc-answer";
 import { createThrottle, throttled } from "./throttle";
 import {

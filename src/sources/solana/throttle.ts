@@ -1,7 +1,7 @@
 // The RPC's throttle: at most `concurrency` requests in flight, their starts at least `spacingMs`
 // apart (a provider's rate limit), waiting in arrival order. Only the RPC has one: the issuer's
 // feed is read a page at a time.
-import type { Clock } from "../retry";
+import type { Clock } from "../../net/retry.ts";
 
 export interface Throttle {
   /** Waits for a slot and for the spacing since the previous start. */

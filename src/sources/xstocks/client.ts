@@ -20,9 +20,9 @@
 //   capped on its own (`maxResponseBytes`).
 import { canonicalSha256 } from "../../domain/evidence";
 import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
-import { createHttpTransport, type ByteBudget, type Exchange, type FetchLike, type HttpTransport } from "../http-transport";
-import { providerHost } from "../provider-text";
-import { isRetryableStatus, type Clock, type RetryableFailure, type Verdict } from "../retry";
+import { createHttpTransport, type ByteBudget, type Exchange, type FetchLike, type HttpTransport } from "../../net/http-transport.ts";
+import { providerHost } from "../../net/provider-text.ts";
+import { isRetryableStatus, type Clock, type RetryableFailure, type Verdict } from "../../net/retry.ts";
 import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
 
 export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";

@@ -1,6 +1,6 @@
 // When to ask a provider again and how long to wait first: backoff with jitter, `retry-after`,
 // and the clock the waits run on. The loop itself is `retrying`; what counts as a failure worth
-// another try is the caller's verdict (src/sources/http-transport.ts runs both clients through it).
+// another try is the caller's verdict (src/net/http-transport.ts runs both providers and the webhooks through it).
 
 /**
  * Exponential backoff with "full jitter": a uniform delay in [0.5, 1] x base x 2^attempt,

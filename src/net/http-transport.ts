@@ -1,4 +1,5 @@
-// The one HTTP transport of both providers, the Solana RPC and the issuer's API: a request with a
+// The one HTTP transport of both providers, the Solana RPC and the issuer's API, and of the
+// webhook sender (one attempt each, its outbox retries): a request with a
 // deadline over its headers and body, the body read up to a cap (and, for the issuer, from a
 // byte budget every answer of a poll shares), and the attempts retried with backoff, jitter and
 // `retry-after` on an injectable clock (retry.ts). What an answer means, and whether a failure
@@ -16,7 +17,8 @@ export interface ByteBudget {
   spent(): Error;
 }
 
-export interface HttpTransportConfig extends Omit<RetryPolicy, "clock" | "signal"> {
+/** What one request needs: the runtime's fetch, its deadline, its cap, the clock, a stop signal. */
+export interface ExchangeConfig {
   fetch?: FetchLike;
   /** Deadline per attempt, headers and body included. */
   timeoutMs: number;
@@ -29,6 +31,8 @@ export interface HttpTransportConfig extends Omit<RetryPolicy, "clock" | "signal
   /** Aborts requests in flight and stops retrying at once (a shutting-down worker, a job's deadline). */
   signal?: AbortSignal;
 }
+
+export interface HttpTransportConfig extends ExchangeConfig, Omit<RetryPolicy, "clock" | "signal"> {}
 
 /** What one request brought back: an answer read in full, or why none came. */
 export type Exchange =
@@ -46,12 +50,17 @@ export function createHttpTransport(config: HttpTransportConfig): HttpTransport 
   const clock = config.clock ?? wallClock;
   const policy: RetryPolicy = { ...config, clock };
   return {
-    exchange: (url, init) => exchange(config, clock, url, init),
+    exchange: (url, init) => exchange(config, url, init),
     retry: (attempt, onRetry) => retrying(policy, attempt, onRetry),
   };
 }
 
-async function exchange(config: HttpTransportConfig, clock: Clock, url: string, init: RequestInit): Promise<Exchange> {
+/**
+ * One request, no retry: an answer within the deadline, read up to the cap, or why there was
+ * none (the webhook sender's attempt; the providers' clients go through createHttpTransport).
+ */
+export async function exchange(config: ExchangeConfig, url: string, init: RequestInit): Promise<Exchange> {
+  const clock = config.clock ?? wallClock;
   const doFetch: FetchLike = config.fetch ?? ((input, requestInit) => fetch(input, requestInit));
   const controller = new AbortController();
   const onAbort = () => controller.abort();
