@@ -52,11 +52,12 @@ describe("a provider's URL", () => {
     })();
     try {
       const deadline = Date.now() + 30_000;
-      while (!/"msg":"issuer poll failed"/.test(stderr)) {
-        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no issuer poll failure logged: ${stderr}`);
+      // The worker thread can log its first failed poll before the main thread logs "listening": wait for both lines.
+      while (!/"msg":"issuer poll failed".*\n/.test(stderr) || !/"msg":"listening".*\n/.test(stderr)) {
+        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no issuer poll failure or listening line logged: ${stderr}`);
         await Bun.sleep(50);
       }
-      const listening = stderr.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l) : null)).find((l) => l?.msg === "listening");
+      const listening = stderr.split("\n").filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l))[0];
       expect({ rpc: listening?.rpc, issuer: listening?.issuer }).toEqual({ rpc: `http://127.0.0.1:${provider.port}`, issuer: `http://127.0.0.1:${provider.port}` });
 
       const wallet = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
