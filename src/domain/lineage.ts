@@ -2,7 +2,7 @@
 // (identity changes, spin-offs, rights distributions, transforms, terminations) and where the
 // earliest identity's basis sits now, each distribution on its own, saying what it distributed
 // (src/domain/distributed.ts). Fractions are exact and always sum to exactly 1.
-import type { Classified } from "./classify";
+import type { Classified } from "./classified";
 import { describeDistributed } from "./distributed";
 import { add, formatDecimal, mul, ONE, parseDecimal, type Rat, sub, ZERO } from "./numbers";
 import type { InstrumentObs } from "./observations";

@@ -2,7 +2,7 @@
 // spread across them; spin-offs, rights and cash in lieu distribute a fraction of the value and
 // reinvest it, never income. Units always follow the chain's exact ratio.
 import { type BookingFacts, scaleAll, valueProceeds } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { distributedName } from "../distributed";
 import { usdInText } from "../display";
 import { figure, positive } from "../issuer";

@@ -1,7 +1,7 @@
 // Identity: the same holding continues as a new line (a stock merger into the same company, an
 // identity change of the underlying). Units ×F, all basis carried, and a lineage link old → new.
 import { scaleAll } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { parseMergerNote, ticker } from "../issuer";
 import { formatDecimal } from "../numbers";
 import { factorText, reasonV1, sentenceV1, V1_SENTENCES } from "../v1";

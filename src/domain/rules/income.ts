@@ -3,7 +3,7 @@
 // retention and net (src/domain/cash.ts).
 import { type BookingFacts, startBooking, valueCash } from "../book";
 import { IMPLAUSIBLE_CASH, readCash, withoutAmounts } from "../cash";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { roundedText, usdInText } from "../display";
 import { cmp, div, mul, ONE, type Rat, rat, sub, ZERO } from "../numbers";
 import { isWithholdingRefund } from "../revisions";
