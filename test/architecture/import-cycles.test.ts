@@ -2,7 +2,7 @@
 // (type-only ones included), a module that imports it back. The folders of CYCLE_FREE are held to
 // it; the others' cycles are reported on every run (not failed on yet), so what remains is in
 // view. A folder whose report is empty can join CYCLE_FREE. And src/domain is pure: it imports
-// nothing outside itself and reads no clock, environment or network (docs/architecture.md).
+// nothing outside itself and reads no clock, environment or network (docs/architecture.md#the-domain-is-pure).
 import { describe, expect, test } from "bun:test";
 import { cyclesTouching, describeCycle, importCycles, importGraph, type ImportGraph, packageImports, sources } from "./import-graph";
 
