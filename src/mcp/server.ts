@@ -82,13 +82,13 @@ const internalError = "Internal error; the server log has the details.";
 /** JSON-RPC error code the MCP specification gives an unknown resource. */
 const resourceNotFound = -32002;
 
-interface Prepared<P extends McpPrincipal> { tool: McpTool<P>; listed: Tool; input: TSchema }
+interface Prepared<P extends McpPrincipal> { tool: McpTool<P>; listed: Tool }
 
 export function createMcpServer<P extends McpPrincipal>(options: McpServerOptions<P>): McpService<P> {
   const prepared = new Map<string, Prepared<P>>();
   for (const tool of options.tools) {
     if (prepared.has(tool.name)) throw new Error(`Two MCP tools are named ${tool.name}.`);
-    prepared.set(tool.name, { tool, listed: listing(tool), input: tool.inputSchema });
+    prepared.set(tool.name, { tool, listed: listing(tool) });
   }
   const resources = new Map(options.resources.map((r) => [r.uri, r]));
   const allowed = (principal: P, scope: Scope | undefined) => scope === undefined || principal.scopes.includes(scope);
@@ -107,7 +107,7 @@ export function createMcpServer<P extends McpPrincipal>(options: McpServerOption
       if (!p) throw new McpError(RpcError.InvalidParams, `Unknown tool ${shown(request.params.name)}.`);
       const args = request.params.arguments ?? {};
       if (!allowed(principal, p.tool.scope)) return refused("missing_scope", missingScopeMessage(p.tool.scope, principal.tenant));
-      const invalid = argumentRefusal(p.input, args);
+      const invalid = argumentRefusal(p.tool.inputSchema, args);
       if (invalid) return refused("invalid_request", invalid);
       let outcome: ToolOutcome;
       try {

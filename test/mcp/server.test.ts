@@ -5,8 +5,8 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer, type McpPrincipal, type McpTool } from "../../src/mcp/server.ts";
+import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpServer, type McpPrincipal, type McpResource, type McpTool } from "../../src/mcp/server.ts";
 
 const principal: McpPrincipal = { tenant: "acme", scopes: ["assets:read"] };
 
@@ -14,9 +14,9 @@ function sample(name: string, call: McpTool["call"], summarize: McpTool["summari
   return { name, title: name, description: name, inputSchema: Type.Object({}), scope: "assets:read", readOnly: true, call, summarize };
 }
 
-async function connected(tools: McpTool[], onError?: (e: unknown, tool: string) => void): Promise<Client> {
+async function connected(tools: McpTool[], onError?: (e: unknown, tool: string) => void, resources: McpResource[] = []): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer({ tools, resources: [], version: "test", onError }).serverFor(principal).connect(serverSide);
+  await createMcpServer({ tools, resources, version: "test", onError }).serverFor(principal).connect(serverSide);
   const client = new Client({ name: "test", version: "0" });
   await client.connect(clientSide);
   return client;
@@ -60,5 +60,16 @@ describe("MCP server", () => {
     expect(() => createMcpServer({ tools: [ok, ok], resources: [], version: "t" })).toThrow("Two MCP tools are named a.");
     expect(() => createMcpServer({ tools: [{ ...ok, inputSchema: Type.String() }], resources: [], version: "t" })).toThrow("not an object");
     expect(() => createMcpServer({ tools: [{ ...ok, outputSchema: Type.Array(Type.String()) }], resources: [], version: "t" })).toThrow("not an object");
+  });
+
+  test("a resource that needs a scope the key lacks is neither listed nor read: the refusal carries missing_scope", async () => {
+    const page = (uri: string, scope?: "ledger:read") => ({ uri, name: uri, title: uri, description: uri, mimeType: "application/json", scope, read: () => "{}" });
+    const client = await connected([], undefined, [page("ca-ledger://open"), page("ca-ledger://books", "ledger:read")]);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["ca-ledger://open"]);
+    const e = await client.readResource({ uri: "ca-ledger://books" }).catch((x) => x);
+    expect(e).toBeInstanceOf(McpError);
+    expect(e.data).toMatchObject({ code: "missing_scope" });
+    expect((await client.readResource({ uri: "ca-ledger://open" })).contents[0]).toMatchObject({ text: "{}" });
+    await client.close();
   });
 });
