@@ -23,7 +23,8 @@ export type InstrumentNames = ReadonlyMap<string, InstrumentInfo>;
 
 /** Decimals a mint the ledger cannot name is shown at: nothing rounded away that the exact value has. */
 export const UNNAMED_DECIMALS = 18;
-const infoOf = (names: InstrumentNames, mint: string): InstrumentInfo => names.get(mint) ?? { symbol: null, isin: null, decimals: UNNAMED_DECIMALS };
+/** A mint's symbol, ISIN and decimals; for a mint the ledger cannot name, none and UNNAMED_DECIMALS. */
+export const instrumentInfo = (names: InstrumentNames, mint: string): InstrumentInfo => names.get(mint) ?? { symbol: null, isin: null, decimals: UNNAMED_DECIMALS };
 
 type Dataset = Static<typeof S.DatasetLabel>;
 export type LotsBody = Static<typeof S.LotsResponse>;
@@ -61,7 +62,7 @@ const ownedBy = (owners: ReadonlySet<string>) => (x: { owner: string }) => owner
 // ---- GET /v2/lots ---------------------------------------------------------------------------------
 
 function lotShown(l: OpenLot, names: InstrumentNames): Static<typeof S.Lot> {
-  const { symbol, decimals } = infoOf(names, l.mint);
+  const { symbol, decimals } = instrumentInfo(names, l.mint);
   return {
     id: l.id,
     symbol,
@@ -80,7 +81,7 @@ function lotShown(l: OpenLot, names: InstrumentNames): Static<typeof S.Lot> {
 }
 
 function instrumentShown(i: InstrumentTotals, names: InstrumentNames): Static<typeof S.LotInstrument> {
-  const { symbol, decimals } = infoOf(names, i.mint);
+  const { symbol, decimals } = instrumentInfo(names, i.mint);
   return {
     symbol,
     mint: i.mint,
@@ -149,7 +150,7 @@ function convertRow(r: RealizedRow, conversion: Conversion): ConvertedRow {
 }
 
 function gainRowShown(r: RealizedRow, names: InstrumentNames, converted: ConvertedRow | null): Static<typeof S.GainRow> {
-  const { symbol, decimals } = infoOf(names, r.mint);
+  const { symbol, decimals } = instrumentInfo(names, r.mint);
   return {
     owner: r.owner,
     symbol,
@@ -269,7 +270,7 @@ function reconciliationOf(i: InstrumentTotals) {
 const mapValues = <K extends string, A, B>(o: Record<K, A>, f: (a: A) => B): Record<K, B> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v as A)])) as Record<K, B>;
 
 function holdingShown(i: InstrumentTotals, names: InstrumentNames): Static<typeof S.HoldingInstrument> {
-  const info = infoOf(names, i.mint);
+  const info = instrumentInfo(names, i.mint);
   const totals = instrumentShown(i, names);
   const units = reconciliationOf(i);
   return {
