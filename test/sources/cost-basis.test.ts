@@ -2,6 +2,8 @@
 // canonical form the ledger hashes, an error naming the line and field for each bad cell, what a
 // writer quotes reads back (property), and the declarations as the lot engine's input.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { getBase58Decoder } from "@solana/kit";
 import { canonicalSha256 } from "../../src/domain/evidence";
@@ -129,6 +131,20 @@ describe("properties", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("the documentation's examples", () => {
+  test("each CSV example of docs/lots.md#declared-cost-basis parses, and its JSON is the stored payload", () => {
+    const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "lots.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## Declared cost basis"), doc.indexOf("### How declarations apply"));
+    const csv = [...section.matchAll(/```csv\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const json = [...section.matchAll(/```json\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.trim().split("\n"));
+    expect(csv).toHaveLength(2);
+    const parsed = csv.flatMap((text) => parseCostBasis(text, TODAY));
+    // The JSON shortens the addresses with an ellipsis: compare with them shortened alike.
+    const short = (payload: string) => payload.replace(/"([1-9A-HJ-NP-Za-km-z]{4})[1-9A-HJ-NP-Za-km-z]{28,}"/g, '"$1…"');
+    expect(parsed.map((d) => short(declarationPayload(d)))).toEqual(json);
   });
 });
 
