@@ -3,8 +3,8 @@
 // decimals, half-even), units at the mint's decimals, the exact values under `exact`; a USD value
 // the ledger cannot know is null with a reason, never 0.
 import { Type } from "@sinclair/typebox";
-import { Address, DatasetLabel, MintField, NullableString, NullableTimestamp, OwnerField, SymbolField, Timestamp, Year, day, describe, literals } from "../common.ts";
-import { RateUsed } from "./reports.ts";
+import { DatasetLabel, DateFilterProperties, MintField, NullableString, NullableTimestamp, OwnerField, OwnerQuery, SymbolField, Timestamp, Year, day, describe, literals } from "../common.ts";
+import { IncomeReportQuery, RateUsed } from "./reports.ts";
 
 export const taxTreatments = ["income", "deferred"] as const;
 export const lotMethods = ["fifo", "lifo", "hifo", "average"] as const;
@@ -103,13 +103,15 @@ export const LotsResponse = Type.Object(
   { title: "LotsResponse", description: "A wallet's open lots at the end of a day, derived from the chain's movements, the booked corporate actions and the operator's declarations" },
 );
 
+// A query parameter has one schema wherever it appears (the OpenAPI document lists it once):
+// owner, owner (repeated), currency and from are those of the other routes.
 const treatmentQuery = literals(taxTreatments, { description: `The reading of reinvested income; default the server's (TAX_TREATMENT, income). ${TREATMENT_TEXT}` });
 const methodQuery = literals(lotMethods, { description: `Default the server's (LOT_METHOD, fifo). ${METHOD_TEXT}` });
-const owners = Type.Array(Address, { description: "A wallet to cover; repeat for each. Each must be registered by this tenant. All the tenant's wallets when absent." });
+const asOfQuery = day("The end of this day (YYYY-MM-DD, UTC): what is open or held then; optional on /v2/lots (default today)");
 
 export const LotsQuery = Type.Object({
-  owner: describe(Address, "The wallet (base58); it must be registered by this tenant"),
-  asOf: Type.Optional(day("The lots open at the end of this day (YYYY-MM-DD, UTC); default today")),
+  owner: OwnerQuery.properties.owner,
+  asOf: Type.Optional(asOfQuery),
   method: Type.Optional(methodQuery),
   treatment: Type.Optional(treatmentQuery),
 });
@@ -206,10 +208,10 @@ export const GainsReport = Type.Object(
 
 export const GainsReportQuery = Type.Object({
   year: Year,
-  owner: Type.Optional(owners),
+  owner: IncomeReportQuery.properties.owner,
   method: Type.Optional(methodQuery),
   treatment: Type.Optional(treatmentQuery),
-  currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (any GET /v2/reports/currencies lists): proceeds at the rate of the disposal's day, basis at the acquisition's" })),
+  currency: IncomeReportQuery.properties.currency,
 });
 
 // ---- the holdings statement ----------------------------------------------------------------------
@@ -280,9 +282,10 @@ export const HoldingsStatement = Type.Object(
 );
 
 export const HoldingsQuery = Type.Object({
-  asOf: day("The statement's day (YYYY-MM-DD, UTC): holdings at its end"),
-  from: Type.Optional(day("The reconciliation's first day (YYYY-MM-DD, UTC); default the first of asOf's year; not after asOf")),
-  owner: Type.Optional(owners),
+  asOf: asOfQuery,
+  /** The reconciliation's first day; default 1 January of asOf's year; not after asOf (the route says so). */
+  from: DateFilterProperties.from,
+  owner: IncomeReportQuery.properties.owner,
   method: Type.Optional(methodQuery),
   treatment: Type.Optional(treatmentQuery),
 });

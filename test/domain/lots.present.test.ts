@@ -4,7 +4,7 @@
 // of the rows' exact values, and the holdings reconciliation adds up exactly as stated.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { FormatRegistry } from "@sinclair/typebox";
+import { FormatRegistry, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import * as S from "../../schemas/index.ts";
 import { quantityForPeople, uiAmount, usdForPeople } from "../../src/domain/display";
@@ -69,6 +69,14 @@ describe("every body validates against its schema, on random reports", () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  test("the bodies' types are the schemas' (checked by tsc)", () => {
+    const report = deriveLots({ movements: [], actions: [] }, { method: "fifo", treatment: "income" });
+    const lots: Static<typeof S.LotsResponse> = lotsBody(report, { owner: "W", asOf: "2026-01-01", dataset: DATASET }, NAMES);
+    const gains: Static<typeof S.GainsReport> = gainsBody(report, { year: 2026, owners: ["W"], dataset: DATASET, conversion: EUR }, NAMES);
+    const holdings: Static<typeof S.HoldingsStatement> = holdingsBody(report, { asOf: "2026-01-01", from: "2026-01-01", owners: ["W"], dataset: DATASET }, NAMES);
+    expect([lots.lots, gains.rows, holdings.wallets[0]!.instruments]).toEqual([[], [], []]);
   });
 
   test("the schemas name the engine's treatments, methods and lot sources", () => {

@@ -5,8 +5,6 @@
 // values under `exact`, a total the sum of exact values rounded once. A currency is converted as
 // the income report does it (src/domain/income-report.ts): each amount at the reference rate of
 // its own day, the basis at the acquisition's and the proceeds at the disposal's.
-import type { Static } from "@sinclair/typebox";
-import type * as S from "../../../schemas/index.ts";
 import { quantityForPeople, roundedText, uiAmount, usdForPeople } from "../display";
 import { type Conversion, missingRateReason, RATE_PLACES, type RateQuote } from "../income-report";
 import { div, formatDecimal, formatExact, mul, nearestF64, pow10, type Rat, rat, sub, sum } from "../numbers";
@@ -26,10 +24,11 @@ export const UNNAMED_DECIMALS = 18;
 /** A mint's symbol, ISIN and decimals; for a mint the ledger cannot name, none and UNNAMED_DECIMALS. */
 export const instrumentInfo = (names: InstrumentNames, mint: string): InstrumentInfo => names.get(mint) ?? { symbol: null, isin: null, decimals: UNNAMED_DECIMALS };
 
-type Dataset = Static<typeof S.DatasetLabel>;
-export type LotsBody = Static<typeof S.LotsResponse>;
-export type GainsBody = Static<typeof S.GainsReport>;
-export type HoldingsBody = Static<typeof S.HoldingsStatement>;
+/** The ledger's dataset label, as every body carries it (schemas/common.ts DatasetLabel). */
+export interface Dataset {
+  kind: "mainnet" | "synthetic";
+  description: string | null;
+}
 
 // ---- the display rule -------------------------------------------------------------------------
 
@@ -53,7 +52,7 @@ export function walletUnitsText(units: Rat, multiplier: Rat | null, decimals: nu
   return quantityForPeople(units, decimals);
 }
 
-function problemShown(p: LotProblem): Static<typeof S.LotProblem> {
+function problemShown(p: LotProblem) {
   return { owner: p.owner, mint: p.mint, at: p.at === null ? null : iso(p.at), code: p.code, message: p.message };
 }
 
@@ -61,7 +60,7 @@ const ownedBy = (owners: ReadonlySet<string>) => (x: { owner: string }) => owner
 
 // ---- GET /v2/lots ---------------------------------------------------------------------------------
 
-function lotShown(l: OpenLot, names: InstrumentNames): Static<typeof S.Lot> {
+function lotShown(l: OpenLot, names: InstrumentNames) {
   const { symbol, decimals } = instrumentInfo(names, l.mint);
   return {
     id: l.id,
@@ -80,7 +79,7 @@ function lotShown(l: OpenLot, names: InstrumentNames): Static<typeof S.Lot> {
   };
 }
 
-function instrumentShown(i: InstrumentTotals, names: InstrumentNames): Static<typeof S.LotInstrument> {
+function instrumentShown(i: InstrumentTotals, names: InstrumentNames) {
   const { symbol, decimals } = instrumentInfo(names, i.mint);
   return {
     symbol,
@@ -93,7 +92,7 @@ function instrumentShown(i: InstrumentTotals, names: InstrumentNames): Static<ty
 }
 
 /** One wallet's open lots at the end of `asOf` (the report was derived for the whole tenant, up to then). */
-export function lotsBody(report: LotReport, q: { owner: string; asOf: string; dataset: Dataset }, names: InstrumentNames): LotsBody {
+export function lotsBody(report: LotReport, q: { owner: string; asOf: string; dataset: Dataset }, names: InstrumentNames) {
   const mine = ownedBy(new Set([q.owner]));
   return {
     owner: q.owner,
@@ -109,20 +108,13 @@ export function lotsBody(report: LotReport, q: { owner: string; asOf: string; da
 
 // ---- GET /v2/reports/gains ------------------------------------------------------------------------
 
-type RateShown = Static<typeof S.RateUsed>;
-const rateShown = (eventDate: string, q: RateQuote): RateShown => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) });
+const rateShown = (eventDate: string, q: RateQuote) => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) });
 
-/** A row in the currency: proceeds at the disposal day's rate, basis at the acquisition day's. */
-interface ConvertedRow {
-  proceeds: Rat | null;
-  basis: Rat | null;
-  gain: Rat | null;
-  /** Days whose rate a known USD amount of the row needed and did not have. */
-  missing: string[];
-  shown: Static<typeof S.GainConverted>;
-}
-
-function convertRow(r: RealizedRow, conversion: Conversion): ConvertedRow {
+/**
+ * A row in the currency: proceeds at the disposal day's rate, basis at the acquisition day's, and
+ * the days whose rate a known USD amount of the row needed and did not have (`missing`).
+ */
+function convertRow(r: RealizedRow, conversion: Conversion) {
   const at = (ms: number | null, usd: Rat | null) => {
     const day = ms === null ? null : dayOf(ms);
     const quote = day === null ? null : conversion.quoteOn(day);
@@ -149,7 +141,9 @@ function convertRow(r: RealizedRow, conversion: Conversion): ConvertedRow {
   };
 }
 
-function gainRowShown(r: RealizedRow, names: InstrumentNames, converted: ConvertedRow | null): Static<typeof S.GainRow> {
+type ConvertedRow = ReturnType<typeof convertRow>;
+
+function gainRowShown(r: RealizedRow, names: InstrumentNames, converted: ConvertedRow | null) {
   const { symbol, decimals } = instrumentInfo(names, r.mint);
   return {
     owner: r.owner,
@@ -196,7 +190,7 @@ function convertedTotal(rows: { row: RealizedRow; converted: ConvertedRow }[], c
   };
 }
 
-function gainTotalShown(t: GainTotal): Static<typeof S.GainTotal> {
+function gainTotalShown(t: GainTotal) {
   return {
     proceedsUsd: usdForPeople(t.proceedsUsd),
     basisUsd: usdForPeople(t.basisUsd),
@@ -223,12 +217,12 @@ export function gainsRateDays(report: LotReport, owners: readonly string[]): str
  * from = 1 January and asOf = the end of 31 December): rows in time order, totals per term the
  * sums of the rows' exact values, each rounded once.
  */
-export function gainsBody(report: LotReport, q: { year: number; owners: readonly string[]; dataset: Dataset; conversion?: Conversion | null }, names: InstrumentNames): GainsBody {
+export function gainsBody(report: LotReport, q: { year: number; owners: readonly string[]; dataset: Dataset; conversion?: Conversion | null }, names: InstrumentNames) {
   const owners = ownedBy(new Set(q.owners));
   const conversion = q.conversion ?? null;
   const realized = report.realized.filter(owners).map((row) => ({ row, converted: conversion ? convertRow(row, conversion) : null }));
   const totals = gainTotals(realized.map(({ row }) => row));
-  const total = (term: "short" | "long") => {
+  const total = (term: "short" | "long"): ReturnType<typeof gainTotalShown> & { converted?: ReturnType<typeof convertedTotal> } => {
     const shown = gainTotalShown(totals[term]);
     if (!conversion) return shown;
     const rows = realized.filter(({ row }) => row.term === term) as { row: RealizedRow; converted: ConvertedRow }[];
@@ -269,7 +263,7 @@ function reconciliationOf(i: InstrumentTotals) {
 
 const mapValues = <K extends string, A, B>(o: Record<K, A>, f: (a: A) => B): Record<K, B> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v as A)])) as Record<K, B>;
 
-function holdingShown(i: InstrumentTotals, names: InstrumentNames): Static<typeof S.HoldingInstrument> {
+function holdingShown(i: InstrumentTotals, names: InstrumentNames) {
   const info = instrumentInfo(names, i.mint);
   const totals = instrumentShown(i, names);
   const units = reconciliationOf(i);
@@ -298,7 +292,7 @@ const bySymbolThenMint = (names: InstrumentNames) => (a: InstrumentTotals, b: In
  * The statement at the end of `asOf` with each instrument's reconciliation over [from, asOf]
  * (the report derived for the whole tenant with those bounds), one wallet per owner named.
  */
-export function holdingsBody(report: LotReport, q: { asOf: string; from: string; owners: readonly string[]; dataset: Dataset }, names: InstrumentNames): HoldingsBody {
+export function holdingsBody(report: LotReport, q: { asOf: string; from: string; owners: readonly string[]; dataset: Dataset }, names: InstrumentNames) {
   const owners = ownedBy(new Set(q.owners));
   return {
     asOf: q.asOf,
