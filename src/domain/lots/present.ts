@@ -5,8 +5,8 @@
 // values under `exact`, a total the sum of exact values rounded once. A currency is converted as
 // the income report does it (src/domain/income-report.ts): each amount at the reference rate of
 // its own day, the basis at the acquisition's and the proceeds at the disposal's.
-import { quantityForPeople, roundedText, uiAmount, usdForPeople } from "../display";
-import { type Conversion, missingRateReason, RATE_PLACES, type RateQuote } from "../income-report";
+import { quantityForPeople, uiAmount, usdForPeople } from "../display";
+import { type Conversion, missingRateReason, rateForPeople } from "../income-report";
 import { div, formatDecimal, formatExact, mul, nearestF64, pow10, type Rat, rat, sub, sum } from "../numbers";
 import { type GainTotal, gainTotals } from "./summary";
 import type { InstrumentTotals, LotProblem, LotReport, OpenLot, RealizedRow } from "./types";
@@ -108,8 +108,6 @@ export function lotsBody(report: LotReport, q: { owner: string; asOf: string; da
 
 // ---- GET /v2/reports/gains ------------------------------------------------------------------------
 
-const rateShown = (eventDate: string, q: RateQuote) => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) });
-
 /**
  * A row in the currency: proceeds at the disposal day's rate, basis at the acquisition day's, and
  * the days whose rate a known USD amount of the row needed and did not have (`missing`).
@@ -135,7 +133,7 @@ function convertRow(r: RealizedRow, conversion: Conversion) {
       basis: usdOrNull(basis.value),
       gain: usdOrNull(gain),
       exact: { proceeds: exactOrNull(proceeds.value), basis: exactOrNull(basis.value), gain: exactOrNull(gain) },
-      rates: { proceeds: proceeds.quote ? rateShown(proceeds.day!, proceeds.quote) : null, basis: basis.quote ? rateShown(basis.day!, basis.quote) : null },
+      rates: { proceeds: proceeds.quote ? rateForPeople(proceeds.day!, proceeds.quote) : null, basis: basis.quote ? rateForPeople(basis.day!, basis.quote) : null },
       reason: missing.length ? missingRateReason(1, missing[0]!, conversion.currency, "row") : null,
     },
   };
