@@ -27,6 +27,23 @@ export function importGraph(folders: string[], root = repoRoot): ImportGraph {
   return graph;
 }
 
+const PACKAGE_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s+["']([^."'][^"']*)["']|^\s*import\s+["']([^."'][^"']*)["']/gm;
+
+/** Module → the packages it imports (`node:crypto`, `elysia`): its imports that are not relative, type-only ones included. */
+export function packageImports(folders: string[], root = repoRoot): Map<string, string[]> {
+  const imports = new Map<string, string[]>();
+  for (const file of folders.flatMap((folder) => tsFiles(resolve(root, folder)))) {
+    const specifiers = [...readFileSync(file, "utf8").matchAll(PACKAGE_IMPORT)].map((m) => (m[1] ?? m[2])!);
+    imports.set(relative(root, file), [...new Set(specifiers)]);
+  }
+  return imports;
+}
+
+/** The .ts modules under `folder` (relative to the repository), each with its source text. */
+export function sources(folder: string, root = repoRoot): { module: string; text: string }[] {
+  return tsFiles(resolve(root, folder)).map((file) => ({ module: relative(root, file), text: readFileSync(file, "utf8") }));
+}
+
 function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
