@@ -1,0 +1,115 @@
+// What the lot engine (src/domain/lots) derives one tenant's lots from, read from the ledger
+// (docs/lots.md#what-the-sync-stores): the movements of every wallet the tenant follows, priced
+// by the stored transaction parts and recognising own transfers across those wallets; the actions
+// booked for them; the cost-basis declarations the operator imported; and what the ledger knows
+// of each mint (symbol, ISIN, decimals). Nothing derived is stored: the routes derive per request.
+import type { ActionRecord } from "../../domain/types.ts";
+import { actionEventOf, type ActionEvent, DEFAULT_STABLECOINS, type LotInput, type LotProblem } from "../../domain/lots/index.ts";
+import { type CostBasisObservation, declarationsInput } from "../../domain/lots/declarations.ts";
+import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts";
+import type { InstrumentNames } from "../../domain/lots/present.ts";
+import { type FollowedMint, tenantMovements } from "../../domain/lots/tenant-movements.ts";
+import { liftF64 } from "../../domain/numbers.ts";
+import type { BalanceChangeObs } from "../../domain/observations.ts";
+import { buildTransitions, effectiveTransitions, multiplierAt } from "../../domain/timeline.ts";
+import { updateFromRow, UPDATE_COLUMNS, type UpdateRow } from "../engine-input.ts";
+import { groupBy } from "../group.ts";
+import type { Sql } from "../sql/port.ts";
+
+export interface LotInputOptions {
+  /** The wallets to derive (default: every wallet the tenant follows; others are ignored). Own transfers are recognised among these only. */
+  owners?: string[];
+  /** The USD stablecoin mints (`STABLECOINS`); default src/domain/lots/stablecoins.ts. */
+  stablecoins?: readonly string[];
+  /** Which multiplier changes have taken force (default: now). */
+  now?: Date;
+}
+
+/** deriveLots's input for one tenant, and what the routes show beside it. */
+export interface TenantLotInput extends LotInput {
+  /** The wallets derived, sorted: followed by the tenant and past their first sync. */
+  owners: string[];
+  /** Each followed mint's symbol, ISIN and decimals. */
+  names: InstrumentNames;
+  /** Declarations the engine could not take (a lot of a mint the ledger does not know), as problems to list. */
+  problems: LotProblem[];
+}
+
+const IN_LIST = "(SELECT value FROM json_each(?1))";
+
+interface ChangeRow {
+  signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
+  owner_signed: number | null; by_permanent_delegate: number | null;
+}
+
+export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions = {}): Promise<TenantLotInput> {
+  return db.read(async (tx) => {
+    const owners = await tenantOwners(tx, tenantId, opts.owners);
+    const list = JSON.stringify(owners);
+    const changes = (await tx.all<ChangeRow>(
+      `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate FROM balance_changes
+       WHERE owner IN ${IN_LIST} ORDER BY slot, signature, token_account`, list,
+    )).map(changeFromRow);
+    const stablecoins = new Set(opts.stablecoins ?? DEFAULT_STABLECOINS);
+    const mints = await followedMints(tx, [...new Set(changes.map((c) => c.mint))].filter((m) => !stablecoins.has(m)).sort(), opts.now ?? new Date());
+    // The transactions' stored parts and the operator's declarations come with their tables.
+    const parts: OwnerTransactionChanges[] = [];
+    const movements = tenantMovements({ wallets: new Set(owners), balanceChanges: changes, parts, mints: mints.followed, stablecoins });
+    const actions = await bookedActions(tx, owners);
+    const declared = declarationsInput([] as CostBasisObservation[], (mint, at) => {
+      const m = mints.followed.get(mint);
+      return m ? { multiplier: liftF64(m.multiplierAt(Math.floor(at / 1000))), decimals: m.decimals } : null;
+    });
+    const problems: LotProblem[] = declared.unknownMint.map((d) => ({
+      owner: d.owner, mint: d.mint, at: Date.parse(d.acquiredAt), code: "declared_lot_unknown_mint",
+      message: `a declared lot of ${d.units} units of ${d.mint} cannot be applied: the wallet holds no such mint in the ledger`,
+    }));
+    return { owners, movements, actions, declaredCosts: declared.declaredCosts, declaredLots: declared.declaredLots, names: mints.names, problems };
+  });
+}
+
+/** The tenant's wallets whose books it may see (its own first sync finished), limited to `wanted`. */
+async function tenantOwners(tx: Sql, tenantId: number, wanted: string[] | undefined): Promise<string[]> {
+  const rows = await tx.all<{ owner: string }>("SELECT owner FROM tenant_wallets WHERE tenant_id = ? AND first_synced_at IS NOT NULL ORDER BY owner", tenantId);
+  const keep = wanted ? new Set(wanted) : null;
+  return rows.map((r) => r.owner).filter((o) => !keep || keep.has(o));
+}
+
+const changeFromRow = (c: ChangeRow): BalanceChangeObs => ({
+  owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time, preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),
+  ...(c.owner_signed === null ? {} : { ownerSigned: c.owner_signed === 1 }),
+  ...(c.by_permanent_delegate === null ? {} : { byPermanentDelegate: c.by_permanent_delegate === 1 }),
+});
+
+/**
+ * Each mint's decimals and multiplier path as the booking engine reads them (src/domain/mint-context.ts:
+ * the instrument's decimals, else the mint state's, else 8; the multiplier updates that took force),
+ * and its names.
+ */
+async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ followed: Map<string, FollowedMint>; names: InstrumentNames }> {
+  const list = JSON.stringify(mints);
+  const instruments = new Map((await tx.all<{ mint: string; symbol: string; isin: string | null; decimals: number | null }>(
+    `SELECT mint, symbol, isin, decimals FROM instruments WHERE mint IN ${IN_LIST}`, list,
+  )).map((r) => [r.mint, r]));
+  const stateDecimals = new Map((await tx.all<{ mint: string; decimals: number }>(
+    `SELECT mint, decimals FROM mint_states s WHERE mint IN ${IN_LIST} AND slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint)`, list,
+  )).map((r) => [r.mint, r.decimals]));
+  const updates = groupBy((await tx.all<UpdateRow>(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN ${IN_LIST} ORDER BY mint, slot, signature, ix_index`, list)).map(updateFromRow), (u) => u.mint);
+  const nowUnix = Math.floor(now.getTime() / 1000);
+  const followed = new Map<string, FollowedMint>();
+  const names = new Map<string, { symbol: string | null; isin: string | null; decimals: number }>();
+  for (const mint of mints) {
+    const instrument = instruments.get(mint);
+    const decimals = instrument?.decimals ?? stateDecimals.get(mint) ?? 8;
+    const activated = effectiveTransitions(buildTransitions(updates.get(mint) ?? [], nowUnix));
+    followed.set(mint, { decimals, multiplierAt: (t) => multiplierAt(activated, t) });
+    names.set(mint, { symbol: instrument?.symbol ?? null, isin: instrument?.isin ?? null, decimals });
+  }
+  return { followed, names };
+}
+
+/** The actions booked for the wallets, as the lot engine's events (only what took force). */
+async function bookedActions(tx: Sql, owners: string[]): Promise<ActionEvent[]> {
+  const rows = await tx.all<{ payload: string }>(`SELECT payload FROM actions WHERE owner IN ${IN_LIST} ORDER BY owner, id`, JSON.stringify(owners));
+  return rows.map((r) => actionEventOf(JSON.parse(r.payload) as ActionRecord)).filter((a): a is ActionEvent => a !== null);
+}
