@@ -209,6 +209,43 @@ export const balanceChanges = pgTable(
   (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner), index("balance_changes_mint").on(t.mint, t.owner)],
 );
 
+export const transactionChanges = pgTable(
+  "transaction_changes",
+  {
+    signature: text("signature").notNull(),
+    owner: text("owner").notNull(),
+    slot: bigint("slot", { mode: "number" }).notNull(),
+    blockTime: bigint("block_time", { mode: "number" }).notNull(),
+    signers: text("signers").notNull(),
+    lamports: text("lamports"),
+    tokens: text("tokens").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.signature, t.owner] }),
+    index("transaction_changes_owner").on(t.owner),
+    index("transaction_changes_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
+  ],
+);
+
+export const costBasisDeclarations = pgTable(
+  "cost_basis_declarations",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    owner: text("owner").notNull(),
+    payload: text("payload").notNull(),
+    payloadSha256: text("payload_sha256").notNull(),
+    source: text("source").notNull().default("operator"),
+    importedAt: text("imported_at").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [
+    uniqueIndex("cost_basis_declarations_hash").on(t.payloadSha256),
+    index("cost_basis_declarations_owner").on(t.owner, t.id),
+    index("cost_basis_declarations_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
+  ],
+);
+
 export const walkCursors = pgTable(
   "walk_cursors",
   {

@@ -16,6 +16,7 @@ export interface OwnerTokenChange {
 export interface OwnerTransactionChanges {
   signature: string;
   owner: string;
+  slot: number;
   /** Block time, unix ms. */
   at: number;
   /** Every signer of the transaction (the first `numRequiredSignatures` account keys). */
@@ -27,10 +28,11 @@ export interface OwnerTransactionChanges {
 }
 
 /** The owner's part of a transaction's changes. */
-export function ownerChangesOf(changes: TransactionChanges, owner: string): OwnerTransactionChanges {
+export function ownerChangesOf(changes: TransactionChanges, owner: string, slot: number): OwnerTransactionChanges {
   return {
     signature: changes.signature,
     owner,
+    slot,
     at: changes.at,
     signers: [...changes.signers],
     lamports: changes.lamports.get(owner) ?? null,

@@ -68,7 +68,7 @@ function ownerPart(rows: BalanceChangeObs[], stored: OwnerTransactionChanges | n
   const followed = rows.map((c) => ({ mint: c.mint, decimals: mints.get(c.mint)!.decimals, preRaw: c.preRaw, postRaw: c.postRaw }));
   const first = rows[0]!;
   if (stored) return { ...stored, tokens: [...followed, ...stored.tokens.filter((t) => !mints.has(t.mint))] };
-  return { signature: first.signature, owner: first.owner, at: first.blockTime * 1000, signers: rows.some((c) => c.ownerSigned) ? [first.owner] : [], lamports: null, tokens: followed };
+  return { signature: first.signature, owner: first.owner, slot: first.slot, at: first.blockTime * 1000, signers: rows.some((c) => c.ownerSigned) ? [first.owner] : [], lamports: null, tokens: followed };
 }
 
 /**

@@ -5,7 +5,7 @@
 // of each mint (symbol, ISIN, decimals). Nothing derived is stored: the routes derive per request.
 import type { ActionRecord } from "../../domain/types.ts";
 import { actionEventOf, type ActionEvent, DEFAULT_STABLECOINS, type LotInput, type LotProblem } from "../../domain/lots/index.ts";
-import { type CostBasisObservation, declarationsInput } from "../../domain/lots/declarations.ts";
+import { declarationsInput } from "../../domain/lots/declarations.ts";
 import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts";
 import type { InstrumentNames } from "../../domain/lots/present.ts";
 import { type FollowedMint, tenantMovements } from "../../domain/lots/tenant-movements.ts";
@@ -15,6 +15,8 @@ import { buildTransitions, effectiveTransitions, multiplierAt } from "../../doma
 import { updateFromRow, UPDATE_COLUMNS, type UpdateRow } from "../engine-input.ts";
 import { groupBy } from "../group.ts";
 import type { Sql } from "../sql/port.ts";
+import { readCostBasis } from "../cost-basis.ts";
+import { readTransactionChanges } from "../transaction-changes.ts";
 
 export interface LotInputOptions {
   /** The wallets to derive (default: every wallet the tenant follows; others are ignored). Own transfers are recognised among these only. */
@@ -52,11 +54,10 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
     )).map(changeFromRow);
     const stablecoins = new Set(opts.stablecoins ?? DEFAULT_STABLECOINS);
     const mints = await followedMints(tx, [...new Set(changes.map((c) => c.mint))].filter((m) => !stablecoins.has(m)).sort(), opts.now ?? new Date());
-    // The transactions' stored parts and the operator's declarations come with their tables.
-    const parts: OwnerTransactionChanges[] = [];
+    const parts: OwnerTransactionChanges[] = await readTransactionChanges(tx, owners);
     const movements = tenantMovements({ wallets: new Set(owners), balanceChanges: changes, parts, mints: mints.followed, stablecoins });
     const actions = await bookedActions(tx, owners);
-    const declared = declarationsInput([] as CostBasisObservation[], (mint, at) => {
+    const declared = declarationsInput(await readCostBasis(tx, owners), (mint, at) => {
       const m = mints.followed.get(mint);
       return m ? { multiplier: liftF64(m.multiplierAt(Math.floor(at / 1000))), decimals: m.decimals } : null;
     });

@@ -11,7 +11,6 @@
 // the same observation.
 import { isAddress, isSignature } from "@solana/kit";
 import { isDay } from "../../domain/date-range";
-import { canonicalJson } from "../../domain/evidence";
 import type { CostBasisObservation } from "../../domain/lots/declarations";
 import { formatExact, parseDecimal } from "../../domain/numbers";
 import { CsvError, parseCsv } from "./csv";
@@ -69,8 +68,7 @@ export function parseCostBasis(text: string, today: string): CostBasisObservatio
   });
 }
 
-/** The canonical JSON an import stores and hashes as the operator's observation. */
-export const declarationPayload = (d: CostBasisObservation): string => canonicalJson(d);
+export { declarationPayload } from "../../domain/lots/declarations";
 
 function shapeOf(columns: string[], line: number): "cost" | "lot" {
   const has = (wanted: readonly string[]) => columns.length === wanted.length && wanted.every((c) => columns.includes(c));
