@@ -36,6 +36,13 @@ export async function storeCostBasis(db: Sql, declarations: readonly CostBasisOb
   });
 }
 
+/** Of these wallets, those no tenant follows (a declaration about one is a typo until shown otherwise). */
+export async function unfollowedOwners(db: Sql, owners: readonly string[]): Promise<Set<string>> {
+  const rows = await db.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets WHERE owner IN (SELECT value FROM json_each(?1))", JSON.stringify([...new Set(owners)]));
+  const followed = new Set(rows.map((r) => r.owner));
+  return new Set(owners.filter((o) => !followed.has(o)));
+}
+
 /** The declarations about these wallets, in stored order. */
 export async function readCostBasis(tx: Sql, owners: readonly string[]): Promise<CostBasisObservation[]> {
   const rows = await tx.all<{ payload: string }>("SELECT payload FROM cost_basis_declarations WHERE owner IN (SELECT value FROM json_each(?1)) ORDER BY id", JSON.stringify(owners));
