@@ -4,6 +4,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_append_only.sql" with { type: "text" };
 import m2 from "./0002_reference_rates_seals.sql" with { type: "text" };
 import m3 from "./0003_portfolio_read_model.sql" with { type: "text" };
+import m4 from "./0004_action_events.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -12,4 +13,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0001_append_only", when: 1795443286666, sql: m1 },
   { tag: "0002_reference_rates_seals", when: 1795446763781, sql: m2 },
   { tag: "0003_portfolio_read_model", when: 1795447324359, sql: m3 },
+  { tag: "0004_action_events", when: 1795733154143, sql: m4 },
 ];

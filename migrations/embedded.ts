@@ -13,6 +13,7 @@ import m9 from "./0009_reference_rates.sql" with { type: "text" };
 import m10 from "./0010_other_issuers.sql" with { type: "text" };
 import m11 from "./0011_reference_rates_seals.sql" with { type: "text" };
 import m12 from "./0012_portfolio_read_model.sql" with { type: "text" };
+import m13 from "./0013_action_events.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -30,4 +31,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0010_other_issuers", when: 1795600000000, sql: m10 },
   { tag: "0011_reference_rates_seals", when: 1795650000000, sql: m11 },
   { tag: "0012_portfolio_read_model", when: 1795700000000, sql: m12 },
+  { tag: "0013_action_events", when: 1795733142841, sql: m13 },
 ];

@@ -74,7 +74,7 @@ export async function openLedger(target: string | LedgerTarget, opts: { migrate?
 
 /** Applies the engine's pending migrations (under its lock); returns how many. */
 export function applyMigrations(ledger: Ledger): Promise<number> {
-  return ledger.engine === "sqlite" ? Promise.resolve(applySqliteMigrations(ledger.sqlite)) : applyPostgresMigrations(ledger.db.client);
+  return ledger.engine === "sqlite" ? applySqliteMigrations(ledger.db) : applyPostgresMigrations(ledger.db.client);
 }
 
 async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise<SqliteLedger> {
@@ -86,8 +86,13 @@ async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  if (opts.migrate !== false) applySqliteMigrations(sqlite);
   const db = sqliteDb(sqlite);
+  try {
+    if (opts.migrate !== false) await applySqliteMigrations(db);
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
   return { engine: "sqlite", db, sqlite, path, close: () => db.close() };
 }
 
