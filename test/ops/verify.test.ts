@@ -141,7 +141,7 @@ describe("ca-ledger verify", () => {
     expect(unshown.out).toContain("stored, but no action shows it");
   });
 
-  test("a served read model that is not derived from its source fails, by name", async () => {
+  test("a served document that is not derived from its source fails, by name", async () => {
     const incomeAction = "(SELECT min(id) FROM actions WHERE usd IS NOT NULL)";
     // The list item's template, with the event keyed by its new content.
     const summary = await verifyTampered((db) => editEvent(db, incomeAction, "summary", (t) => t.replace('"category":"income"', '"category":"basis"'), true));
@@ -150,6 +150,9 @@ describe("ca-ledger verify", () => {
     // A value the wallet shows people, not part of its payload.
     const shown = await verifyTampered((db) => editWalletValue(db, incomeAction, "shown.usd", () => "999"));
     expect(shown.failed).toEqual(["read models match their sources"]);
+  });
+
+  test("a served detail, a column or an income total that is not derived from its source fails, by name", async () => {
     const detail = await verifyTampered((db) => editEvent(db, nthAction(1), "detail", (t) => t.replace(/"type":"[a-z_]+"/, '"type":"unknown"'), true));
     expect(detail.failed).toEqual(["read models match their sources"]);
     const column = await verifyTampered((db) => db.run("UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')"));
