@@ -38,24 +38,33 @@ const RECORD_FIELDS = WALLET_VALUES.slice(0, WALLET_VALUES.indexOf("lineageLink"
 const index = new Map(WALLET_VALUES.map((n, i) => [n as string, i]));
 
 // Where each wallet value sits in each served document, by path.
-const summarySlots: Record<string, ValueName> = {
+const summaryPaths: Record<string, ValueName> = {
   id: "id", owner: "owner", quantityDisplay: "quantityDisplay",
   usd: "shown.usd", grossUsd: "shown.grossUsd", withholdingTaxUsd: "shown.withholdingTaxUsd", retainedUsd: "shown.retainedUsd",
   "evidence.rawBalance": "rawBalance", "evidence.payloadSha256": "evidenceSha256", evidenceSha256: "evidenceSha256",
   proceedsUsd: "shown.proceedsUsd", warnings: "warnings",
   "exact.usd": "usd", "exact.grossUsd": "grossUsd", "exact.withholdingTaxUsd": "withholdingTaxUsd", "exact.retainedUsd": "retainedUsd", "exact.proceedsUsd": "proceedsUsd",
 };
-const detailSlots: Record<string, ValueName> = {
-  ...summarySlots,
+const detailPaths: Record<string, ValueName> = {
+  ...summaryPaths,
   unitsBefore: "shown.unitsBefore", unitsAfter: "shown.unitsAfter", incomeUnits: "shown.incomeUnits", rawBalance: "rawBalance", lineageLink: "lineageLink",
   "exact.unitsBefore": "unitsBefore", "exact.unitsAfter": "unitsAfter", "exact.incomeUnits": "incomeUnits",
 };
-const v1Slots: Record<string, ValueName> = {
+const v1Paths: Record<string, ValueName> = {
   id: "id", owner: "owner", quantityDisplay: "quantityDisplay", incomeUnits: "shown.incomeUnits",
   usd: "shown.usd", grossUsd: "shown.grossUsd", withholdingTaxUsd: "shown.withholdingTaxUsd", retainedUsd: "shown.retainedUsd",
   warnings: "warnings", evidenceSha256: "evidenceSha256",
   "exact.incomeUnits": "incomeUnits", "exact.usd": "usd", "exact.grossUsd": "grossUsd", "exact.withholdingTaxUsd": "withholdingTaxUsd", "exact.retainedUsd": "retainedUsd",
 };
+
+/** A document's slots by path, and the paths of the objects that hold some (to look inside). */
+interface Slots { at: Map<string, number>; within: Set<string> }
+function slotsOf(paths: Record<string, ValueName>): Slots {
+  const at = new Map(Object.entries(paths).map(([path, name]) => [path, index.get(name)!]));
+  const within = new Set(Object.keys(paths).filter((p) => p.includes(".")).map((p) => p.slice(0, p.lastIndexOf("."))));
+  return { at, within };
+}
+const summarySlots = slotsOf(summaryPaths), detailSlots = slotsOf(detailPaths), v1Slots = slotsOf(v1Paths);
 
 /** The documents an action is served as (what the API shows of it; validation is added per request). */
 export interface ActionDocs { summary: object; detail: object; v1: object | null }
@@ -101,8 +110,12 @@ function walletValues(a: ActionRecord, docs: ActionDocs): string[] {
     "shown.usd": summary.usd, "shown.grossUsd": summary.grossUsd, "shown.withholdingTaxUsd": summary.withholdingTaxUsd, "shown.retainedUsd": summary.retainedUsd,
     "shown.proceedsUsd": summary.proceedsUsd, "shown.unitsBefore": detail.unitsBefore, "shown.unitsAfter": detail.unitsAfter, "shown.incomeUnits": detail.incomeUnits,
   };
+  // The wallet's objects as the detail shows them, keys in the order served, when they are the
+  // record's: a record parsed back from its canonical payload (an upgraded ledger) has its keys
+  // sorted, and the served text must keep its own order for the slot to take it.
+  const served = (name: keyof ActionRecord, v: unknown) => (v !== null && typeof v === "object" && canonicalJson(detail[name]) === canonicalJson(v) ? detail[name] : v);
   return WALLET_VALUES.map((name) => {
-    const v = name.startsWith("shown.") ? shown[name] : a[name as keyof ActionRecord];
+    const v = name.startsWith("shown.") ? shown[name] : served(name as keyof ActionRecord, a[name as keyof ActionRecord]);
     if (v === undefined) throw new Error(`action ${a.id}: its ${name} is missing`);
     return JSON.stringify(v);
   });
@@ -134,23 +147,21 @@ function eventPart(a: ActionRecord): Record<string, unknown> {
  * is the wallet's (by its JSON text) becomes MARK and the value's index. A value that is not the
  * wallet's stays in the text (the event row is then this wallet's alone, and still exact).
  */
-function template(doc: object, slots: Record<string, ValueName>, values: string[], prefix = ""): string {
-  let out = "{";
-  for (const [key, v] of Object.entries(doc)) {
+function template(doc: object, slots: Slots, values: string[], prefix = ""): string {
+  let out = "";
+  for (const key in doc) {
+    const v = (doc as Record<string, unknown>)[key];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue; // as JSON.stringify omits them
     const path = prefix + key;
-    const name = slots[path];
-    const i = name === undefined ? -1 : index.get(name)!;
+    const i = slots.at.get(path);
     let text: string;
-    if (i >= 0 && JSON.stringify(v) === values[i]) text = MARK + String.fromCharCode(FIRST_INDEX + i);
-    else if (v !== null && typeof v === "object" && !Array.isArray(v) && nestedSlots(slots, path)) text = template(v, slots, values, `${path}.`);
+    if (i !== undefined && JSON.stringify(v) === values[i]) text = MARK + String.fromCharCode(FIRST_INDEX + i);
+    else if (slots.within.has(path) && v !== null && typeof v === "object" && !Array.isArray(v)) text = template(v, slots, values, path + ".");
     else text = JSON.stringify(v);
-    out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${text}`;
+    out += (out === "" ? "" : ",") + JSON.stringify(key) + ":" + text;
   }
-  return `${out}}`;
+  return "{" + out + "}";
 }
-
-const nestedSlots = (slots: Record<string, ValueName>, path: string): boolean => Object.keys(slots).some((p) => p.startsWith(`${path}.`));
 
 // ---- reading back -------------------------------------------------------------------------
 

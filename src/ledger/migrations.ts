@@ -45,16 +45,25 @@ const createRecords = {
   ],
 } as const;
 
-/** Applies SQLite's pending migrations in one IMMEDIATE transaction; returns how many. */
-export function applySqliteMigrations(db: SqliteDb): Promise<number> {
+/**
+ * Applies SQLite's pending migrations in one IMMEDIATE transaction; returns how many. A data step
+ * rewrites a table (upgrades.ts): the file is compacted after, once, so the space the rows of
+ * before held goes back to the disk instead of waiting in the file for new rows.
+ */
+export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
   const { sqlite } = db;
-  return db.write(async (tx) => {
+  let moved = false;
+  const applied = await db.write(async (tx) => {
     let applied = 0;
     for (const ddl of createRecords.sqlite) sqlite.exec(ddl);
     const last = sqlite.query("SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { created_at: number } | null;
     for (const m of pending(sqliteMigrations, last)) {
       for (const stmt of statements(m)) sqlite.exec(stmt);
-      await dataSteps[m.tag]?.(tx);
+      const step = dataSteps[m.tag];
+      if (step) {
+        await step(tx);
+        moved = true;
+      }
       const hash = sha256Hex(m.sql);
       sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
       sqlite.query("INSERT INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET applied_at = excluded.applied_at").run(hash, new Date().toISOString());
@@ -62,6 +71,8 @@ export function applySqliteMigrations(db: SqliteDb): Promise<number> {
     }
     return applied;
   });
+  if (moved) await db.exec("VACUUM");
+  return applied;
 }
 
 /** The advisory lock PostgreSQL's migrations run under (distinct from the ledger's write lock). */

@@ -35,9 +35,11 @@ describe("database", async () => {
     await again.close();
   });
 
-  test("a SQLite ledger runs in WAL mode, its migrations recorded where drizzle keeps them", async () => {
+  test("a SQLite ledger runs in WAL mode with its statement journals in memory, its migrations recorded where drizzle keeps them", async () => {
     const l = await openLedger(tempDir()); // a data dir alone: SQLite, whatever the test run's engine
     expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    // 2: MEMORY (booking's statement journals would otherwise be temporary files, docs/storage.md#figures).
+    expect(((await l.db.get("PRAGMA temp_store")) as { temp_store: number }).temp_store).toBe(2);
     expect(((await l.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe((await migrationStatus(l.db)).length);
     await l.close();
   });

@@ -80,6 +80,8 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
     const dir = tempDir("cal-once-up-");
     await loadCorrectedDemo(dir);
     const fresh = await withLedger(dir, (l) => catalog(l.db));
+    const eventsOf = (db: Sql) => db.all<{ id: string; sha256: string }>("SELECT a.id, e.sha256 FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id");
+    const booked = await withLedger(dir, (l) => eventsOf(l.db));
     await withLedger(dir, async (l) => {
       expect(await takeActionsBack(l.db)).toBe(Object.keys(recorded.hashes.actions).length);
       expect(await catalog(l.db)).toEqual(await catalogBefore(l.engine));
@@ -89,6 +91,8 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
     expect(now.hashes).toEqual(recorded.hashes);
     await withLedger(dir, async (l) => {
       expect(await catalog(l.db)).toEqual(fresh);
+      // Each action shows the very event row booking wrote: what an upgrade carries is what booking stores.
+      expect(await eventsOf(l.db)).toEqual(booked);
       const report = await verifyLedger(l.db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       expect(report.checks.find((c) => c.name === "action_events.sha256")!.checked).toBeGreaterThan(0);
