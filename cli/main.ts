@@ -4,6 +4,7 @@ import "./no-color.ts"; // first: citty reads NO_COLOR when it loads
 import { defineCommand, runCommand, runMain } from "citty";
 import { importCommand } from "./import.ts";
 import { keysCommand } from "./keys.ts";
+import { walletsCommand } from "./wallets.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
 import { ratesCommand } from "./rates.ts";
@@ -16,7 +17,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand },
 });
 
 /**

@@ -6,16 +6,17 @@ import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { ledgerName, ledgerPath, openLedger, type Ledger } from "../src/ledger/db.ts";
 import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
-import { configFrom, fail, settingArgs } from "./common.ts";
+import { configFrom, fail, sayIfNew, settingArgs } from "./common.ts";
 import { writeChecks } from "./ops.ts";
 
 export const migrateToPostgresCommand = defineCommand({
   meta: { name: "migrate-to-postgres", description: "Copy the data dir's SQLite ledger into an empty PostgreSQL database and verify the copy" },
   args: { json: { type: "boolean", description: "Print one JSON object" }, ...settingArgs("migrate-to-postgres") },
   async run({ args }) {
-    const config = configFrom(args);
+    const config = configFrom(args, { databaseIsTarget: true });
     if (!config.databaseUrl) fail("name the PostgreSQL database with --database-url (or DATABASE_URL)", 2);
     if (!existsSync(ledgerPath(config.dataDir))) fail(`no ledger at ${ledgerPath(config.dataDir)}`, 1);
+    await sayIfNew(config, {}); // the copy's new ledger, in the database named
     // Loaded here: the copy reads both schemas, which no other command needs.
     const { copyLedger, CopyRefused, rowCounts } = await import("../src/ledger/copy.ts");
     const source = await openLedger(config.dataDir);

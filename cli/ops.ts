@@ -5,7 +5,7 @@ import { applyMigrations, openLedger, sqliteOf, type Ledger } from "../src/ledge
 import { migrationStatus, type MigrationStatus } from "../src/ledger/migrations.ts";
 import { backupLedger, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
 import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
-import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
+import { configFrom, fail, openExisting, sayIfNew, settingArgs } from "./common.ts";
 
 function printSummary(verb: string, s: LedgerFileSummary): void {
   const tables = s.tables.filter((t) => !t.name.startsWith("__")).map((t) => `${t.name}=${t.rows}`).join(" ");
@@ -101,6 +101,13 @@ function describeMigration(m: MigrationStatus): string {
   return `applied ${m.appliedAt ?? "at an unrecorded time (before ca-ledger kept it)"}, ${written}`;
 }
 
+/** The ledger `migrate` applies migrations to: created if new, after saying where (as every command does). */
+async function openToMigrate(args: Record<string, unknown>): Promise<Ledger> {
+  const config = configFrom(args);
+  await sayIfNew(config, args);
+  return openLedger(config, { migrate: false });
+}
+
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Apply pending embedded migrations, or list them with --status" },
   args: {
@@ -109,7 +116,7 @@ export const migrateCommand = defineCommand({
     ...settingArgs("migrate"),
   },
   async run({ args }) {
-    const ledger: Ledger = args.status ? await openExisting(args) : await openLedger(configFrom(args), { migrate: false });
+    const ledger: Ledger = args.status ? await openExisting(args) : await openToMigrate(args);
     try {
       if (!args.status) {
         const n = await applyMigrations(ledger);

@@ -1,25 +1,26 @@
 // `ca-ledger rates import <file>` (docs/cli.md#rates-import): the ECB's euro reference-rate history,
-// read whole before anything is written, then stored in one transaction. A bad file names its line
-// and column and changes nothing (exit 1); importing the same file again changes nothing.
+// streamed line by line twice: read through first (a bad file names its line and column, exit 1,
+// and no ledger is opened), then stored in one transaction as it is read again (a line that went
+// bad meanwhile rolls the whole import back). Memory holds one line, never the file. Importing
+// the same file again changes nothing.
 import { defineCommand } from "citty";
-import { readFileSync } from "node:fs";
-import { parseEcbHistory, RatesFileError, type EcbHistory } from "../src/domain/reference-rates.ts";
-import { importRates } from "../src/ledger/reference-rates.ts";
+import { LineTooLong, readLinesCapped } from "../src/capped-read.ts";
+import { readEcbHistory, RatesFileError } from "../src/domain/reference-rates.ts";
+import { importRates, type RatesImport } from "../src/ledger/reference-rates.ts";
 import { fail, openFrom, settingArgs } from "./common.ts";
 
-function readHistory(file: string): EcbHistory {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    return fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 1);
-  }
-  try {
-    return parseEcbHistory(text);
-  } catch (e) {
-    if (e instanceof RatesFileError) return fail(`${file} ${e.message}; nothing was imported`, 1);
-    throw e;
-  }
+/** The longest line read: the widest real line (41 currencies) is under 400 characters; every ISO 4217 code at 20 characters a rate is under 7,000. */
+const MAX_LINE = 16 * 1024;
+
+/** The file's currencies, and its days as they stream in; throws at a bad line or an unreadable file. */
+const history = (file: string, today: string) => readEcbHistory(readLinesCapped(Bun.file(file).stream(), MAX_LINE), today);
+
+/** Ends the command (exit 1) saying why the file was not imported; anything else is a bug. */
+function refused(file: string, e: unknown): never {
+  if (e instanceof RatesFileError || e instanceof LineTooLong) return fail(`${file} ${e.message}; nothing was imported`, 1);
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code) return fail(`cannot read ${file}: ${code}`, 1);
+  throw e;
 }
 
 const importCommand = defineCommand({
@@ -30,17 +31,26 @@ const importCommand = defineCommand({
     ...settingArgs("rates"),
   },
   async run({ args }) {
-    const history = readHistory(String(args.file));
-    const { ledger } = await openFrom(args);
+    const file = String(args.file);
+    const today = new Date().toISOString().slice(0, 10); // UTC: no rate of a later day exists yet
     try {
-      const r = await importRates(ledger.db, history);
-      if (args.json) return void process.stdout.write(JSON.stringify(r) + "\n");
-      process.stdout.write(
-        `imported ${r.days} days (${r.first} to ${r.last}), ${r.currencies} currencies: ${r.added} rates added, ${r.changed} changed, ${r.unchanged} already stored\n`,
-      );
-    } finally {
-      await ledger.close();
+      for await (const _ of (await history(file, today)).days); // read through: every line checked, nothing kept
+    } catch (e) {
+      refused(file, e);
     }
+    const { ledger } = await openFrom(args);
+    let r: RatesImport;
+    try {
+      r = await importRates(ledger.db, await history(file, today));
+    } catch (e) {
+      await ledger.close();
+      return refused(file, e);
+    }
+    await ledger.close();
+    if (args.json) return void process.stdout.write(JSON.stringify(r) + "\n");
+    process.stdout.write(
+      `imported ${r.days} days (${r.first} to ${r.last}), ${r.currencies} currencies: ${r.added} rates added, ${r.changed} changed, ${r.unchanged} already stored\n`,
+    );
   },
 });
 

@@ -39,7 +39,7 @@ export const syncCommand = defineCommand({
       if (!args["skip-issuer"]) {
         process.stderr.write("issuer feed… ");
         const r = await pollIssuer({ db, config });
-        process.stderr.write(r.off ? "off (XSTOCKS_API_URL=off)\n" : `${r.added} new revisions\n`);
+        process.stderr.write(r.off ? "off (XSTOCKS_API_URL=off)\n" : r.degraded ? `degraded: ${r.degraded}\n` : `${r.added} new revisions\n`);
       }
       const claim = await claimWalletJob(db, tenantId, owner);
       if ("held" in claim) {

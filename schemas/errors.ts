@@ -14,6 +14,7 @@ export const errorCodes = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  host_not_allowed: 421,
   demo_offline: 409,
   payload_too_large: 413,
   export_too_large: 422,
@@ -41,7 +42,7 @@ export function errorSchema(status: number, codes: ErrorCode[], description: str
 
 function exampleSentence(code: ErrorCode): string {
   switch (code) {
-    case "missing_scope": return "This key lacks the scope ledger:read.";
+    case "missing_scope": return "This key lacks the scope wallets:sync. An operator makes a key with it: ca-ledger keys create <name> --tenant acme --scopes assets:read,ledger:read,wallets:sync";
     case "wallet_not_registered": return "Wallet is not registered; request a sync with POST /v1/wallets/sync.";
     case "rate_limited": return "Rate limit of 120 requests per minute reached; retry after 12 seconds.";
     default: return `Error ${code}.`;
@@ -62,6 +63,7 @@ export const errors = {
   405: errorSchema(405, ["method_not_allowed"], "Known path, wrong method"),
   409: errorSchema(409, ["demo_offline"], "The offline demo cannot sync a wallet it has no recording of"),
   413: errorSchema(413, ["payload_too_large"], "Body over 16 KiB"),
+  421: errorSchema(421, ["host_not_allowed"], "The Host header names no host this server answers to (an IP address, localhost or a name in ALLOWED_HOSTS)"),
   422: errorSchema(422, ["export_too_large"], "Export over 100,000 rows"),
   429: errorSchema(429, ["rate_limited", "auth_locked_out"], "Too many requests for this key, or too many failed keys from this address"),
   500: errorSchema(500, ["internal_error"], "Unexpected failure; the log has the details"),

@@ -20,11 +20,16 @@ export interface Config {
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
   trustProxy: boolean;
+  /** Host names the server answers to besides IP addresses and localhost (docs/api.md#host-names). */
+  allowedHosts: string[];
   solanaRpcUrl: string;
   xstocksApiUrl: string;
   issuerPollSeconds: number;
+  issuerFeedMaxMib: number;
+  issuerFeedMaxRecords: number;
   mintPollSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  logRequests: boolean;
   maxWallets: number;
   rpcConcurrency: number;
   rpcSpacingMs: number;
@@ -52,11 +57,16 @@ export const settings: Setting[] = [
   { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
   { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
+  { key: "allowedHosts", env: "ALLOWED_HOSTS", flag: "allowed-hosts", default: "none (IP addresses and localhost only)", description: "Comma-separated host names the server answers to besides IP addresses and localhost (the names a browser or proxy uses to reach it); any other Host header is refused with 421 host_not_allowed" },
   { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
   { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)" },
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
+  // The real feed is about 0.6 MiB and 1,600 rows a poll (assets, history, upcoming): docs/sources.md#feed-caps.
+  { key: "issuerFeedMaxMib", env: "ISSUER_FEED_MAX_MIB", flag: "issuer-feed-max-mib", default: "16", description: "MiB one issuer poll may read over every answer; a feed over it is degraded and nothing of that poll is stored" },
+  { key: "issuerFeedMaxRecords", env: "ISSUER_FEED_MAX_RECORDS", flag: "issuer-feed-max-records", default: "20000", description: "Rows (assets and records) one issuer poll may hold; a feed over it is degraded and nothing of that poll is stored" },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
+  { key: "logRequests", env: "LOG_REQUESTS", flag: "log-requests", default: "on", description: "on: one info log line per request (method, route template, status, duration, request id; never a key, path or query); off: only requests that failed with a 5xx" },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
@@ -71,7 +81,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -79,8 +89,9 @@ export type CommandName = "serve" | "sync" | "keys" | "backup" | "restore" | "ve
  * command once it is listed here.
  */
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
-  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
+  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "issuerFeedMaxMib", "issuerFeedMaxRecords", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir", "databaseUrl"],
+  wallets: ["dataDir", "databaseUrl"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],
@@ -98,6 +109,9 @@ export function settingsFor(command: CommandName): Setting[] {
 
 export class ConfigError extends Error {}
 
+/** A DNS name as a Host header carries it, without the port: dot-separated labels of letters, digits, hyphens and underscores. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
 function parseValue(s: Setting, raw: string): Config[keyof Config] {
   switch (s.key) {
     case "host": case "dataDir": case "solanaRpcUrl": case "xstocksApiUrl":
@@ -107,11 +121,18 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (raw === "" || raw === s.default) return null;
       if (!/^postgres(ql)?:\/\/./.test(raw)) throw new ConfigError(`${s.env} must be a postgres:// or postgresql:// URL`);
       return raw;
-    case "trustProxy": {
+    case "allowedHosts": {
+      if (raw === s.default) return [];
+      const names = raw.split(",").map((n) => n.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean);
+      const bad = names.find((n) => !HOST_NAME.test(n));
+      if (bad !== undefined) throw new ConfigError(`${s.env} must list host names separated by commas (letters, digits, hyphens and dots, no port), got ${JSON.stringify(bad)}`);
+      return names;
+    }
+    case "trustProxy": case "logRequests": {
       const v = raw.toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;
       if (["0", "false", "no", "off", ""].includes(v)) return false;
-      throw new ConfigError(`${s.env} must be true or false, got ${JSON.stringify(raw)}`);
+      throw new ConfigError(`${s.env} must be ${s.key === "logRequests" ? "on or off" : "true or false"}, got ${JSON.stringify(raw)}`);
     }
     case "logLevel":
       if (!["debug", "info", "warn", "error"].includes(raw)) throw new ConfigError(`${s.env} must be debug, info, warn or error`);
@@ -121,7 +142,7 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       const n = Number(raw);
       if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
       if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency" || s.key === "syncConcurrency"
-        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages") && n < 1)
+        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages" || s.key === "issuerFeedMaxMib" || s.key === "issuerFeedMaxRecords") && n < 1)
         throw new ConfigError(`${s.env} must be at least 1`);
       return n;
     }

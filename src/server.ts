@@ -1,6 +1,7 @@
 // Starts the server (and, with --demo, prepares the synthetic demo ledger first).
-import { loadConfig, type Config } from "./config.ts";
-import { ledgerName, openLedger, type Ledger } from "./ledger/db.ts";
+import { FEED_OFF, issuerFeedOff, loadConfig, type Config } from "./config.ts";
+import { describeUrl } from "./describe-url.ts";
+import { ledgerName, newLedgerLocation, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
 import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
@@ -8,17 +9,20 @@ import { sealRows } from "./ledger/seals.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
-import { registerAndEnqueue } from "./sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet } from "./sync/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
+/** `clock` (tests): the worker's clock, which the test sets (src/sync/shared-clock.ts). */
+interface ServeOptions { demo?: boolean; offline?: boolean; quiet?: boolean; clock?: SharedArrayBuffer }
+
 /**
  * `offline` (tests) starts neither the issuer and mint polls nor the job claims. `demo` serves the
  * embedded demo from the demo's own data dir and prints a fresh demo key.
  */
-export async function startServer(flags: Record<string, unknown>, opts: { demo?: boolean; offline?: boolean; env?: Record<string, string | undefined>; quiet?: boolean } = {}): Promise<ServerHandle> {
+export async function startServer(flags: Record<string, unknown>, opts: ServeOptions & { env?: Record<string, string | undefined> } = {}): Promise<ServerHandle> {
   const config = loadConfig(flags, opts.env ?? process.env, { demo: opts.demo });
   if (opts.demo && config.databaseUrl) throw new Error("the demo runs on SQLite in its own data dir; unset DATABASE_URL (or --database-url) to serve it");
   const logger = createLogger(config.logLevel);
@@ -27,6 +31,9 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   const lock = config.databaseUrl ? { release() {} } : holdDataDir(config.dataDir);
   let ledger: Ledger | null = null;
   try {
+    // Said before it happens, as every command does (docs/cli.md#new-ledgers).
+    const fresh = await newLedgerLocation(config);
+    if (fresh) logger.info("creating a new ledger", { ledger: fresh });
     ledger = await openLedger(config);
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
@@ -39,16 +46,20 @@ export async function startServer(flags: Record<string, unknown>, opts: { demo?:
   }
 }
 
-async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: { demo?: boolean; offline?: boolean; quiet?: boolean }): Promise<ServerHandle> {
+async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: ServeOptions): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
-  const { app, metrics, health } = await createApp({ ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined, registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) });
+  const { app, metrics, health } = await createApp({
+    ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined,
+    registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
+    removeWallet: async (tenantId, owner) => (worker ? worker.unregister(tenantId, owner) : (await unregisterWallet(ledger.db, tenantId, owner)).removed),
+  });
   // The worker runs on its own thread with its own connection: syncs, polls, the engine and every
   // booking write happen there, never on this thread, which answers HTTP. The demo's worker first
   // loads the embedded recording through its recorded transport (the demo is offline). Offline
   // (tests that write ledger rows themselves) there is no worker, except for the demo's, which
   // then only loads it.
   if (!opts.offline || opts.demo) {
-    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e) });
+    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e), clock: opts.clock });
     try {
       await worker.ready;
     } catch (e) {
@@ -64,7 +75,9 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   }
   const port = app.server!.port!;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info("listening", { url, ledger: ledgerName(ledger), dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet" });
+  // Every URL from the settings is shown through describeUrl: their keys sit in queries and paths.
+  const providers = { rpc: describeUrl(config.solanaRpcUrl), issuer: issuerFeedOff(config) ? FEED_OFF : describeUrl(config.xstocksApiUrl) };
+  logger.info("listening", { url, ledger: ledgerName(ledger), dataset: (await readDatasetLabel(ledger.db))?.kind ?? "mainnet", ...providers });
   if (opts.demo) {
     const key = await rotateDemoKey(ledger);
     if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));
@@ -103,8 +116,9 @@ function listen(app: Awaited<ReturnType<typeof createApp>>["app"], config: Confi
 async function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boolean; offline?: boolean }): Promise<void> {
   const label = await readDatasetLabel(ledger.db);
   if (opts.demo) {
-    const wallets = (await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM tenant_wallets"))!.n;
-    if ((label && label.kind !== "synthetic") || (!label && wallets > 0)) {
+    // A wallet no tenant follows any more still holds live data (its observations stay).
+    const live = await ledger.db.get("SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM tenant_wallets) OR EXISTS (SELECT 1 FROM token_accounts) OR EXISTS (SELECT 1 FROM balance_changes)");
+    if ((label && label.kind !== "synthetic") || (!label && live)) {
       throw new Error(`data dir ${config.dataDir} holds live data; --demo needs an empty data dir or the demo's own (use --data-dir)`);
     }
   } else if (label?.kind === "synthetic" && !opts.offline) {

@@ -33,6 +33,10 @@ export interface Paging { limit?: number; offset?: number }
  */
 export interface DateFilter { from?: string; to?: string; year?: number }
 export type ListOptions = Paging & DateFilter;
+/** A v1 kind: dividend, split or unclassified_adjustment. */
+export type Kind = Static<typeof schemas.Kind>;
+/** The v1 lists (income, journal) also keep only the kinds named; every kind when absent. */
+export type KindListOptions = ListOptions & { kind?: readonly Kind[] };
 export interface IncomeReportOptions {
   /** Wallets to cover (each registered by your tenant); all of them when absent. */
   owners?: string[];
@@ -119,7 +123,7 @@ export function createClient(options: ClientOptions) {
   const url = (path: string, q?: Query) => `${base}${path}${queryString(q)}`;
   const seg = (s: string) => encodeURIComponent(s);
 
-  async function send(method: "GET" | "POST", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
+  async function send(method: "GET" | "POST" | "DELETE", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
     const headers: Record<string, string> = { accept };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const init: RequestInit = { method, headers };
@@ -172,19 +176,21 @@ export function createClient(options: ClientOptions) {
   }
   const text = async (path: string, q: Query | undefined, accept: string): Promise<string> =>
     bodyText("GET", path, q, await send("GET", path, q, undefined, accept));
-  const list = (wallet: string, o: ListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year });
+  const list = (wallet: string, o: KindListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year, kind: o.kind });
   const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: DateFilter) => ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year });
 
   return {
     health: () => json<Health>("GET", "/v1/health"),
     assets: () => json<AssetsResponse>("GET", "/v1/assets"),
     requestSync: (wallet: string) => json<SyncRequestResponse>("POST", "/v1/wallets/sync", undefined, { owner: wallet }),
+    /** Your tenant stops following the wallet (204; ApiError wallet_not_registered if it did not). Its books stay in the ledger. */
+    removeWallet: async (wallet: string): Promise<void> => void (await send("DELETE", `/v1/wallets/${seg(wallet)}`)),
     wallets: () => json<WalletsResponse>("GET", "/v1/wallets"),
     syncStatus: (wallet: string) => json<SyncStatusResponse>("GET", `/v1/wallets/${seg(wallet)}/status`),
     portfolio: (wallet: string) => json<Portfolio>("GET", "/v1/portfolio", { owner: wallet }),
-    income: (wallet: string, options: ListOptions = {}) => json<IncomeList>("GET", "/v1/income", list(wallet, options)),
+    income: (wallet: string, options: KindListOptions = {}) => json<IncomeList>("GET", "/v1/income", list(wallet, options)),
     incomeEvent: (wallet: string, id: string) => json<IncomeDetail>("GET", `/v1/income/${seg(id)}`, { owner: wallet }),
-    journal: (wallet: string, options: ListOptions = {}) => json<JournalList>("GET", "/v1/journal", list(wallet, options)),
+    journal: (wallet: string, options: KindListOptions = {}) => json<JournalList>("GET", "/v1/journal", list(wallet, options)),
     yieldMetrics: (wallet: string) => json<YieldResponse>("GET", "/v1/yield", { owner: wallet }),
     /** A CSV export; koinly, cointracker, coinledger and awaken are those tools' import templates. */
     exportCsv: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => text("/v1/export", exportQuery(wallet, dataset, filter), "text/csv"),

@@ -3,7 +3,7 @@
 import { Type } from "@sinclair/typebox";
 import {
   DatasetLabel, DateFilterProperties, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
-  OwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
+  OwnerQuery, PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
 import { IncomeEntryExact, PositionExact, TotalsExact, YieldExact, incomeBreakdown } from "../amounts.ts";
 
@@ -11,6 +11,18 @@ export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"),
   title: "Kind",
   description: "How v1 shows an action: dividend (income: cash dividends and withholding refunds), split (forward or reverse split, see splitFactor), unclassified_adjustment (every other change: no income and nothing convertible)",
 });
+
+/**
+ * Query of the v1 income and journal lists: paging, the date filters, and `kind`, repeatable, which
+ * keeps only entries of those kinds (total and nextOffset count what it keeps).
+ */
+export const KindListQuery = Type.Object({
+  ...PagedOwnerQuery.properties,
+  kind: Type.Optional(Type.Array(Kind, { description: "Keep only entries of this kind; repeat for several (kind=dividend&kind=split). Every kind when absent", examples: [["dividend"]] })),
+});
+
+/** The v1 kinds, as the `kind` filter names them. */
+export const v1Kinds = Kind.anyOf.map((k) => k.const);
 
 const IdField = Type.String({ description: "Id of the action the entry shows (the same id as in /v2/actions)" });
 

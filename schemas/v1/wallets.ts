@@ -73,3 +73,5 @@ export const SyncStatusResponse = Type.Object(
   { title: "SyncStatusResponse", description: "Sync status of a wallet, as this tenant requested it" },
 );
 export const OwnerParams = Type.Object({ owner: OwnerQuery.properties.owner });
+/** A 204's answer: no body (the OpenAPI document shows the status and this description alone). */
+export const NoContent = Type.Undefined({ title: "NoContent", description: "Done; the answer has no body" });

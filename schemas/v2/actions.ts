@@ -181,7 +181,7 @@ export const ActionDetail = Type.Composite(
       matched: Type.Union([MatchedRevision, Type.Null()], { description: "The issuer revision the booking uses; null when none matched" }),
       revisions: Type.Array(StoredRevision, { description: "Every stored issuer revision of the event, cancelled and superseded ones included" }),
       journal: Type.Array(ActionJournalEntry, { description: "Every journal entry of the action, oldest first" }),
-      lineageLink: Type.Union([LineageLink, Type.Null()], { description: "The lineage link the action created (identity changes, spin-offs); null otherwise" }),
+      lineageLink: Type.Union([LineageLink, Type.Null()], { description: "The lineage link the action created once it took effect (identity change, spin-off with what it distributed, rights distribution, cash in lieu, termination), with its actionId; null otherwise" }),
       exact: ActionDetailExact,
     }),
   ],

@@ -4,7 +4,12 @@ import { Type } from "@sinclair/typebox";
 import { Address, DatasetLabel, SymbolField, Year, day, describe } from "../common.ts";
 
 const decimalOrNull = (description: string) => Type.Union([Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$" }), Type.Null()], { description });
-const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when no event carries it (unknown, never 0)`);
+const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when unknown (never 0)`);
+/** The parts of a row or of the totals: over the events whose net USD is known (docs/income-and-tax.md#year-report). */
+const part = (what: string) =>
+  decimalOrNull(`${what} of the events whose net USD is known, rounded for people (at most 6 decimals, half-even); null when unknown, never 0: no event has a known net, or one of those that do lacks this part`);
+const unvaluedGross = (what: string) =>
+  decimalOrNull(`${what} of the events whose net USD is unknown (unvaluedEvents), rounded for people; "0" when there are none; null when one of them has no gross either`);
 const exact = (what: string) => decimalOrNull(`${what}, the exact sum; null when unknown`);
 const exactConverted = (what: string) => decimalOrNull(`${what}, exact where its expansion ends, else at 18 decimals; null when unknown or a rate is missing`);
 
@@ -14,6 +19,7 @@ export const ReportExact = Type.Object(
     withholdingTaxUsd: exact("Withholding tax in USD"),
     retainedUsd: exact("USD the issuer retained"),
     usd: exact("Net USD"),
+    unvaluedGrossUsd: exact("Gross USD of the events without a net USD"),
   },
   { title: "ReportExact", description: "The exact sums the rounded figures come from" },
 );
@@ -21,12 +27,16 @@ export const ReportExact = Type.Object(
 export const ReportConverted = Type.Object(
   {
     currency: Type.String({ description: "The currency asked for (three letters)" }),
-    gross: shown("Gross income in the currency"),
-    withholdingTax: shown("Withholding tax in the currency (a refund counts negative)"),
-    retained: shown("What the issuer retained, in the currency"),
+    gross: shown("Gross income in the currency, of the events whose net USD is known"),
+    withholdingTax: shown("Withholding tax in the currency (a refund counts negative), of the events whose net USD is known"),
+    retained: shown("What the issuer retained, in the currency, of the events whose net USD is known"),
     net: shown("Net income in the currency"),
+    unvaluedGross: shown("Gross in the currency of the events whose net USD is unknown"),
     exact: Type.Object(
-      { gross: exactConverted("Gross"), withholdingTax: exactConverted("Withholding tax"), retained: exactConverted("Retained"), net: exactConverted("Net") },
+      {
+        gross: exactConverted("Gross"), withholdingTax: exactConverted("Withholding tax"), retained: exactConverted("Retained"), net: exactConverted("Net"),
+        unvaluedGross: exactConverted("Gross of the events without a net USD"),
+      },
       { description: "The converted sums before rounding" },
     ),
     reason: Type.Union([Type.String(), Type.Null()], { description: "Why the amounts are null: an event without a reference rate on or before its day, and how to import one" }),
@@ -47,11 +57,12 @@ export const RateUsed = Type.Object(
 
 const tally = {
   events: Type.Integer({ description: "Income events that stand (recognitions less reversals)" }),
-  grossUsd: shown("Gross USD"),
-  withholdingTaxUsd: shown("Withholding tax in USD (a refund counts negative)"),
-  retainedUsd: shown("USD the issuer retained for currency or fees"),
-  usd: shown("Net USD"),
-  unvaluedEvents: Type.Integer({ description: "Events without a USD value, which usd leaves out" }),
+  grossUsd: part("Gross USD"),
+  withholdingTaxUsd: part("Withholding tax in USD (a refund counts negative)"),
+  retainedUsd: part("USD the issuer retained for currency or fees"),
+  usd: shown("Net USD of the events whose net is known; null when none is"),
+  unvaluedEvents: Type.Integer({ description: "Events without a net USD value, which usd and the parts beside it leave out" }),
+  unvaluedGrossUsd: unvaluedGross("Gross USD"),
   exact: ReportExact,
 };
 
@@ -84,7 +95,12 @@ export const IncomeReport = Type.Object(
     ),
     rows: Type.Array(IncomeReportRow, { description: "One per month × symbol with income, by month then symbol" }),
   },
-  { title: "IncomeReport", description: "A year's income across wallets, summed from the journal" },
+  {
+    title: "IncomeReport",
+    description:
+      "A year's income across wallets, summed from the journal. Every row and the totals add up: grossUsd, withholdingTaxUsd and retainedUsd cover the events whose net USD is known, " +
+      "so grossUsd − withholdingTaxUsd − retainedUsd = usd exactly (the exact values; each shown figure is rounded once); the gross of the others is unvaluedGrossUsd",
+  },
 );
 
 export const ReportCurrency = Type.Object(

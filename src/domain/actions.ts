@@ -9,7 +9,7 @@ import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
 import { projectV1, ruleOf, type TypeRule } from "./rules";
-import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, RevisionView, V1Projection } from "./types";
+import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, LineageLinkView, RevisionView, V1Projection } from "./types";
 import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
@@ -94,6 +94,8 @@ export interface TransitionActionInput {
   event: EventRevisions | null;
   lifecycle: Lifecycle;
   firstObservedActiveAt: string | null;
+  /** The lineage link the transition wrote once activated (src/domain/lineage.ts), if any. */
+  lineageLink: LineageLinkView | null;
 }
 
 /** What a transition shows the same on every wallet's action: built once per transition. */
@@ -144,7 +146,7 @@ export function transitionAction(i: TransitionActionInput): ActionRecord {
     updateSignature: t.signature,
   };
   const id = actionId(i.owner, t.key);
-  const lineageLink = rule.actionLink?.(c, i.symbol, id) ?? null;
+  const lineageLink = i.lineageLink ? { ...i.lineageLink, actionId: id } : null;
   const base = {
     owner: i.owner,
     mint: t.mint,

@@ -3,6 +3,7 @@
 // used only where they reconcile with what the chain did. Which record is which type, and what
 // each type reads from it, is the type's entry in src/domain/rules.
 import type { CashPerShare } from "./cash";
+import type { DistributedName } from "./distributed";
 import { buildMatchIndex, matchTransition, type MatchResult } from "./match";
 import { cmp, div, formatFixed, liftF64, mul, ONE, rat, type Rat, sub, ZERO } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
@@ -31,6 +32,8 @@ export interface Classified {
   /** Proceeds per share for basis allocations, when published (null when absent or implausible). */
   proceedsPerShare: Rat | null;
   distributedFraction: Rat | null;
+  /** What a spin-off or rights distribution distributed, as a source names it (null elsewhere). */
+  distributed: DistributedName | null;
   refundNote: string | null;
   underlying: { from: string | null; to: string | null } | null;
   /** Implied reinvestment price P = M_old·cash ÷ (M_new − M_old·F_stock), in this transition's unit basis. */
@@ -56,6 +59,7 @@ function unclassified(t: ChainTransition, match: MatchResult): Classified {
     cash: null,
     proceedsPerShare: null,
     distributedFraction: null,
+    distributed: null,
     refundNote: null,
     underlying: null,
     impliedPrice: null,

@@ -9,6 +9,11 @@
 //   - Any other quantity (principal, income units, averages): rounded half-even at the mint's
 //     decimals, trailing zeros dropped.
 //   - A total is the sum of the exact values, rounded once.
+//   - The dashboard shows USD (and a report's other currency) to the cent: the exact value rounded
+//     half-even to 2 places, the exact value on hover. An income breakdown shown in cents adds up
+//     on the page: net, withheld and retained are each rounded so, and where all four parts are
+//     known the gross shown is their sum (within 1.5 cents of the exact gross, which the hover
+//     shows). The API keeps the 6-place rule.
 //
 // Why rounding is needed at all: a chain multiplier is an f64, and its exact value is not the
 // decimal the issuer meant (10.00892302917 is stored as 10.008923029169999…). Ratios and products
@@ -28,6 +33,29 @@ export const usdForPeople = (usd: Rat): string => roundedText(usd, USD_PLACES);
 
 /** USD inside a sentence: "$1.332461", "-$0.000253". */
 export const usdInText = (usd: Rat): string => (usd.n < 0n ? `-$${usdForPeople(neg(usd))}` : `$${usdForPeople(usd)}`);
+
+/** Cents, as the dashboard shows money: half-even at 2 places, both kept ("12.50"); never "-0.00". */
+export function centsForPeople(amount: Rat): string {
+  const text = formatFixed(amount, CENT_PLACES);
+  return text === "-0.00" ? "0.00" : text;
+}
+
+export const CENT_PLACES = 2;
+
+/** An income breakdown (gross = withheld + retained + net where all are known), exact. */
+export interface Breakdown<T> { gross: T; withheld: T; retained: T; net: T }
+
+/**
+ * A breakdown in cents that adds up as shown: each part rounded by centsForPeople, and where all
+ * four are known, gross is the sum of the three shown parts. Unknown stays null, never 0.00.
+ */
+export function centsBreakdown(b: Breakdown<Rat | null>): Breakdown<string | null> {
+  const cents = (r: Rat | null) => (r === null ? null : centsForPeople(r));
+  const shown = { gross: cents(b.gross), withheld: cents(b.withheld), retained: cents(b.retained), net: cents(b.net) };
+  if (shown.gross === null || shown.withheld === null || shown.retained === null || shown.net === null) return shown;
+  const inCents = (s: string) => BigInt(s.replace(".", ""));
+  return { ...shown, gross: formatScaled(inCents(shown.withheld) + inCents(shown.retained) + inCents(shown.net), CENT_PLACES) };
+}
 
 /** The same for an exact decimal string (null stays null: unknown is never shown as 0). */
 export function usdTextForPeople(exact: string | null): string | null {

@@ -11,7 +11,7 @@ import { groupEvents } from "./revisions";
 import { listedByIssuerFeed, type MintStateObs } from "./observations";
 import { type CensusInstance, computeCensus } from "./taxonomy";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "./timeline";
-import type { ChainTransition, EngineInput, EngineOutput, Lifecycle, Rejection } from "./types";
+import type { ChainTransition, EngineInput, EngineOutput, Lifecycle, LineageLinkView, Rejection } from "./types";
 
 export type { EngineInput, EngineOutput } from "./types";
 export { diffJournal } from "./journal";
@@ -33,6 +33,8 @@ export interface MintContext {
   stateProblem: string | null;
   /** Lifecycle per transition key, filled by the first wallet that needs it (the same for all). */
   lifecycles: Map<string, Lifecycle>;
+  /** The lineage link each activated transition wrote (identity change, distribution, termination), by key. */
+  lineageLinks: Map<string, LineageLinkView>;
 }
 
 function inForce(s: MintStateObs, t: number): number {
@@ -127,6 +129,9 @@ export function runEngine(input: EngineInput): EngineOutput {
       }
     }
     const decimals = inst?.decimals ?? state?.decimals ?? null;
+    // A mint the ledger has no instrument for still links its actions; only a known one has a lineage to serve.
+    const built = buildLineage(inst ?? { mint, symbol: mint, name: null, underlying: null, isin: null, decimals }, live.filter((c) => c.transition.state === "activated"));
+    if (inst) lineage.push(built.record);
     contexts.set(mint, {
       mint,
       symbol: inst?.symbol ?? mint,
@@ -140,8 +145,8 @@ export function runEngine(input: EngineInput): EngineOutput {
       multiplierNow,
       stateProblem,
       lifecycles: new Map(),
+      lineageLinks: built.linkOf,
     });
-    if (inst) lineage.push(buildLineage(inst, live.filter((c) => c.transition.state === "activated")));
     clockChanges.push({ mint, at: nextClockChange(ts, events, matchedEvents, now) });
   }
 

@@ -41,14 +41,22 @@ type Sums = Record<Part, Rat>;
 const zeroSums = (): Sums => ({ grossUsd: ZERO, withholdingTaxUsd: ZERO, retainedUsd: ZERO, usd: ZERO });
 const zeroCounts = (): Record<Part, number> => ({ grossUsd: 0, withholdingTaxUsd: 0, retainedUsd: 0, usd: 0 });
 
-/** Signed sums over a set of entries. */
+/**
+ * Signed sums over a set of entries. The parts (gross, withholding, retained, net) cover only the
+ * events whose net USD is known, so gross − withholding − retained = net exactly; the gross of the
+ * others is kept apart (docs/income-and-tax.md#year-report).
+ */
 export interface Tally {
   events: number;
   unvaluedEvents: number;
+  /** Sums of each part over the events whose net is known. */
   sums: Sums;
-  /** Standing entries that carry each part: a part none carries is unknown (null), not 0. */
-  carriers: Record<Part, number>;
-  converted: { sums: Sums; missing: number; firstMissingDay: string | null; quotes: Map<string, RateQuote> } | null;
+  /** Events whose net is known that lack each part: a part one of them lacks is unknown (null), never a partial sum. */
+  lacking: Record<Part, number>;
+  /** The gross of the events whose net is unknown, and how many of them lack one. */
+  unvaluedGross: Rat;
+  unvaluedLackingGross: number;
+  converted: { sums: Sums; unvaluedGross: Rat; missing: number; firstMissingDay: string | null; quotes: Map<string, RateQuote> } | null;
 }
 
 export interface ReportRow extends Tally { month: string; symbol: string | null }
@@ -62,15 +70,15 @@ export interface IncomeReport {
 
 function newTally(conversion: Conversion | null): Tally {
   return {
-    events: 0, unvaluedEvents: 0, sums: zeroSums(), carriers: zeroCounts(),
-    converted: conversion ? { sums: zeroSums(), missing: 0, firstMissingDay: null, quotes: new Map() } : null,
+    events: 0, unvaluedEvents: 0, sums: zeroSums(), lacking: zeroCounts(), unvaluedGross: ZERO, unvaluedLackingGross: 0,
+    converted: conversion ? { sums: zeroSums(), unvaluedGross: ZERO, missing: 0, firstMissingDay: null, quotes: new Map() } : null,
   };
 }
 
 function addEntry(t: Tally, e: IncomeEntry, quote: RateQuote | null): void {
+  // A reversal's amounts are already negated: amounts add as they are, counts take the sign.
   const sign = e.entryType === "reversal" ? -1 : 1;
   t.events += sign;
-  if (e.usd === null) t.unvaluedEvents += sign;
   const day = e.effectiveAt.slice(0, 10);
   const c = t.converted;
   if (c) {
@@ -80,14 +88,28 @@ function addEntry(t: Tally, e: IncomeEntry, quote: RateQuote | null): void {
       if (c.firstMissingDay === null || day < c.firstMissingDay) c.firstMissingDay = day;
     }
   }
+  const inCurrency = (amount: Rat) => (c && quote ? mul(amount, quote.rate) : null);
+  if (e.usd === null) {
+    t.unvaluedEvents += sign;
+    if (e.grossUsd === null) t.unvaluedLackingGross += sign;
+    else {
+      const gross = parseDecimal(e.grossUsd);
+      t.unvaluedGross = add(t.unvaluedGross, gross);
+      const converted = inCurrency(gross);
+      if (c && converted) c.unvaluedGross = add(c.unvaluedGross, converted);
+    }
+    return;
+  }
   for (const part of PARTS) {
     const text = e[part];
-    if (text === null) continue;
-    // A reversal's amounts are already negated: amounts add as they are, counts take the sign.
+    if (text === null) {
+      t.lacking[part] += sign;
+      continue;
+    }
     const amount = parseDecimal(text);
-    t.carriers[part] += sign;
     t.sums[part] = add(t.sums[part], amount);
-    if (c && quote) c.sums[part] = add(c.sums[part], mul(amount, quote.rate));
+    const converted = inCurrency(amount);
+    if (c && converted) c.sums[part] = add(c.sums[part], converted);
   }
 }
 
@@ -112,11 +134,14 @@ export function incomeReport(entries: Iterable<IncomeEntry>, conversion: Convers
     addEntry(row, e, quote);
     addEntry(totals, e, quote);
   }
-  const ordered = [...rows.values()].filter((r) => r.events !== 0 || PARTS.some((p) => r.carriers[p] !== 0)).sort(byMonthThenSymbol);
+  const ordered = [...rows.values()].filter(stands).sort(byMonthThenSymbol);
   const days = [...standing].filter(([, events]) => events !== 0).map(([day]) => day);
   const lastEventDate = days.reduce<string | null>((last, day) => (last === null || day > last ? day : last), null);
   return { currency: conversion?.currency ?? null, rows: ordered, totals, lastEventDate };
 }
+
+/** A row whose entries all cancel out (each recognition reversed) is not shown. */
+const stands = (r: Tally): boolean => r.events !== 0 || PARTS.some((p) => r.sums[p].n !== 0n) || r.unvaluedGross.n !== 0n;
 
 function byMonthThenSymbol(a: ReportRow, b: ReportRow): number {
   if (a.month !== b.month) return a.month < b.month ? -1 : 1;
@@ -126,38 +151,58 @@ function byMonthThenSymbol(a: ReportRow, b: ReportRow): number {
   return a.symbol < b.symbol ? -1 : 1;
 }
 
-/** A part's exact total, or null when no standing entry carries it. */
-export const partTotal = (t: Tally, part: Part): Rat | null => (t.carriers[part] > 0 ? t.sums[part] : null);
+/** Events whose net USD is known. */
+const valuedEvents = (t: Tally): number => t.events - t.unvaluedEvents;
+
+/**
+ * A part's exact total over the events whose net is known; null (unknown, never 0) when there is
+ * no such event or one of them lacks the part.
+ */
+const partTotal = (t: Tally, part: Part): Rat | null => (valuedEvents(t) > 0 && t.lacking[part] === 0 ? t.sums[part] : null);
+
+/** The gross of the events whose net is unknown: 0 when there are none, null when one of them has no gross either. */
+const unvaluedGrossTotal = (t: Tally): Rat | null => (t.unvaluedLackingGross === 0 ? t.unvaluedGross : null);
+
+const ratesComplete = (t: Tally): boolean => t.converted !== null && t.converted.missing <= 0;
 
 /** A converted part's exact total, or null when it is unknown or a rate is missing. */
-export const convertedTotal = (t: Tally, part: Part): Rat | null =>
-  t.converted && t.converted.missing <= 0 && t.carriers[part] > 0 ? t.converted.sums[part] : null;
+const convertedTotal = (t: Tally, part: Part): Rat | null => (ratesComplete(t) && partTotal(t, part) !== null ? t.converted!.sums[part] : null);
+
+const convertedUnvaluedGross = (t: Tally): Rat | null => (ratesComplete(t) && unvaluedGrossTotal(t) !== null ? t.converted!.unvaluedGross : null);
 
 // ---- for people ------------------------------------------------------------------------------
+
+const shownUsd = (r: Rat | null) => (r === null ? null : usdForPeople(r));
+const exactUsd = (r: Rat | null) => (r === null ? null : formatExact(r));
+// A converted amount is a product with a quotient of two quotes: it may not terminate.
+const exactConverted = (r: Rat | null) => (r === null ? null : formatDecimal(r, 18));
 
 /** Shown amounts (money at most 6 decimals, half-even) with the exact ones under `exact`. */
 function amountsForPeople(t: Tally) {
   const shown = {} as Record<Part, string | null>;
-  const exact = {} as Record<Part, string | null>;
+  const exact = {} as Record<Part | "unvaluedGrossUsd", string | null>;
   for (const part of PARTS) {
     const total = partTotal(t, part);
-    shown[part] = total === null ? null : usdForPeople(total);
-    exact[part] = total === null ? null : formatExact(total);
+    shown[part] = shownUsd(total);
+    exact[part] = exactUsd(total);
   }
-  return { events: t.events, ...shown, unvaluedEvents: t.unvaluedEvents, exact };
+  const unvaluedGross = unvaluedGrossTotal(t);
+  exact.unvaluedGrossUsd = exactUsd(unvaluedGross);
+  return { events: t.events, ...shown, unvaluedEvents: t.unvaluedEvents, unvaluedGrossUsd: shownUsd(unvaluedGross), exact };
 }
 
 function convertedForPeople(t: Tally, currency: string, scope: "row" | "totals") {
   const c = t.converted!;
   const shown = {} as Record<(typeof CONVERTED_NAME)[Part], string | null>;
-  const exact = {} as Record<(typeof CONVERTED_NAME)[Part], string | null>;
+  const exact = {} as Record<(typeof CONVERTED_NAME)[Part] | "unvaluedGross", string | null>;
   for (const part of PARTS) {
     const total = convertedTotal(t, part);
-    // A converted amount is a product with a quotient of two quotes: it may not terminate.
-    shown[CONVERTED_NAME[part]] = total === null ? null : usdForPeople(total);
-    exact[CONVERTED_NAME[part]] = total === null ? null : formatDecimal(total, 18);
+    shown[CONVERTED_NAME[part]] = shownUsd(total);
+    exact[CONVERTED_NAME[part]] = exactConverted(total);
   }
-  return { currency, ...shown, exact, reason: missingRateReason(c.missing, c.firstMissingDay, currency, scope) };
+  const unvaluedGross = convertedUnvaluedGross(t);
+  exact.unvaluedGross = exactConverted(unvaluedGross);
+  return { currency, ...shown, unvaluedGross: shownUsd(unvaluedGross), exact, reason: missingRateReason(c.missing, c.firstMissingDay, currency, scope) };
 }
 
 export function missingRateReason(missing: number, firstDay: string | null, currency: string, scope: "row" | "totals"): string | null {
@@ -172,6 +217,23 @@ function quotesForPeople(t: Tally) {
   return [...t.converted!.quotes.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([eventDate, q]) => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) }));
+}
+
+/** A row or the totals as reportForPeople gives them (the exact values are what combine). */
+export interface ShownTally { events: number; unvaluedEvents: number; exact: Record<Part | "unvaluedGrossUsd", string | null> }
+
+/**
+ * Several rows as one (a month of the chart, across symbols), by the same rule as the report's
+ * own totals: each part over the rows with an event whose net is known, unknown when one of them
+ * lacks it; the gross of the events without a net, unknown when one row's is.
+ */
+export function combineShown(rows: ShownTally[]): ShownTally["exact"] {
+  const valued = rows.filter((r) => r.events - r.unvaluedEvents > 0);
+  const sum = (values: (string | null)[]) => (values.includes(null) ? null : formatExact(values.reduce<Rat>((s, v) => add(s, parseDecimal(v!)), ZERO)));
+  const out = {} as ShownTally["exact"];
+  for (const part of PARTS) out[part] = valued.length === 0 ? null : sum(valued.map((r) => r.exact[part]));
+  out.unvaluedGrossUsd = sum(rows.map((r) => r.exact.unvaluedGrossUsd));
+  return out;
 }
 
 /** Rates are shown at 10 decimals (half-even); the quotes they come from are exact. */

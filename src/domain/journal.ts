@@ -1,6 +1,8 @@
 // The standing recognition each (owner, action) wants, and the append-only diff against what the
 // journal already holds: unchanged bookings append nothing, changed ones get a reversal and a new
-// recognition with the reason for the change.
+// recognition with the reason for the change. "Changed" means a figure changed: a new issuer
+// revision that changes none (an edit of its notes) leaves the standing entry as it is, citing the
+// evidence it was booked on (docs/journal.md#revisions-that-change-no-figure).
 import type { ActionRecord, ChangeReason, JournalBooking, JournalDiff } from "./types";
 
 /** Bookings exist only for changes in force (activated or corrected); pending ones book nothing yet. */
@@ -54,7 +56,11 @@ const FIELDS: (keyof JournalBooking)[] = [
   "evidenceSha256",
 ];
 
-export const sameBooking = (a: JournalBooking, b: JournalBooking): boolean => FIELDS.every((f) => (a[f] ?? null) === (b[f] ?? null));
+/** Everything a booking states but the evidence it cites. */
+const FIGURES = FIELDS.filter((f) => f !== "evidenceSha256");
+
+/** The same figures: what the journal states is unchanged, whichever evidence each cites. */
+export const sameFigures = (a: JournalBooking, b: JournalBooking): boolean => FIGURES.every((f) => (a[f] ?? null) === (b[f] ?? null));
 
 /** Why a standing booking must be replaced by a wanted one. */
 export function changeReasonOf(old: JournalBooking, next: JournalBooking): ChangeReason {
@@ -91,16 +97,17 @@ export function diffJournal(existingStanding: JournalBooking[], wanted: JournalB
   const want = new Map(wanted.map((b) => [keyOf(b), b]));
   const reversals: JournalDiff["reversals"] = [];
   const recognitions: JournalDiff["recognitions"] = [];
+  const restated: JournalBooking[] = [];
   for (const [k, old] of standing) {
     const next = want.get(k);
     if (!next) reversals.push({ booking: old, changeReason: "no longer applicable" });
-    else if (!sameBooking(old, next)) {
+    else if (!sameFigures(old, next)) {
       const reason = changeReasonOf(old, next);
       reversals.push({ booking: old, changeReason: reason });
       recognitions.push({ booking: next, changeReason: reason });
-    }
+    } else if (old.evidenceSha256 !== next.evidenceSha256) restated.push(next);
   }
   for (const [k, next] of want) if (!standing.has(k)) recognitions.push({ booking: next, changeReason: null });
   const reasons = new Set([...reversals.map((r) => r.changeReason)]);
-  return { reversals, recognitions, changeReason: reasons.size === 1 ? [...reasons][0]! : null };
+  return { reversals, recognitions, restated, changeReason: reasons.size === 1 ? [...reasons][0]! : null };
 }

@@ -1,7 +1,9 @@
 // Instrument lineage (docs/evidence.md#lineage): the identities a mint has carried, the links between them
-// (identity changes, spin-offs, transforms, terminations) and where the earliest identity's basis
-// sits now. Fractions are exact and always sum to exactly 1.
+// (identity changes, spin-offs, rights distributions, transforms, terminations) and where the
+// earliest identity's basis sits now, each distribution on its own, saying what it distributed
+// (src/domain/distributed.ts). Fractions are exact and always sum to exactly 1.
 import type { Classified } from "./classify";
+import { describeDistributed } from "./distributed";
 import { add, formatDecimal, mul, ONE, parseDecimal, type Rat, sub, ZERO } from "./numbers";
 import type { InstrumentObs } from "./observations";
 import { ruleOf } from "./rules";
@@ -25,8 +27,13 @@ export function fractionsSummingToOne(parts: Rat[], places = 18): string[] {
   return out;
 }
 
+/** A lineage and the link each activated transition wrote, by transition key (an action shows its own). */
+export interface LineageBuilt { record: LineageRecord; linkOf: Map<string, LineageLinkView> }
+
+const DISTRIBUTES = new Set<LineageLinkView["type"]>(["spin_off", "rights_distribution", "transform"]);
+
 /** `activated` is the mint's classified, activated transitions in activation order. */
-export function buildLineage(inst: InstrumentObs, activated: Classified[]): LineageRecord {
+export function buildLineage(inst: InstrumentObs, activated: Classified[]): LineageBuilt {
   const idChanges = activated.filter((c) => linkOf(c) === "identity_change");
   const identities: LineageIdentity[] = [];
   const first = idChanges[0];
@@ -47,6 +54,13 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
   });
   const label = (id: LineageIdentity): string => id.underlying ?? id.symbol;
   const links: LineageLinkView[] = [];
+  const linkByKey = new Map<string, LineageLinkView>();
+  const record = (c: Classified, l: LineageLinkView) => {
+    links.push(l);
+    linkByKey.set(c.transition.key, l);
+  };
+  // Each distribution's share of the earliest basis: what the line still held, times its fraction.
+  const distributions: { share: Rat; link: LineageLinkView }[] = [];
   let current = 0;
   let kept = ONE; // share of the earliest basis still in the original line (not reinvested distributions)
   let terminated = false;
@@ -55,14 +69,17 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
     const link = linkOf(c);
     if (link === "identity_change") {
       const next = identities[current + 1]!;
-      links.push({ type: "identity_change", from: label(here), to: label(next), basisFraction: "1", cashFraction: "0", at: c.transition.effectiveAt });
+      record(c, { type: "identity_change", from: label(here), to: label(next), basisFraction: "1", cashFraction: "0", at: c.transition.effectiveAt });
       current++;
-    } else if ((link === "spin_off" || link === "transform") && c.distributedFraction) {
+    } else if (link !== null && DISTRIBUTES.has(link) && c.distributedFraction) {
       const [b, cash] = fractionsSummingToOne([sub(ONE, c.distributedFraction), c.distributedFraction]);
-      links.push({ type: link, from: label(here), to: label(here), basisFraction: b!, cashFraction: cash!, at: c.transition.effectiveAt });
+      const distributed = describeDistributed(c.type, c.distributed ?? { name: null, namedBy: null }, label(here), inst.symbol);
+      const l: LineageLinkView = { type: link, from: label(here), to: label(here), basisFraction: b!, cashFraction: cash!, at: c.transition.effectiveAt, distributed };
+      record(c, l);
+      distributions.push({ share: mul(kept, c.distributedFraction), link: l });
       kept = mul(kept, sub(ONE, c.distributedFraction));
     } else if (link === "terminate") {
-      links.push({ type: "terminate", from: label(here), to: null, basisFraction: "0", cashFraction: "1", at: c.transition.effectiveAt });
+      record(c, { type: "terminate", from: label(here), to: null, basisFraction: "0", cashFraction: "1", at: c.transition.effectiveAt });
       terminated = true;
     }
   }
@@ -71,11 +88,18 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
   if (terminated) basisNowSits = [{ holding: "cash", kind: "cash", fraction: "1" }];
   else if (kept.n === kept.d) basisNowSits = [{ holding: label(now), kind: "position", fraction: "1" }];
   else {
-    const [p, d] = fractionsSummingToOne([kept, sub(ONE, kept)]);
+    // The line's own share, then one entry per distribution (oldest first): each names what was distributed.
+    const fractions = fractionsSummingToOne([kept, ...distributions.map((d) => d.share)]);
     basisNowSits = [
-      { holding: label(now), kind: "position", fraction: p! },
-      { holding: label(now), kind: "distributed", fraction: d! },
+      { holding: label(now), kind: "position", fraction: fractions[0]! },
+      ...distributions.map(({ link }, i) => ({
+        holding: link.distributed!.holding,
+        kind: "distributed" as const,
+        fraction: fractions[i + 1]!,
+        distributed: link.distributed!,
+        at: link.at,
+      })),
     ];
   }
-  return { mint: inst.mint, identities, links, basisNowSits };
+  return { record: { mint: inst.mint, identities, links, basisNowSits }, linkOf: linkByKey };
 }

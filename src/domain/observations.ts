@@ -85,6 +85,12 @@ export interface IssuerRecord {
  */
 export interface OperatorRecord extends IssuerRecord {
   mint: string;
+  /**
+   * The holding a spin-off or rights distribution distributed, as the operator names it where the
+   * issuer does not (src/domain/distributed.ts). Absent unless given: a record without it hashes
+   * as it always did.
+   */
+  distributedName?: string;
 }
 
 /** Who stated a revision: the issuer's feed, or an operator's import. */

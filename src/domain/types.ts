@@ -1,5 +1,6 @@
 // The engine's output contract: plain, JSON-safe records (exact numbers as decimal strings,
 // times as ISO-8601 UTC strings, null where unknown). Other layers store and serve these as-is.
+import type { DistributedView } from "./distributed";
 import type {
   BalanceChangeObs,
   InstrumentObs,
@@ -152,13 +153,25 @@ export interface RevisionView {
 }
 
 export interface LineageLinkView {
-  type: "identity_change" | "spin_off" | "transform" | "terminate";
+  type: "identity_change" | "spin_off" | "rights_distribution" | "transform" | "terminate";
   from: string;
   to: string | null;
   basisFraction: string;
   cashFraction: string;
   at: string;
+  /** What a spin-off, rights distribution or transform distributed (absent on other links). */
+  distributed?: DistributedView;
   actionId?: string;
+}
+
+/** Where a part of the earliest identity's basis sits now. */
+export interface BasisHoldingView {
+  holding: string;
+  kind: "position" | "cash" | "distributed";
+  fraction: string;
+  /** For a distributed part: what was distributed, and when (one entry per distribution). */
+  distributed?: DistributedView;
+  at?: string;
 }
 
 export interface V1Projection {
@@ -255,6 +268,8 @@ export type ChangeReason = "issuer correction" | "new balance history" | "valuat
 export interface JournalDiff {
   reversals: { booking: JournalBooking; changeReason: ChangeReason }[];
   recognitions: { booking: JournalBooking; changeReason: ChangeReason | null }[];
+  /** Wanted bookings whose evidence changed but whose figures did not: nothing is appended for them. */
+  restated: JournalBooking[];
   /** The reason for the whole diff when there is one dominant reason, else null. */
   changeReason: ChangeReason | null;
 }
@@ -310,7 +325,7 @@ export interface LineageRecord {
   identities: LineageIdentity[];
   links: LineageLinkView[];
   /** Where the earliest identity's basis sits now; fractions sum to exactly 1. */
-  basisNowSits: { holding: string; kind: "position" | "cash" | "distributed"; fraction: string }[];
+  basisNowSits: BasisHoldingView[];
 }
 
 export interface TaxonomyEntry {

@@ -70,7 +70,9 @@ function transitionStep(h: Holding, t: ChainTransition): void {
     lifecycle = buildLifecycle({ transition: t, event, matchedVersion: c.revision?.record.version ?? null, firstObservedActiveAt: firstSeen, now: wc.now });
     ctx.lifecycles.set(t.key, lifecycle);
   }
-  const a = transitionAction({ owner: h.owner, symbol: ctx.symbol, decimals: ctx.decimals, raw, c, facts, event, lifecycle, firstObservedActiveAt: firstSeen });
+  const a = transitionAction({
+    owner: h.owner, symbol: ctx.symbol, decimals: ctx.decimals, raw, c, facts, event, lifecycle, firstObservedActiveAt: firstSeen, lineageLink: ctx.lineageLinks.get(t.key) ?? null,
+  });
   h.out.actions.push(a);
   const delta = facts.delta;
   // Income types book the whole delta as income units, already formatted on the action.

@@ -1,5 +1,5 @@
-// The HTTP application: request ids, auth and limits (in onRequest, before parsing, in the
-// order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
+// The HTTP application: the Host allow-list, request ids, auth and limits (in onRequest, before
+// parsing, in the order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
 // routes/v2.ts and know nothing about auth.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
@@ -13,24 +13,23 @@ import { authenticate, newRequestState, type AuthDeps, type RequestState } from 
 import { readCapped } from "../capped-read.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
+import { hostAllowList } from "./host-check.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { queryRefusal, queryRulesOf, type QueryRules } from "./query-check.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { v2Routes } from "./routes/v2.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
-import { registerAndEnqueue, type EnqueueResult } from "../sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet, type EnqueueResult } from "../sync/queue.ts";
 
 export const maxBodyBytes = 16 * 1024;
-/** The integer query parameters of each route. */
-const integerQueryParams: Record<string, readonly string[]> = {
-  "/v1/income": ["limit", "offset", "year"],
-  "/v1/journal": ["limit", "offset", "year"],
-  "/v2/actions": ["limit", "offset", "year"],
-  "/v1/export": ["year"],
-  "/v2/reports/income": ["year"],
-};
 
+/**
+ * The query parameters of each route that take one of a few words, each possibly repeated or
+ * comma-separated (as Elysia reads a list). Checked here so that a wrong word is refused with a
+ * sentence naming the parameter, whatever shape Elysia's own error would take.
+ */
 export interface AppDeps {
   ledger: Ledger;
   config: Config;
@@ -43,6 +42,8 @@ export interface AppDeps {
    * write rows themselves) it is written here.
    */
   registerWallet?: (tenantId: number, maxWallets: number, owner: string) => Promise<EnqueueResult>;
+  /** The tenant stops following the wallet (true when it did), on the worker's connection as above. */
+  removeWallet?: (tenantId: number, owner: string) => Promise<boolean>;
   health?: DatabaseHealth;
   /** Set when serving the offline demo: the only wallets it has data for. */
   demoOwners?: readonly string[];
@@ -50,7 +51,7 @@ export interface AppDeps {
 
 export async function createApp(deps: AppDeps) {
   const { ledger, config, logger } = deps;
-  const metrics = deps.metrics ?? createMetrics();
+  const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: ledger.engine });
   const health = deps.health ?? watchDatabase(ledger, { logger });
   const states = new WeakMap<Request, RequestState>();
   const lookup = keyLookup(ledger.db);
@@ -60,12 +61,21 @@ export async function createApp(deps: AppDeps) {
   const dataset = await datasetLabelOrDefault(ledger.db);
 
   const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx = { ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners, registerWallet: deps.registerWallet ?? ((tenantId: number, maxWallets: number, owner: string) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)) };
-  const observe = requestObserver(states, metrics, logger, config.logLevel);
+  const ctx: AppContext = {
+    ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners,
+    registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
+    removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(ledger.db, tenantId, owner)).removed),
+  };
+  const observe = requestObserver(states, metrics, logger, config.logRequests);
   const finishedDocs = new WeakMap<object, object>();
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
+  const hostAllowed = hostAllowList(config);
+  // Each route's query rules, read from the schemas the routes registered (at the first request,
+  // when every route is registered).
+  let queryRules: Map<string, QueryRules> | undefined;
+  const queryRulesFor = (method: string, route: string) => (queryRules ??= queryRulesOf(app.routes)).get(`${method === "HEAD" ? "GET" : method} ${route}`);
   const dashboard = createDashboard({ db: ledger.db, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
 
   const app = new Elysia({ normalize: false })
@@ -74,6 +84,14 @@ export async function createApp(deps: AppDeps) {
       const socketAddress = server?.requestIP(request)?.address ?? "unknown";
       // Every early answer is thrown, never returned: a response returned from here skips the
       // error and after-response hooks, and with them the request's metrics and log line.
+      // First of all, before the dashboard and auth (so before the lockout counts anything).
+      if (!hostAllowed(request.headers.get("host") ?? url.host)) {
+        const refused = newRequestState();
+        states.set(request, refused);
+        Object.assign(set.headers, { "x-request-id": refused.requestId, "x-ca-ledger-dataset": dataset.kind });
+        metrics.hostRefused();
+        throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
+      }
       if (dashboard.serves(url.pathname)) {
         states.set(request, newRequestState(dashboardRoute(url.pathname)));
         return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
@@ -81,7 +99,7 @@ export async function createApp(deps: AppDeps) {
       const state = await authenticate(request, url, socketAddress, auth);
       states.set(request, state);
       Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
-      const refusal = state.refusal ?? admissionRefusal(request, url, state.route);
+      const refusal = state.refusal ?? admissionRefusal(request, url, queryRulesFor(request.method, state.route));
       if (refusal) throw new Answered(refusal);
     })
     // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
@@ -116,7 +134,7 @@ export async function createApp(deps: AppDeps) {
       else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
       else if (health.noteError(error)) {
         logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
-        res = errorResponse("unavailable", "The ledger database cannot be read right now.", { "retry-after": "5" });
+        res = errorResponse("unavailable", health.unavailableMessage(error), { "retry-after": "5" });
       } else {
         logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
         res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");
@@ -161,6 +179,7 @@ export type AppContext = {
   dataset(): Awaited<ReturnType<typeof datasetLabelOrDefault>>;
   version: string;
   registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
+  removeWallet(tenantId: number, owner: string): Promise<boolean>;
   demoOwners: ReadonlySet<string> | null;
 };
 
@@ -202,13 +221,10 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
   return path === "/ui/api" || path.startsWith("/ui/api/") ? "/ui/api" : "/ui";
 }
 
-/** The checks that need no key and no database: paging numbers, years and the declared body size. */
-function admissionRefusal(request: Request, url: URL, route: string): Response | null {
-  // Paging numbers and years are plain digits: Number() would also take " 5", "0x10" or "1e2".
-  for (const name of integerQueryParams[route] ?? []) {
-    const raw = url.searchParams.get(name);
-    if (raw !== null && !/^[0-9]{1,10}$/.test(raw)) return errorResponse("invalid_request", `Invalid query parameter ${name}: expected a whole number written in digits.`);
-  }
+/** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
+function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
+  const query = queryRefusal(url.searchParams, rules);
+  if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
   return null;
@@ -216,16 +232,19 @@ function admissionRefusal(request: Request, url: URL, route: string): Response |
 
 /**
  * Counts and times each answered request by method, route template (`unmatched` when no route
- * matched, never the raw path) and status, and logs it at debug level (always when it failed).
+ * matched, never the raw path) and status, and logs it: one info line per request with
+ * LOG_REQUESTS on (the default), else only those that failed with a 5xx. The line holds the route
+ * template, never the path, the query or a header, so no key and no wallet reaches the log
+ * (docs/operations.md#request-logs).
  */
-function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, level: Config["logLevel"]) {
+function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, logRequests: boolean) {
   return (request: Request, setStatus: unknown): void => {
     const state = states.get(request);
     const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
     const route = state?.route ?? "unmatched";
     const seconds = state ? (performance.now() - state.started) / 1000 : 0;
     metrics.observeRequest(request.method, route, status, seconds);
-    if (level === "debug" || status >= 500) {
+    if (logRequests || status >= 500) {
       logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
     }
   };

@@ -1,6 +1,7 @@
 // Authentication and limits for one request, in the order of docs/api.md#check-order: lockout, key
 // present, key valid, scope, rate limit. (Validation and the tenant check follow in the route.)
 import type { Config } from "../config.ts";
+import { missingScopeMessage } from "../domain/scopes.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
 import { errorResponse } from "./errors.ts";
@@ -106,16 +107,25 @@ export async function authenticate(request: Request, url: URL, socketAddress: st
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
-    state.refusal = errorResponse("missing_scope", `This key lacks the scope ${scope}.`);
+    state.refusal = errorResponse("missing_scope", missingScopeMessage(scope, principal.tenant));
     return state;
   }
-  const r = deps.rate.hit(principal.keyId);
-  state.headers = rateHeaders(r);
-  if (!r.allowed) {
-    metrics.rateLimited();
-    state.refusal = errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds) });
-  }
+  const spent = spendRate(principal.keyId, deps);
+  state.headers = spent.headers;
+  state.refusal = spent.refusal;
   return state;
+}
+
+/**
+ * Counts one request against the key's rate limit (a keyed request, or a dashboard sign-in with
+ * the key): the rate-limit headers, and the refusal once the key is over its limit.
+ */
+export function spendRate(keyId: string, deps: Pick<AuthDeps, "rate" | "metrics">): { headers: Record<string, string>; refusal: Response | null } {
+  const r = deps.rate.hit(keyId);
+  const headers = rateHeaders(r);
+  if (r.allowed) return { headers, refusal: null };
+  deps.metrics.rateLimited();
+  return { headers, refusal: errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds), ...headers }) };
 }
 
 /**

@@ -6,12 +6,16 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** What the ledger holds now, read for each scrape (src/ledger/queries/ops.ts). */
 export interface Gauges { syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number> }
 
-export function createMetrics(startedAt = Date.now()) {
+/** What this process is: the build_info series' labels. */
+export interface BuildInfo { version: string; engine: "sqlite" | "postgres" }
+
+export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
   const requests = new Map<string, number>();
   const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
   const authFailures = new Map<string, number>();
   const rpc = new Map<string, number>();
   let rateLimited = 0;
+  let hostRefused = 0;
 
   const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 
@@ -28,6 +32,7 @@ export function createMetrics(startedAt = Date.now()) {
     },
     authFailure(reason: string): void { inc(authFailures, reason); },
     rateLimited(): void { rateLimited++; },
+    hostRefused(): void { hostRefused++; },
     rpcRequest(method: string, outcome: string, n = 1): void { inc(rpc, `${method}\u0000${outcome}`, n); },
     rpcErrorCounts(): { errors: number; total: number } {
       let errors = 0, total = 0;
@@ -38,6 +43,10 @@ export function createMetrics(startedAt = Date.now()) {
       const out: string[] = [];
       const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
       const head = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+      // The usual info-metric shape: always 1, the facts in its labels (joined onto other series in queries).
+      head("caledger_build_info", "gauge", "The running ca-ledger: its version and its ledger's database engine (always 1).");
+      out.push(`caledger_build_info{version="${esc(build.version)}",engine="${build.engine}"} 1`);
 
       head("caledger_http_requests_total", "counter", "HTTP requests by method, route template and status.");
       for (const [k, v] of requests) {
@@ -57,6 +66,8 @@ export function createMetrics(startedAt = Date.now()) {
       for (const [k, v] of authFailures) out.push(`caledger_auth_failures_total{reason="${esc(k)}"} ${v}`);
       head("caledger_rate_limited_total", "counter", "Requests refused by the per-key rate limit.");
       out.push(`caledger_rate_limited_total ${rateLimited}`);
+      head("caledger_host_refused_total", "counter", "Requests refused because their Host header names no host this server answers to (421 host_not_allowed).");
+      out.push(`caledger_host_refused_total ${hostRefused}`);
       head("caledger_sync_jobs", "gauge", "Sync jobs by state.");
       for (const [k, v] of Object.entries(g.syncJobs)) out.push(`caledger_sync_jobs{state="${esc(k)}"} ${v}`);
       head("caledger_rpc_requests_total", "counter", "Solana RPC requests by method and outcome.");

@@ -69,9 +69,13 @@ export function finishDocument(generated: Json, bodies: RouteBody[]): Json {
     for (const [method, op] of Object.entries(item)) {
       if (op.parameters) op.parameters = op.parameters.map(parameter);
       const responses: Record<string, Json> = {};
-      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = response(res, used);
-      // onRequest refuses a body over the cap on every route, before anything else runs.
+      // A 204 has no content by definition (its route declares S.NoContent).
+      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = status === "204" ? { description: S.NoContent.description } : response(res, used);
+      // onRequest refuses, on every route: a Host it does not answer to (first of all), a query
+      // parameter the route does not declare or a scalar one given twice, a body over the cap.
+      responses["400"] ??= response({ content: { "application/json": { schema: S.errors[400] } } }, used);
       responses["413"] ??= response({ content: { "application/json": { schema: S.errors[413] } } }, used);
+      responses["421"] ??= response({ content: { "application/json": { schema: S.errors[421] } } }, used);
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
       const body = bodies.find((b) => b.method.toLowerCase() === method && b.path.replace(/:([^/]+)/g, "{$1}") === path)?.body;
       if (body) op.requestBody = { required: true, description: body.description, content: { "application/json": { schema: toOpenApi(body, used) } } };

@@ -3,7 +3,7 @@
 // a test checks the table and the registered routes agree.
 import type { Scope } from "../ledger/keys.ts";
 
-export interface RouteSpec { method: "GET" | "POST"; template: string; scope: Scope | null }
+export interface RouteSpec { method: "GET" | "POST" | "DELETE"; template: string; scope: Scope | null }
 
 export const routeTable: RouteSpec[] = [
   { method: "GET", template: "/v1/health", scope: null },
@@ -12,6 +12,8 @@ export const routeTable: RouteSpec[] = [
   { method: "POST", template: "/v1/wallets/sync", scope: "wallets:sync" },
   { method: "GET", template: "/v1/wallets", scope: "ledger:read" },
   { method: "GET", template: "/v1/wallets/:owner/status", scope: "ledger:read" },
+  // After /v1/wallets/sync: a path matches the first template that fits.
+  { method: "DELETE", template: "/v1/wallets/:owner", scope: "wallets:sync" },
   { method: "GET", template: "/v1/portfolio", scope: "ledger:read" },
   { method: "GET", template: "/v1/income", scope: "ledger:read" },
   { method: "GET", template: "/v1/income/:id", scope: "ledger:read" },

@@ -223,7 +223,8 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
     const keep = new Set(owners);
     if (!(await recordSightings(tx, sightings))) return;
     await writeActions(tx, keep, rows, at, result);
-    await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
+    const restated = await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
+    await noteUnbookedRevisions(tx, out.actions, restated, at);
     await refreshIncomeTotals(tx, owners, now);
     await writePositions(tx, keep, out, at);
     await storePortfolios(tx, owners, at); // last of the read models: rendered from the rows above
@@ -269,8 +270,12 @@ async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges
   await writer.finish();
 }
 
-/** The journal diff of each wallet against its standing recognitions, appended. */
-async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBooking[], at: string, result: ChunkResult): Promise<void> {
+/**
+ * The journal diff of each wallet against its standing recognitions, appended. Returns the
+ * actions whose evidence changed while their figures did not (nothing appended for them).
+ */
+async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBooking[], at: string, result: ChunkResult): Promise<Set<string>> {
+  const restatedActions = new Set<string>();
   const standing = `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
      AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
   const wanted = groupBy(bookings, (b) => b.owner);
@@ -287,6 +292,23 @@ async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBoo
       await appendJournal(tx, booking, { entryType: "recognition", reversesId: null, changeReason, at });
       result.recognitions++;
     }
+    for (const b of diff.restated) restatedActions.add(b.actionId);
+  }
+  return restatedActions;
+}
+
+/**
+ * The issuer revisions those actions now cite, noted as having changed no booking (once each):
+ * the ops check `issuer_feed_churn` counts a record revised again and again for nothing. Only
+ * the event and the revision's hash are kept, never the wallet.
+ */
+async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], restatedIds: Set<string>, at: string): Promise<void> {
+  const ins = "INSERT INTO unbooked_revisions (event_id, payload_sha256, noted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
+  const noted = new Set<string>();
+  for (const a of actions) {
+    if (!a.matched || !restatedIds.has(a.id) || noted.has(a.matched.sha256)) continue;
+    noted.add(a.matched.sha256);
+    await tx.run(ins, a.matched.eventId, a.matched.sha256, at);
   }
 }
 

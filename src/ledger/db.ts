@@ -5,7 +5,8 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { applyPostgresMigrations, applySqliteMigrations } from "./migrations.ts";
+import { describeUrl } from "../describe-url.ts";
+import { applyPostgresMigrations, applySqliteMigrations, migrationStatus } from "./migrations.ts";
 import { postgresDb, type PostgresDb } from "./sql/postgres.ts";
 import { BUSY_TIMEOUT_MS, sqliteDb, type SqliteDb } from "./sql/sqlite.ts";
 
@@ -23,7 +24,7 @@ export interface SqliteLedger {
 export interface PostgresLedger {
   engine: "postgres";
   db: PostgresDb;
-  /** The database URL without its password, for messages. */
+  /** Where the database is (host, port, database: describeUrl), for messages. */
   url: string;
   close(): Promise<void>;
 }
@@ -31,7 +32,7 @@ export interface PostgresLedger {
 /** Where a ledger lives: `DIR/ledger.db`, or the PostgreSQL database a URL names. */
 export interface LedgerTarget { dataDir: string; databaseUrl?: string | null }
 
-/** Where a person reads the ledger is: its file, or its URL without the password. */
+/** Where a person reads the ledger is: its file, or its database's host, port and name. */
 export const ledgerName = (l: Ledger): string => (l.engine === "sqlite" ? l.path : l.url);
 
 /** The SQLite connection of a ledger that must be SQLite (file-level operations). */
@@ -72,6 +73,20 @@ export async function openLedger(target: string | LedgerTarget, opts: { migrate?
   return where.databaseUrl ? openPostgres(where.databaseUrl, opts) : openSqlite(where.dataDir, opts);
 }
 
+/**
+ * Where opening `target` would create a new ledger, or null when one is there: no `ledger.db` in
+ * the data dir, or a PostgreSQL database with no migration applied (docs/cli.md#new-ledgers).
+ */
+export async function newLedgerLocation(target: LedgerTarget): Promise<string | null> {
+  if (!target.databaseUrl) return existsSync(ledgerPath(target.dataDir)) ? null : ledgerPath(target.dataDir);
+  const ledger = await openPostgres(target.databaseUrl, { migrate: false });
+  try {
+    return (await migrationStatus(ledger.db)).some((m) => m.applied) ? null : ledger.url;
+  } finally {
+    await ledger.close();
+  }
+}
+
 /** Applies the engine's pending migrations (under its lock); returns how many. */
 export function applyMigrations(ledger: Ledger): Promise<number> {
   return ledger.engine === "sqlite" ? applySqliteMigrations(ledger.db) : applyPostgresMigrations(ledger.db.client);
@@ -107,18 +122,7 @@ async function openPostgres(url: string, opts: { migrate?: boolean }): Promise<P
     else await db.get("SELECT 1 AS one"); // connects now, so a wrong URL fails here and not later
   } catch (e) {
     await db.close();
-    throw new Error(`cannot open the ledger at ${redactUrl(url)}: ${(e as Error).message}`);
+    throw new Error(`cannot open the ledger at ${describeUrl(url)}: ${(e as Error).message}`);
   }
-  return { engine: "postgres", db, url: redactUrl(url), close: () => db.close() };
-}
-
-/** A database URL as it may be shown: the password replaced. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "(an unparsable database URL)";
-  }
+  return { engine: "postgres", db, url: describeUrl(url), close: () => db.close() };
 }

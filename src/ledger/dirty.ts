@@ -4,6 +4,7 @@
 // observations in between stays, so that change is booked by the next round. A crash at any point
 // therefore leaves every unbooked observation marked, and nothing is booked twice (the journal
 // diff runs inside the booking transaction).
+import { LEDGER_OWNERS } from "./engine-input.ts";
 import type { Sql } from "./sql/port.ts";
 
 export type DirtyKind = "wallet" | "mint";
@@ -66,9 +67,9 @@ export async function dirtyBacklog(db: Sql, now: Date): Promise<DirtyBacklog> {
   return { wallets: w.due, mints: m.due, oldestMarkedAt: oldest, deferred: w.deferred + m.deferred };
 }
 
-/** Every registered wallet and every mint they touch: a full re-booking (upgrades, tests). */
+/** Every wallet of the ledger and every mint: a full re-booking (upgrades, tests). */
 export async function markEverythingDirty(tx: Sql, at: string): Promise<void> {
-  await markDirty(tx, "wallet", (await tx.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets")).map((r) => r.owner), at);
+  await markDirty(tx, "wallet", (await tx.all<{ owner: string }>(LEDGER_OWNERS)).map((r) => r.owner), at);
   const mints = await tx.all<{ mint: string }>("SELECT mint FROM token_accounts UNION SELECT mint FROM balance_changes UNION SELECT mint FROM multiplier_updates UNION SELECT mint FROM instruments");
   await markDirty(tx, "mint", mints.map((r) => r.mint), at);
 }

@@ -31,9 +31,16 @@ export const updateFromRow = (r: UpdateRow): MultiplierUpdateObs => ({
   signature: r.signature, ixIndex: r.ix_index, mint: r.mint, slot: r.slot, blockTime: r.block_time, multiplier: Number(r.multiplier), effectiveTimestamp: r.effective_ts, authority: r.authority,
 });
 
+/**
+ * Every wallet the ledger books: those a tenant follows, and those it holds observations of, which
+ * a wallet no tenant follows any more keeps (removing a wallet erases nothing, and booking a mint
+ * still books every wallet that held it; docs/following.md#removing-a-wallet).
+ */
+export const LEDGER_OWNERS = "SELECT owner FROM tenant_wallets UNION SELECT owner FROM token_accounts UNION SELECT owner FROM balance_changes";
+
 /** The stored observations in scope (the whole ledger without one), as the engine's input. */
 export async function loadEngineInput(db: Sql, now: Date, scope?: EngineScope): Promise<EngineInput> {
-  const owners = scope ? scope.owners : (await db.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner")).map((r) => r.owner);
+  const owners = scope ? scope.owners : (await db.all<{ owner: string }>(`${LEDGER_OWNERS} ORDER BY owner`)).map((r) => r.owner);
   const wallets = await loadWallets(db, owners);
   let mints: string[] | null = null;
   if (scope) {

@@ -13,6 +13,7 @@
 // server's errors are classified the same way (damage it reports, or a server out of reach), and
 // the same timer asks it `SELECT 1`, so health turns red while it does not answer and green
 // again when it does.
+import { urlHost } from "../describe-url.ts";
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Logger } from "../log.ts";
@@ -59,6 +60,12 @@ export function classifyDatabaseError(error: unknown): ErrorClass {
 export interface DatabaseHealth {
   /** Classifies an error a request or worker step hit, remembering damage; null: not the database's. */
   noteError(error: unknown): ErrorClass;
+  /**
+   * What a 503 says when an error `noteError` called unavailable kept a request from the ledger:
+   * on PostgreSQL, that the server at host:port is unreachable (keys live there too, so even the
+   * ops routes cannot check theirs; docs/operations.md#postgresql-out-of-reach).
+   */
+  unavailableMessage(error: unknown): string;
   /** Null while the database can be trusted, else the fault (a check of the file at most once per interval). */
   check(): DatabaseFault | null;
   /** Checks on a timer, so a fault is logged without traffic. */
@@ -72,6 +79,8 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   const file = ledger.engine === "postgres" ? null : ledger;
   const server = ledger.engine === "postgres" ? ledger : null;
   const opened = file && fileIdentity(file.path);
+  // Where PostgreSQL is, for messages: host and port only (the URL is already without its password).
+  const serverHost = server ? urlHost(server.url) : null;
   let fault: DatabaseFault | null = null;
   // PostgreSQL out of reach: not remembered for good like damage, since the server may come back.
   let unreachable: DatabaseFault | null = null;
@@ -96,7 +105,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
       unreachable = null;
     } catch (e) {
       if (!unreachable) {
-        unreachable = { kind: "unreachable", message: `PostgreSQL does not answer (${(e as Error)?.message ?? e})`, since: new Date(now()).toISOString() };
+        unreachable = { kind: "unreachable", message: `PostgreSQL at ${serverHost} does not answer (${(e as Error)?.message ?? e})`, since: new Date(now()).toISOString() };
         opts.logger?.error("ledger database unreachable", { reason: unreachable.message });
       }
     } finally {
@@ -128,6 +137,12 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
       if (kind === "damaged") record("damaged", `${file ? "SQLite" : "PostgreSQL"} reports damage: ${(error as Error).message}`);
       return kind;
     },
+    unavailableMessage(error) {
+      if (!serverHost) return "The ledger database cannot be read right now.";
+      const code = (error as { code?: unknown })?.code;
+      return `The ledger database, PostgreSQL at ${serverHost}, is unreachable (${typeof code === "string" && code ? code : "no answer"}): ` +
+        "no key can be checked and nothing read until it answers again.";
+    },
     check() {
       if (!fault && now() - lastProbe >= intervalMs) {
         lastProbe = now();
@@ -146,6 +161,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   };
   return health;
 }
+
 
 function fileIdentity(path: string): { dev: number; ino: number } | null {
   try {

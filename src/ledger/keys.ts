@@ -4,9 +4,9 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
 import type { Db, Sql } from "./sql/port.ts";
 
-export const allScopes = ["assets:read", "ledger:read", "wallets:sync", "ops:read"] as const;
-export type Scope = (typeof allScopes)[number];
-export const defaultScopes: Scope[] = ["assets:read", "ledger:read"];
+import { allScopes, defaultScopes, type Scope } from "../domain/scopes.ts";
+
+export { allScopes, defaultScopes, type Scope };
 
 export const keyPattern = /^cal_[A-Za-z0-9_-]{43}$/;
 export const tenantSlugPattern = /^[a-z0-9][a-z0-9-]{1,39}$/;
@@ -43,6 +43,11 @@ export async function ensureTenant(db: Sql, slug: string, maxWallets = 100, now 
   if (!tenantSlugPattern.test(slug)) throw new KeyError(`tenant slug ${JSON.stringify(slug)} must match ${tenantSlugPattern.source}`, true);
   await db.run("INSERT INTO tenants (slug, max_wallets, created_at) VALUES (?, ?, ?) ON CONFLICT(slug) DO NOTHING", slug, maxWallets, now.toISOString());
   return (await db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", slug))!.id;
+}
+
+/** The id of the tenant with this slug, or null when there is none (nothing is created). */
+export async function findTenant(db: Sql, slug: string): Promise<number | null> {
+  return (await db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", slug))?.id ?? null;
 }
 
 export async function createKey(db: Sql, input: { name: string; tenant: string; scopes?: Scope[] }, now = new Date()): Promise<CreatedKey> {

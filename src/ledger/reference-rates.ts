@@ -1,11 +1,11 @@
 // Reference rates in the ledger: `ca-ledger rates import` writes the ECB's history in one
-// transaction (a re-import of the same file changes nothing), each quote sealed like every row
-// nothing derives (seals.ts), and the year report reads USD → currency quotes for a day, falling
+// transaction as it streams (a re-import of the same file changes nothing), each quote sealed like
+// every row nothing derives (seals.ts), and the year report reads USD → currency quotes for a day, falling
 // back to the latest earlier ECB day (docs/income-and-tax.md#reference-rates).
 import type { Conversion, RateQuote } from "../domain/income-report.ts";
-import { EUR_PER_EUR, usdRate, type EcbHistory } from "../domain/reference-rates.ts";
+import { EUR_PER_EUR, usdRate, type EcbDay } from "../domain/reference-rates.ts";
 import { formatExact, parseDecimal } from "../domain/numbers.ts";
-import { sealRows } from "./seals.ts";
+import { rowSeal, sealedTables } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 
 export interface RatesImport {
@@ -18,31 +18,43 @@ export interface RatesImport {
   unchanged: number;
 }
 
-/** Stores every quote of the file; a quote already stored with the same value is left as it is. */
-export async function importRates(db: Sql, history: EcbHistory, now = new Date()): Promise<RatesImport> {
-  const existing = "SELECT per_eur FROM reference_rates WHERE currency = ? AND date = ?";
-  const put = `INSERT INTO reference_rates (currency, date, per_eur, imported_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = NULL`;
+/**
+ * Stores every quote of the file, a day at a time as the days arrive (a streamed file is never
+ * held whole), in one transaction: a bad line met on the way rolls back everything. A quote
+ * already stored with the same value is left as it is; a new or corrected one is written with
+ * its seal (seals.ts), so the import never re-reads what it wrote.
+ */
+export async function importRates(db: Sql, history: { currencies: string[]; days: Iterable<EcbDay> | AsyncIterable<EcbDay> }, now = new Date()): Promise<RatesImport> {
+  const stored = `SELECT currency, per_eur FROM reference_rates WHERE date = ?2 AND currency IN (SELECT value FROM json_each(?1))`;
+  const put = `INSERT INTO reference_rates (currency, date, per_eur, imported_at, row_sha256)
+     SELECT json_extract(value, '$.currency'), ?2, json_extract(value, '$.perEur'), ?3, json_extract(value, '$.seal') FROM json_each(?1) WHERE true
+     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = excluded.row_sha256`;
   const at = now.toISOString();
-  const dates = history.days.map((d) => d.date).sort();
-  const result: RatesImport = { days: dates.length, currencies: history.currencies.length, first: dates[0]!, last: dates[dates.length - 1]!, added: 0, changed: 0, unchanged: 0 };
+  const result: RatesImport = { days: 0, currencies: history.currencies.length, first: "", last: "", added: 0, changed: 0, unchanged: 0 };
   await db.write(async (tx) => {
-    for (const day of history.days) {
+    for await (const day of history.days) {
+      result.days++;
+      if (result.first === "" || day.date < result.first) result.first = day.date;
+      if (day.date > result.last) result.last = day.date;
+      const before = new Map((await tx.all<{ currency: string; per_eur: string }>(stored, JSON.stringify([...day.perEur.keys()]), day.date)).map((r) => [r.currency, r.per_eur]));
+      const writes = [];
       for (const [currency, perEur] of day.perEur) {
-        const row = await tx.get<{ per_eur: string }>(existing, currency, day.date);
-        if (row && row.per_eur === perEur) {
+        const old = before.get(currency);
+        if (old === perEur) {
           result.unchanged++;
           continue;
         }
-        await tx.run(put, currency, day.date, perEur, at);
-        if (row) result.changed++;
-        else result.added++;
+        if (old === undefined) result.added++;
+        else result.changed++;
+        writes.push({ currency, perEur, seal: rowSeal(REFERENCE_RATES, { currency, date: day.date, per_eur: perEur, imported_at: at }, "") });
       }
+      if (writes.length) await tx.run(put, JSON.stringify(writes), day.date, at);
     }
-    await sealRows(tx); // last: seals the quotes this import added or replaced
   });
   return result;
 }
+
+const REFERENCE_RATES = sealedTables.find((t) => t.name === "reference_rates")!;
 
 /**
  * USD → `currency` on each of `days`: the latest ECB day on or before it that quotes both the

@@ -440,6 +440,17 @@ export const ledgerState = pgTable("ledger_state", {
   value: text("value").notNull(),
 });
 
+// Issuer revisions that changed no booking (schema.ts says why).
+export const unbookedRevisions = pgTable(
+  "unbooked_revisions",
+  {
+    eventId: text("event_id").notNull(),
+    payloadSha256: text("payload_sha256").notNull(),
+    notedAt: text("noted_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.payloadSha256] }), index("unbooked_revisions_noted").on(t.notedAt)],
+);
+
 export const feedStatus = pgTable("feed_status", {
   name: text("name").primaryKey(),
   lastSuccessAt: text("last_success_at"),

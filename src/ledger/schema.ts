@@ -498,6 +498,20 @@ export const ledgerState = sqliteTable("ledger_state", {
   value: text("value").notNull(),
 });
 
+// Issuer revisions that changed no booking: a wallet's action came to cite the revision while its
+// booked figures stayed as they were, so booking appended nothing (docs/journal.md#revisions-that-change-no-figure).
+// Written by booking, read by the ops check `issuer_feed_churn` (a record revised again and again
+// for nothing); it names the issuer's event and revision, never a wallet or a tenant.
+export const unbookedRevisions = sqliteTable(
+  "unbooked_revisions",
+  {
+    eventId: text("event_id").notNull(),
+    payloadSha256: text("payload_sha256").notNull(),
+    notedAt: text("noted_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.payloadSha256] }), index("unbooked_revisions_noted").on(t.notedAt)],
+);
+
 export const feedStatus = sqliteTable("feed_status", {
   name: text("name").primaryKey(), // issuer | mint_poll
   lastSuccessAt: text("last_success_at"),

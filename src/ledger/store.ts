@@ -127,9 +127,20 @@ async function storeIssuerRecords(tx: Sql, records: (IssuerRecord | OperatorReco
   return out;
 }
 
+/** The longest rejected row kept whole, as canonical JSON (a real row is under 1 KiB). */
+export const MAX_REJECTION_PAYLOAD = 16 * 1024;
+
+/**
+ * A rejected row is kept as received, up to MAX_REJECTION_PAYLOAD: a longer one (a row padded with
+ * megabytes under a key the record does not have) keeps its start, its length and the SHA-256 of
+ * the whole, so a feed cannot fill the ledger through its refused rows.
+ */
 async function storeRejections(tx: Sql, rejections: NonNullable<ObservationBatch["issuerRejections"]>, at: string): Promise<void> {
   for (const r of rejections) {
-    await tx.run("INSERT INTO issuer_rejections (source, payload, reason, received_at) VALUES (?, ?, ?, ?)", r.source, canonicalJson(r.payload ?? null), r.reason, at);
+    const whole = canonicalJson(r.payload ?? null);
+    const payload = whole.length <= MAX_REJECTION_PAYLOAD ? whole
+      : canonicalJson({ truncated: true, length: whole.length, sha256: sha256Hex(whole), head: whole.slice(0, MAX_REJECTION_PAYLOAD) });
+    await tx.run("INSERT INTO issuer_rejections (source, payload, reason, received_at) VALUES (?, ?, ?, ?)", r.source, payload, r.reason, at);
   }
 }
 

@@ -11,8 +11,8 @@ import { actionWriter } from "./writers.ts";
 
 /** By migration tag (each engine's own). */
 export const dataSteps: Record<string, (tx: Sql) => Promise<void>> = {
-  "0013_action_events": (tx) => storeEachActionOnce(tx, "actions_0012"),
-  "0004_action_events": (tx) => storeEachActionOnce(tx, "actions_0003"),
+  "0015_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
+  "0006_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
 };
 
 interface ActionBefore {

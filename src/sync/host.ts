@@ -5,7 +5,7 @@ import type { Logger } from "../log.ts";
 import { QuotaExceeded, type EnqueueResult } from "./queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 
-/** A registration the worker has not answered in this time fails (a worker restarting, a stuck one). */
+/** A registration or removal the worker has not answered in this time fails (a worker restarting, a stuck one). */
 const REGISTER_TIMEOUT_MS = 30_000;
 
 export interface WorkerThread {
@@ -14,6 +14,8 @@ export interface WorkerThread {
   wake(): void;
   /** Registers a wallet and queues its sync, on the worker's connection (see AppDeps.registerWallet). */
   register(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
+  /** The tenant stops following the wallet, on the worker's connection; true when it followed it (see AppDeps.removeWallet). */
+  unregister(tenantId: number, owner: string): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,8 @@ export interface WorkerThreadOptions {
   onRpc(method: string, outcome: string, n: number): void;
   /** A database error the worker met (health.noteError). */
   onDatabaseError?(error: Error): void;
+  /** The worker's clock when a test sets it (shared-clock.ts); the wall clock otherwise. */
+  clock?: SharedArrayBuffer;
 }
 
 /**
@@ -42,7 +46,7 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
   let failStart: (e: Error) => void = () => {};
   const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failStart = reject; });
   let stopped: () => void = () => {};
-  const pending = new Map<number, { resolve(r: EnqueueResult): void; reject(e: Error): void }>();
+  const pending = new Map<number, { resolve(r: unknown): void; reject(e: Error): void }>();
   let nextId = 1;
 
   const spawn = () => {
@@ -55,6 +59,8 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       else if (m.type === "database_error") opts.onDatabaseError?.(Object.assign(new Error(m.message), { code: m.code ?? undefined }));
       else if (m.type === "registered") pending.get(m.id)?.resolve(m.result);
       else if (m.type === "register_failed") pending.get(m.id)?.reject(m.quota ? new QuotaExceeded(m.error) : new Error(m.error));
+      else if (m.type === "unregistered") pending.get(m.id)?.resolve(m.removed);
+      else if (m.type === "unregister_failed") pending.get(m.id)?.reject(new Error(m.error));
       else if (m.type === "failed") {
         opts.logger.error("worker thread failed to start", { error: m.error });
         failStart(new Error(`the sync worker could not start: ${m.error}`));
@@ -66,23 +72,26 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       opts.logger.error("worker thread died; restarting", { error: String(event.message ?? event) });
       if (!stopping) setTimeout(() => { if (!stopping) spawn(); }, 1000);
     };
-    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork });
+    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork, clock: opts.clock });
   };
   const send = (m: ToWorker) => thread.postMessage(m);
+  /** Sends a request the worker answers with the same id, within REGISTER_TIMEOUT_MS. */
+  const ask = <T>(what: string, message: (id: number) => ToWorker): Promise<T> => {
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => settle(() => reject(new Error(`the sync worker did not answer the ${what}`))), REGISTER_TIMEOUT_MS);
+      const settle = (done: () => void) => { clearTimeout(timer); pending.delete(id); done(); };
+      pending.set(id, { resolve: (r) => settle(() => resolve(r as T)), reject: (e) => settle(() => reject(e)) });
+      send(message(id));
+    });
+  };
   spawn();
 
   return {
     ready,
     wake: () => send({ type: "wake" }),
-    register(tenantId, maxWallets, owner) {
-      const id = nextId++;
-      return new Promise<EnqueueResult>((resolve, reject) => {
-        const timer = setTimeout(() => settle(() => reject(new Error("the sync worker did not answer the registration"))), REGISTER_TIMEOUT_MS);
-        const settle = (done: () => void) => { clearTimeout(timer); pending.delete(id); done(); };
-        pending.set(id, { resolve: (r) => settle(() => resolve(r)), reject: (e) => settle(() => reject(e)) });
-        send({ type: "register", id, tenantId, maxWallets, owner });
-      });
-    },
+    register: (tenantId, maxWallets, owner) => ask<EnqueueResult>("registration", (id) => ({ type: "register", id, tenantId, maxWallets, owner })),
+    unregister: (tenantId, owner) => ask<boolean>("removal", (id) => ({ type: "unregister", id, tenantId, owner })),
     async stop() {
       stopping = true;
       const done = new Promise<void>((resolve) => (stopped = resolve));

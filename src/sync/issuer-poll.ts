@@ -1,11 +1,12 @@
 // The issuer feed poll: every revision is stored (hashed, append-only), which marks the mints it
 // speaks of dirty; the booker re-books the wallets holding them. A feed that answers but whose rows
-// are mostly refused is reported `degraded`, not fresh. A feed turned off is not polled at all.
+// are mostly refused is reported `degraded`, not fresh; so is a feed that passes the poll's caps
+// (bytes, rows), and nothing of that poll is stored. A feed turned off is not polled at all.
 import { issuerFeedOff, type Config } from "../config.ts";
 import type { Sql } from "../ledger/sql/port.ts";
 import { markFeed, storeObservations } from "../ledger/store.ts";
-import type { FetchLike } from "../sources/retry.ts";
-import { createIssuerClient } from "../sources/xstocks/client.ts";
+import type { FetchLike } from "../net/http-transport.ts";
+import { createIssuerClient, FeedOverCap } from "../sources/xstocks/client.ts";
 import { attachIsins } from "../sources/xstocks/records.ts";
 
 export interface IssuerPollDeps {
@@ -18,12 +19,15 @@ export interface IssuerPollDeps {
 /** Above this share of refused rows the feed is degraded (a changed format, a broken upstream). */
 export const DEGRADED_REJECTION_SHARE = 0.5;
 
-export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number; rejected: number; rows: number; off?: true }> {
+export interface IssuerPollResult { added: number; rejected: number; rows: number; off?: true; degraded?: string }
+
+export async function pollIssuer(deps: IssuerPollDeps): Promise<IssuerPollResult> {
   const { db, config } = deps;
   // Turned off (XSTOCKS_API_URL=off): records come from operators' imports only.
   if (issuerFeedOff(config)) return { added: 0, rejected: 0, rows: 0, off: true };
   const now = deps.now ?? (() => new Date());
-  const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch });
+  const caps = { maxBytes: config.issuerFeedMaxMib * 1024 * 1024, maxRows: config.issuerFeedMaxRecords };
+  const issuer = createIssuerClient({ baseUrl: config.xstocksApiUrl, fetch: deps.fetch, caps });
   try {
     const [assets, history, upcoming] = await Promise.all([issuer.assets(), issuer.corporateActionsHistory(), issuer.corporateActionsUpcoming()]);
     const rejections = [...assets.rejections, ...history.rejections, ...upcoming.rejections];
@@ -43,6 +47,13 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<{ added: number;
     await markFeed(db, "issuer", { ok: true, degraded }, now());
     return { added: res.issuerRevisionsAdded, rejected: rejections.length, rows };
   } catch (e) {
+    // Over a cap the feed answered, so it is degraded (not failed), and nothing it sent is kept.
+    if (e instanceof FeedOverCap) {
+      const over = e.cap === "bytes" ? `more than ${config.issuerFeedMaxMib} MiB (ISSUER_FEED_MAX_MIB)` : `more than ${e.limit} rows (ISSUER_FEED_MAX_RECORDS)`;
+      const degraded = `over its cap: ${over} in one poll; nothing of this poll was stored`;
+      await markFeed(db, "issuer", { ok: true, degraded }, now());
+      return { added: 0, rejected: 0, rows: 0, degraded };
+    }
     await markFeed(db, "issuer", { ok: false, error: e instanceof Error ? e.message : String(e) }, now());
     throw e;
   }

@@ -4,12 +4,15 @@
 import type { Config } from "../config.ts";
 import type { BalanceChangeObs, MultiplierUpdateObs } from "../domain/observations.ts";
 import { UPDATE_COLUMNS, updateFromRow, type UpdateRow } from "../ledger/engine-input.ts";
+import { releaseLogSpace } from "../ledger/sql/dialect.ts";
+import { isDiskFull } from "../ledger/sql/errors.ts";
 import type { Db, Sql } from "../ledger/sql/port.ts";
 import { readCursors, scannedOf, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
-import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
+import { syncWalletChain } from "../sources/solana/chain-read/pipeline.ts";
+import type { SyncCursors, SyncProgress } from "../sources/solana/chain-read/types.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
-import type { FetchLike } from "../sources/retry.ts";
+import type { FetchLike } from "../net/http-transport.ts";
 import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
 
 export interface SyncDeps {
@@ -39,7 +42,10 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   const { db, config } = deps;
   const now = deps.now ?? (() => new Date());
   const deadline = AbortSignal.timeout(config.jobDeadlineSeconds * 1000);
-  const signal = deps.signal ? AbortSignal.any([deps.signal, deadline]) : deadline;
+  // A write that fails (a progress report on a full disk) ends the run at once: nothing it reads
+  // could be stored, and the job must say so now, not after its walk and its lease.
+  const writeFailed = new AbortController();
+  const signal = AbortSignal.any([...(deps.signal ? [deps.signal] : []), deadline, writeFailed.signal]);
   const rpc = createRpc({
     concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions,
     url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal,
@@ -49,7 +55,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   const lap = (name: string, since: number) => (took[name] = Math.round(performance.now() - since));
   try {
     const scope = tenantScope(job.tenant_id);
-    const progress = progressWriter(db, job.id, now);
+    const progress = progressWriter(db, job.id, now, (e) => writeFailed.abort(e));
     const result = await syncWalletChain(rpc, job.owner, await cursorsFor(db, scope, job.owner), {
       now: () => Math.floor(now().getTime() / 1000),
       onProgress: (p) => {
@@ -95,16 +101,28 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     deps.logger.debug("sync finished", { job: job.id, rpcCalls: result.rpcCalls, transactions: result.walletTransactions, ...took, totalMs: Math.round(performance.now() - started) });
     if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
     return result.gaps.length ? "partial" : "complete";
-  } catch (e) {
+  } catch (caught) {
+    const e = writeFailed.signal.aborted ? writeFailed.signal.reason : caught;
     // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
     if (deps.signal?.aborted || isAbort(e)) return "failed";
     deps.onError?.(e);
-    const message = e instanceof Error ? e.message : String(e);
+    const message = isDiskFull(e) ? `disk full: the ledger could not be written (${errorCode(e)}); free space on the ledger's disk`
+      : e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
-    await failJob(db, job.id, deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message, now(), Math.random, config.resyncSeconds);
+    const error = deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message;
+    try {
+      await failJob(db, job.id, error, now(), Math.random, config.resyncSeconds);
+    } catch (again) {
+      if (!isDiskFull(again)) throw again;
+      // The disk is still full: give the write-ahead log's space back, then the small write fits.
+      await releaseLogSpace(db);
+      await failJob(db, job.id, error, now(), Math.random, config.resyncSeconds);
+    }
     return "failed";
   }
 }
+
+const errorCode = (e: unknown): string => String((e as { code?: unknown })?.code || (e as { errno?: unknown })?.errno || "no code");
 
 /** Where the tenant's walk of the wallet's whole history (getTransactionsForAddress) stands. */
 const historyKey = (owner: string): string => `history:${owner}`;
@@ -127,9 +145,9 @@ async function cursorsFor(db: Sql, scope: string, owner: string): Promise<SyncCu
 /**
  * Progress as the walk reports it (synchronously, often), written in order, one write at a time:
  * a report that arrives while one is being written replaces the one waiting. `settled` waits for
- * the last, and throws what a write threw.
+ * the last, and throws what a write threw; `onFailure` hears of a failed write at once.
  */
-function progressWriter(db: Sql, id: number, now: () => Date) {
+function progressWriter(db: Sql, id: number, now: () => Date, onFailure: (e: unknown) => void) {
   let writing = false;
   let waiting: SyncProgress | null = null;
   let failed: unknown = null;
@@ -140,6 +158,7 @@ function progressWriter(db: Sql, id: number, now: () => Date) {
       for (let p: SyncProgress | null = first; p; p = waiting, waiting = null) await reportProgress(db, id, p, now());
     } catch (e) {
       failed = e;
+      onFailure(e);
     } finally {
       writing = false;
     }

@@ -55,24 +55,58 @@ export function registerAndEnqueue(db: Sql, tenantId: number, maxWallets: number
   });
 }
 
+/** How a claim chooses (docs/operations.md#fair-share). */
+export interface ClaimOptions {
+  /**
+   * Only a job of a tenant that has no sync running now: the worker's spare slot, so a tenant
+   * whose syncs hang on its provider answers can never hold every slot against another tenant.
+   */
+  idleTenantOnly?: boolean;
+}
+
 /**
- * Claims the most urgent runnable job: queued and due (a request or a retry), running with an
- * expired lease (its process died), or finished and due to be followed again. A wallet another
- * job is syncing right now waits: two jobs would walk the same accounts for nothing.
+ * Claims the next runnable job: queued and due (a request or a retry), running with an expired
+ * lease (its process died), or finished and due to be followed again. A wallet another job is
+ * syncing right now waits: two jobs would walk the same accounts for nothing.
+ *
+ * Fair share between tenants: the job is taken from the tenant with the fewest syncs running
+ * now, ties going to the tenant served longest ago (round-robin); only then the most urgent of
+ * that tenant's jobs (requests and retries before scheduled re-syncs, oldest first). So a tenant
+ * that registers a hundred wallets, or whose syncs hang, holds no more than an even share of the
+ * slots while another tenant has a sync due.
  */
-export function claimJob(db: Sql, now = new Date()): Promise<JobRow | null> {
+export function claimJob(db: Sql, now = new Date(), opts: ClaimOptions = {}): Promise<JobRow | null> {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  // Runnable, and its wallet not being synced now (a running job with an expired lease is not).
+  const runnable = `((j.status = 'queued' AND (j.next_retry_at IS NULL OR j.next_retry_at <= ?1))
+      OR (j.status = 'running' AND j.lease_until < ?1)
+      OR (j.status IN ('complete', 'partial', 'failed') AND j.next_sync_at IS NOT NULL AND j.next_sync_at <= ?1))
+    AND j.owner NOT IN (SELECT owner FROM sync_jobs WHERE status = 'running' AND lease_until >= ?1)`;
   return db.claim(async (tx): Promise<JobRow | null> => {
-    const row = await tx.get<{ id: number; status: JobStatus }>(
-      `SELECT j.id, j.status FROM sync_jobs j
-       WHERE ((j.status = 'queued' AND (j.next_retry_at IS NULL OR j.next_retry_at <= ?1))
-          OR (j.status = 'running' AND j.lease_until < ?1)
-          OR (j.status IN ('complete', 'partial', 'failed') AND j.next_sync_at IS NOT NULL AND j.next_sync_at <= ?1))
-         AND NOT EXISTS (SELECT 1 FROM sync_jobs o WHERE o.owner = j.owner AND o.id <> j.id AND o.status = 'running' AND o.lease_until >= ?1)
-       ORDER BY CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END, coalesce(j.next_sync_at, j.requested_at), j.id LIMIT 1${forUpdate(tx, { of: "j", skipLocked: true })}`,
+    // Two steps, so neither sorts every runnable job: the tenants in their turn, then the chosen
+    // tenant's most urgent job. A tenant whose runnable jobs another server holds (PostgreSQL's
+    // SKIP LOCKED) passes its turn to the next.
+    const tenants = await tx.all<{ tenant_id: number }>(
+      `SELECT t.tenant_id FROM (
+         SELECT c.tenant_id,
+           (SELECT count(*) FROM sync_jobs r WHERE r.tenant_id = c.tenant_id AND r.status = 'running' AND r.lease_until >= ?1) AS running,
+           (SELECT coalesce(max(s.started_at), '') FROM sync_jobs s WHERE s.tenant_id = c.tenant_id) AS served
+         FROM (SELECT DISTINCT j.tenant_id FROM sync_jobs j WHERE ${runnable}) c
+       ) t${opts.idleTenantOnly ? " WHERE t.running = 0" : ""}
+       ORDER BY t.running, t.served, t.tenant_id`,
       at,
     );
+    let row: { id: number; status: JobStatus } | null = null;
+    for (const { tenant_id } of tenants) {
+      row = await tx.get<{ id: number; status: JobStatus }>(
+        `SELECT j.id, j.status FROM sync_jobs j WHERE j.tenant_id = ?2 AND ${runnable}
+         ORDER BY CASE j.status WHEN 'queued' THEN 0 WHEN 'running' THEN 1 ELSE 2 END, coalesce(j.next_sync_at, j.requested_at), j.id
+         LIMIT 1${forUpdate(tx, { of: "j", skipLocked: true })}`,
+        at, tenant_id,
+      );
+      if (row) break;
+    }
     if (!row) return null;
     if (row.status === "queued" || row.status === "running") {
       await tx.run("UPDATE sync_jobs SET status = 'running', started_at = coalesce(started_at, ?), lease_until = ?, attempts = attempts + 1 WHERE id = ?", at, lease, row.id);
@@ -166,4 +200,24 @@ export async function jobCounts(db: Sql): Promise<Record<JobStatus, number>> {
   const out: Record<JobStatus, number> = { queued: 0, running: 0, complete: 0, partial: 0, failed: 0 };
   for (const r of await db.all<{ status: JobStatus; n: number }>("SELECT status, count(*) AS n FROM sync_jobs GROUP BY status")) out[r.status] = r.n;
   return out;
+}
+
+/** What removing a wallet did: whether the tenant followed it, and the run of its job in flight, if any. */
+export interface Unregistered { removed: boolean; runningJobId: number | null }
+
+/**
+ * The tenant stops following the wallet (docs/following.md#removing-a-wallet): its registration
+ * and its job row go in one transaction, so the job is never claimed, retried nor followed again,
+ * and the tenant's quota place is free. Nothing of the ledger is erased (observations, books, the
+ * journal stay, and the tenant's cursors, so registering again resumes where it stopped). A run
+ * in flight finds its row gone: what it still reports or finishes changes nothing; the caller
+ * may abort it (`runningJobId`).
+ */
+export function unregisterWallet(db: Sql, tenantId: number, owner: string): Promise<Unregistered> {
+  return db.write(async (tx): Promise<Unregistered> => {
+    const job = await tx.get<{ id: number; status: JobStatus }>("SELECT id, status FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    await tx.run("DELETE FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    const { changes } = await tx.run("DELETE FROM tenant_wallets WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+    return { removed: changes > 0, runningJobId: job?.status === "running" ? job.id : null };
+  });
 }

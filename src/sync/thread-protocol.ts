@@ -4,9 +4,10 @@ import type { Config } from "../config.ts";
 import type { EnqueueResult } from "./queue.ts";
 
 export type ToWorker =
-  | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean }
+  | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean; clock?: SharedArrayBuffer }
   | { type: "wake" }
   | { type: "register"; id: number; tenantId: number; maxWallets: number; owner: string }
+  | { type: "unregister"; id: number; tenantId: number; owner: string }
   | { type: "stop" };
 
 export type FromWorker =
@@ -14,6 +15,8 @@ export type FromWorker =
   | { type: "rpc"; counts: [method: string, outcome: string, n: number][] }
   | { type: "registered"; id: number; result: EnqueueResult }
   | { type: "register_failed"; id: number; quota: boolean; error: string }
+  | { type: "unregistered"; id: number; removed: boolean }
+  | { type: "unregister_failed"; id: number; error: string }
   | { type: "database_error"; message: string; code: string | null }
   | { type: "stopped" }
   | { type: "failed"; error: string };

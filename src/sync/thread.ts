@@ -6,7 +6,8 @@ import { openLedger } from "../ledger/db.ts";
 import { classifyDatabaseError } from "../ledger/health.ts";
 import type { Db } from "../ledger/sql/port.ts";
 import { createLogger } from "../log.ts";
-import { QuotaExceeded, registerAndEnqueue } from "./queue.ts";
+import { QuotaExceeded, registerAndEnqueue, unregisterWallet } from "./queue.ts";
+import { clockOf } from "./shared-clock.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";
 
@@ -42,6 +43,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         ...sources,
         logger,
         pollNetwork: m.pollNetwork,
+        now: clockOf(m.clock),
         // The HTTP thread's health check learns of damage the worker met first.
         onError: (e) => { if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null }); },
         onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),
@@ -60,6 +62,16 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       if (result.job === "enqueued") worker?.wake();
     } catch (e) {
       post({ type: "register_failed", id: m.id, quota: e instanceof QuotaExceeded, error: String((e as Error)?.message ?? e) });
+    }
+  } else if (m.type === "unregister") {
+    try {
+      if (!db) throw new Error("the worker has not started");
+      const r = await unregisterWallet(db, m.tenantId, m.owner);
+      // A run of this tenant × wallet in flight here stops reading now (its row is gone).
+      if (r.runningJobId !== null) worker?.cancel(r.runningJobId);
+      post({ type: "unregistered", id: m.id, removed: r.removed });
+    } catch (e) {
+      post({ type: "unregister_failed", id: m.id, error: String((e as Error)?.message ?? e) });
     }
   } else if (m.type === "stop") {
     await worker?.stop();

@@ -1,5 +1,6 @@
 // The sync worker: follows every registered wallet. It polls the issuer feed and the mints, runs
-// up to SYNC_CONCURRENCY sync jobs at once (requests, retries and scheduled re-syncs), and books
+// up to SYNC_CONCURRENCY sync jobs at once (requests, retries and scheduled re-syncs), plus one
+// spare slot for a tenant that has nothing running (docs/operations.md#fair-share), and books
 // what they stored through one booker. In `serve` it runs on its own thread (thread.ts) with its
 // own SQLite connection, so neither the engine nor a booking transaction ever runs on the thread
 // that answers HTTP. Every step writes through the store and the booking, which are
@@ -10,7 +11,7 @@ import { createBooker, type Booker } from "./booker.ts";
 import { pollIssuer } from "./issuer-poll.ts";
 import { runSyncJob, type SyncDeps } from "./job.ts";
 import { pollMints } from "./mint-poll.ts";
-import { claimJob } from "./queue.ts";
+import { claimJob, type JobRow } from "./queue.ts";
 
 export type WorkerDeps = Omit<SyncDeps, "book" | "signal">;
 
@@ -19,12 +20,16 @@ export interface Worker {
   wake(): void;
   /** Stops within about a second: jobs in flight are abandoned to their lease. */
   stop(): Promise<void>;
+  /** Aborts a run in flight here whose wallet was removed: it stops reading and writes nothing more. */
+  cancel(jobId: number): void;
   booker: Booker;
 }
 
 /** How often a wallet's derived figures (yield windows, announced events) are refreshed by the clock alone. */
 export const REFRESH_SECONDS = 24 * 3600;
 const TICK_MS = 500;
+/** A step that keeps failing (the database gone, a disk full) is tried less and less often, up to this. */
+const MAX_BACKOFF_MS = 30_000;
 
 export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker {
   let stopped = false;
@@ -37,6 +42,14 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   let wake: () => void = () => {};
   let lastIssuer = 0, lastMint = 0, lastRefresh = 0;
   let jobsInFlight = 0;
+  let spareInFlight = false;
+  // Each run's own abort, beside the worker's: a removed wallet's run stops alone (cancel).
+  const runs = new Map<number, AbortController>();
+  const run = (job: JobRow, done: () => void) => {
+    const controller = new AbortController();
+    runs.set(job.id, controller);
+    track("sync", runSyncJob({ ...stepDeps, signal: AbortSignal.any([abort.signal, controller.signal]) }, job).finally(() => { runs.delete(job.id); done(); wake(); }));
+  };
 
   const track = (name: string, p: Promise<unknown>) => {
     const tracked = p.catch((e) => {
@@ -66,25 +79,47 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
       const job = await claimJob(deps.db, clock());
       if (!job) break;
       jobsInFlight++;
-      track("sync", runSyncJob(stepDeps, job).finally(() => { jobsInFlight--; wake(); }));
+      run(job, () => jobsInFlight--);
+    }
+    // Every slot is taken (by one tenant's hung syncs, say): a tenant with nothing running still
+    // gets one, so it never waits for another tenant's provider to answer.
+    if (deps.pollNetwork && jobsInFlight >= deps.config.syncConcurrency && !spareInFlight) {
+      const job = await claimJob(deps.db, clock(), { idleTenantOnly: true });
+      if (job) {
+        spareInFlight = true;
+        run(job, () => (spareInFlight = false));
+      }
     }
   };
 
   const loop = async () => {
     // Marks left by a crash between storing and booking (or by an upgrade) are booked first.
     track("start-up booking", booker.request());
+    // A step that keeps failing is logged once when it starts failing (and again only if the
+    // cause changes), and tried with a growing pause; once it works again, that is logged too.
+    let failing: string | null = null;
+    let pause = TICK_MS;
     while (!stopped) {
       try {
         await tick();
+        if (failing !== null) logger.info("worker step works again", { after: failing });
+        failing = null;
+        pause = TICK_MS;
       } catch (e) {
-        if (!stopped) logger.error("worker step failed", { error: String((e as Error)?.message ?? e) });
+        if (stopped) break;
+        deps.onError?.(e);
+        const error = String((e as Error)?.message ?? e);
+        if (error !== failing) logger.error("worker step failed", { error, retryingEveryUpToSeconds: MAX_BACKOFF_MS / 1000 });
+        failing = error;
+        pause = Math.min(MAX_BACKOFF_MS, pause * 2);
       }
-      await new Promise<void>((r) => { const t = setTimeout(r, TICK_MS); wake = () => { clearTimeout(t); r(); }; });
+      await new Promise<void>((r) => { const t = setTimeout(r, pause); wake = () => { clearTimeout(t); r(); }; });
     }
   };
   const done = loop();
   return {
     wake: () => wake(),
+    cancel: (jobId) => runs.get(jobId)?.abort(new Error("wallet removed")),
     booker,
     async stop() {
       stopped = true;

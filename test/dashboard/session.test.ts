@@ -114,6 +114,66 @@ describe("sign-in", () => {
   });
 });
 
+describe("sign-ins are bounded", () => {
+  const sessionsOf = async (s: TestServer, keyId: string) => ((await s.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", keyId)) as { n: number }).n;
+
+  test("a sign-in counts against the key's rate limit: past it, 429 rate_limited and no session opened", async () => {
+    const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: "5" });
+    try {
+      const k = await limited.key();
+      for (let i = 1; i <= 5; i++) {
+        const b = await signIn(limited, k.key);
+        expect({ i, status: b.answer.status, remaining: b.answer.headers.get("ratelimit-remaining") }).toEqual({ i, status: 201, remaining: String(5 - i) });
+      }
+      const over = await signIn(limited, k.key);
+      expect({ status: over.answer.status, code: over.answer.body.code, cookie: over.answer.headers.get("set-cookie") }).toEqual({ status: 429, code: "rate_limited", cookie: null });
+      expect(over.answer.headers.get("retry-after")).toMatch(/^[0-9]+$/);
+      expect(await sessionsOf(limited, k.id)).toBe(5);
+      // The key's API budget is the same one: spent.
+      expect((await call(limited.url, "/v1/wallets", { key: k.key })).body.code).toBe("rate_limited");
+      const metrics = await call(limited.url, "/v1/ops/metrics", { key: (await limited.key(["ops:read"])).key });
+      expect(metrics.text).toContain("caledger_rate_limited_total 2");
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test("a key keeps at most 20 live sessions: 25 sign-ins leave 20 rows, the newest live", async () => {
+    const k = await srv.key();
+    const browsers: Browser[] = [];
+    for (let i = 0; i < 25; i++) browsers.push(await signIn(srv, k.key));
+    expect(browsers.every((b) => b.answer.status === 201)).toBe(true);
+    expect(await sessionsOf(srv, k.id)).toBe(sessionLimits.perKey);
+    expect(sessionLimits.perKey).toBe(20);
+    expect((await read(srv, browsers[24]!, "/ui/api/v1/wallets")).status).toBe(200);
+    const live = await Promise.all(browsers.map(async (b) => (await read(srv, b, "/ui/session")).body.signedIn));
+    expect(live.filter(Boolean)).toHaveLength(20);
+  });
+
+  test("the 21st session of a key ends the oldest; another key's sessions are untouched", async () => {
+    const ledger = await openLedger(ledgerTarget(tempDir()));
+    try {
+      const principalOf = async (name: string) => {
+        const key = await createKey(ledger.db, { name, tenant: "acme", scopes: [...allScopes] });
+        return { keyId: key.id, tenantId: 1, tenant: "acme", scopes: [...allScopes] };
+      };
+      const [one, other] = [await principalOf("one"), await principalOf("other")];
+      const store = sessionStore(ledger.db);
+      const t0 = Date.parse("2026-06-01T00:00:00Z");
+      const at = (seconds: number) => new Date(t0 + seconds * 1000);
+      const theirs = (await store.open(other, at(0))).id;
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push((await store.open(one, at(i))).id);
+      expect((await Promise.all(ids.map((id) => store.find(id, at(20))))).every((found) => found !== null)).toBe(true);
+      const newest = (await store.open(one, at(20))).id;
+      expect(await store.find(ids[0]!, at(21))).toBeNull();
+      for (const id of [...ids.slice(1), newest, theirs]) expect(await store.find(id, at(21))).not.toBeNull();
+    } finally {
+      await ledger.close();
+    }
+  });
+});
+
 describe("GET /ui/session", () => {
   test("says who is signed in, or that nobody is (and clears a dead cookie)", async () => {
     const k = await srv.key();
@@ -171,9 +231,8 @@ describe("/ui/api/: the API as the session's key", () => {
     try {
       const k = await limited.key();
       await registerWallet(limited.db, "acme", owner);
-      const b = await signIn(limited, k.key);
+      const b = await signIn(limited, k.key); // the sign-in is the key's first request of the minute
       expect((await call(limited.url, "/v1/wallets", { key: k.key })).status).toBe(200);
-      expect((await read(limited, b, "/ui/api/v1/wallets")).status).toBe(200);
       expect((await read(limited, b, "/ui/api/v1/wallets")).status).toBe(200);
       const over = await read(limited, b, "/ui/api/v1/wallets");
       expect({ status: over.status, code: over.body.code }).toEqual({ status: 429, code: "rate_limited" });

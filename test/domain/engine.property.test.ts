@@ -192,4 +192,11 @@ describe("journal changes", () => {
     expect(d.reversals.map((r) => r.booking)).toEqual([b]);
     expect(d.recognitions.map((r) => r.booking.usd)).toEqual(["2"]);
   });
+
+  test("new evidence with the same figures (an issuer edit of a record's notes) appends nothing and is named as restated", () => {
+    const d = diffJournal([b], [{ ...b, evidenceSha256: "dd" }]);
+    expect({ reversals: d.reversals, recognitions: d.recognitions, changeReason: d.changeReason }).toEqual({ reversals: [], recognitions: [], changeReason: null });
+    expect(d.restated).toEqual([{ ...b, evidenceSha256: "dd" }]);
+    expect(diffJournal([b], [b]).restated).toEqual([]);
+  });
 });

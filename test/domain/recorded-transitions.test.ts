@@ -32,7 +32,7 @@ const booked: Booked[] = recordedSymbols().flatMap(({ symbol, transitions, revis
     const facts = bookTransition(c, R, 8);
     const event = c.match.kind === "matched" ? c.match.event : null;
     const lifecycle = { state: t.state, steps: [] };
-    const action = transitionAction({ owner: OWNER, symbol, decimals: 8, raw: R, c, facts, event, lifecycle, firstObservedActiveAt: null });
+    const action = transitionAction({ owner: OWNER, symbol, decimals: 8, raw: R, c, facts, event, lifecycle, firstObservedActiveAt: null, lineageLink: null });
     return { symbol, c, facts, action, booking: bookingFor(action, formatExact(facts.delta), "0") };
   });
 });
@@ -185,6 +185,21 @@ describe("issuer records the engine used to misread", () => {
     expect([a.withholdingTaxRate, a.withholdingTaxUsd, a.retainedUsd, a.retentionRate]).toEqual([null, "0", "0", null]);
     expect(a.grossUsd).toBe(a.usd);
   });
+});
+
+test("every recorded spin-off and rights distribution names what it distributed only where the issuer did: CMCSAx's note names VSNT, KRAQx's KRAQW", () => {
+  const distributions = booked.filter((b) => b.c.type === "spin_off" || b.c.type === "rights_distribution");
+  const named = Object.fromEntries(distributions.map((b) => [`${b.symbol} ${b.action.effectiveAt!.slice(0, 10)}`, b.c.distributed]));
+  expect(named).toEqual({
+    "CMCSAx 2026-01-07": { name: "VSNT", namedBy: "issuer" }, // "Sell of 373.48 shares of VSNT (CMCSA spin off) @ $ 34.56020"
+    "KRAQx 2026-03-26": { name: "KRAQW", namedBy: "issuer" }, // matched v3 says "warrants" only; v1 "Sell of 18606 units of KRAQW"
+    "HONx 2025-10-30": { name: null, namedBy: null },
+    "HONx 2026-06-29": { name: null, namedBy: null },
+    "GMEx 2025-10-08": { name: null, namedBy: null },
+    "DFDVx 2025-11-07": { name: null, namedBy: null },
+    "OPENx 2025-11-24": { name: null, namedBy: null },
+  });
+  expect(find("CMCSAx", "2026-01-07").action.reason).toContain("of the value distributed as VSNT");
 });
 
 test("the recorded steps cover the multiplier values exactly (f64 lifted, no decimal rounding)", () => {

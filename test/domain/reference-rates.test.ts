@@ -11,10 +11,12 @@ import { EUR_PER_EUR, parseEcbHistory, RatesFileError, usdRate } from "../../src
 
 const ecbSample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
 const text = readFileSync(ecbSample, "utf8");
+/** The sample's last day: no later day may be in it. */
+const TODAY = "2026-01-09";
 
 describe("the ECB history file", () => {
   test("the real sample reads whole: 27 days, 41 currencies, gaps left out", () => {
-    const h = parseEcbHistory(text);
+    const h = parseEcbHistory(text, TODAY);
     expect(h.days.length).toBe(27);
     expect(h.currencies.length).toBe(41);
     expect(h.currencies.slice(0, 4)).toEqual(["USD", "JPY", "BGN", "CYP"]);
@@ -33,13 +35,13 @@ describe("the ECB history file", () => {
   });
 
   test("CRLF line endings, a byte-order mark and a missing final newline read the same", () => {
-    const same = parseEcbHistory("\uFEFF" + text.replace(/\n/g, "\r\n").replace(/\r\n$/, ""));
-    expect(same).toEqual(parseEcbHistory(text));
+    const same = parseEcbHistory("\uFEFF" + text.replace(/\n/g, "\r\n").replace(/\r\n$/, ""), TODAY);
+    expect(same).toEqual(parseEcbHistory(text, TODAY));
   });
 
   const errorOf = (t: string): RatesFileError => {
     try {
-      parseEcbHistory(t);
+      parseEcbHistory(t, TODAY);
     } catch (e) {
       if (e instanceof RatesFileError) return e;
       throw e;

@@ -7,8 +7,9 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError, createClient } from "../../client/src/index.ts";
 import * as S from "../../schemas/index.ts";
-import { randomAddress, repoRoot, schemaErrors, tempDir } from "../harness/index.ts";
+import { randomAddress, repoRoot, schemaErrors, tempDir, waitFor } from "../harness/index.ts";
 import { withLedger } from "../ops/helpers.ts";
+import { newLedgerLine } from "./trust-helpers.ts";
 import { ledgerArgs, testEngine } from "../support/engine.ts";
 
 const binary = join(repoRoot, "dist", "ca-ledger");
@@ -84,6 +85,10 @@ async function serve(args: string[]): Promise<Served & { startMs: number }> {
   return { proc, url, startMs: performance.now() - started, stdout: () => out.text, stderr: () => err.text };
 }
 
+/**
+ * SIGTERM, then SIGKILL if the server is still there 10 s later: an exit code of 0 means it
+ * stopped on its own. The time it took is printed, never asserted (the machine may be loaded).
+ */
 async function stopWithSigterm(s: Served): Promise<{ code: number | null; ms: number }> {
   const t = performance.now();
   s.proc.kill("SIGTERM");
@@ -117,8 +122,11 @@ afterAll(async () => {
 
 describe("ca-ledger binary", () => {
   test("keys create --json prints one JSON object with the key shown once", async () => {
+    const besideBinary = readdirSync(join(repoRoot, "dist")).sort(); // dist/release from `npm run build:all` may be there too
     const r = await run(["keys", "create", "e2e", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json", ...ledger]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    // The first command on a new data dir says where it creates the ledger, and nothing else.
+    expect({ code: r.code, stderr: r.stderr.replace(newLedgerLine, "") }).toEqual({ code: 0, stderr: "" });
+    expect(r.stderr).toMatch(newLedgerLine);
     created = JSON.parse(r.stdout);
     expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "key", "name", "scopes", "tenant"]);
     expect(created.key).toMatch(/^cal_[A-Za-z0-9_-]{43}$/);
@@ -130,7 +138,7 @@ describe("ca-ledger binary", () => {
     expect(stored).toEqual([{ id: created.id, name: "e2e" }]);
     // Nothing is written beside the binary or in the cwd but what --data-dir names.
     expect(readdirSync(cwd)).toEqual([]);
-    expect(readdirSync(join(repoRoot, "dist"))).toEqual(["ca-ledger"]);
+    expect(readdirSync(join(repoRoot, "dist")).sort()).toEqual(besideBinary);
   });
 
   test("keys list --json shows the key without the key or its hash", async () => {
@@ -223,8 +231,7 @@ describe("ca-ledger binary", () => {
     await (await fetch(server!.url + "/v1/health")).text();
     const { code, ms } = await stopWithSigterm(server!);
     console.log(`serve: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(3_000);
+    expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
   }, 15_000);
 
   // SQLite's, as the next test: the demo runs on SQLite in its own data dir by design (the binary
@@ -233,7 +240,8 @@ describe("ca-ledger binary", () => {
     const demoDir = join(demoRoot, "d");
     const demo = await serve(["--demo", "--data-dir", demoDir]);
     try {
-      for (let i = 0; i < 100 && !/curl .*\n/.test(demo.stdout()); i++) await Bun.sleep(20);
+      // The banner comes after the server listens: wait for its last line, not for a time.
+      await waitFor(async () => demo.stdout(), (out) => /curl .*\n/.test(out));
       const out = demo.stdout();
       const key = /\b(cal_[A-Za-z0-9_-]{43})\b/.exec(out)?.[1];
       expect(key).toBeDefined();
@@ -254,8 +262,7 @@ describe("ca-ledger binary", () => {
       // (the client connections above are still open).
       const { code, ms } = await stopWithSigterm(demo);
       console.log(`serve --demo: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
-      expect(code).toBe(0);
-      expect(ms).toBeLessThan(3_000);
+      expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
     }
   }, 30_000);
 

@@ -1,25 +1,28 @@
 // The dashboard as a person uses it. The compiled binary serves the demo from a temp folder;
-// Debian's headless Chromium, driven by playwright-core (never a downloaded browser), signs in
-// with the key `serve --demo` prints, opens every view, sees real data and a drawn chart,
+// a real headless Chromium (the system's, else the one an npm package ships inside it:
+// test/support/chromium.ts), driven by playwright-core, signs in with the key `serve --demo`
+// prints, opens every view, sees real data and a drawn chart,
 // registers a wallet, downloads every export and the year report. The figures on screen and in
 // the files are compared with the API's own answers (the year report, an income action, the
-// reference-rate conversion once `rates import` loaded the ECB sample; before it, the currency
+// reference-rate conversion once `rates import` loaded the ECB sample): money to the cent, the
+// exact value on hover, every breakdown adding up on the page (before the rates, the currency
 // picker says how to import rates, after it, it offers exactly the imported currencies). Then: the key is nowhere in the
 // browser, a write without the CSRF token or from another page is refused, a key without
 // wallets:sync is told so, revoking a key ends its session at the next request, sign-out works.
 // Screenshots of each view go to test-output/dashboard/ (git-ignored); the first paint and the
 // time from sign-in to the holdings are printed and written to timings.json there.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { randomAddress, repoRoot, tempDir } from "../harness/index.ts";
 import { cliAsync, ensureBinary } from "../ops/helpers.ts";
 import type { IncomeReport } from "../../client/src/index.ts";
+import { breakdownCents, cents } from "../../web/src/format.ts";
 import { assetPaths } from "../dashboard/pages.ts";
+import { testBrowser, type TestBrowser } from "../support/chromium.ts";
 
-const chromiumPath = "/usr/bin/chromium";
 const chromiumFlags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 /** A browser step on a busy two-core machine: generous, since a timer is not what these tests check. */
 const slow = 60_000;
@@ -33,6 +36,8 @@ let url = "";
 let demoKey = "";
 let context: BrowserContext | null = null;
 let page: Page;
+let browser: TestBrowser | null = null;
+let browserProblem = "";
 const consoleErrors: string[] = [];
 const timings: Record<string, number> = {};
 
@@ -80,20 +85,43 @@ async function apiJson(path: string) {
 }
 
 /**
- * The digits a shown amount carries ("$1,234.50" → "1234.5", "-$0.000253" → "-0.000253",
- * "1,000.00 EUR" → "1000"): what the API sent when the page only grouped and padded cents, so
- * equality with the API's string proves nothing was rounded again. "unknown" and "no rate" stay.
+ * The digits a year-report CSV cell carries ("1234.50" → "1234.5", "0.000253" stays): the server's
+ * figure padded to at least cents, so equality with the API's string proves nothing was rounded again.
  */
 function digitsOf(text: string | null): string {
   const t = (text ?? "").trim();
-  if (t === "unknown" || t === "no rate") return t;
-  const plain = t.replace(/[$,]/g, "").replace(/ [A-Z]{3}$/, "");
-  const [integer, fraction = ""] = plain.split(".");
+  const [integer, fraction = ""] = t.split(".");
   expect(fraction.length).toBeGreaterThanOrEqual(2); // at least cents
   const kept = fraction.replace(/0+$/, "");
   return kept ? `${integer}.${kept}` : integer!;
 }
-const apiShown = (v: string | null, missing = "unknown") => v ?? missing;
+/** An amount as the page shows money ("$1,234.50", "-$0.25", "1,234.50 EUR") as plain cents ("1234.50"); "unknown", "no rate" and "—" stay. */
+function centsShown(text: string | null): string {
+  const t = (text ?? "").trim();
+  if (t === "unknown" || t === "no rate" || t === "—") return t;
+  expect(t).toMatch(/^-?\$?[0-9,]+\.[0-9]{2}( [A-Z]{3})?$/); // to the cent
+  return t.replace(/[$,]/g, "").replace(/ [A-Z]{3}$/, "");
+}
+
+/**
+ * The cents a breakdown shows (src/domain/display.ts): each part rounded, the gross their sum where
+ * all are known. A report row with no event valued in USD shows "—" for the parts beside its net.
+ */
+const breakdownOf = (e: { grossUsd: string | null; withholdingTaxUsd: string | null; retainedUsd: string | null; usd: string | null }, missing = "unknown", noneValued = false) => {
+  const b = breakdownCents({ gross: e.grossUsd, withheld: e.withholdingTaxUsd, retained: e.retainedUsd, net: e.usd });
+  return [b.gross, b.withheld, b.retained, b.net].map((v, i) => (noneValued && i < 3 ? "—" : v ?? missing));
+};
+const noneValued = (r: { events: number; unvaluedEvents: number }) => r.events - r.unvaluedEvents <= 0;
+const convertedBreakdown = (c: { gross: string | null; withholdingTax: string | null; retained: string | null; net: string | null }, missing: string, none = false) =>
+  breakdownOf({ grossUsd: c.gross, withholdingTaxUsd: c.withholdingTax, retainedUsd: c.retained, usd: c.net }, missing, none);
+
+/** Gross − withheld − retained = net, in cents as read off the page (where all four are known). */
+function addsUpOnPage(gross: string, withheld: string, retained: string, net: string): boolean {
+  const all = [gross, withheld, retained, net];
+  if (all.some((v) => v === "unknown" || v === "no rate" || v === "—")) return true;
+  const [g, w, r, n] = all.map((v) => BigInt(v.replace(".", "")));
+  return g! - w! - r! === n!;
+}
 
 /** The pixels of one series' colour on the chart's canvas. */
 const chartPixels = (rgb: [number, number, number]) =>
@@ -107,17 +135,23 @@ const chartPixels = (rgb: [number, number, number]) =>
   }, rgb);
 
 /**
- * Picks a year on the Income view, checking every frame until its report shows: no frame may show
- * another year's rows under the new choice (a view must not keep the previous read's data).
+ * Picks a year on the Income view, checking every frame until its report shows: once the view has
+ * taken the new choice, no frame may show another year's rows (a view must not keep the previous
+ * read's data). The view takes a choice from the URL, at the hashchange its picker causes; the
+ * picker's own value changes before that, as the browser applies the click, so a frame drawn in
+ * between shows the new value over the old rows without the view having been told: the year
+ * checked is the one of the last hashchange, not the picker's.
  */
 async function pickYear(year: string): Promise<void> {
   await page.evaluate(() => {
-    const w = window as unknown as { stale: string[]; frame: number };
+    const w = window as unknown as { stale: string[]; frame: number; taken: string; onTaken: () => void };
     w.stale = [];
+    w.taken = document.querySelector<HTMLSelectElement>("#year")?.value ?? "";
+    w.onTaken = () => { w.taken = new URLSearchParams(location.hash.split("?")[1] ?? "").get("year") ?? w.taken; };
+    addEventListener("hashchange", w.onTaken);
     const check = () => {
-      const chosen = document.querySelector<HTMLSelectElement>("#year")?.value ?? "";
       const months = [...document.querySelectorAll("#income-report tbody tr td:first-child")].map((td) => td.textContent ?? "");
-      if (months.some((m) => !m.startsWith(chosen))) w.stale.push(`${chosen} showing ${months[0]}`);
+      if (months.some((m) => !m.startsWith(w.taken))) w.stale.push(`${w.taken} showing ${months[0]}`);
       w.frame = requestAnimationFrame(check);
     };
     check();
@@ -125,8 +159,9 @@ async function pickYear(year: string): Promise<void> {
   await page.selectOption("#year", year);
   await page.waitForFunction((y) => [...document.querySelectorAll("#income-report tbody tr td:first-child")].some((td) => td.textContent?.startsWith(y)), year);
   const stale = await page.evaluate(() => {
-    const w = window as unknown as { stale: string[]; frame: number };
+    const w = window as unknown as { stale: string[]; frame: number; onTaken: () => void };
     cancelAnimationFrame(w.frame);
+    removeEventListener("hashchange", w.onTaken);
     return w.stale;
   });
   expect(stale).toEqual([]);
@@ -145,9 +180,15 @@ beforeAll(async () => {
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   await serveDemo();
-  if (!existsSync(chromiumPath)) return; // the first test fails and says what to install
+  try {
+    browser = testBrowser();
+  } catch (e) {
+    browserProblem = (e as Error).message; // the first test fails and says why
+    return;
+  }
+  console.log(`dashboard: Chromium from ${browser.source}`);
   context = await chromium.launchPersistentContext(tempDir("ca-ledger-chromium-"), {
-    executablePath: chromiumPath, headless: true, args: chromiumFlags, viewport: { width: 1280, height: 860 }, acceptDownloads: true,
+    executablePath: browser.executablePath, env: { ...process.env, ...browser.env }, headless: true, args: chromiumFlags, viewport: { width: 1280, height: 860 }, acceptDownloads: true,
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
@@ -165,8 +206,8 @@ afterAll(async () => {
 });
 
 describe("the dashboard in a browser", () => {
-  test("chromium is installed (Debian package chromium; .ci/run installs it)", () => {
-    expect({ chromium: chromiumPath, installed: existsSync(chromiumPath) }).toEqual({ chromium: chromiumPath, installed: true });
+  test("a Chromium is there (the system's, else the npm package's) and started", () => {
+    expect({ problem: browserProblem, started: context !== null }).toEqual({ problem: "", started: true });
   }, slow);
 
   test("the binary serves / and every file the page loads, from another folder, offline", async () => {
@@ -209,26 +250,44 @@ describe("the dashboard in a browser", () => {
     await shot("03-income");
     await page.selectOption("#year", "2025");
     await page.waitForFunction(() => location.hash.includes("year=2025"));
-    await page.waitForSelector("#income-report tbody tr");
+    // The rows are 2026's until the view has read 2025's report: wait for that state.
+    await page.waitForFunction(() => document.querySelector("#income-report tbody tr td:first-child")?.textContent?.startsWith("2025-"));
     expect(await page.textContent("#income-report")).toContain("2025-");
   }, slow);
 
-  test("income: the totals and every row are the server's year report, digit for digit; the chart draws gross, withheld and net", async () => {
+  test("income: the totals and every row are the server's year report to the cent, the exact value on hover, and add up on the page; the chart draws gross, withheld and net", async () => {
     await pickYear("2026");
     const report = await apiJson("/v2/reports/income?year=2026");
-    const cards = await page.$$eval("#report-totals .card", (cs) => cs.map((c) => [c.getAttribute("data-figure"), c.querySelector(".card-value")!.textContent]));
-    const shown = Object.fromEntries(cards) as Record<string, string>;
-    for (const part of ["usd", "grossUsd", "withholdingTaxUsd", "retainedUsd"]) expect({ part, shown: digitsOf(shown[part]!) }).toEqual({ part, shown: apiShown(report.totals[part]) });
+    const cards = await page.$$eval("#report-totals .card", (cs) => cs.map((c) => [c.getAttribute("data-figure"), c.querySelector(".card-value")!.textContent, c.querySelector(".num")?.getAttribute("title") ?? null]));
+    const shown = Object.fromEntries(cards.map(([figure, text]) => [figure, text])) as Record<string, string>;
+    const titles = Object.fromEntries(cards.map(([figure, , title]) => [figure, title])) as Record<string, string | null>;
+    const parts = ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const;
+    expect(parts.map((p) => centsShown(shown[p]!))).toEqual(breakdownOf(report.totals.exact));
+    for (const p of parts) expect({ p, title: titles[p] }).toEqual({ p, title: expect.stringContaining(`${report.totals.exact[p]} USD (exact)`) });
+    expect(addsUpOnPage(...(parts.map((p) => centsShown(shown[p]!)) as [string, string, string, string]))).toBe(true);
     expect([shown.events, shown.unvaluedEvents]).toEqual([String(report.totals.events), String(report.totals.unvaluedEvents)]);
-    expect(report.totals.grossUsd).not.toBeNull(); // the breakdown is there to compare
+    // The gross of the 3 events without a net USD is apart, not inside the gross (which read $509.91 when it was).
+    expect(report.totals.unvaluedEvents).toBe(3);
+    expect(centsShown(shown.unvaluedGrossUsd!)).toBe(cents(report.totals.exact.unvaluedGrossUsd));
+    expect(shown.grossUsd).not.toBe("$509.91");
 
     const rows = await page.$$eval("#income-report tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    const unknownTitles = await page.$$eval("#income-report tbody .unknown", (us) => us.map((u) => u.getAttribute("title") ?? ""));
     expect(rows.length).toBe(report.rows.length);
     report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
-      const [month, symbol, events, gross, withheld, retained, net, unvalued] = rows[i]!;
+      const [month, symbol, events, gross, withheld, retained, net, unvalued, unvaluedGross] = rows[i]!;
       expect({ month, symbol, events: Number(events), unvalued: Number(unvalued || 0) }).toEqual({ month: r.month, symbol: r.symbol ?? "", events: r.events, unvalued: r.unvaluedEvents });
-      expect([gross, withheld, retained, net].map(digitsOf)).toEqual([r.grossUsd, r.withholdingTaxUsd, r.retainedUsd, r.usd].map((v) => apiShown(v)));
+      const onPage = [gross, withheld, retained, net].map(centsShown);
+      expect({ month, symbol, onPage }).toEqual({ month, symbol: r.symbol ?? "", onPage: breakdownOf(r.exact, "unknown", noneValued(r)) });
+      expect({ month, symbol, addsUp: addsUpOnPage(...(onPage as [string, string, string, string])) }).toEqual({ month, symbol: r.symbol ?? "", addsUp: true });
+      expect(unvaluedGross!.trim() === "" ? null : centsShown(unvaluedGross!)).toBe(r.unvaluedEvents === 0 ? null : cents(r.exact.unvaluedGrossUsd!));
     });
+    // A month of a symbol whose only event has no net: its net reads "unknown" and says why, the
+    // parts "—" (they cover events with a net), its gross is apart; never $0.00.
+    const nvo = rows.find(([m, sym]) => m === "2026-03" && sym === "NVOx")!;
+    expect(nvo.slice(3, 7)).toEqual(["—", "—", "—", "unknown"]);
+    expect(centsShown(nvo[8]!)).toBe("36.82");
+    for (const t of unknownTitles) expect(t).toMatch(/^Unknown: .*not 0$/);
 
     // Gross, withheld and net are each drawn (bar colours as in web/src/chart-series.ts).
     await page.waitForFunction(() => (document.querySelector<HTMLCanvasElement>("#income-chart")?.width ?? 0) > 0);
@@ -277,7 +336,7 @@ describe("the dashboard in a browser", () => {
     const gbp = (await apiJson("/v2/reports/income?year=2026&currency=GBP")).totals.converted;
     expect(gbp.reason).toBeNull();
     const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
-    for (const part of ["net", "gross", "withholdingTax", "retained"]) expect({ part, shown: digitsOf(cards[part]) }).toEqual({ part, shown: apiShown(gbp[part]) });
+    expect(["gross", "withholdingTax", "retained", "net"].map((p) => centsShown(cards[p]))).toEqual(convertedBreakdown(gbp.exact, "unknown"));
     expect(cards.net).toMatch(/ GBP$/);
     await shot("03b-income-gbp");
   }, slow);
@@ -289,7 +348,9 @@ describe("the dashboard in a browser", () => {
     const c = report.totals.converted;
     expect(c.reason).toBeNull();
     const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
-    for (const part of ["net", "gross", "withholdingTax", "retained"]) expect({ part, shown: digitsOf(cards[part]) }).toEqual({ part, shown: c[part] });
+    const eurTotals = ["gross", "withholdingTax", "retained", "net"].map((p) => centsShown(cards[p]));
+    expect(eurTotals).toEqual(convertedBreakdown(c.exact, "unknown"));
+    expect(addsUpOnPage(...(eurTotals as [string, string, string, string]))).toBe(true);
     expect(cards.net).toMatch(/ EUR$/);
     // Every 2026 event is after the sample's last day: each takes 2026-01-09's rate, and says so.
     expect(await page.textContent("#rate-days")).toContain("2026-01-09");
@@ -297,7 +358,7 @@ describe("the dashboard in a browser", () => {
     report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
       const [, , gross, withheld, retained, net, days] = converted[i]!;
       const c = r.converted!;
-      expect([gross, withheld, retained, net].map(digitsOf)).toEqual([c.gross, c.withholdingTax, c.retained, c.net].map((v) => apiShown(v, c.reason ? "no rate" : "unknown")));
+      expect([gross, withheld, retained, net].map(centsShown)).toEqual(convertedBreakdown(c.exact, c.reason ? "no rate" : "unknown", noneValued(r)));
       expect(days).toContain("2026-01-09");
     });
     await shot("03c-income-eur");
@@ -328,7 +389,7 @@ describe("the dashboard in a browser", () => {
     await shot("05-action-detail");
   }, slow);
 
-  test("actions: an income action shows its breakdown (gross, withheld at its rate, retained, net) as the API gives it; revisions name their source", async () => {
+  test("actions: an income action shows its breakdown (gross, withheld at its rate, retained, net) to the cent, adding up, the exact value on hover; revisions name their source", async () => {
     await openView("Actions", "#actions tbody tr");
     const owner = await page.inputValue("#wallet");
     const list = await apiJson(`/v2/actions?owner=${owner}&limit=50`);
@@ -336,16 +397,18 @@ describe("the dashboard in a browser", () => {
     const id = decodeURIComponent((await row.locator("a").getAttribute("href"))!.split("/")[2]!.split("?")[0]!);
     const summary = list.actions.find((a: { id: string }) => a.id === id);
     const amounts = await row.locator("td .num, td .unknown").allTextContents();
-    expect(amounts.slice(1).map(digitsOf)).toEqual([summary.grossUsd, summary.withholdingTaxUsd, summary.usd]);
+    const [gross, withheld, , net] = breakdownOf(summary.exact);
+    expect(amounts.slice(1).map(centsShown)).toEqual([gross, withheld, net]);
     expect(summary.withholdingTaxRate).toBe("0.3");
 
     await row.locator("a").click();
     await page.waitForSelector("#breakdown");
     const detail = await apiJson(`/v2/actions/${encodeURIComponent(id)}?owner=${owner}`);
     const facts = Object.fromEntries(await page.$$eval("#breakdown dt", (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.querySelector(".num, .unknown")?.textContent ?? null])));
-    expect({
-      gross: digitsOf(facts["Gross USD"]), withheld: digitsOf(facts["Withholding tax"]), retained: digitsOf(facts["Retained by the issuer"]), net: digitsOf(facts["Net USD"]),
-    }).toEqual({ gross: detail.grossUsd, withheld: detail.withholdingTaxUsd, retained: detail.retainedUsd, net: detail.usd });
+    const onPage = ["Gross USD", "Withholding tax", "Retained by the issuer", "Net USD"].map((label) => centsShown(facts[label]));
+    expect(onPage).toEqual(breakdownOf(detail.exact));
+    expect(addsUpOnPage(...(onPage as [string, string, string, string]))).toBe(true);
+    expect(await page.getAttribute("#breakdown dd strong .num", "title")).toBe(`${detail.exact.usd} USD (exact)`);
     expect(await page.textContent("#breakdown")).toContain("at 30%");
     expect(detail.grossUsd).not.toBe(detail.usd); // tax was withheld: the breakdown is not the net twice
     const sources = await page.$$eval("#revisions tbody tr td:nth-child(5)", (tds) => tds.map((td) => td.textContent));
@@ -362,6 +425,40 @@ describe("the dashboard in a browser", () => {
     expect(await page.textContent("#links")).toContain("Identity change");
     expect(await page.textContent("#name-source")).toContain("the xStocks issuer feed");
     await shot("06-lineage");
+  }, slow);
+
+  test("lineage: spin-offs and a rights distribution say what they distributed, each with its share of the basis; an action's detail says the same, never HON → HON", async () => {
+    const unnamed = "a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)";
+    await page.selectOption("#instrument", { label: "HONx (HON)" });
+    await page.waitForSelector("#links tbody tr:has-text('Spin off')");
+    const links = await page.$$eval("#links tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(links.map(([type, , , what, , , when]) => [type, what, when])).toEqual([["Spin off", unnamed, "2025-10-30"], ["Spin off", unnamed, "2026-06-29"]]);
+    const basis = await page.$$eval("#basis tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(basis).toEqual([
+      ["HON", "Position", "50.6941%"],
+      ["a holding distributed by HON (not named by the issuer) (2025-10-30)", "Distributed", "1.0898%"],
+      ["a holding distributed by HON (not named by the issuer) (2026-06-29)", "Distributed", "48.2161%"],
+    ]);
+    await shot("06b-lineage-spin-offs");
+    await page.selectOption("#instrument", { label: "KRAQx (KRAQ)" });
+    await page.waitForSelector("#links tbody tr:has-text('Rights distribution')");
+    expect(await page.textContent("#links tbody tr")).toContain("KRAQW, rights distributed by KRAQ, sold by the issuer and reinvested in KRAQx (named in the issuer's note)");
+
+    // The action's detail: the spin-off of 2026-06-29, in the wallet that holds HONx.
+    const owners = (await apiJson("/v1/wallets")).wallets.map((w: { owner: string }) => w.owner) as string[];
+    let spinOff: { id: string; owner: string } | null = null;
+    for (const o of owners) {
+      const found = (await apiJson(`/v2/actions?owner=${o}&limit=200`)).actions.find((a: { type: string; effectiveAt: string }) => a.type === "spin_off" && a.effectiveAt.startsWith("2026-06-29"));
+      if (found) spinOff = { id: found.id, owner: o };
+    }
+    expect(spinOff).not.toBeNull();
+    await page.evaluate((h) => { location.hash = h; }, `#/actions/${encodeURIComponent(spinOff!.id)}?owner=${spinOff!.owner}`);
+    await page.waitForSelector("#action-lineage");
+    const said = (await page.textContent("#action-lineage"))!;
+    expect(said).toContain(`Spin off: ${unnamed}; 48.7474% of the basis.`);
+    expect(said).not.toContain("HON → HON");
+    expect(await page.textContent("main")).toContain("distributed as a holding the issuer does not name");
+    await shot("06c-action-spin-off");
   }, slow);
 
   test("wallets: ask for a sync and watch its progress to the end", async () => {
@@ -386,9 +483,9 @@ describe("the dashboard in a browser", () => {
     expect(csv.suggestedFilename()).toMatch(/^ca-ledger-income-.+\.csv$/);
     const [report] = await Promise.all([page.waitForEvent("download"), page.click("#report-download")]);
     const rows = readFileSync((await report.path())!, "utf8").split("\r\n");
-    expect(rows[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents");
-    // Gross, withheld, retained and net: the income entries carry the breakdown.
-    expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+$/);
+    expect(rows[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents,unvaluedGrossUsd");
+    // Gross, withheld, retained and net of the events with a net; then the others and their gross.
+    expect(rows.find((r) => r.startsWith("2026,total,"))).toMatch(/^2026,total,,\d+,\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+\.\d{2,6},\d+,\d+\.\d{2,6}$/);
     expect(report.suggestedFilename()).toBe("ca-ledger-income-report-2026.csv");
     await shot("08-downloads");
   }, slow);
@@ -431,7 +528,7 @@ describe("the dashboard in a browser", () => {
     const csv = parse((await download("#report-download")).text, { columns: true }) as Record<string, string>[];
     const total = csv.find((r) => r.month === "total")!;
     expect(csv.length).toBe(report.rows.length + 1);
-    for (const part of ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"]) expect({ part, cell: digitsOf(total[part]!) }).toEqual({ part, cell: report.totals[part] });
+    for (const part of ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd", "unvaluedGrossUsd"]) expect({ part, cell: digitsOf(total[part]!) }).toEqual({ part, cell: report.totals[part] });
     expect(Number(total.events)).toBe(report.totals.events);
     const json = await download("#report-json-download");
     expect(json.name).toBe("ca-ledger-income-report-2026.json");
@@ -442,7 +539,7 @@ describe("the dashboard in a browser", () => {
     await page.waitForSelector("#report-download:has-text('EUR')");
     const inEur = await download("#report-download");
     expect(inEur.name).toBe("ca-ledger-income-report-2026-EUR.csv");
-    expect(inEur.text.split("\r\n")[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents,currency,gross,withholdingTax,retained,net,rateDates,reason");
+    expect(inEur.text.split("\r\n")[0]).toBe("year,month,symbol,events,grossUsd,withholdingTaxUsd,retainedUsd,usd,unvaluedEvents,unvaluedGrossUsd,currency,gross,withholdingTax,retained,net,unvaluedGross,rateDates,reason");
     const eurTotal = (parse(inEur.text, { columns: true }) as Record<string, string>[]).find((r) => r.month === "total")!;
     const eurReport = await apiJson("/v2/reports/income?year=2026&currency=EUR");
     expect({ currency: eurTotal.currency, net: digitsOf(eurTotal.net!), rateDates: eurTotal.rateDates }).toEqual({ currency: "EUR", net: eurReport.totals.converted.net, rateDates: "2026-01-09" });
@@ -474,6 +571,14 @@ describe("the dashboard in a browser", () => {
       return { status: r.status, body: await r.json() };
     }, wallet);
     expect(direct).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
+    // A removal is a write too: without the token it is refused, and the wallet stays followed.
+    const followed = (await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).wallets[0].owner as string;
+    const removal = await page.evaluate(async (owner) => {
+      const r = await fetch(`/ui/api/v1/wallets/${owner}`, { method: "DELETE" });
+      return { status: r.status, body: await r.json() };
+    }, followed);
+    expect(removal).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
+    expect((await (await fetch(`${url}/v1/wallets/${followed}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).owner).toBe(followed);
 
     // Another site on this machine (another port) posts a form to the dashboard: the browser may
     // send the cookie (same site), but not the token, and its Origin is not the dashboard's.
@@ -512,7 +617,11 @@ describe("the dashboard in a browser", () => {
     await page.click("button[type=submit]");
     await page.waitForSelector("#no-sync-scope");
     expect(await page.isDisabled("form.register button[type=submit]")).toBe(true);
-    expect(await page.textContent("#no-sync-scope")).toContain("wallets:sync");
+    // The scope and the command that makes such a key, as the API's own 403 says it; no Remove.
+    expect(await page.textContent("#no-sync-scope")).toContain("lacks the scope wallets:sync");
+    expect(await page.textContent("#no-sync-scope")).toContain("ca-ledger keys create <name> --tenant demo --scopes assets:read,ledger:read,wallets:sync");
+    await page.waitForSelector("#wallets tbody tr");
+    expect(await page.$$("#wallets button.remove")).toHaveLength(0);
     await shot("09-wallets-read-only-key");
 
     expect((await cli(["keys", "revoke", viewer.id])).code).toBe(0);
@@ -546,6 +655,36 @@ describe("the dashboard in a browser", () => {
     await openView("Holdings", "#holdings-combined tbody tr");
     expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
     await shot("13-new-tenant-holdings");
+
+    // Remove it: a first click asks to confirm (Cancel keeps it), the second removes it.
+    await openView("Wallets", "#wallets tbody tr");
+    await page.click("#wallets button.remove");
+    await page.waitForSelector(".confirm-remove");
+    expect(await page.textContent(".confirm-remove")).toContain("nothing is erased");
+    await shot("13b-remove-confirm");
+    await page.click(".confirm-remove >> text=Cancel");
+    await page.waitForSelector("#wallets button.remove");
+    expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(1);
+    await page.click("#wallets button.remove");
+    await page.click(".confirm-remove button.danger");
+    await page.waitForSelector(".state.empty");
+    expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
+    const newcomerKey = JSON.parse(created.stdout).key as string;
+    const gone = await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${newcomerKey}` } });
+    expect(gone.status).toBe(404);
+    // The demo tenant still follows it.
+    expect((await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).status).toBe(200);
+    await openView("Holdings", ".state.empty");
+    await shot("13c-removed");
+
+    // Registering it again brings the same holdings back once its sync finished.
+    await openView("Wallets", "form.register");
+    await page.fill("#register-owner", demoWallet);
+    await page.click("form.register button[type=submit]");
+    await page.waitForSelector("text=Registered; sync queued.");
+    await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
+    await openView("Holdings", "#holdings-combined tbody tr");
+    expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
   }, slow);
 
   test("a key without ledger:read sees why nothing loads", async () => {

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import { cli, cliAsync, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
+import { waitFor } from "../harness/index.ts";
 import { buildClosedScenario, HONX_DIVIDEND_AT } from "../support/closed-chain.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { readFixture } from "../support/chain.ts";
@@ -52,6 +53,22 @@ describe("ca-ledger import issuer-records", async () => {
     expect((await revisions(dir)).map((r) => [r.event_id, r.version, r.source])).toEqual([[record.eventId, 1, "operator"], [record.eventId, 2, "operator"]]);
   });
 
+  test("distributedName (the operator's name for what a spin-off distributed) is stored and hashed with the record; a record without it hashes as before", async () => {
+    const dir = tempDir();
+    const spinOff = honxDividend({ eventId: "operator-honx-spin-off", caType: "SpinOff", grossCashflowUsd: null, netCashflowUsd: null, withholdingTaxRate: null });
+    const named = { ...spinOff, version: 2, distributedName: "Solstice Advanced Materials (SOLS)" };
+    const file = fileWith("named.json", JSON.stringify([spinOff, named]));
+    expect(cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]).code).toBe(0);
+    const [plain, withName] = await revisions(dir);
+    expect(JSON.parse(plain!.payload)).toEqual(spinOff);
+    expect(plain!.payload_sha256).toBe(sha256Hex(canonicalJson(spinOff)));
+    expect(JSON.parse(withName!.payload)).toEqual(named);
+    expect(withName!.payload_sha256).toBe(sha256Hex(canonicalJson(named)));
+    const bad = cli(["import", "issuer-records", fileWith("bad.json", JSON.stringify([{ ...named, version: 3, distributedName: 7 }])), "--data-dir", dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/record 1: distributedName: expected the distributed holding's name/);
+  });
+
   test("CSV with the same columns: empty cells are null, the version a number", async () => {
     const dir = tempDir();
     const record = honxDividend({ eventId: "csv-1", notes: 'Dividend, "quoted"' });
@@ -94,18 +111,14 @@ describe("operator records with a running server and the issuer feed off", () =>
     const s = buildClosedScenario({ seed: 31 });
     const rpc = startRpcServer(s.chain);
     const dir = tempDir();
-    const env = baseEnv(tempDir("cal-home-"), { SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: "off", CA_LEDGER_DATA_DIR: dir });
+    // No API rate limit: the test polls until the sync's action shows, however long that takes.
+    const env = baseEnv(tempDir("cal-home-"), { SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: "off", CA_LEDGER_DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: "1000000" });
     const server = await serveBinary([], env);
     try {
       const key = JSON.parse((await cliAsync(["keys", "create", "ops", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json"], env)).stdout).key;
       const get = async (path: string) => (await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })).json();
       await fetch(server.url + "/v1/wallets/sync", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner: s.owner }) });
-      let listed: any;
-      for (let i = 0; i < 200; i++) {
-        listed = await get(`/v2/actions?owner=${s.owner}`);
-        if (listed.total > 0) break;
-        await Bun.sleep(50);
-      }
+      const listed: any = await waitFor(() => get(`/v2/actions?owner=${s.owner}`), (l) => l.total > 0, 60_000);
       expect(listed.actions.map((a: any) => a.type)).toEqual(["unknown"]);
       const id = listed.actions[0].id;
       expect((await get(`/v2/actions/${id}?owner=${s.owner}`)).revisions).toEqual([]);

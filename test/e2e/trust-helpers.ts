@@ -5,6 +5,9 @@ import { ensureBinary } from "../ops/helpers.ts";
 
 export type Env = Record<string, string>;
 
+/** The line a command writes on stderr before it creates a new ledger (docs/cli.md#new-ledgers). */
+export const newLedgerLine = /^ca-ledger: no ledger at \S+ yet; creating a new one there\.[^\n]*\n/;
+
 /** What the binary sees: no inherited settings, and no network (closed loopback ports). */
 export function baseEnv(home: string, extra: Env = {}): Env {
   return {

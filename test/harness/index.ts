@@ -291,3 +291,15 @@ export function schemaErrors(schema: TSchema, value: unknown): string[] {
   if (Value.Check(schema, value)) return [];
   return [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${e.path}: ${e.message} (got ${JSON.stringify(e.value)?.slice(0, 80)})`);
 }
+
+/**
+ * Reads until `ready` holds, and returns that reading; after `ms` (generous: the machine may be
+ * loaded) returns the last one, for the test's own assertion to say what was missing. A test
+ * waits for a state this way, never for a duration.
+ */
+export async function waitFor<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 20_000): Promise<T> {
+  for (const deadline = Date.now() + ms; ; await Bun.sleep(20)) {
+    const value = await read();
+    if (ready(value) || Date.now() > deadline) return value;
+  }
+}

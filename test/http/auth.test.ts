@@ -31,14 +31,16 @@ beforeAll(async () => {
 afterAll(async () => { await srv?.close(); });
 
 /** A request that succeeds on each route for a key holding its scope (keyed by method + template). */
-function sampleRequest(method: string, template: string): { path: string; body?: unknown; ok: number } {
-  const samples: Record<string, { path: string; body?: () => unknown; ok: number }> = {
+async function sampleRequest(method: string, template: string): Promise<{ path: string; body?: unknown; ok: number }> {
+  const samples: Record<string, { path: string | (() => Promise<string>); body?: () => unknown; ok: number }> = {
     "GET /v1/health": { path: "/v1/health", ok: 200 },
     "GET /v1/openapi.json": { path: "/v1/openapi.json", ok: 200 },
     "GET /v1/assets": { path: "/v1/assets", ok: 200 },
     "POST /v1/wallets/sync": { path: "/v1/wallets/sync", body: () => ({ owner: randomAddress() }), ok: 202 },
     "GET /v1/wallets": { path: "/v1/wallets", ok: 200 },
     "GET /v1/wallets/:owner/status": { path: `/v1/wallets/${owner}/status`, ok: 200 },
+    // A wallet of its own each time, registered for the keys' tenant.
+    "DELETE /v1/wallets/:owner": { path: async () => { const w = randomAddress(); await registerWallet(srv.db, "acme", w); return `/v1/wallets/${w}`; }, ok: 204 },
     "GET /v1/portfolio": { path: `/v1/portfolio?owner=${owner}`, ok: 200 },
     "GET /v1/income": { path: `/v1/income?owner=${owner}`, ok: 200 },
     "GET /v1/income/:id": { path: `/v1/income/${actionId}?owner=${owner}`, ok: 200 },
@@ -56,13 +58,13 @@ function sampleRequest(method: string, template: string): { path: string; body?:
   };
   const s = samples[`${method} ${template}`];
   if (!s) throw new Error(`no sample request for ${method} ${template}: add one when a route is added`);
-  return { path: s.path, body: s.body?.(), ok: s.ok };
+  return { path: typeof s.path === "string" ? s.path : await s.path(), body: s.body?.(), ok: s.ok };
 }
 
 /** The scope each route needs, from docs/api.md#routes-and-scopes (independent of the route table). */
 const specScopes: Record<string, Scope | null> = {
   "GET /v1/health": null, "GET /v1/openapi.json": null, "GET /v1/assets": "assets:read", "POST /v1/wallets/sync": "wallets:sync",
-  "GET /v1/wallets": "ledger:read", "GET /v1/wallets/:owner/status": "ledger:read", "GET /v1/portfolio": "ledger:read", "GET /v1/income": "ledger:read",
+  "GET /v1/wallets": "ledger:read", "GET /v1/wallets/:owner/status": "ledger:read", "DELETE /v1/wallets/:owner": "wallets:sync", "GET /v1/portfolio": "ledger:read", "GET /v1/income": "ledger:read",
   "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
@@ -78,7 +80,7 @@ describe("scope matrix: every route × every scope", () => {
     test(`${route.method} ${route.template}`, async () => {
       for (const scope of allScopes) {
         const key = (await srv.key([scope])).key;
-        const req = sampleRequest(route.method, route.template);
+        const req = await sampleRequest(route.method, route.template);
         const a = await call(srv.url, req.path, { key, method: route.method, body: req.body });
         if (route.scope === null || route.scope === scope) {
           expect({ scope, status: a.status }).toEqual({ scope, status: req.ok });
@@ -90,9 +92,9 @@ describe("scope matrix: every route × every scope", () => {
       }
       // A key with every scope passes; no key is 401 on keyed routes.
       const all = (await srv.key([...allScopes])).key;
-      const req = sampleRequest(route.method, route.template);
+      const req = await sampleRequest(route.method, route.template);
       expect((await call(srv.url, req.path, { key: all, method: route.method, body: req.body })).status).toBe(req.ok);
-      const none = await call(srv.url, req.path, { method: route.method, body: sampleRequest(route.method, route.template).body });
+      const none = await call(srv.url, req.path, { method: route.method, body: (await sampleRequest(route.method, route.template)).body });
       if (route.scope === null) expect(none.status).toBe(req.ok);
       else expectError(none, 401, "missing_api_key");
     });
@@ -105,6 +107,20 @@ describe("scope matrix: every route × every scope", () => {
     expect((await call(srv.url, `/v1/portfolio?owner=${owner}`, { key: k.key })).status).toBe(200);
     expectError(await call(srv.url, "/v1/wallets/sync", { key: k.key, body: { owner: randomAddress() } }), 403, "missing_scope", "wallets:sync");
     expectError(await call(srv.url, "/v1/ops/metrics", { key: k.key }), 403, "missing_scope", "ops:read");
+  });
+
+  test("a 403 missing_scope names the scope and the command that makes a key of this tenant with it, in the {error, code} body", async () => {
+    const k = await createKey(srv.db, { name: "reader", tenant: "acme" });
+    for (const [method, path, body] of [["POST", "/v1/wallets/sync", { owner: randomAddress() }], ["DELETE", `/v1/wallets/${owner}`, undefined]] as const) {
+      const a = await call(srv.url, path, { key: k.key, method, body });
+      expectError(a, 403, "missing_scope");
+      expect(Object.keys(a.body).sort()).toEqual(["code", "error"]);
+      expect(a.body.error).toBe("This key lacks the scope wallets:sync. An operator makes a key with it: ca-ledger keys create <name> --tenant acme --scopes assets:read,ledger:read,wallets:sync");
+    }
+    const ops = await call(srv.url, "/v1/ops/status", { key: k.key });
+    expect(ops.body.error).toContain("ca-ledger keys create <name> --tenant acme --scopes assets:read,ledger:read,ops:read");
+    // The wallet is still registered: the refusal changed nothing.
+    expect((await call(srv.url, `/v1/wallets/${owner}/status`, { key: k.key })).status).toBe(200);
   });
 
   test("a missing_scope answer carries the rate-limit headers but is not counted against the key", async () => {

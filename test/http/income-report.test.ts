@@ -39,19 +39,32 @@ afterAll(async () => {
 interface JournalRow { owner: string; entry_type: string; effective_at: string; symbol: string | null; usd: string | null; payload: string }
 const PARTS = ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const;
 
-/** The year's income entries summed here, independently of the report's code: per month × symbol and in total. */
+type Group = { events: number; unvalued: number; valued: Record<string, Rat>; lacking: Record<string, number>; unvaluedGross: Rat; unvaluedLackingGross: number };
+
+/**
+ * The year's income entries summed here, independently of the report's code: per month × symbol
+ * and in total. The parts cover the events with a known net (docs/income-and-tax.md#year-report);
+ * the gross of the others is apart.
+ */
 async function journalSums(year: number, who: string[]) {
   const rows = await srv.ledger.db.all<JournalRow>("SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ?", String(year));
-  const groups = new Map<string, { events: number; unvalued: number; sums: Record<string, Rat | null> }>();
+  const groups = new Map<string, Group>();
   const bump = (key: string, r: JournalRow) => {
-    const g = groups.get(key) ?? { events: 0, unvalued: 0, sums: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null } };
+    const g = groups.get(key) ?? { events: 0, unvalued: 0, valued: {}, lacking: {}, unvaluedGross: ZERO, unvaluedLackingGross: 0 };
     const sign = r.entry_type === "reversal" ? -1 : 1;
     g.events += sign;
-    if (r.usd === null) g.unvalued += sign;
     const booking = JSON.parse(r.payload) as Record<string, string | null | undefined>;
-    for (const p of PARTS) {
-      const v = p === "usd" ? r.usd : booking[p] ?? null;
-      if (v !== null) g.sums[p] = add(g.sums[p] ?? ZERO, parseDecimal(v));
+    if (r.usd === null) {
+      g.unvalued += sign;
+      const gross = booking.grossUsd ?? null;
+      if (gross === null) g.unvaluedLackingGross += sign;
+      else g.unvaluedGross = add(g.unvaluedGross, parseDecimal(gross));
+    } else {
+      for (const p of PARTS) {
+        const v = p === "usd" ? r.usd : booking[p] ?? null;
+        if (v === null) g.lacking[p] = (g.lacking[p] ?? 0) + sign;
+        else g.valued[p] = add(g.valued[p] ?? ZERO, parseDecimal(v));
+      }
     }
     groups.set(key, g);
   };
@@ -65,7 +78,13 @@ async function journalSums(year: number, who: string[]) {
 /** A converted exact figure: exact when its expansion ends, else within half a unit of the 18th decimal. */
 const close = (a: Rat, b: Rat) => cmp(ratAbs(sub(a, b)), rat(1n, 2n * 10n ** 18n)) <= 0;
 
-const exactOf = (g: { sums: Record<string, Rat | null> }) => Object.fromEntries(PARTS.map((p) => [p, g.sums[p] === null ? null : formatExact(g.sums[p]!)])) as Record<(typeof PARTS)[number], string | null>;
+function exactOf(g: Group) {
+  const known = (p: string) => g.events - g.unvalued > 0 && !g.lacking[p];
+  return {
+    ...Object.fromEntries(PARTS.map((p) => [p, known(p) ? formatExact(g.valued[p] ?? ZERO) : null])),
+    unvaluedGrossUsd: g.unvaluedLackingGross === 0 ? formatExact(g.unvaluedGross) : null,
+  } as Record<(typeof PARTS)[number] | "unvaluedGrossUsd", string | null>;
+}
 
 async function report(query: string) {
   const a = await call(srv.url, `/v2/reports/income?${query}`, { key: srv.key });
@@ -99,6 +118,34 @@ describe("the report is the sum of the journal", () => {
       }
     });
   }
+
+  test("2026 adds up: gross − withheld − retained = net in every row and the totals; the gross of the 3 events without a net is apart; nothing unknown reads 0", async () => {
+    const r = await report("year=2026&currency=EUR");
+    const exact = (v: string | null) => parseDecimal(v!);
+    for (const t of [r.totals, ...r.rows]) {
+      const e = t.exact;
+      if (e.grossUsd === null || e.withholdingTaxUsd === null || e.retainedUsd === null || e.usd === null) continue;
+      expect({ t: e, net: formatExact(sub(sub(exact(e.grossUsd), exact(e.withholdingTaxUsd)), exact(e.retainedUsd))) }).toEqual({ t: e, net: e.usd });
+    }
+    // The demo's 2026 breakdown is whole: its totals carry every part.
+    for (const p of PARTS) expect(r.totals.exact[p]).not.toBeNull();
+    // The events without a net USD (SPYx and NVOx without net cash, STRCx's last record): their gross, from their own actions.
+    const unvalued = [];
+    for (const owner of owners) {
+      const list = (await call(srv.url, `/v2/actions?owner=${owner}&year=2026&limit=200`, { key: srv.key })).body.actions as { treatment: string; usd: string | null; exact: { grossUsd: string | null } }[];
+      unvalued.push(...list.filter((a) => a.treatment === "income" && a.usd === null));
+    }
+    expect(unvalued.length).toBe(3);
+    expect(r.totals.unvaluedEvents).toBe(3);
+    expect(r.totals.exact.unvaluedGrossUsd).toBe(formatExact(unvalued.reduce((s, a) => add(s, exact(a.exact.grossUsd)), ZERO)));
+    // A row whose only events have no net has no parts (unknown), never 0; in EUR too.
+    const nvo = r.rows.find((row) => row.month === "2026-03" && row.symbol === "NVOx")!;
+    expect(nvo).toMatchObject({ events: 1, unvaluedEvents: 1, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: "36.820137" });
+    expect(nvo.converted).toMatchObject({ gross: null, withholdingTax: null, net: null, unvaluedGross: expect.stringMatching(/^31\.6/) });
+    // STRCx's August: one dividend valued (withheld 0), the other without a net: its gross is not in the row's gross.
+    const strc = r.rows.find((row) => row.month === "2026-08" && row.symbol === "STRCx")!;
+    expect(strc).toMatchObject({ events: 2, unvaluedEvents: 1, grossUsd: "13.372294", withholdingTaxUsd: "0", retainedUsd: "0", usd: "13.372294", unvaluedGrossUsd: "13.442108" });
+  });
 
   test("a year without income is empty, and named wallets may be repeated", async () => {
     const r = await report(`year=2024&owner=${owners[0]}&owner=${owners[0]}`);

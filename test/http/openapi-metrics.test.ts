@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { spawnSync } from "node:child_process";
 import { routeTable } from "../../src/http/route-table.ts";
+import { version } from "../../src/version.ts";
+import { testEngine } from "../support/engine.ts";
 import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type TestServer } from "../harness/index.ts";
 
 let srv: TestServer;
@@ -25,14 +27,14 @@ afterAll(async () => { await srv?.close(); });
 const toOpenApiPath = (template: string) => template.replace(/:([a-z]+)/g, "{$1}");
 const methods = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
-/** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging). */
+/** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging, docs/api.md#kind-filter). */
 const dates = [{ name: "from", required: false }, { name: "to", required: false }, { name: "year", required: false }];
 const paged = [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }, ...dates];
 const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/portfolio": [{ name: "owner", required: true }],
-  "/v1/income": paged,
+  "/v1/income": [...paged, { name: "kind", required: false }],
   "/v1/income/:id": [{ name: "owner", required: true }],
-  "/v1/journal": paged,
+  "/v1/journal": [...paged, { name: "kind", required: false }],
   "/v1/yield": [{ name: "owner", required: true }],
   "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates],
   "/v2/actions": paged,
@@ -66,7 +68,7 @@ describe("OpenAPI document", () => {
       const q = params.filter((p) => p.in === "query").map((p) => ({ name: p.name, required: Boolean(p.required) }));
       expect(q).toEqual(expectedQuery[route.template] ?? []);
       const responses = Object.keys(op.responses ?? {});
-      const ok = route.method === "POST" ? "202" : "200";
+      const ok = route.method === "POST" ? "202" : route.method === "DELETE" ? "204" : "200";
       expect(responses).toContain(ok);
       if (route.scope === null) {
         expect(op.security).toEqual([]);
@@ -228,6 +230,11 @@ describe("/v1/ops/metrics", () => {
     expect(text).toMatch(/caledger_actions\{type="cash_dividend"\} \d+/);
   });
 
+  test("caledger_build_info: a gauge of 1 labelled with the version and the ledger's engine", () => {
+    expect(text).toContain("# TYPE caledger_build_info gauge\n");
+    expect(text.split("\n").filter((l) => l.startsWith("caledger_build_info"))).toEqual([`caledger_build_info{version="${version}",engine="${testEngine}"} 1`]);
+  });
+
   test("labels hold route templates and fixed words, never owners, keys or raw paths", () => {
     expect(text).not.toContain(owner);
     expect(text).not.toContain("cal_");
@@ -236,6 +243,7 @@ describe("/v1/ops/metrics", () => {
       for (const [, name, value] of m[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) {
         if (name === "route") expect(value).toMatch(/^(\/v[12](\/([a-z.]+|:[a-z]+))*|unmatched)$/);
         else if (name === "le") expect(value).toMatch(/^([0-9.]+|\+Inf)$/);
+        else if (name === "version") expect(value).toBe(version);
         else expect(value).toMatch(/^[A-Za-z0-9_]{1,40}$/);
         expect(value.length).toBeLessThan(40);
       }

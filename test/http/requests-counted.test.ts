@@ -8,7 +8,7 @@ import { createApp } from "../../src/http/app.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
-import { call, randomAddress, tempDir } from "../harness/index.ts";
+import { call, randomAddress, tempDir, waitFor } from "../harness/index.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 
 const dir = tempDir();
@@ -66,8 +66,12 @@ let sent: Sent[];
 let exposition: string;
 beforeAll(async () => {
   sent = await sendAll();
-  exposition = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.11") })).text;
+  // Counted once each body is sent (after-response hooks): read when every request shows.
+  exposition = await waitFor(() => metrics("192.0.2.11"), (text) => counted(text, sent));
 });
+
+/** The metrics, read with a fresh key (each key's rate limit here is 3 a minute). */
+const metrics = async (ip: string) => (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from(ip) })).text;
 
 function tally(list: Sent[], by: (s: Sent) => string): Map<string, number> {
   const m = new Map<string, number>();
@@ -76,6 +80,10 @@ function tally(list: Sent[], by: (s: Sent) => string): Map<string, number> {
 }
 
 const byStatus = (s: Sent) => `${s.method} ${s.route} ${s.status}`;
+
+/** Every request of `list` counted in `text` (at least; the tests check the exact counts), over `base`. */
+const counted = (text: string, list: Sent[], base = "") =>
+  [...tally(list, byStatus)].every(([k, n]) => requestCount(text, k) - (base ? requestCount(base, k) : 0) >= n);
 
 /** The value of caledger_http_requests_total for a `method route status` key (0 when absent). */
 function requestCount(text: string, k: string): number {
@@ -101,8 +109,9 @@ describe("every request counted", () => {
   });
 
   test("the debug log has one line per request with its status and route, never the raw path", async () => {
-    await Bun.sleep(20); // after-response hooks run once the body is sent
-    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.route !== "/v1/ops/metrics");
+    // Logged once each body is sent (after-response hooks): read when there is a line for each.
+    const requestLines = async () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.route !== "/v1/ops/metrics");
+    const logged = await waitFor(requestLines, (l) => l.length >= sent.length);
     expect(tally(logged.map((l) => ({ method: l.method, route: l.route, status: l.status })), byStatus)).toEqual(tally(sent, byStatus));
     for (const l of logged) expect(l.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.join("\n")).not.toContain(secretPath.split("/").pop()!);
@@ -117,8 +126,7 @@ describe("every request counted", () => {
       await r.arrayBuffer();
       sentNow.push({ method: "GET", route, status: r.status });
     }
-    await Bun.sleep(20);
-    const after = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.14") })).text;
+    const after = await waitFor(() => metrics("192.0.2.14"), (text) => counted(text, sentNow, before));
     for (const [k, n] of tally(sentNow, byStatus)) expect({ k, n: requestCount(after, k) - requestCount(before, k) }).toEqual({ k, n });
     expect(after).not.toContain("no-such-asset");
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type Answer, type TestServer,
 } from "../harness/index.ts";
+import { storeObservations } from "../../src/ledger/store.ts";
 
 let srv: TestServer;
 let keyA: string;
@@ -138,6 +139,50 @@ describe("tenant isolation", () => {
     for (const path of [...walletRoutes(walletB), "/v1/wallets", "/v1/assets", "/v2/taxonomy"]) {
       const a = await call(srv.url, path, { key: opsB });
       expect({ path, status: a.status, code: a.body?.code }).toEqual({ path, status: 403, code: "missing_scope" });
+    }
+  });
+});
+
+describe("instruments found in wallets", () => {
+  test("a mint no feed lists is shown only to tenants whose wallets hold or held it, after their own first sync", async () => {
+    const s = await startTestServer();
+    try {
+      const [acme, globex] = [(await s.key(["assets:read"], "acme")).key, (await s.key(["assets:read"], "globex")).key];
+      const [walletA, walletB] = [address("found:a"), address("found:b")];
+      const [feed, onlyA, onlyB, nobody] = ["found:feed", "found:onlyA", "found:onlyB", "found:nobody"].map(address) as [string, string, string, string];
+      await registerWallet(s.db, "acme", walletA, "complete");
+      await registerWallet(s.db, "globex", walletB, "complete");
+      const named = (mint: string, symbol: string) => ({ mint, symbol, name: `${symbol} Corp`, underlying: null, isin: null, decimals: 6, source: "token-metadata" as const, uri: `https://issuer.example/${symbol}.json` });
+      await storeObservations(s.db, {
+        instruments: [{ mint: feed, symbol: "FEEDx", name: "Feed xStock", underlying: "FEED", isin: null, decimals: 8 }, named(onlyA, "AONLY"), named(onlyB, "BONLY"), named(nobody, "NOONE")],
+        // A's account of its mint is closed (balance 0): held once is enough.
+        tokenAccounts: [
+          { owner: walletA, tokenAccount: address("found:ata-a"), mint: onlyA, rawBalance: 0n, slot: 10 },
+          { owner: walletB, tokenAccount: address("found:ata-b"), mint: onlyB, rawBalance: 5n, slot: 10 },
+        ],
+      });
+      const mintsSeenBy = async (key: string) => ((await call(s.url, "/v1/assets", { key })).body.assets as { mint: string }[]).map((a) => a.mint).sort();
+      expect(await mintsSeenBy(acme)).toEqual([feed, onlyA].sort());
+      expect(await mintsSeenBy(globex)).toEqual([feed, onlyB].sort());
+
+      // Another tenant's mint reads exactly like a mint nobody holds, and like no mint at all.
+      expect((await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: acme })).status).toBe(200);
+      expect((await call(s.url, `/v2/instruments/${feed}/lineage`, { key: globex })).status).toBe(200);
+      const theirs = await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: globex });
+      expect(theirs.body.code).toBe("not_found");
+      expect(visible(theirs)).toEqual(visible(await call(s.url, `/v2/instruments/${nobody}/lineage`, { key: globex })));
+      expect(visible(theirs)).toEqual(visible(await call(s.url, `/v2/instruments/${address("found:unknown")}/lineage`, { key: globex })));
+
+      // Globex registering A's wallet learns nothing until its own first sync of it has finished.
+      await registerWallet(s.db, "globex", walletA, "queued");
+      expect(await mintsSeenBy(globex)).toEqual([feed, onlyB].sort());
+      expect((await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: globex })).status).toBe(404);
+      await s.db.run("UPDATE tenant_wallets SET first_synced_at = ? WHERE owner = ? AND tenant_id = (SELECT id FROM tenants WHERE slug = 'globex')", new Date().toISOString(), walletA);
+      expect(await mintsSeenBy(globex)).toEqual([feed, onlyA, onlyB].sort());
+      expect((await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: globex })).status).toBe(200);
+      expect(await mintsSeenBy(acme)).toEqual([feed, onlyA].sort());
+    } finally {
+      await s.close();
     }
   });
 });

@@ -138,7 +138,8 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     const matched = JSON.parse(((await l.db.get("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?", before!.matched!.sha256)) as { payload: string }).payload);
     const journalBefore = (await l.db.all("SELECT * FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
-    await storeObservations(l.db, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0" }] }, later);
+    // The net amount changes (a revision that changes no figure books nothing: docs/journal.md#revisions-that-change-no-figure).
+    await storeObservations(l.db, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.4", withholdingTaxRate: "0.2" }] }, later);
     expect(totalsOf(await bookEverythingDirty(l.db, later))).toMatchObject({ recognitions: 1, reversals: 1 });
     const journal = (await l.db.all("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));

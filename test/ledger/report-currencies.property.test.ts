@@ -73,7 +73,7 @@ describe("the listed currencies and the conversions agree", () => {
         dirs.push(dir);
         const ledger = await openLedger(ledgerTarget(dir));
         try {
-          await importRates(ledger.db, parseEcbHistory(csvOf(file)));
+          await importRates(ledger.db, parseEcbHistory(csvOf(file), dayOf(30)));
           const listed = await reportCurrencies(ledger.db);
           expect(listed).toEqual(expectedList(file));
 

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sameBooking } from "../../src/domain/journal.ts";
+import { sameFigures } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { integrityProblems } from "../../src/ledger/sql/dialect.ts";
@@ -112,7 +112,7 @@ describe("crash safety", () => {
       expect(new Set(crashed.rows.map(keyOf)).size).toBe(crashed.rows.length); // no duplicate standing recognition
       expect(crashed.rows.map(keyOf).sort()).toEqual(clean.rows.map(keyOf).sort()); // none missing, none extra
       const cleanByKey = new Map(clean.rows.map((r) => [keyOf(r), JSON.parse(r.payload) as JournalBooking]));
-      for (const r of crashed.rows) expect({ key: keyOf(r), same: sameBooking(JSON.parse(r.payload), cleanByKey.get(keyOf(r))!) }).toEqual({ key: keyOf(r), same: true });
+      for (const r of crashed.rows) expect({ key: keyOf(r), same: sameFigures(JSON.parse(r.payload), cleanByKey.get(keyOf(r))!) }).toEqual({ key: keyOf(r), same: true });
       // An owner whose income was booked and reversed sums to 0, as one with none does.
       const incomeOf = (x: typeof crashed) => Object.fromEntries(x.income.map((i) => [i.owner, sumDecimals(i.usd)]).filter(([, v]) => v !== "0"));
       expect(incomeOf(crashed)).toEqual(incomeOf(clean));

@@ -4,7 +4,7 @@
 // it once; a ledger whose file is gone answers 503 everywhere but health and ops.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { closeSync, copyFileSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { classifyDatabaseError } from "../../src/ledger/health.ts";
 import { cli, demoDataDir, removeTempDirs, serveBinary, tempDir, type Serving } from "./helpers.ts";
@@ -42,7 +42,7 @@ async function databaseCheck(srv: Serving, key: string) {
   return { status: ops.body.status, database: ops.body.checks.find((c: { name: string }) => c.name === "database") };
 }
 
-async function until<T>(what: () => Promise<T> | T, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+async function until<T>(what: () => Promise<T> | T, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
   for (const started = Date.now(); ; await Bun.sleep(50)) {
     const v = await what();
     if (ok(v) || Date.now() - started > ms) return v;
@@ -55,15 +55,19 @@ describe("the database under a serving binary", () => {
   test("a corrupted page: the request answers 503 unavailable; health 503, ops critical, one log line", async () => {
     const { dir, key, mint } = await demoWithKey();
     const db = new Database(join(dir, "ledger.db"), { readonly: true });
-    const { rootpage } = db.query("SELECT rootpage FROM sqlite_master WHERE name = 'lineage'").get() as { rootpage: number };
+    const { payload } = db.query("SELECT payload FROM lineage WHERE mint = ?").get(mint) as { payload: string };
     const { page_size } = db.query("PRAGMA page_size").get() as { page_size: number };
     db.close();
+    // The b-tree page that holds this mint's lineage row (the table may span several pages).
+    const at = readFileSync(join(dir, "ledger.db")).indexOf(Buffer.from(payload));
+    expect(at).toBeGreaterThan(0);
+    const page = Math.floor(at / page_size);
     const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       expect((await get(srv, "/v1/health")).status).toBe(200);
-      // Scribble over the lineage table's page (the server has not read it yet, so nothing is cached).
+      // Scribble over that page past its 8-byte header, cell pointers and cells (the server has not read it yet, so nothing is cached).
       const fd = openSync(join(dir, "ledger.db"), "r+");
-      writeSync(fd, Buffer.alloc(page_size - 200, 0x41), 0, page_size - 200, (rootpage - 1) * page_size + 100);
+      writeSync(fd, Buffer.alloc(page_size - 8, 0x41), 0, page_size - 8, page * page_size + 8);
       closeSync(fd);
 
       const hit = await get(srv, `/v2/instruments/${mint}/lineage`, key);

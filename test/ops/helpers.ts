@@ -119,7 +119,7 @@ export async function appendCorrection(db: Sql, step: number, now = new Date()):
 
 /** The recorded ECB sample (test/fixtures/ecb/README.md), imported as `ca-ledger rates import` does. */
 export const ecbSample = join(root, "test", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
-export const importEcbSample = (db: Sql) => importRates(db, parseEcbHistory(readFileSync(ecbSample, "utf8")));
+export const importEcbSample = (db: Sql) => importRates(db, parseEcbHistory(readFileSync(ecbSample, "utf8"), "2026-01-09"));
 
 export async function count(db: Sql, sql: string, ...params: (string | number)[]): Promise<number> {
   return (await db.get<{ n: number }>(sql, ...params))!.n;

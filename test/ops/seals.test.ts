@@ -84,7 +84,7 @@ describe("row seals", () => {
 
   test("a quote a later rates file corrects is sealed again; changed by hand it shows as broken", async () => {
     const { dir, ledger, db } = await copy();
-    const corrected = parseEcbHistory("Date,USD,GBP,\n2026-01-09,1.1650,0.8700,\n");
+    const corrected = parseEcbHistory("Date,USD,GBP,\n2026-01-09,1.1650,0.8700,\n", "2026-01-09");
     const r = await importRates(db, corrected);
     expect(r.changed).toBeGreaterThan(0);
     expect(await broken(db)).toEqual([]);

@@ -229,7 +229,7 @@ describe("verify against random bit flips", () => {
     expect([...empty]).toEqual(emptyInDemo);
     expect(trials).toBe((Object.values(served).flat().length - empty.size) * trialsPerColumn);
     expect(missed).toEqual([]);
-  }, 180_000);
+  }, 300_000 /* room on a loaded machine: it took 52 s at a load of 12 on two cores */);
 
   test("the binary exits 1 on a flip in each table", async () => {
     const rand = random(7);

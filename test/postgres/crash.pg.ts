@@ -7,7 +7,7 @@
 // observations gives, and verifies.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { sameBooking } from "../../src/domain/journal.ts";
+import { sameFigures } from "../../src/domain/journal.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { cleanRebuild, jobStates, movingWorld, pendingBooking, serve, standing, sumDecimals, type Serving } from "../ops/crash-world.ts";
@@ -119,7 +119,7 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
       expect(new Set(crashed.rows.map(keyOf)).size).toBe(crashed.rows.length);
       expect(crashed.rows.map(keyOf).sort()).toEqual(clean.rows.map(keyOf).sort());
       const cleanByKey = new Map(clean.rows.map((r) => [keyOf(r), JSON.parse(r.payload) as JournalBooking]));
-      for (const r of crashed.rows) expect({ key: keyOf(r), same: sameBooking(JSON.parse(r.payload), cleanByKey.get(keyOf(r))!) }).toEqual({ key: keyOf(r), same: true });
+      for (const r of crashed.rows) expect({ key: keyOf(r), same: sameFigures(JSON.parse(r.payload), cleanByKey.get(keyOf(r))!) }).toEqual({ key: keyOf(r), same: true });
       const incomeOf = (x: typeof crashed) => Object.fromEntries(x.income.map((i) => [i.owner, sumDecimals(i.usd)]).filter(([, v]) => v !== "0"));
       expect(incomeOf(crashed)).toEqual(incomeOf(clean));
       expect(crashed.rows.length).toBeGreaterThan(0);

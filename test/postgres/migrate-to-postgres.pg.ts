@@ -4,6 +4,7 @@
 // and left as it was; without a database URL it is a usage error.
 import { afterAll, describe, expect, test } from "bun:test";
 import { loadDemo } from "../../src/demo/load.ts";
+import { describeUrl } from "../../src/describe-url.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { allScopes, createKey } from "../../src/ledger/keys.ts";
 import { columnNames } from "../../src/ledger/sql/dialect.ts";
@@ -41,7 +42,8 @@ describe("migrate-to-postgres", () => {
     const { dir, key, owner } = await sqliteLedger();
     const url = freshDatabase("move");
     const r = cli(["migrate-to-postgres", "--data-dir", dir, "--database-url", url, "--json"]);
-    expect(r.stderr).toBe("");
+    // The copy's new ledger is announced, by the database's URL without its password.
+    expect(r.stderr).toBe(`ca-ledger: no ledger at ${describeUrl(url)} yet; creating a new one there.\n`);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect({ ok: out.ok, mismatched: out.mismatched, failed: out.verify.checks.filter((c: { ok: boolean }) => !c.ok) }).toEqual({ ok: true, mismatched: [], failed: [] });

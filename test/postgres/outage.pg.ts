@@ -83,7 +83,7 @@ test("PostgreSQL out of reach: health turns red, reads and the ops status answer
   const until = async (path: string, status: number) => {
     for (const started = Date.now(); ; await Bun.sleep(100)) {
       const res = await get(path);
-      if (res.status === status || Date.now() - started > 10_000) return { status: res.status, body: (await res.json()) as { code?: string; checks?: { name: string; status: string }[] } };
+      if (res.status === status || Date.now() - started > 10_000) return { status: res.status, body: (await res.json()) as { code?: string; error?: string; checks?: { name: string; status: string }[] } };
     }
   };
   try {
@@ -95,9 +95,13 @@ test("PostgreSQL out of reach: health turns red, reads and the ops status answer
     expect({ status: health.status, code: health.body.code }).toEqual({ status: 503, code: "unavailable" });
     const read = await get("/v1/wallets");
     expect({ status: read.status, code: ((await read.json()) as { code: string }).code }).toEqual({ status: 503, code: "unavailable" });
-    // Keys live in the ledger too: the operator's status cannot check one, and says so the same way.
+    // Keys live in the ledger too: the operator's status cannot check one, and says so the same
+    // way, naming what is down: the database, where it is (docs/operations.md#postgresql-out-of-reach).
     const ops = await get("/v1/ops/status");
-    expect({ status: ops.status, code: ((await ops.json()) as { code: string }).code }).toEqual({ status: 503, code: "unavailable" });
+    const said = (await ops.json()) as { code: string; error: string };
+    expect({ status: ops.status, code: said.code }).toEqual({ status: 503, code: "unavailable" });
+    expect(said.error).toMatch(new RegExp(`^The ledger database, PostgreSQL at 127\\.0\\.0\\.1:${proxy.port}, is unreachable \\([^)]+\\): no key can be checked`));
+    expect(health.body.error).toContain(`PostgreSQL at 127.0.0.1:${proxy.port} does not answer`);
 
     proxy.start();
     expect((await until("/v1/health", 200)).status).toBe(200);

@@ -2,7 +2,7 @@
 // processes have): migrations at start run once whoever starts first; queue claims (`FOR UPDATE
 // SKIP LOCKED`) hand each job to exactly one of them; dirty marks claimed by one are not booked
 // by another meanwhile, and a claim ends with its holder's connection; a registration and its
-// job are written in one transaction.
+// job are written in one transaction; claims share the slots between tenants (fair share).
 import { afterEach, describe, expect, test } from "bun:test";
 import { loadDemo } from "../../src/demo/load.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
@@ -53,6 +53,19 @@ describe("several servers on one PostgreSQL database", () => {
     expect(new Set(ids).size).toBe(60);
     expect(taken.filter((t) => t.length > 0).length).toBeGreaterThan(1); // they really competed
     expect((await ledgers[0]!.db.all<{ attempts: number }>("SELECT attempts FROM sync_jobs")).every((j) => j.attempts === 1)).toBe(true);
+  });
+
+  test("two servers claiming at once share the slots between tenants: a tenant with 20 queued wallets does not take every one", async () => {
+    const url = freshDatabase("fair_claims");
+    const [a, b] = await servers(url, 2);
+    const [big, small] = [await ensureTenant(a!.db, "big"), await ensureTenant(a!.db, "small")];
+    for (let i = 0; i < 20; i++) await registerAndEnqueue(a!.db, big, 1000, address(`fair:big:${i}`));
+    for (let i = 0; i < 2; i++) await registerAndEnqueue(a!.db, small, 1000, address(`fair:small:${i}`));
+    // Two rounds of one claim per server, each round at once (four slots in all).
+    const taken: JobRow[] = [];
+    for (let round = 0; round < 2; round++) taken.push(...(await Promise.all([claimJob(a!.db), claimJob(b!.db)])).map((j) => j!));
+    expect(new Set(taken.map((j) => j.id)).size).toBe(4);
+    expect(taken.filter((j) => j.tenant_id === small).length).toBeGreaterThanOrEqual(1);
   });
 
   test("a tenant's quota holds when two servers register its wallets at once", async () => {

@@ -30,6 +30,8 @@ describe("CSV", () => {
 
 describe("operator records", () => {
   const decimal = fc.tuple(fc.nat({ max: 10_000 }), fc.nat({ max: 9999 })).map(([a, b]) => `${a}.${b}`);
+  // A multiplier is positive (a zero one is refused: docs/sources.md#issuer-records).
+  const positive = fc.tuple(fc.integer({ min: 1, max: 10_000 }), fc.nat({ max: 9999 })).map(([a, b]) => `${a}.${b}`);
   const record = fc.record({
     mint: fc.constant(MINT),
     eventId: fc.uuid(),
@@ -40,8 +42,8 @@ describe("operator records", () => {
     status: fc.constantFrom("Initial", "Scheduled", "Corrected", "Cancelled"),
     effectiveTimeUtc: fc.constantFrom(null, "2026-08-14T00:30:00.000Z"),
     createdTimeUtc: fc.constant(null),
-    multiplierOld: fc.option(decimal, { nil: null }),
-    multiplierNew: fc.option(decimal, { nil: null }),
+    multiplierOld: fc.option(positive, { nil: null }),
+    multiplierNew: fc.option(positive, { nil: null }),
     grossCashflowUsd: fc.option(decimal, { nil: null }),
     netCashflowUsd: fc.option(decimal, { nil: null }),
     withholdingTaxRate: fc.option(decimal, { nil: null }),
@@ -51,6 +53,8 @@ describe("operator records", () => {
     notes: fc.option(fc.string({ unit: fc.constantFrom("a", ",", '"', " ", "\n") }).filter((s) => s !== "" && !/^[=+\-@\t\r]/.test(s)), { nil: null }),
     xstockIsin: fc.constant(null),
     spvIsin: fc.constant(null),
+    // The operator's own field: absent unless given (a record without it hashes as before).
+    distributedName: fc.option(fc.constantFrom("SOLS", "Solstice Advanced Materials", "Honeywell Aerospace, Inc."), { nil: undefined }),
   });
 
   test("a JSON array, JSON lines and CSV of the same records parse alike", () => {
@@ -71,8 +75,24 @@ describe("operator records", () => {
     const minimal = { mint: MINT, eventId: "e", version: 1, xstockSymbol: "ABCx", caType: "CashDividend", status: "Initial" };
     const [parsed] = parseOperatorRecords(JSON.stringify(minimal), "records");
     expect(parsed).toMatchObject({ ...minimal, netCashflowUsd: null, notes: null });
-    expect(Object.keys(parsed!).sort()).toEqual([...OPERATOR_FIELDS].sort());
+    expect(Object.keys(parsed!).sort()).toEqual(OPERATOR_FIELDS.filter((f) => f !== "distributedName").sort());
     expect(parseOperatorRecords("mint,eventId,version,xstockSymbol,caType,status\n" + `${MINT},e,1,ABCx,CashDividend,Initial\n`, "records")).toEqual([parsed!]);
     expect(() => parseOperatorRecords("", "r.json")).toThrow(OperatorRecordsError);
+  });
+
+  test("distributedName: kept when given (JSON or CSV), left out when empty or null, refused when not a plain name", () => {
+    const spinOff = { mint: MINT, eventId: "e", version: 2, xstockSymbol: "HONx", caType: "SpinOff", status: "Corrected" };
+    const [named] = parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: "SOLS" }]), "r.json");
+    expect(named!.distributedName).toBe("SOLS");
+    const csvHeader = "mint,eventId,version,xstockSymbol,caType,status,distributedName\n";
+    expect(parseOperatorRecords(csvHeader + `${MINT},e,2,HONx,SpinOff,Corrected,SOLS\n`, "r.csv")).toEqual([named!]);
+    for (const empty of [null, ""]) {
+      const [r] = parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: empty }]), "r.json");
+      expect("distributedName" in r!).toBe(false);
+    }
+    expect("distributedName" in parseOperatorRecords(csvHeader + `${MINT},e,2,HONx,SpinOff,Corrected,\n`, "r.csv")[0]!).toBe(false);
+    for (const bad of [42, " SOLS", "SO\nLS", "x".repeat(201)]) {
+      expect(() => parseOperatorRecords(JSON.stringify([{ ...spinOff, distributedName: bad }]), "r.json")).toThrow(/record 1: distributedName: expected the distributed holding's name/);
+    }
   });
 });

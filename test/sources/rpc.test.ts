@@ -3,6 +3,7 @@ import { createRpc, RpcError, RpcTransportError, type RpcConfig, type RpcOutcome
 import { decodeMintAccount } from "../../src/sources/solana/decode";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeTokenAccount, readFixture } from "../support/chain";
+import { testClock } from "../support/clock";
 import { addTransaction, base64ToBytes, emptyChain, startRpcServer, type RpcServer } from "../support/rpc-server";
 
 const HONX = readFixture("chain/mint-HONx.json");
@@ -87,9 +88,17 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
 
   test("retry-after is honoured over the (tiny) backoff", async () => {
     server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 429, retryAfter: "1" } });
-    const started = performance.now();
-    expect(await rpc().getSlot()).toBe(446_800_000);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    const clock = testClock();
+    expect(await rpc({ clock }).getSlot()).toBe(446_800_000);
+    expect(clock.slept).toEqual([1000]); // the server's second, not a backoff of 1-2 ms
+    expect(outcomes.map(([, o]) => o)).toEqual(["rate_limited", "ok"]);
+  });
+
+  test("a retry-after given as an HTTP date waits until that time by the transport's clock", async () => {
+    const clock = testClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 503, retryAfter: "Thu, 01 Jan 2026 12:00:07 GMT" } });
+    expect(await rpc({ clock }).getSlot()).toBe(446_800_000);
+    expect(clock.slept).toEqual([7000]);
   });
 
   test("500s and 503s are retried", async () => {
@@ -153,6 +162,50 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
   });
 });
 
+describe("a failure names the provider's host and the cause, never the key", () => {
+  const KEY = "SECRET-KEY-4f1d9a";
+  /** The loopback server's URL with a key in its query, as Helius's `?api-key=` is. */
+  const keyed = (base = server.url) => `${base}?api-key=${KEY}`;
+  const failure = async (r: ReturnType<typeof createRpc>) => {
+    const err = await r.getSlot().catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    for (const text of [err.message, String(err.stack), JSON.stringify(err)]) expect(text).not.toContain(KEY);
+    expect(err.message).not.toMatch(/TypeError/);
+    return err as Error;
+  };
+
+  test("connection refused", async () => {
+    const err = await failure(createRpc({ url: `http://127.0.0.1:1/?api-key=${KEY}`, maxRetries: 1, baseDelayMs: 1 }));
+    expect(err.message).toBe("getSlot to 127.0.0.1:1: connection refused (ECONNREFUSED), after 2 attempts");
+  });
+
+  test("a name that does not resolve", async () => {
+    const err = await failure(createRpc({ url: `http://rpc.no-such-provider.invalid/?api-key=${KEY}`, maxRetries: 0 }));
+    expect(err.message).toMatch(/^getSlot to rpc\.no-such-provider\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|DNSException)\), after 1 attempt$/);
+  });
+
+  test("TLS to a server that does not speak it", async () => {
+    const host = new URL(server.url).host;
+    const err = await failure(createRpc({ url: keyed(server.url.replace("http:", "https:")), maxRetries: 0 }));
+    expect(err.message).toMatch(new RegExp(`^getSlot to ${host}: TLS failed \\(\\w+\\), after 1 attempt$`));
+  });
+
+  test("a timeout, an HTTP status, a JSON-RPC error code", async () => {
+    const host = new URL(server.url).host;
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "hang", ms: 1500 } });
+    expect((await failure(createRpc({ url: keyed(), maxRetries: 0, timeoutMs: 100 }))).message).toBe(`getSlot to ${host}: timeout: no complete answer within 100 ms, after 1 attempt`);
+    server.inject({ method: "getSlot", times: 2, fault: { kind: "status", status: 503 } });
+    expect((await failure(createRpc({ url: keyed(), maxRetries: 1, baseDelayMs: 1 }))).message).toBe(`getSlot to ${host}: HTTP 503 (server error), after 2 attempts`);
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 401 } });
+    expect((await failure(createRpc({ url: keyed() }))).message).toBe(`getSlot to ${host}: HTTP 401, after 1 attempt`);
+    // A provider that echoes the request line in its error: the key is cut out of what it said.
+    server.inject({ method: "getSlot", times: 1, fault: { kind: "rpc_error", code: -32602, message: `invalid params for POST /?api-key=${KEY}` } });
+    const err = await failure(createRpc({ url: keyed() }));
+    expect(err).toBeInstanceOf(RpcError);
+    expect(err.message).toBe(`getSlot to ${host}: JSON-RPC error -32602: invalid params for POST …`);
+  });
+});
+
 describe("throttling", () => {
   test("no more than `concurrency` requests in flight", async () => {
     let inFlight = 0;
@@ -174,14 +227,20 @@ describe("throttling", () => {
   });
 
   test("request starts are spaced by spacingMs", async () => {
+    const clock = testClock();
     const starts: number[] = [];
     const stamping: typeof fetch = ((input: any, init: any) => {
-      starts.push(performance.now());
+      starts.push(clock.now());
       return fetch(input, init);
     }) as any;
-    const r = rpc({ fetch: stamping, concurrency: 8, spacingMs: 25 });
+    const r = rpc({ fetch: stamping, concurrency: 8, spacingMs: 25, clock });
     await Promise.all(Array.from({ length: 6 }, () => r.getSlot()));
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20); // timer granularity
+    expect(starts.map((t) => t - starts[0]!)).toEqual([0, 25, 50, 75, 100, 125]);
+    // A request after a pause starts at once: the spacing is between starts, not a fixed delay.
+    await clock.sleep(1000);
+    const before = clock.slept.length;
+    await r.getSlot();
+    expect(clock.slept.slice(before)).toEqual([0]);
+    expect(starts.at(-1)! - starts[0]!).toBe(125 + 1000);
   });
 });

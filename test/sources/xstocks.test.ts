@@ -10,6 +10,7 @@ import {
   toIssuerRevisions,
 } from "../../src/sources/xstocks/records";
 import { readFixture } from "../support/chain";
+import { testClock } from "../support/clock";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer, type IssuerServerOptions } from "../support/issuer-server";
 
 const servers: IssuerServer[] = [];
@@ -89,12 +90,32 @@ describe("transport faults", () => {
     expect(records).toEqual(fixture.history);
   });
 
+  test("the waits run on the injected clock, as the RPC's do: retry-after in seconds, else backoff", async () => {
+    const server = serve();
+    server.inject({ fault: { kind: "status", status: 429, retryAfter: "3" }, times: 1 });
+    server.inject({ fault: { kind: "status", status: 503 }, times: 1 });
+    const clock = testClock();
+    const { instruments } = await client(server, { clock, random: () => 1, baseDelayMs: 400, maxDelayMs: 5000 }).assets();
+    expect(instruments.length).toBeGreaterThan(0);
+    expect(clock.slept).toEqual([3000, 800]); // the server's 3 s, then the second backoff step (400 x 2)
+  });
+
   test("a page that keeps failing fails the fetch with a clear error (a partial list would look complete)", async () => {
     const server = serve();
     server.inject({ fault: { kind: "status", status: 500 }, times: Infinity });
     const err = await client(server, { maxRetries: 2 }).corporateActionsHistory().catch((e) => e);
     expect(err).toBeInstanceOf(IssuerFetchError);
     expect(err).toMatchObject({ status: 500, attempts: 3, path: "/public/corporate-actions/history" });
+  });
+
+  test("a failure names the API's host and the cause, never the base URL's path or query", async () => {
+    const refused = await createIssuerClient({ baseUrl: "http://127.0.0.1:1/api/v2?token=SECRET-TOKEN-77", maxRetries: 0 }).assets().catch((e) => e);
+    expect(refused.message).toBe("xStocks /public/assets at 127.0.0.1:1: connection refused (ECONNREFUSED), after 1 attempt");
+    const server = serve();
+    server.inject({ fault: { kind: "status", status: 503 }, times: Infinity });
+    const failed = await client(server, { baseUrl: `${server.url}?token=SECRET-TOKEN-77`, maxRetries: 1 }).assets().catch((e) => e);
+    expect(failed.message).toBe(`xStocks /public/assets at ${new URL(server.url).host}: HTTP 503, after 2 attempts`);
+    for (const e of [refused, failed]) expect(`${e.message} ${e.stack} ${JSON.stringify(e)}`).not.toMatch(/SECRET|TypeError/);
   });
 
   test("a 404 is not retried", async () => {

@@ -1,5 +1,5 @@
 // A ledger taken back to the shape its actions had before each corporate action was stored once
-// (SQLite's migration 0012, PostgreSQL's 0003): one `actions` row per wallet × action holding its
+// (SQLite's migration 0014, PostgreSQL's 0005): one `actions` row per wallet × action holding its
 // canonical payload and the documents it was served as, written exactly as the code of before
 // wrote them. The rows are read back from the ledger as it is now (each payload checked against
 // its stored hash, each document as the API serves it, which test/fixtures/demo-answers-before.json
@@ -12,7 +12,7 @@ import { migrationsOf } from "../../src/ledger/migrations.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 
 /** The migration that stores each corporate action once, per engine. */
-export const storeOnceMigration = { sqlite: "0013_action_events", postgres: "0004_action_events" } as const;
+export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
 
 const statements = (sql: string) => sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean);
 

@@ -3,12 +3,12 @@
 // loaded at a fixed time (so what the engine stamps with the clock is the same on every run), two
 // issuer corrections re-book it (so the journal holds reversals and an event several revisions),
 // the ECB sample is imported (so the year report converts), and the real server, offline, answers
-// every route that reads a wallet's books: lists page by page and with date filters, each action's
+// every route that reads a wallet's books: lists page by page, with date and kind filters, each action's
 // and each income entry's detail, each export, each lineage, the year reports. What a request
 // stamps with its own clock (`asOf`) is set aside.
 //
-// Only what the HTTP API and the observation tables offer is used here (never the actions table's
-// own columns), so the same code records the answers on a commit from before the change:
+// Only the HTTP API, the observation tables and the columns both shapes of the actions table have
+// are read here, so the same code records the answers on a commit from before the change:
 // test/fixtures/demo-answers-before.json says how.
 import { loadDemo } from "../../src/demo/load.ts";
 import { demoTenant } from "../../src/demo/identity.ts";
@@ -42,7 +42,7 @@ export async function loadCorrectedDemo(dataDir: string): Promise<void> {
   try {
     await loadDemo(ledger, DEMO_AT);
     for (let step = 0; step < 2; step++) await correctADividend(ledger.db, step, new Date(DEMO_AT.getTime() + (step + 1) * 60_000));
-    await importRates(ledger.db, parseEcbHistory(readFileSync(ecbSample, "utf8")), DEMO_AT);
+    await importRates(ledger.db, parseEcbHistory(readFileSync(ecbSample, "utf8"), DEMO_AT.toISOString().slice(0, 10)), DEMO_AT);
   } finally {
     await ledger.close();
   }
@@ -104,6 +104,10 @@ export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
       for (const id of await pages(`/v2/actions?${q}`, "actions")) await get(`/v2/actions/${id}?${q}`);
       for (const id of await pages(`/v1/income?${q}`, "entries")) await get(`/v1/income/${id}?${q}`);
       await pages(`/v1/journal?${q}`, "entries");
+      for (const kinds of ["kind=dividend", "kind=split&kind=unclassified_adjustment"]) {
+        await get(`/v1/income?${q}&${kinds}&limit=200`);
+        await get(`/v1/journal?${q}&${kinds}&limit=200`);
+      }
       for (const filter of [...years.map((y) => `year=${y}`), "from=2026-01-01&to=2026-06-30", "from=2026-05-01"]) {
         await get(`/v2/actions?${q}&${filter}&limit=200`);
         await get(`/v1/income?${q}&${filter}&limit=200`);

@@ -13,7 +13,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
-import { syncWalletChain } from "../../src/sources/solana/history.ts";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline.ts";
 import { createRpc } from "../../src/sources/solana/rpc.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";

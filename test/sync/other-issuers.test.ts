@@ -131,8 +131,10 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
   test("is named from its metadata in /v1/assets and every read; its change says there is no feed and how to add a record", async () => {
     const { ledger, close } = await followHolder(s);
     try {
-      const asset = (await listAssets(ledger.db, Number(T0 + 86_400n))).find((a) => a.mint === s.mint);
+      const asset = (await listAssets(ledger.db, await ensureTenant(ledger.db, "acme"), Number(T0 + 86_400n))).find((a) => a.mint === s.mint);
       expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
+      // Found in acme's wallet: another tenant is not told the mint exists (docs/api.md#tenancy).
+      expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "globex"))).find((a) => a.mint === s.mint)).toBeUndefined();
       const [action] = await actionRecords(ledger.db, "a.owner = ?", s.holder);
       expect(action!.type).toBe("unknown");
       expect(action).toMatchObject({
@@ -146,7 +148,7 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
-      expect((await listAssets(ledger.db)).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
+      expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "acme"))).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
     } finally {
       await close();
     }
@@ -159,7 +161,7 @@ describe("a mint its issuer renames in its metadata", async () => {
   test("is renamed by the next mint poll, without a wallet's re-sync, and the wallet's books read the new name", async () => {
     const { ledger, deps, now, close } = await followHolder(s);
     try {
-      const named = async () => (await listAssets(ledger.db)).find((a) => a.mint === s.mint);
+      const named = async () => (await listAssets(ledger.db, await ensureTenant(ledger.db, "acme"))).find((a) => a.mint === s.mint);
       expect(await named()).toMatchObject({ symbol: "EXPRE", name: METADATA.name });
 
       // Nothing changed: the poll stores nothing and marks nothing.

@@ -23,7 +23,6 @@ export function sessionClient(session: SessionView, onEnded: () => void): Client
 export function explain(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.code === "rate_limited") return `${error.message} The page asks again when you retry.`;
-    if (error.code === "missing_scope") return `${error.message} Ask the operator for a key that has it.`;
     return error.message;
   }
   if (error instanceof NetworkError) return "The server cannot be reached. Is ca-ledger still running?";

@@ -1,9 +1,9 @@
-// What a person reads. The server rounds every amount it sends by the ledger's one rule
-// (src/domain/display.ts: USD half-even at most six decimals, quantities as the token program
-// renders them); the page shows those digits as they are, only grouping thousands and writing
-// USD with at least cents. Where the page itself totals (across wallets, a month of the chart) it
-// sums the exact values and rounds once with the same rule, imported, never copied.
-import { quantityTextForPeople, usdTextForPeople } from "../../src/domain/display.ts";
+// What a person reads. Money is shown to the cent (src/domain/display.ts, the ledger's one rule:
+// the exact value rounded half-even to 2 places; the exact value goes in a title, one hover away);
+// an income breakdown in cents adds up as shown (display.ts centsBreakdown). Quantities are the
+// server's digits as they are, only grouped. Where the page itself totals (across wallets, a month
+// of the chart) it sums the exact values and rounds once with the same rule, imported, never copied.
+import { centsBreakdown, centsForPeople, quantityTextForPeople, type Breakdown } from "../../src/domain/display.ts";
 import { add, formatExact, formatFixed, mul, parseDecimal, rat, type Rat } from "../../src/domain/numbers.ts";
 
 function group(integer: string): string {
@@ -17,32 +17,37 @@ function grouped(digits: string): string {
   return `${negative ? "-" : ""}${group(integer!)}${fraction ? "." + fraction : ""}`;
 }
 
-/** An amount the server rounded, written with at least cents: "12.5" reads "12.50", "3" reads "3.00". No digit changes. */
+/** An amount the server rounded, written with at least cents: "12.5" reads "12.50", "3" reads "3.00". No digit changes (the year report's CSV). */
 export function centsText(shown: string): string {
   const [integer, fraction = ""] = shown.split(".");
   const digits = `${integer}.${fraction.padEnd(2, "0")}`;
   return /^-0\.0+$/.test(digits) ? digits.slice(1) : digits;
 }
 
-/** USD the server rounded: "$1,234.50", "-$0.000253"; unknown stays "unknown", never a guessed zero. */
-export function usdText(shown: string | null | undefined): string {
-  if (shown === null || shown === undefined) return "unknown";
-  const digits = centsText(shown);
-  return digits.startsWith("-") ? `-$${grouped(digits.slice(1))}` : `$${grouped(digits)}`;
+/** A decimal (exact, or as the server rounded it) in cents, by the ledger's rule: "1234.5678" reads "1234.57". */
+export const cents = (value: string): string => centsForPeople(parseDecimal(value));
+
+/** Cents already rounded, as dollars: "$1,234.50", "-$0.25"; unknown stays "unknown", never a guessed zero. */
+export function dollarsText(cents: string | null | undefined): string {
+  if (cents === null || cents === undefined) return "unknown";
+  return cents.startsWith("-") ? `-$${grouped(cents.slice(1))}` : `$${grouped(cents)}`;
 }
 
-/** An amount in another currency the server rounded: "1,234.50 EUR". */
-export function moneyText(shown: string, currency: string): string {
-  return `${grouped(centsText(shown))} ${currency}`;
+/** Cents already rounded, in another currency: "1,234.50 EUR". */
+export const currencyCentsText = (cents: string, currency: string): string => `${grouped(cents)} ${currency}`;
+
+export type Parts = Breakdown<string | null>;
+
+/** A breakdown's exact values in cents that add up as shown (gross = withheld + retained + net where all are known). */
+export function breakdownCents(exact: Parts): Parts {
+  const r = (v: string | null): Rat | null => (v === null ? null : parseDecimal(v));
+  return centsBreakdown({ gross: r(exact.gross), withheld: r(exact.withheld), retained: r(exact.retained), net: r(exact.net) });
 }
 
 /** A decimal the server already rounded for display (a quantity, a change of one), grouped. */
 export function decimalText(shown: string): string {
   return grouped(shown);
 }
-
-/** An exact USD value the page must show itself (a journal entry), rounded by the ledger's rule. */
-export const usdOfExact = (exact: string | null): string | null => usdTextForPeople(exact);
 
 /** An exact quantity the page must show itself (a total, a journal entry), rounded by the ledger's rule at the mint's decimals. */
 export const quantityOfExact = (exact: string, decimals: number): string => quantityTextForPeople(exact, decimals)!;

@@ -4,7 +4,7 @@
 // Every figure is the server's; the one thing the page adds is a month's total across symbols for
 // the chart, the exact sums rounded once when shown (src/domain/display.ts).
 import type { Client, IncomeReport, ReportCurrencies } from "@ca-ledger/client";
-import { sumDecimals } from "./format.ts";
+import { combineShown } from "../../src/domain/income-report.ts";
 
 export type { IncomeReport };
 export type ReportRow = IncomeReport["rows"][number];
@@ -43,15 +43,18 @@ export async function entryYears(api: Client, owner: string): Promise<number[]> 
   return Array.from({ length: last - first + 1 }, (_, i) => last - i);
 }
 
-/** Gross, withheld and net of one month across symbols: exact sums, null where no row carries the part. */
-export interface MonthTotal { month: string; grossUsd: string | null; withholdingTaxUsd: string | null; usd: string | null }
+/**
+ * Gross, withheld, retained and net of one month across symbols, exact, by the report's own rule
+ * (src/domain/income-report.ts combineShown): over the events whose net is known, null where a
+ * part is unknown (never 0).
+ */
+export interface MonthTotal { month: string; grossUsd: string | null; withholdingTaxUsd: string | null; retainedUsd: string | null; usd: string | null }
 
 export function monthTotals(report: IncomeReport): MonthTotal[] {
   return Array.from({ length: 12 }, (_, i) => {
     const month = `${report.year}-${String(i + 1).padStart(2, "0")}`;
-    const rows = report.rows.filter((r) => r.month === month);
-    const sum = (part: "grossUsd" | "withholdingTaxUsd" | "usd") => sumDecimals(rows.map((r) => r.exact[part])).value;
-    return { month, grossUsd: sum("grossUsd"), withholdingTaxUsd: sum("withholdingTaxUsd"), usd: sum("usd") };
+    const { grossUsd, withholdingTaxUsd, retainedUsd, usd } = combineShown(report.rows.filter((r) => r.month === month));
+    return { month, grossUsd, withholdingTaxUsd, retainedUsd, usd };
   });
 }
 

@@ -4,10 +4,11 @@
 import type { ActionDetail as Detail } from "@ca-ledger/client";
 import type { ComponentChildren } from "preact";
 import { useLedger } from "../src/context.ts";
-import { dateTimeText, factorText, percentText, quantityOfExact, usdOfExact, words } from "../src/format.ts";
+import { breakdownCents, dateTimeText, factorText, percentText, quantityOfExact, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Hash, Quantity, Usd } from "./amounts.tsx";
+import { Distributed } from "./Lineage.tsx";
 import { Await, Empty } from "./states.tsx";
 
 export function ActionDetail({ id }: { id: string }) {
@@ -53,25 +54,26 @@ function DetailOf({ action }: { action: Detail }) {
       <ChainEvidence action={action} />
       <Journal action={action} />
       <h2>Lineage</h2>
-      <p>
-        {action.lineageLink ? `${words(action.lineageLink.type)}: ${action.lineageLink.from} → ${action.lineageLink.to ?? "(terminated)"}. ` : "This action links no identities. "}
+      <p id="action-lineage">
+        <LinkText link={action.lineageLink} />
         <a href={href("lineage", action.mint)}>Lineage of {action.symbol ?? "this instrument"}</a>
       </p>
     </>
   );
 }
 
-/** The income as the issuer broke it down: gross, tax withheld, what it retained, net (the server's rounding). */
+/** The income as the issuer broke it down: gross, tax withheld, what it retained, net, in cents that add up. */
 function Breakdown({ action: a }: { action: Detail }) {
   const rate = (r: string | null) => (r === null ? null : <span class="muted"> at {percentText(r)}</span>);
+  const shown = breakdownCents({ gross: a.exact.grossUsd, withheld: a.exact.withholdingTaxUsd, retained: a.exact.retainedUsd, net: a.exact.usd });
   return (
     <>
       <h2>Income</h2>
       <dl class="facts" id="breakdown">
-        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} /></Field>
-        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} />{rate(a.withholdingTaxRate)}</Field>
-        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} />{rate(a.retentionRate)}</Field>
-        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} /></strong></Field>
+        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} /></Field>
+        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />{rate(a.withholdingTaxRate)}</Field>
+        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} shown={shown.retained} />{rate(a.retentionRate)}</Field>
+        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} shown={shown.net} /></strong></Field>
         <Field label="Units received"><Quantity value={a.incomeUnits} exact={a.exact.incomeUnits} /></Field>
         {a.refundNote && <Field label="Refund">{a.refundNote}</Field>}
       </dl>
@@ -181,7 +183,7 @@ function Journal({ action }: { action: Detail }) {
                 <td>{words(j.entryType)}{j.reversesId !== null && ` of #${j.reversesId}`}</td>
                 <td class="r"><Quantity value={quantityOfExact(j.unitsDelta, action.decimals)} exact={j.unitsDelta} /></td>
                 <td class="r"><Quantity value={quantityOfExact(j.incomeUnits, action.decimals)} exact={j.incomeUnits} /></td>
-                <td class="r"><Usd value={usdOfExact(j.usd)} exact={j.usd} /></td>
+                <td class="r"><Usd exact={j.usd} /></td>
                 <td>{j.changeReason ?? "—"}</td>
                 <td>{dateTimeText(j.createdAt)}</td>
                 <td><Hash value={j.evidenceSha256} /></td>
@@ -192,4 +194,15 @@ function Journal({ action }: { action: Detail }) {
       )}
     </>
   );
+}
+
+/**
+ * The link an action wrote, in words: a distribution says what was distributed and the share of
+ * the basis that went with it ("Spin-off: a holding distributed by HON, sold by the issuer and
+ * reinvested in HONx (not named by the issuer); 48.75% of the basis."), never "HON → HON".
+ */
+function LinkText({ link }: { link: Detail["lineageLink"] }) {
+  if (!link) return <>This action links no identities. </>;
+  if (link.distributed) return <>{words(link.type)}: <Distributed d={link.distributed} />; <span title={link.cashFraction}>{percentText(link.cashFraction)}</span> of the basis. </>;
+  return <>{words(link.type)}: {link.from} → {link.to ?? "(terminated)"}. </>;
 }

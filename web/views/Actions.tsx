@@ -2,7 +2,7 @@
 // for income the breakdown the server rounded (gross, withholding tax, net USD).
 import type { ActionsList } from "@ca-ledger/client";
 import { useLedger, walletsOf } from "../src/context.ts";
-import { dateText, percentText, shortAddress, words } from "../src/format.ts";
+import { breakdownCents, dateText, percentText, shortAddress, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute } from "../src/route.ts";
 import { Quantity, Usd } from "./amounts.tsx";
@@ -66,25 +66,28 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
       <table class="data" id="actions">
         <thead><tr><th>Effective</th><th>Instrument</th><th>Type</th><th>Treatment</th><th>Lifecycle</th><th class="r">Quantity</th><th class="r">Gross USD</th><th class="r">Withheld</th><th class="r">Net USD</th></tr></thead>
         <tbody>
-          {page.actions.map((a) => (
-            <tr key={a.id}>
-              <td>{dateText(a.effectiveAt)}</td>
-              <td>{a.symbol ?? shortAddress(a.mint)}</td>
-              <td><a href={href("actions", a.id, { owner })}>{words(a.type)}</a>{a.warnings.length > 0 && <span class="warn-dot" title={a.warnings.join("\n")}> ⚠</span>}</td>
-              <td><span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span></td>
-              <td><span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span></td>
-              <td class="r"><Quantity value={a.quantityDisplay} /></td>
-              {a.treatment === "income" ? (
-                <>
-                  <td class="r"><Usd value={a.grossUsd} exact={a.exact.grossUsd} /></td>
-                  <td class="r"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} />{a.withholdingTaxRate !== null && a.withholdingTaxRate !== "0" && <span class="muted small"> ({percentText(a.withholdingTaxRate)})</span>}</td>
-                  <td class="r"><Usd value={a.usd} exact={a.exact.usd} /></td>
-                </>
-              ) : (
-                <td class="r muted" colSpan={3}>—</td>
-              )}
-            </tr>
-          ))}
+          {page.actions.map((a) => {
+            const shown = breakdownCents({ gross: a.exact.grossUsd, withheld: a.exact.withholdingTaxUsd, retained: a.exact.retainedUsd, net: a.exact.usd });
+            return (
+              <tr key={a.id}>
+                <td>{dateText(a.effectiveAt)}</td>
+                <td>{a.symbol ?? shortAddress(a.mint)}</td>
+                <td><a href={href("actions", a.id, { owner })}>{words(a.type)}</a>{a.warnings.length > 0 && <span class="warn-dot" title={a.warnings.join("\n")}> ⚠</span>}</td>
+                <td><span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span></td>
+                <td><span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span></td>
+                <td class="r"><Quantity value={a.quantityDisplay} /></td>
+                {a.treatment === "income" ? (
+                  <>
+                    <td class="r"><Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} /></td>
+                    <td class="r"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />{a.withholdingTaxRate !== null && a.withholdingTaxRate !== "0" && <span class="muted small"> ({percentText(a.withholdingTaxRate)})</span>}</td>
+                    <td class="r"><Usd value={a.usd} exact={a.exact.usd} shown={shown.net} /></td>
+                  </>
+                ) : (
+                  <td class="r muted" colSpan={3}>—</td>
+                )}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       <div class="pager">

@@ -50,8 +50,8 @@ export function Downloads() {
               <a class="button secondary" id="report-json-download" href={reportJsonHref(choice)} download={reportName(report, choice, "json")}>The same as JSON</a>
             </div>
             <p class="muted">
-              The ledger's year report: one row per month and symbol with events, gross, withheld, retained and net USD and events without a USD value, then
-              the totals{report.currency ? `; with each amount in ${report.currency}, the ECB rate days used and why an amount is missing` : ""}. The CSV is written
+              The ledger's year report: one row per month and symbol with events, gross, withheld, retained and net USD of the events with a net USD value
+              (gross − withheld − retained = net), then the events without one and their gross, then the totals{report.currency ? `; with each amount in ${report.currency}, the ECB rate days used and why an amount is missing` : ""}. The CSV is written
               from the server's answer (amounts as the server rounded them); the JSON is that answer, with the exact sums.
             </p>
             <Exports year={report.year} owners={choice.owner ? [choice.owner] : owners} />

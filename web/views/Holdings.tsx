@@ -6,7 +6,7 @@ import type { ComponentChildren } from "preact";
 import type { AssetsResponse, Portfolio } from "@ca-ledger/client";
 import { cached } from "../src/api.ts";
 import { useLedger, walletsOf, type Ledger } from "../src/context.ts";
-import { factorText, shortAddress, sumDecimals, usdOfExact, words } from "../src/format.ts";
+import { factorText, shortAddress, sumDecimals, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href } from "../src/route.ts";
 import { Quantity, Usd } from "./amounts.tsx";
@@ -79,7 +79,7 @@ function HoldingsOf({ portfolios, assets }: { portfolios: Portfolio[]; assets: M
   return (
     <>
       <div class="cards">
-        <Card label="Income received, all wallets" value={<Usd value={usdOfExact(income.value)} exact={income.value} />} />
+        <Card label="Income received, all wallets" value={<Usd exact={income.value} />} />
         <Card label="Income events without a USD value" value={String(unvalued)} />
         <Card label="Wallets" value={String(portfolios.length)} />
         <Card label="Instruments held" value={String(rows.length)} />
@@ -96,7 +96,7 @@ function HoldingsOf({ portfolios, assets }: { portfolios: Portfolio[]; assets: M
                 <td><Instrument mint={r.first.mint} symbol={r.first.symbol} asset={assets.get(r.first.mint)} /></td>
                 <td class="r"><Quantity value={r.quantity} /></td>
                 <td class="r">{r.wallets}</td>
-                <td class="r"><Usd value={usdOfExact(r.incomeUsd)} exact={r.incomeUsd} /></td>
+                <td class="r"><Usd exact={r.incomeUsd} /></td>
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,6 @@
 // An instrument's lineage: where its name comes from, the identities it had, the links between
-// them (identity changes, spin-offs, terminations) and where the first identity's cost basis sits now.
+// them (identity changes, spin-offs and rights distributions with what they distributed,
+// terminations) and where the first identity's cost basis sits now, each distribution on its own.
 import type { AssetsResponse, LineageResponse } from "@ca-ledger/client";
 import { useLedger } from "../src/context.ts";
 import { dateText, percentText, shortAddress, words } from "../src/format.ts";
@@ -71,14 +72,15 @@ function LineageTables({ lineage, asset }: { lineage: LineageResponse; asset: As
       </table>
       <h2>Links</h2>
       {lineage.links.length === 0 ? (
-        <Empty title="No identity change, spin-off or termination for this instrument." />
+        <Empty title="No identity change, spin-off, rights distribution or termination for this instrument." />
       ) : (
         <table class="data" id="links">
-          <thead><tr><th>Link</th><th>From</th><th>To</th><th class="r">Basis share</th><th class="r">Cash share</th><th>When</th></tr></thead>
+          <thead><tr><th>Link</th><th>From</th><th>To</th><th>What was distributed</th><th class="r">Basis kept</th><th class="r">Distributed or paid out</th><th>When</th></tr></thead>
           <tbody>
             {lineage.links.map((l, n) => (
               <tr key={n}>
                 <td>{words(l.type)}</td><td>{l.from}</td><td>{l.to ?? "—"}</td>
+                <td class="distributed">{l.distributed ? <Distributed d={l.distributed} /> : <span class="muted">—</span>}</td>
                 <td class="r" title={l.basisFraction}>{percentText(l.basisFraction)}</td><td class="r" title={l.cashFraction}>{percentText(l.cashFraction)}</td>
                 <td>{dateText(l.at)}</td>
               </tr>
@@ -91,10 +93,21 @@ function LineageTables({ lineage, asset }: { lineage: LineageResponse; asset: As
         <thead><tr><th>Holding</th><th>Kind</th><th class="r">Share of basis</th></tr></thead>
         <tbody>
           {lineage.basisNowSits.map((b, n) => (
-            <tr key={n}><td>{b.holding.length > 20 ? <code title={b.holding}>{shortAddress(b.holding)}</code> : b.holding}</td><td>{words(b.kind)}</td><td class="r" title={b.fraction}>{percentText(b.fraction)}</td></tr>
+            <tr key={n}>
+              <td>{b.distributed ? <span title={b.distributed.description}>{b.distributed.holding}{b.at && <span class="muted"> ({dateText(b.at)})</span>}</span> : b.holding.length > 20 ? <code title={b.holding}>{shortAddress(b.holding)}</code> : b.holding}</td>
+              <td>{words(b.kind)}</td><td class="r" title={b.fraction}>{percentText(b.fraction)}</td>
+            </tr>
           ))}
         </tbody>
       </table>
     </>
   );
+}
+
+type DistributedView = NonNullable<LineageResponse["links"][number]["distributed"]>;
+
+/** What a distribution distributed, in words, and who named it (an operator record, the issuer's note, or nobody). */
+export function Distributed({ d }: { d: DistributedView }) {
+  const by = d.namedBy === "operator" ? "Named by an operator record (distributedName)" : d.namedBy === "issuer" ? "Named in the issuer's note" : "The issuer's records do not name it";
+  return <span title={by}>{d.description}</span>;
 }

@@ -1,6 +1,7 @@
 // The tenant's wallets with their sync state; a wallet that is queued or running shows its
-// progress live (the status route, asked every two seconds until the sync ends). Registering a
-// wallet needs the wallets:sync scope, and the form says so when the key lacks it.
+// progress live (the status route, asked every two seconds until the sync ends). Registering and
+// removing a wallet need the wallets:sync scope; the form says so when the key lacks it, with the
+// command that makes such a key (the same the API's 403 names). Removing asks to confirm first.
 import type { SyncStatusResponse, WalletsResponse } from "@ca-ledger/client";
 import { useEffect, useState } from "preact/hooks";
 import { explain } from "../src/api.ts";
@@ -8,6 +9,7 @@ import { useLedger, walletsOf } from "../src/context.ts";
 import { dateTimeText, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { canSync } from "../src/session.ts";
+import { keyCommandFor } from "../../src/domain/scopes.ts";
 import { Await, Empty } from "./states.tsx";
 
 const pollMs = 2000;
@@ -28,22 +30,54 @@ export function Wallets() {
 }
 
 function WalletTable({ list }: { list: WalletsResponse }) {
+  const allowed = canSync(useLedger().session);
   return (
     <>
       <p class="muted">{list.wallets.length} of {list.maxWallets} wallets for tenant {list.tenant}.</p>
       <table class="data" id="wallets">
-        <thead><tr><th>Wallet</th><th>Registered</th><th>Sync</th></tr></thead>
+        <thead><tr><th>Wallet</th><th>Registered</th><th>Sync</th>{allowed && <th />}</tr></thead>
         <tbody>
           {list.wallets.map((w) => (
             <tr key={w.owner}>
               <td><code>{w.owner}</code></td>
               <td>{dateTimeText(w.registeredAt)}</td>
               <td><SyncState owner={w.owner} initial={w.status} /></td>
+              {allowed && <td><Remove owner={w.owner} /></td>}
             </tr>
           ))}
         </tbody>
       </table>
     </>
+  );
+}
+
+/** Stop following a wallet: a first click asks to confirm, saying what happens to its books. */
+function Remove({ owner }: { owner: string }) {
+  const ledger = useLedger();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function remove() {
+    setBusy(true);
+    setError(null);
+    try {
+      await ledger.api.removeWallet(owner);
+      ledger.refresh();
+    } catch (e) {
+      setError(explain(e));
+      setBusy(false);
+    }
+  }
+
+  if (!asking) return <button type="button" class="secondary remove" onClick={() => setAsking(true)}>Remove</button>;
+  return (
+    <div class="confirm-remove" role="alertdialog" aria-label="Confirm removal">
+      <p>Stop following this wallet? Its syncs stop and its books leave this tenant's views; nothing is erased, and registering it again brings them back.</p>
+      <button type="button" class="danger" disabled={busy} onClick={remove}>{busy ? "Removing…" : "Remove wallet"}</button>{" "}
+      <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(false)}>Cancel</button>
+      {error && <div class="error-text">{error}</div>}
+    </div>
   );
 }
 
@@ -120,8 +154,8 @@ function Register() {
       <h2>Register a wallet</h2>
       {!allowed && (
         <p class="note" id="no-sync-scope">
-          This key lacks the <code>wallets:sync</code> scope, so it can read but not register wallets. Sign in with a key that has it
-          (<code>ca-ledger keys create NAME --tenant {ledger.session.tenant} --scopes assets:read,ledger:read,wallets:sync</code>).
+          This key lacks the scope <code>wallets:sync</code>, so it can read but not register or remove wallets. An operator makes a key with it:{" "}
+          <code>{keyCommandFor("wallets:sync", ledger.session.tenant)}</code>
         </p>
       )}
       <div class="row">

@@ -3,6 +3,7 @@
 // reinvest it, never income. Units always follow the chain's exact ratio.
 import { type BookingFacts, scaleAll, valueProceeds } from "../book";
 import type { Classified } from "../classify";
+import { distributedName } from "../distributed";
 import { usdInText } from "../display";
 import { figure, positive } from "../issuer";
 import { cmp, div, formatDecimal, liftF64, ONE, sub, ZERO } from "../numbers";
@@ -28,10 +29,14 @@ function classifySplit(c: Classified, x: IssuerReading): void {
   }
 }
 
-/** A fraction of value distributed and reinvested: (M_new − M_old) ÷ M_new, with its proceeds when published. */
+/**
+ * A fraction of value distributed and reinvested: (M_new − M_old) ÷ M_new, with its proceeds when
+ * published, and the distributed holding's name where a source states it.
+ */
 function classifyAllocation(c: Classified, x: IssuerReading): void {
   const proceeds = figure(x.record.netCashflowUsd) ?? figure(x.record.grossCashflowUsd);
   c.distributedFraction = cmp(c.mNew, ZERO) === 0 ? ZERO : div(sub(c.mNew, c.mOld), c.mNew);
+  c.distributed = distributedName(x.revision, c.match.kind === "matched" ? c.match.event.revisions : []);
   c.factor = c.chainFactor;
   c.proceedsPerShare = positive(proceeds) ? proceeds : null;
   c.impliedPrice = impliedPrice(c.mOld, c.mNew, c.proceedsPerShare, ONE);
@@ -43,7 +48,14 @@ function explainAllocation(c: Classified): string {
   if (!c.distributedFraction) return c.match.reason;
   const proceeds = c.proceedsPerShare ? ` (${usdInText(c.proceedsPerShare)} a share)` : "";
   const price = c.impliedPrice && c.proceedsPerShare ? ` at ${usdInText(c.impliedPrice)} a share` : "";
-  return `${c.match.reason}: ${percentOf(c.distributedFraction)}% of the value distributed${proceeds} and reinvested${price}`;
+  return `${c.match.reason}: ${percentOf(c.distributedFraction)}% of the value distributed${distributedAs(c)}${proceeds} and reinvested${price}`;
+}
+
+/** " as SOLS", " as a holding the issuer does not name": what a spin-off or rights distribution distributed. */
+function distributedAs(c: Classified): string {
+  if (c.type === "cash_in_lieu" || !c.distributed) return "";
+  if (c.distributed.name) return ` as ${c.distributed.name}`;
+  return c.type === "rights_distribution" ? " as rights the issuer does not name" : " as a holding the issuer does not name";
 }
 
 /** Units ×F; the proceeds, when published and plausible, are valued for U0 shares. Never income. */
@@ -135,7 +147,7 @@ export const rightsDistribution: TypeRule = {
   caTypes: ["rightsdistribution", "rightsissue", "unitsplit"],
   recognises: (x) => x.caType !== "unitsplit" || (!isUnitSplit(x) && !isLieu(x)),
   classify: classifyAllocation,
-  lineage: "transform",
+  lineage: "rights_distribution",
   v1: (a) => sentenceV1(V1_SENTENCES.rights_distribution, `${percentText(a)} of the value came from rights sold and reinvested`),
 };
 

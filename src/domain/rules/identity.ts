@@ -4,7 +4,6 @@ import { scaleAll } from "../book";
 import type { Classified } from "../classify";
 import { parseMergerNote, ticker } from "../issuer";
 import { formatDecimal } from "../numbers";
-import type { LineageLinkView } from "../types";
 import { factorText, reasonV1, sentenceV1, V1_SENTENCES } from "../v1";
 import { factorReconciles, type IssuerReading, type TypeRule } from "./rule";
 
@@ -32,12 +31,6 @@ function explainIdentity(c: Classified): string {
   return c.factor ? `${c.match.reason}: units ×${formatDecimal(c.factor)}${moved}` : c.match.reason;
 }
 
-/** The action's own link: all basis moves from the old identity to the new one. */
-function identityLink(c: Classified, symbol: string, actionId: string): LineageLinkView {
-  const t = c.transition;
-  return { type: "identity_change", from: c.underlying?.from ?? symbol, to: c.underlying?.to ?? symbol, basisFraction: "1", cashFraction: "0", at: t.effectiveAt, actionId };
-}
-
 const identity = {
   category: "identity",
   treatment: "identity",
@@ -46,7 +39,6 @@ const identity = {
   explain: explainIdentity,
   book: scaleAll,
   lineage: "identity_change",
-  actionLink: identityLink,
   restatesBasis: true,
 } as const;
 

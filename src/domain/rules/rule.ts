@@ -41,10 +41,8 @@ export interface TypeRule {
   explain?: (c: Classified) => string;
   /** The booking for one wallet holding `raw` base units at the activation. */
   book: (c: Classified, raw: bigint, decimals: number) => BookingFacts;
-  /** The link this type writes into the instrument's lineage. */
+  /** The link this type writes into the instrument's lineage (its action shows it too). */
   lineage: LineageLinkView["type"] | null;
-  /** The lineage link shown on the action itself, for types that move the holding to a new identity. */
-  actionLink?: (c: Classified, symbol: string, actionId: string) => LineageLinkView;
   /** Its factor changes the unit basis: quantities and prices are restated across it. */
   restatesBasis: boolean;
   /** How v1 shows it: kind, headline, reasons. */

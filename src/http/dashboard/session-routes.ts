@@ -3,7 +3,7 @@
 // API's own checks on it (lockout, known, not revoked) and answers with the session cookie; the
 // key is not kept anywhere but as the hash api_keys already holds.
 import type { Config } from "../../config.ts";
-import { identify, type AuthDeps } from "../auth.ts";
+import { identify, spendRate, type AuthDeps } from "../auth.ts";
 import { readCapped } from "../../capped-read.ts";
 import { errorResponse } from "../errors.ts";
 import { clearSessionCookie, readCookie, sessionCookieName, setSessionCookie } from "./cookies.ts";
@@ -51,9 +51,13 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
     const trimmed = typeof key === "string" && key.trim() !== "" ? key.trim() : null;
     const principal = await identify({ key: trimmed }, address, deps.auth);
     if (principal instanceof Response) return principal;
+    // A sign-in is a request made with the key: it counts against the key's rate limit, so a
+    // script cannot open sessions faster than it could call the API (docs/dashboard.md#sign-in-and-sessions).
+    const spent = spendRate(principal.keyId, deps.auth);
+    if (spent.refusal) return spent.refusal;
     await sessions.close(cookieId(request)); // signing in again replaces the browser's session
     const opened = await sessions.open(principal);
-    return json(201, view(opened.session), { "set-cookie": setSessionCookie(opened.id, sessionLimits.absoluteSeconds, secure(request, url)) });
+    return json(201, view(opened.session), { ...spent.headers, "set-cookie": setSessionCookie(opened.id, sessionLimits.absoluteSeconds, secure(request, url)) });
   }
 
   async function signOut(request: Request, url: URL): Promise<Response> {

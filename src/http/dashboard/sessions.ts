@@ -6,8 +6,11 @@ import { sha256Hex } from "../../domain/evidence.ts";
 import { keyById, type KeyPrincipal } from "../../ledger/keys.ts";
 import type { Db } from "../../ledger/sql/port.ts";
 
-/** A session ends after 30 minutes without a request, and 12 hours after sign-in in any case. */
-export const sessionLimits = { idleSeconds: 30 * 60, absoluteSeconds: 12 * 60 * 60 };
+/**
+ * A session ends after 30 minutes without a request, and 12 hours after sign-in in any case. A key
+ * has at most 20 live sessions: signing in a 21st time ends its oldest.
+ */
+export const sessionLimits = { idleSeconds: 30 * 60, absoluteSeconds: 12 * 60 * 60, perKey: 20 };
 
 /** last_seen_at is written at most once a minute, so browsing does not write on every request. */
 const touchEveryMs = 60_000;
@@ -36,8 +39,15 @@ export function sessionStore(db: Db, limits = sessionLimits) {
       const session: Session = { principal, csrfToken: randomToken(), createdAt, expiresAt };
       await db.write(async (tx) => {
         await tx.run("DELETE FROM dashboard_sessions WHERE expires_at <= ?1 OR last_seen_at <= ?2", createdAt, new Date(now.getTime() - limits.idleSeconds * 1000).toISOString());
+        const hash = sha256Hex(id);
         await tx.run("INSERT INTO dashboard_sessions (id_sha256, key_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-          sha256Hex(id), principal.keyId, session.csrfToken, createdAt, createdAt, expiresAt);
+          hash, principal.keyId, session.csrfToken, createdAt, createdAt, expiresAt);
+        // The key's other sessions beyond the newest perKey - 1 end here, oldest first.
+        await tx.run(
+          `DELETE FROM dashboard_sessions WHERE key_id = ?1 AND id_sha256 <> ?2 AND id_sha256 NOT IN
+             (SELECT id_sha256 FROM dashboard_sessions WHERE key_id = ?1 AND id_sha256 <> ?2 ORDER BY created_at DESC, id_sha256 LIMIT ?3)`,
+          principal.keyId, hash, limits.perKey - 1,
+        );
       });
       return { id, session };
     },

@@ -48,6 +48,8 @@ export function reportRoutes(ctx: AppContext) {
           "Income of a year per month × symbol, across the tenant's wallets",
           "ledger:read",
           "Sums the journal's income entries of the year (reversals carry negated amounts), exactly, and rounds each figure once. " +
+            "Gross, withholding and retained cover the events whose net USD is known, so grossUsd − withholdingTaxUsd − retainedUsd = usd in every row and the totals " +
+            "(exactly, on the exact values); the gross of the others is unvaluedGrossUsd. An unknown part is null, never 0. " +
             "Repeat owner to name wallets (each must be registered by the tenant: else 404 wallet_not_registered); without owner, every wallet the tenant registered. " +
             "A wallet whose first sync has not finished counts as empty. With currency (any GET /v2/reports/currencies lists), every amount is also " +
             "given in that currency at the reference rate of each event's day, else the latest earlier ECB day, with the rates used; an amount whose event has no " +

@@ -20,7 +20,7 @@ import { coercedQuery, dateRangeOf } from "../params.ts";
 import { booksOwner, checkOwner, paging, principalOf, registeredOwner } from "./guard.ts";
 import { incomeDetail } from "./income-detail.ts";
 
-const pagedQuery = coercedQuery(S.PagedOwnerQuery);
+const kindListQuery = coercedQuery(S.KindListQuery);
 const exportQuery = coercedQuery(S.ExportQuery);
 
 /** The error responses every keyed route may give, plus the route's own. */
@@ -47,9 +47,9 @@ export function v1Routes(ctx: AppContext) {
       },
       { response: { 200: S.Health, 503: S.errors[503] }, detail: { tags: ["ops"], summary: "Liveness and the dataset label (no key)" } },
     )
-    .get("/v1/assets", async () => ({ assets: await listAssets(db) }), {
+    .get("/v1/assets", async ({ request }) => ({ assets: await listAssets(db, principalOf(ctx, request).tenantId) }), {
       response: keyedResponses(S.AssetsResponse),
-      detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read"),
+      detail: keyed("assets", "Instruments the ledger knows, with the multiplier in force", "assets:read", "Every instrument the issuer feed lists; a mint no feed lists only once one of this tenant's wallets holds or held it (after the tenant's own first sync of that wallet)."),
     })
     .post(
       "/v1/wallets/sync",
@@ -91,6 +91,28 @@ export function v1Routes(ctx: AppContext) {
       },
       { params: S.OwnerParams, response: keyedResponses(S.SyncStatusResponse, walletErrors), detail: keyed("wallets", "Sync status of a wallet", "ledger:read") },
     )
+    .delete(
+      "/v1/wallets/:owner",
+      async ({ params, request }) => {
+        const p = principalOf(ctx, request);
+        checkOwner(params.owner);
+        if (!(await ctx.removeWallet(p.tenantId, params.owner))) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant.");
+        return status(204);
+      },
+      {
+        params: S.OwnerParams,
+        response: { ...keyedErrors, 204: S.NoContent, ...walletErrors },
+        detail: keyed(
+          "wallets",
+          "Stop following a wallet",
+          "wallets:sync",
+          "Answers 204. The tenant stops following the wallet: its reads answer 404 wallet_not_registered for this tenant at once, its place in the quota is free, " +
+            "its queued sync is dropped and a run in progress stops. Nothing is erased from the ledger: registering it again (POST /v1/wallets/sync) resumes from where " +
+            "its syncs stopped and serves the same books once that sync finished. Another tenant that follows the same wallet is not affected; a wallet no tenant follows is no longer synced. " +
+            "404 wallet_not_registered when this tenant did not follow it.",
+        ),
+      },
+    )
     .get(
       "/v1/portfolio",
       async ({ query, request }) => {
@@ -105,9 +127,9 @@ export function v1Routes(ctx: AppContext) {
       async ({ query, request }) => {
         const range = dateRangeOf(query);
         const books = await booksOwner(ctx, request, query.owner);
-        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", await actions.incomeListJson(books, paging(query), range));
+        return jsonPage({ owner: query.owner, dataset: ctx.dataset() }, "entries", await actions.incomeListJson(books, paging(query), range, query.kind));
       },
-      { query: pagedQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", DATE_FILTERS) },
+      { query: kindListQuery, response: keyedResponses(S.IncomeList, walletErrors), detail: keyed("ledger", "Income entries, newest first (v1 kinds)", "ledger:read", `${KIND_FILTER} ${DATE_FILTERS}`) },
     )
     .get(
       "/v1/income/:id",
@@ -123,9 +145,13 @@ export function v1Routes(ctx: AppContext) {
       async ({ query, request }) => {
         const range = dateRangeOf(query);
         const books = await booksOwner(ctx, request, query.owner);
-        return { owner: query.owner, dataset: ctx.dataset(), ...(await journal.list(books, paging(query), range)) };
+        return { owner: query.owner, dataset: ctx.dataset(), ...(await journal.list(books, paging(query), range, query.kind)) };
       },
-      { query: pagedQuery, response: keyedResponses(S.JournalList, walletErrors), detail: keyed("ledger", "Journal entries by id, newest first", "ledger:read", DATE_FILTERS) },
+      {
+        query: kindListQuery,
+        response: keyedResponses(S.JournalList, walletErrors),
+        detail: keyed("ledger", "Journal entries, newest effective time first (ties by id, newest first)", "ledger:read", `${KIND_FILTER} ${DATE_FILTERS}`),
+      },
     )
     .get(
       "/v1/yield",
@@ -173,6 +199,8 @@ export function v1Routes(ctx: AppContext) {
     );
 }
 
+/** What the v1 lists say of their kind filter. */
+const KIND_FILTER = "kind (repeatable: kind=dividend&kind=split) keeps only entries of those v1 kinds; an unknown kind is 400 invalid_request.";
 /** What every date-filtered route says of its filters. */
 export const DATE_FILTERS = "Filter by effectiveAt with from and to (YYYY-MM-DD, UTC, both days included) or year; total and nextOffset count what the filter keeps. year with from or to, an impossible day, or from after to is 400 invalid_request.";
 const EXPORT_NOTE =

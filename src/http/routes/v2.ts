@@ -2,13 +2,14 @@
 import { Elysia } from "elysia";
 import * as S from "../../../schemas/index.ts";
 import { actionQueries } from "../../ledger/queries/actions.ts";
+import { mintVisible } from "../../ledger/queries/assets.ts";
 import { instrumentQueries } from "../../ledger/queries/instruments.ts";
 import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
 import { keyed } from "../openapi.ts";
 import { jsonPage, jsonWith } from "../json-page.ts";
 import { coercedQuery, dateRangeOf } from "../params.ts";
-import { booksOwner, paging } from "./guard.ts";
+import { booksOwner, paging, principalOf } from "./guard.ts";
 import { DATE_FILTERS, keyedResponses } from "./v1.ts";
 
 const pagedQuery = coercedQuery(S.ActionsQuery);
@@ -45,11 +46,13 @@ export function v2Routes(ctx: AppContext) {
     )
     .get(
       "/v2/instruments/:mint/lineage",
-      async ({ params }) => {
-        const l = await instruments.lineage(params.mint);
+      async ({ params, request }) => {
+        // A mint no feed lists reads as unknown to a tenant none of whose wallets holds or held it.
+        const visible = await mintVisible(db, principalOf(ctx, request).tenantId, params.mint);
+        const l = visible ? await instruments.lineage(params.mint) : null;
         if (!l) throw new ApiFailure("not_found", "No instrument with this mint.");
         return { mint: l.mint, symbol: l.symbol, dataset: ctx.dataset(), identities: l.identities, links: l.links, basisNowSits: l.basisNowSits };
       },
-      { params: S.MintParams, response: keyedResponses(S.LineageResponse, { 400: S.errors[400], 404: S.errors[404] }), detail: keyed("v2", "Identities of an instrument, links between them, and where the first identity's basis sits", "assets:read") },
+      { params: S.MintParams, response: keyedResponses(S.LineageResponse, { 400: S.errors[400], 404: S.errors[404] }), detail: keyed("v2", "Identities of an instrument, links between them, and where the first identity's basis sits", "assets:read", "A mint no issuer feed lists is 404 not_found, like an unknown one, for a tenant none of whose wallets holds or held it.") },
     );
 }

@@ -5,7 +5,7 @@ import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { ActionRecord, ActionType } from "../../domain/types.ts";
 import { splice, storedAction, storedValues, type StoredWallet } from "../action-rows.ts";
 import type { V1Entry } from "../projections.ts";
-import { nextOffset, type Page } from "./common.ts";
+import { kindList, nextOffset, type KindFilter, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
 import type { Sql, SqlValue } from "../sql/port.ts";
@@ -24,7 +24,8 @@ const served = <T extends { template: string }>(r: Row<T>) => splice(r.template,
  * The list reads, each within a date range on `effective_at` (the whole history by default). Every
  * one reads an index on owner × effective_at: the v2 list `actions_owner_effective`, the v1 list
  * and its count the partial `actions_owner_v1` (rows with a v1 entry, which is exactly the rows
- * with a v1_kind; the count reads the index alone). Each row found reads its event by id.
+ * with a v1_kind; the count reads the index alone). The `OfKinds` variants keep some v1 kinds (a JSON
+ * list, `?6` on a page, `?4` on a count), read off the same index. Each row found reads its event by id.
  */
 export const listSql = {
   count: "SELECT count(*) AS n FROM actions WHERE owner = ?1 AND effective_at >= ?2 AND effective_at < ?3",
@@ -33,15 +34,24 @@ export const listSql = {
   v1Count: "SELECT count(*) AS n FROM actions WHERE owner = ?1 AND v1_kind IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3",
   v1Page: `SELECT e.v1_entry AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id
     WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 ORDER BY a.effective_at DESC, a.id DESC LIMIT ?4 OFFSET ?5`,
+  v1CountOfKinds: `SELECT count(*) AS n FROM actions WHERE owner = ?1 AND v1_kind IS NOT NULL AND effective_at >= ?2 AND effective_at < ?3 AND v1_kind IN ${kindList(4)}`,
+  v1PageOfKinds: `SELECT e.v1_entry AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id
+    WHERE a.owner = ?1 AND a.v1_kind IS NOT NULL AND a.effective_at >= ?2 AND a.effective_at < ?3 AND a.v1_kind IN ${kindList(6)}
+    ORDER BY a.effective_at DESC, a.id DESC LIMIT ?4 OFFSET ?5`,
 };
 
 export function actionQueries(db: Sql) {
   const taxonomy = instrumentQueries(db);
   const journal = journalForAction(db);
   const countOf = async (text: string, owner: string, range: DateRange) => (await db.get<{ n: number }>(text, owner, range.from, range.before))!.n;
-  const v1Page = async (owner: string, p: Page, range: DateRange = ALL_DATES) => {
-    const total = await countOf(listSql.v1Count, owner, range);
-    const rows = (await db.all<Row<{ template: string }>>(listSql.v1Page, owner, range.from, range.before, p.limit, p.offset)).map(served);
+  const v1Count = async (owner: string, range: DateRange, kinds: KindFilter) =>
+    kinds ? (await db.get<{ n: number }>(listSql.v1CountOfKinds, owner, range.from, range.before, JSON.stringify(kinds)))!.n : countOf(listSql.v1Count, owner, range);
+  /** A page of v1 entries as served (some kinds only, when given). */
+  const v1Page = async (owner: string, p: Page, range: DateRange = ALL_DATES, kinds?: KindFilter) => {
+    const total = await v1Count(owner, range, kinds);
+    const page = kinds ? await db.all<Row<{ template: string }>>(listSql.v1PageOfKinds, owner, range.from, range.before, p.limit, p.offset, JSON.stringify(kinds))
+      : await db.all<Row<{ template: string }>>(listSql.v1Page, owner, range.from, range.before, p.limit, p.offset);
+    const rows = page.map(served);
     return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
   };
 

@@ -1,6 +1,7 @@
 // Helpers the read models share: the dataset label, registration checks, paging.
 import type { Sql } from "../sql/port.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
+import type { V1Kind } from "../../domain/types.ts";
 
 export async function readDatasetLabel(db: Sql): Promise<DatasetLabel | null> {
   const row = await db.get<DatasetLabel>("SELECT kind, description FROM dataset_label WHERE id = 1");
@@ -32,6 +33,12 @@ export async function registrations(db: Sql, tenantId: number): Promise<{ owner:
 }
 
 export interface Page { limit: number; offset: number }
+
+/** The v1 kinds a list keeps (`kind=` on /v1/income and /v1/journal); undefined keeps every kind. */
+export type KindFilter = readonly V1Kind[] | undefined;
+
+/** SQL for "one of the kinds in the JSON list given as parameter `n`" (both engines read json_each). */
+export const kindList = (n: number): string => `(SELECT value FROM json_each(?${n}))`;
 
 export function nextOffset(page: Page, returned: number, total: number): number | null {
   const next = page.offset + returned;

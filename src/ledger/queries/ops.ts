@@ -1,5 +1,5 @@
 // The operator's status document: named checks, none of which names a tenant or a wallet.
-import { jobCounts } from "../../sync/queue.ts";
+import { jobCounts, leaseSeconds } from "../../sync/queue.ts";
 import type { Gauges } from "../../http/metrics.ts";
 import { dirtyBacklog } from "../dirty.ts";
 import type { DatabaseHealth } from "../health.ts";
@@ -36,6 +36,7 @@ export async function opsStatus(db: Sql, opts: OpsOptions) {
   await guarded("sync_queue", () => syncChecks(db, now, opts.jobDeadlineSeconds));
   await guarded("booking", () => bookingChecks(db, now));
   await guarded("feeds", () => feedChecks(db, now, opts));
+  await guarded("issuer_feed_churn", async () => [await churnCheck(db, now)]);
   const rpc = opts.rpcErrors();
   const rate = rpc.total ? rpc.errors / rpc.total : 0;
   checks.push({
@@ -72,11 +73,33 @@ async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]
     const status: Level = stale === "ok" && row?.degraded ? "warn" : stale;
     checks.push({
       name, status, value: age, threshold: period * 1.5,
-      message: age === null ? `No successful ${feed.replace("_", " ")} yet.`
-        : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
+      message: (age === null ? `No successful ${feed.replace("_", " ")} yet` : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}`)
+        + `${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
     });
   }
   return checks;
+}
+
+/** A record revised this many times within the window, none of it changing a booking, is churn. */
+export const CHURN = { revisions: 3, windowHours: 24 } as const;
+
+/**
+ * The issuer (or an operator) revising records again and again while no figure changes: every
+ * revision is stored and listed, and nothing is booked again (docs/journal.md#revisions-that-change-no-figure),
+ * but such a feed is worth knowing about. Counts records, naming none (a record's mint would say
+ * which instruments some tenant holds).
+ */
+async function churnCheck(db: Sql, now: Date): Promise<Check> {
+  const since = new Date(now.getTime() - CHURN.windowHours * 3_600_000).toISOString();
+  const n = (await db.get<{ n: number }>(
+    "SELECT count(*) AS n FROM (SELECT event_id FROM unbooked_revisions WHERE noted_at >= ? GROUP BY event_id HAVING count(*) >= ?) AS churning",
+    since, CHURN.revisions,
+  ))!.n;
+  const rule = `revised at least ${CHURN.revisions} times in ${CHURN.windowHours} h without changing any booking`;
+  return {
+    name: "issuer_feed_churn", status: n > 0 ? "warn" : "ok", value: n, threshold: 0,
+    message: n > 0 ? `The issuer feed is churning: ${n} record(s) ${rule}; each revision is stored and listed, nothing is booked again.` : `No record was ${rule}.`,
+  };
 }
 
 /** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type. */
@@ -106,6 +129,7 @@ async function syncChecks(db: Sql, now: Date, deadlineSeconds: number): Promise<
   const stuckBefore = new Date(now.getTime() - deadlineSeconds * 1500).toISOString();
   const stuck = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND started_at < ?", stuckBefore))!.n;
   const overran = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE deadline_passed_at IS NOT NULL"))!.n;
+  const behind = await waitingBehindStuck(db, now);
   return [
     {
       name: "sync_queue_draining", status: waitSeconds > 3600 ? "critical" : waitSeconds > 600 ? "warn" : "ok", value: waitSeconds, threshold: 600,
@@ -118,10 +142,37 @@ async function syncChecks(db: Sql, now: Date, deadlineSeconds: number): Promise<
         : "Every sync ended within its deadline.",
     },
     {
+      name: "sync_waiting_behind_stuck", status: behind.waiting > 0 ? "warn" : "ok", value: behind.waiting, threshold: 0,
+      message: behind.waiting > 0
+        ? `${behind.waiting} due sync${behind.waiting === 1 ? " has" : "s have"} waited over ${QUIET_SECONDS} s while ${behind.stuck} running sync${behind.stuck === 1 ? " shows" : "s show"} no progress for over ${QUIET_SECONDS} s (a provider hanging on some wallets; see docs/operations.md#fair-share).`
+        : "No due sync waits behind running syncs that show no progress.",
+    },
+    {
       name: "failed_syncs", status: counts.failed > 0 ? "warn" : "ok", value: counts.failed, threshold: 0,
       message: counts.failed ? `${counts.failed} sync jobs failed after every retry.` : "No sync failed.",
     },
   ];
+}
+
+/** A running sync silent this long (no progress, no claim), and a due sync waiting this long, are worth a warning together. */
+const QUIET_SECONDS = 60;
+
+/**
+ * Due syncs that wait while the running ones say nothing: the slots are held by syncs stuck on a
+ * provider's answers (docs/operations.md#fair-share). A running job's last sign of life is its
+ * claim or its last progress report, each of which sets its lease to `leaseSeconds` ahead.
+ */
+async function waitingBehindStuck(db: Sql, now: Date): Promise<{ waiting: number; stuck: number }> {
+  const quietSince = new Date(now.getTime() + (leaseSeconds - QUIET_SECONDS) * 1000).toISOString();
+  const stuck = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND lease_until < ?", quietSince))!.n;
+  if (stuck === 0) return { waiting: 0, stuck };
+  const dueBefore = new Date(now.getTime() - QUIET_SECONDS * 1000).toISOString();
+  const waiting = (await db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM sync_jobs WHERE (status = 'queued' AND coalesce(next_retry_at, requested_at) < ?1)
+     OR (status IN ('complete', 'partial', 'failed') AND next_sync_at < ?1)`,
+    dueBefore,
+  ))!.n;
+  return { waiting, stuck };
 }
 
 /** Booking keeps up: dirty marks are booked promptly, and none is held back by a failure. */

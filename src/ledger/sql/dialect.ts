@@ -102,3 +102,12 @@ export const triggerNames = (db: Sql, table: string): Promise<string[]> =>
     sqlite: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name",
     postgres: "SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(? AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname",
   }, table);
+
+/**
+ * After a write failed because the disk is full: SQLite's write-ahead log is copied into the
+ * ledger and truncated, which gives its space back to the disk, so a small write (a sync job
+ * marked failed, saying why) can still land. PostgreSQL manages its own log: nothing to do.
+ */
+export async function releaseLogSpace(db: Sql): Promise<void> {
+  if (db.dialect === "sqlite") await db.get("PRAGMA wal_checkpoint(TRUNCATE)");
+}

@@ -6,6 +6,9 @@
 // Each record is validated exactly as the issuer's own (records.ts), with two differences made
 // for people writing records by hand: a nullable field may be left out (it is null), and a field
 // the shape does not have is an error (a misspelt "netCashFlowUsd" must not vanish silently).
+// One field is the operator's own: `distributedName`, the holding a spin-off or rights
+// distribution distributed when the issuer does not name it (docs/other-issuers.md#operator-records).
+// It is kept only when given (a non-empty string), so a record without it hashes as before.
 import { isAddress } from "@solana/kit";
 import type { OperatorRecord } from "../../domain/observations";
 import { parseIssuerRecord } from "../xstocks/records";
@@ -17,8 +20,11 @@ export class OperatorRecordsError extends Error {}
 export const OPERATOR_FIELDS = [
   "mint", "eventId", "version", "xstockSymbol", "spvSymbol", "caType", "status", "effectiveTimeUtc", "createdTimeUtc",
   "multiplierOld", "multiplierNew", "grossCashflowUsd", "netCashflowUsd", "withholdingTaxRate", "fromUnits", "toUnits",
-  "redemptionPriceUsd", "notes", "xstockIsin", "spvIsin",
+  "redemptionPriceUsd", "notes", "xstockIsin", "spvIsin", "distributedName",
 ] as const;
+/** Fields of the operator's own, not of the issuer record's shape. */
+const OPERATOR_ONLY = new Set(["mint", "distributedName"]);
+const NAME_MAX = 200;
 const REQUIRED = new Set(["mint", "eventId", "version", "xstockSymbol", "caType", "status"]);
 
 interface Row { where: string; value: unknown }
@@ -41,10 +47,15 @@ function operatorRecord({ where, value }: Row): OperatorRecord {
   const missing = OPERATOR_FIELDS.filter((k) => REQUIRED.has(k) && (row[k] === undefined || row[k] === null));
   if (missing.length) fail(`missing field ${missing.join(", ")}`);
   if (typeof row.mint !== "string" || !isAddress(row.mint)) fail(`mint: expected a base58 Solana address, got ${JSON.stringify(row.mint)}`);
-  const filled = Object.fromEntries(OPERATOR_FIELDS.filter((k) => k !== "mint").map((k) => [k, row[k] === undefined ? null : row[k]]));
+  const filled = Object.fromEntries(OPERATOR_FIELDS.filter((k) => !OPERATOR_ONLY.has(k)).map((k) => [k, row[k] === undefined ? null : row[k]]));
   const parsed = parseIssuerRecord(filled);
   if (!parsed.ok) return fail(parsed.reason);
-  return { ...parsed.value, mint: row.mint as string };
+  const name = row.distributedName;
+  if (name === undefined || name === null || name === "") return { ...parsed.value, mint: row.mint as string };
+  if (typeof name !== "string" || name.trim() !== name || name.length > NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) {
+    return fail(`distributedName: expected the distributed holding's name (1 to ${NAME_MAX} characters, no control characters or outer spaces), got ${JSON.stringify(name)}`);
+  }
+  return { ...parsed.value, mint: row.mint as string, distributedName: name };
 }
 
 function jsonRows(text: string): Row[] {

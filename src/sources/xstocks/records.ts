@@ -2,7 +2,9 @@
 // its payload and the reason, and never stops the good ones. Hand-written checks rather than a
 // schema library so each reason names the field and what was wrong with it.
 import { isAddress } from "@solana/kit";
+import { isDay } from "../../domain/date-range";
 import { canonicalJson, canonicalSha256 } from "../../domain/evidence";
+import { textProblem, type TextRules } from "../../domain/text";
 import type { InstrumentObs, IssuerRecord, IssuerRevisionObs } from "../../domain/observations";
 
 /** A row the adapter refused, kept as received. */
@@ -29,8 +31,26 @@ export interface IssuerMultiplierPoint {
 export const ISSUER_STATUSES = ["Initial", "Scheduled", "Corrected", "Cancelled"] as const;
 
 const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
 const CA_TYPE = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * The longest text each field may hold, and which may hold line breaks (docs/sources.md#text-fields):
+ * far above what the real feed sends (a symbol of 6 characters, notes of 247), low enough that a
+ * hostile row cannot fill the ledger or pass an index's row limit (PostgreSQL refuses an index
+ * entry over about 2.7 KB).
+ */
+export const TEXT_FIELDS = {
+  eventId: { max: 200 },
+  xstockSymbol: { max: 32 },
+  spvSymbol: { max: 32 },
+  caType: { max: 64 },
+  notes: { max: 4000, multiline: true },
+  xstockIsin: { max: 32 },
+  spvIsin: { max: 32 },
+} as const satisfies Record<string, TextRules>;
+/** Digits and signs a decimal field may hold: the real feed's longest is 20 (a float's shortest form). */
+export const MAX_DECIMAL_LENGTH = 64;
 
 const NULLABLE_TEXT = ["spvSymbol", "notes", "xstockIsin", "spvIsin"] as const;
 const NULLABLE_DECIMAL = [
@@ -43,6 +63,8 @@ const NULLABLE_DECIMAL = [
   "toUnits",
   "redemptionPriceUsd",
 ] as const;
+/** A multiplier or a unit count of zero or less describes no corporate action (and a zero would be divided by). */
+const POSITIVE_DECIMAL = new Set<string>(["multiplierOld", "multiplierNew", "fromUnits", "toUnits"]);
 const NULLABLE_TIME = ["effectiveTimeUtc", "createdTimeUtc"] as const;
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -67,7 +89,7 @@ export function parseIssuerRecord(row: unknown): Parsed<IssuerRecord> {
   if (missing.length > 0) return fail(`missing field(s): ${missing.join(", ")}`);
 
   const { eventId, version, xstockSymbol, caType, status } = row;
-  if (typeof eventId !== "string" || eventId.trim() === "" || eventId.length > 200) return fail(`eventId: expected a non-empty string, got ${describe(eventId)}`);
+  if (typeof eventId !== "string" || eventId.trim() === "") return fail(`eventId: expected a non-empty string, got ${describe(eventId)}`);
   if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 1) return fail(`version: expected an integer >= 1, got ${describe(version)}`);
   if (typeof xstockSymbol !== "string" || xstockSymbol.trim() === "") return fail(`xstockSymbol: expected a non-empty string, got ${describe(xstockSymbol)}`);
   if (typeof caType !== "string" || !CA_TYPE.test(caType)) return fail(`caType: expected a type name, got ${describe(caType)}`);
@@ -77,14 +99,19 @@ export function parseIssuerRecord(row: unknown): Parsed<IssuerRecord> {
   for (const k of NULLABLE_TEXT) {
     if (row[k] !== null && typeof row[k] !== "string") return fail(`${k}: expected a string or null, got ${describe(row[k])}`);
   }
+  const text = textFieldsProblem(row, TEXT_FIELDS);
+  if (text) return fail(text);
   for (const k of NULLABLE_DECIMAL) {
     const v = row[k];
     // A JSON number here may already have lost digits on the way: refuse rather than guess.
     if (v !== null && (typeof v !== "string" || !DECIMAL.test(v))) return fail(`${k}: expected a decimal string or null, got ${describe(v)}`);
+    if (v !== null && v.length > MAX_DECIMAL_LENGTH) return fail(`${k}: ${v.length} characters, at most ${MAX_DECIMAL_LENGTH}`);
+    if (v !== null && POSITIVE_DECIMAL.has(k) && (v.startsWith("-") || !/[1-9]/.test(v))) return fail(`${k}: expected a positive decimal or null, got ${describe(v)}`);
   }
   for (const k of NULLABLE_TIME) {
     const v = row[k];
     if (v !== null && !isIsoUtc(v)) return fail(`${k}: expected an ISO-8601 UTC time or null, got ${describe(v)}`);
+    if (v !== null && !isDay(v.slice(0, 10))) return fail(`${k}: ${v.slice(0, 10)} is not a day of the calendar`);
   }
   return {
     ok: true,
@@ -147,6 +174,11 @@ export function parseAssets(rows: unknown[], source: string): { instruments: Ins
   return { instruments, rejections };
 }
 
+/** The asset list's text, bounded like the records' (TEXT_FIELDS). */
+const ASSET_TEXT = { symbol: { max: 32 }, name: { max: 200 }, underlyingSymbol: { max: 32 } } as const satisfies Record<string, TextRules>;
+/** Networks one asset is deployed on (a handful in the real list). */
+const MAX_DEPLOYMENTS = 100;
+
 function assetProblem(row: unknown): string | null {
   if (!isPlainObject(row)) return `not an object (${describe(row)})`;
   if (typeof row.symbol !== "string" || row.symbol.trim() === "") return `symbol: expected a non-empty string, got ${describe(row.symbol)}`;
@@ -154,7 +186,10 @@ function assetProblem(row: unknown): string | null {
   if (row.underlyingSymbol !== undefined && row.underlyingSymbol !== null && typeof row.underlyingSymbol !== "string") {
     return `underlyingSymbol: expected a string or null, got ${describe(row.underlyingSymbol)}`;
   }
+  const text = textFieldsProblem(row, ASSET_TEXT);
+  if (text) return text;
   if (!Array.isArray(row.deployments)) return `deployments: expected an array, got ${describe(row.deployments)}`;
+  if (row.deployments.length > MAX_DEPLOYMENTS) return `deployments: ${row.deployments.length} entries, at most ${MAX_DEPLOYMENTS}`;
   for (const [i, d] of row.deployments.entries()) {
     if (!isPlainObject(d) || typeof d.network !== "string" || typeof d.address !== "string") return `deployments[${i}]: expected {address, network} strings`;
     if (d.network === "Solana" && !isAddress(d.address)) return `deployments[${i}].address: not a base58 Solana address (${describe(d.address)})`;
@@ -249,6 +284,16 @@ function fail(reason: string): { ok: false; reason: string } {
   return { ok: false, reason };
 }
 
+/** The first string field of `row` that breaks its rules, named with the reason. */
+function textFieldsProblem(row: Record<string, unknown>, fields: Record<string, TextRules>): string | null {
+  for (const [k, rules] of Object.entries(fields)) {
+    const value = row[k];
+    const problem = typeof value === "string" ? textProblem(value, rules) : null;
+    if (problem) return `${k}: ${problem}`;
+  }
+  return null;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -257,6 +302,7 @@ function isPositiveFinite(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v) && v > 0;
 }
 
+/** The form only: `2026-02-30T00:00:00Z` passes here (and Date.parse reads it as 2 March); the calendar is checked apart. */
 function isIsoUtc(v: unknown): v is string {
   return typeof v === "string" && ISO_UTC.test(v) && !Number.isNaN(Date.parse(v));
 }
