@@ -52,18 +52,14 @@ const createRecords = {
  */
 export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
   const { sqlite } = db;
-  let moved = false;
+  let moved = 0;
   const applied = await db.write(async (tx) => {
     let applied = 0;
     for (const ddl of createRecords.sqlite) sqlite.exec(ddl);
     const last = sqlite.query("SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { created_at: number } | null;
     for (const m of pending(sqliteMigrations, last)) {
       for (const stmt of statements(m)) sqlite.exec(stmt);
-      const step = dataSteps[m.tag];
-      if (step) {
-        await step(tx);
-        moved = true;
-      }
+      moved += (await dataSteps[m.tag]?.(tx)) ?? 0;
       const hash = sha256Hex(m.sql);
       sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
       sqlite.query("INSERT INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET applied_at = excluded.applied_at").run(hash, new Date().toISOString());
@@ -71,7 +67,7 @@ export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
     }
     return applied;
   });
-  if (moved) await db.exec("VACUUM");
+  if (moved > 0) await db.exec("VACUUM");
   return applied;
 }
 

@@ -9,8 +9,8 @@ import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionWriter } from "./writers.ts";
 
-/** By migration tag (each engine's own). */
-export const dataSteps: Record<string, (tx: Sql) => Promise<void>> = {
+/** By migration tag (each engine's own); each returns how many rows it moved. */
+export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
   "0015_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
   "0006_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
 };
@@ -30,9 +30,10 @@ const ROWS_PER_READ = 500;
  * A payload that does not come back byte for byte (written before every field it has now existed)
  * gets its wallet booked again.
  */
-async function storeEachActionOnce(tx: Sql, from: string): Promise<void> {
+async function storeEachActionOnce(tx: Sql, from: string): Promise<number> {
   const writer = actionWriter(tx);
   const rebook = new Set<string>();
+  let moved = 0;
   for (let after = ""; ;) {
     const rows = await tx.all<ActionBefore>(
       `SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
@@ -50,6 +51,7 @@ async function storeEachActionOnce(tx: Sql, from: string): Promise<void> {
       await writer.write(row, r.updated_at, null);
       const back = storedAction({ ...r, wallet_values: row.columns.at(-1)! }, row.event.record);
       if (canonicalJson(back) !== r.payload) rebook.add(r.owner);
+      moved++;
     }
     if (rows.length < ROWS_PER_READ) break;
     after = rows.at(-1)!.id;
@@ -57,4 +59,5 @@ async function storeEachActionOnce(tx: Sql, from: string): Promise<void> {
   await writer.finish();
   await tx.run(`DROP TABLE "${from}"`);
   if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
+  return moved;
 }
