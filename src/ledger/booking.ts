@@ -247,12 +247,18 @@ async function changedActionRows(db: Sql, owners: string[], actions: EngineOutpu
   const storedRows = await db.all<{ id: string; owner: string; payload_sha256: string; event_id: number }>(`SELECT id, owner, payload_sha256, event_id FROM actions WHERE owner IN ${IN_LIST}`, JSON.stringify(owners));
   const stored = new Map(storedRows.map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
+  // One copy of each event's text for the chunk: the wallets holding it share it until written.
+  const events = new Map<string, ActionRow["event"]>();
   for (const a of actions) {
     const payload = canonicalJson(a);
     const hash = sha256Hex(payload);
     const before = stored.get(a.id);
     if (before?.payload_sha256 === hash) result.actionsUnchanged++;
-    else rows.push({ ...actionRow(a, payload, hash), shown: before?.event_id ?? null });
+    else {
+      const row = actionRow(a, payload, hash);
+      row.event = events.get(row.event.sha256) ?? (events.set(row.event.sha256, row.event), row.event);
+      rows.push({ ...row, shown: before?.event_id ?? null });
+    }
     stored.delete(a.id);
   }
   return { rows, gone: [...stored.values()] };
