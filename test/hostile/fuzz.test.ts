@@ -93,7 +93,7 @@ beforeAll(async () => {
   const reg = await registerAndEnqueue(db, await ensureTenant(db, "other"), srv.config.maxWallets, otherWallet);
   expect(reg.registration).toBe("registered");
   demoActionId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1", demoOwners[0]!))!.id;
-  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_entry IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
+  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_kind IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
   demoMint = (await db.get<{ mint: string }>("SELECT mint FROM instruments LIMIT 1"))!.mint;
   await bookerIdle(db); // the worker's start-up booking writes before the snapshot, never after
   before = await snapshot(db);
