@@ -1,0 +1,34 @@
+// The state of one request, from onRequest to its log line: who asked, which route it matched (the
+// template, for metrics and logs), the headers every answer to it carries and a refusal decided
+// before routing. It rides on Elysia's per-request context, the one object that onRequest, the
+// route's handler, onError and onAfterResponse all receive, under one property.
+import type { KeyPrincipal } from "../ledger/keys.ts";
+
+export interface RequestState {
+  requestId: string;
+  started: number;
+  /** Route template for metrics and logs; never the raw path. */
+  route: string;
+  principal: KeyPrincipal | null;
+  /** x-request-id, x-ca-ledger-dataset and the rate-limit headers: added to whatever answers the request. */
+  headers: Record<string, string>;
+  refusal: Response | null;
+  finalStatus?: number;
+}
+
+/** A request's state before any check: no route matched yet. */
+export function newRequestState(route = "unmatched"): RequestState {
+  return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
+}
+
+/** Elysia's per-request context as far as this module is concerned. Handlers destructure `requestState` by this name. */
+export interface StateHolder { requestState?: RequestState }
+
+export function attachState(context: object, state: RequestState): RequestState {
+  (context as StateHolder).requestState = state;
+  return state;
+}
+
+export function stateOf(context: object): RequestState | undefined {
+  return (context as StateHolder).requestState;
+}
