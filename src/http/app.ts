@@ -75,8 +75,11 @@ export async function createApp(deps: AppDeps) {
   return { app, metrics, health };
 }
 
-/** What the handlers share, made once: the dataset label (written once per data dir, before the app starts) and the prepared reads. */
-async function routeContext(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): Promise<RouteContext> {
+/**
+ * What the handlers share, made once: the dataset label (written once per data dir, before the app
+ * starts) and the prepared reads. A route's handler answers for a principal with it and no request.
+ */
+export async function routeContext(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): Promise<RouteContext> {
   const { ledger } = deps;
   const db = ledger.db;
   let document: Record<string, unknown> | undefined;

@@ -48,6 +48,12 @@ describe("OpenAPI document", () => {
     await SwaggerParser.validate(structuredClone(doc));
   });
 
+  test("is the same document at /v1/openapi.json/ (a trailing slash reaches the same route)", async () => {
+    const slash = await call(srv.url, "/v1/openapi.json/");
+    expect(slash.status).toBe(200);
+    expect(slash.body).toEqual(doc);
+  });
+
   test("lists exactly the declared routes, its own path included", () => {
     const documented = new Set<string>();
     for (const [p, item] of Object.entries<any>(doc.paths)) for (const m of methods) if (item[m]) documented.add(`${m.toUpperCase()} ${p}`);
