@@ -65,7 +65,10 @@ export async function createApp(deps: AppDeps) {
   const dashboard = createDashboard({ db: deps.ledger.db, config: deps.config, auth, dataset: context.dataset.kind, forward: (request) => app.handle(request) });
   // Hooks apply to the routes registered after them: these first.
   app
-    .onRequest(checkRequest({ config: deps.config, dataset: context.dataset, metrics, auth, dashboard, match: routeMatcher(served) }))
+    .onRequest(checkRequest({
+      config: deps.config, dataset: context.dataset, metrics, auth, dashboard, match: routeMatcher(served),
+      socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
+    }))
     .onParse(readBody)
     .onError(answerError(deps.logger, health))
     .onAfterResponse(observeRequest(metrics, deps.logger, deps.config.logRequests))
@@ -111,7 +114,6 @@ function authDeps(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): Auth
 /** Elysia's per-request context, as the hooks below read it (each hook, and each route, gets the same object). */
 interface RequestContext extends StateHolder {
   request: Request;
-  server: { requestIP(request: Request): { address: string } | null } | null;
   set: { headers: Record<string, unknown>; status?: number | string };
 }
 
@@ -120,17 +122,22 @@ interface RequestContext extends StateHolder {
  * returned: a response returned from here skips the error and after-response hooks, and with
  * them the request's metrics and log line.
  *
- * Elysia reads each hook's source to learn what to parse for every route: this one names its
- * context `context` and never passes it whole to a function, or Elysia would parse every
- * request's headers and cookies.
+ * Elysia reads each hook's source to learn what to prepare for every route: this one names its
+ * context `context`, never passes it whole to a function (or Elysia would parse every request's
+ * headers and cookies) and reads the socket's address through the app, not `context.server`
+ * (or Elysia would define that property on every request).
  */
-function checkRequest(deps: { config: Config; dataset: { kind: string }; metrics: Metrics; auth: AuthDeps; dashboard: ReturnType<typeof createDashboard>; match: ReturnType<typeof routeMatcher> }) {
+function checkRequest(deps: {
+  config: Config; dataset: { kind: string }; metrics: Metrics; auth: AuthDeps; dashboard: ReturnType<typeof createDashboard>;
+  match: ReturnType<typeof routeMatcher>; socketAddress: (request: Request) => string;
+}) {
   const { dataset, metrics, auth, dashboard, match } = deps;
   const hostAllowed = hostAllowList(deps.config);
   return async (context: RequestContext): Promise<void> => {
     const request = context.request;
     const url = requestUrl(request.url);
-    const socketAddress = context.server?.requestIP(request)?.address ?? "unknown";
+    // Asked of the socket only by the checks that need it: a keyed route's lockout, the dashboard.
+    const socketAddress = () => deps.socketAddress(request);
     // First of all, before the dashboard and auth (so before the lockout counts anything).
     if (!hostAllowed(request.headers.get("host") ?? url.host)) {
       const refused = (context.requestState = newRequestState());
@@ -140,7 +147,7 @@ function checkRequest(deps: { config: Config; dataset: { kind: string }; metrics
     }
     if (dashboard.serves(url.pathname)) {
       context.requestState = newRequestState(dashboardRoute(url.pathname));
-      throw new Answered(await dashboard.handle(request, url, socketAddress));
+      throw new Answered(await dashboard.handle(request, url, socketAddress()));
     }
     const matched = match(request.method, url.pathname);
     const state = (context.requestState = await authenticate(request, matched, socketAddress, auth));
@@ -249,7 +256,7 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
 function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
-  const query = queryRefusal(url.searchParams, rules);
+  const query = url.search === "" ? null : queryRefusal(url.searchParams, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import { missingScopeMessage } from "../domain/scopes.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
+import { remembered } from "./remembered.ts";
 import { errorResponse } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
@@ -48,15 +49,17 @@ export interface AuthDeps {
  * trusted proxy the last hop it appended. A hop that is not an address falls back to the socket
  * (the proxy's own budget), so garbage in the header never mints a fresh budget.
  */
+const network = remembered(lockoutNetwork);
+
 export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
-  const socket = lockoutNetwork(socketAddress) ?? socketAddress;
+  const socket = network(socketAddress) ?? socketAddress;
   if (!trustProxy) return socket;
   const xff = request.headers.get("x-forwarded-for");
   if (!xff) return socket;
   // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
   const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
   const last = hops[hops.length - 1];
-  return (last === undefined ? null : lockoutNetwork(last)) ?? socket;
+  return (last === undefined ? null : network(last)) ?? socket;
 }
 
 /** Reads the key from `authorization: Bearer` (wins) or `x-api-key`. */
@@ -75,7 +78,7 @@ function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number
 }
 
 /** The request's state after the checks up to the rate limit: its route, its principal, its headers, or the refusal. */
-export async function authenticate(request: Request, match: RouteMatch, socketAddress: string, deps: AuthDeps): Promise<RequestState> {
+export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps): Promise<RequestState> {
   const state = newRequestState();
   if (match.kind === "none") {
     state.refusal = errorResponse("route_not_found", "No such route.");
@@ -95,7 +98,7 @@ export async function authenticate(request: Request, match: RouteMatch, socketAd
 
   const { metrics } = deps;
   const delegation = delegationOf(request);
-  const address = delegation?.address ?? clientAddress(request, socketAddress, deps.config.trustProxy);
+  const address = delegation?.address ?? clientAddress(request, socketAddress(), deps.config.trustProxy);
   const identified = await identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
   if (identified instanceof Response) {
     state.refusal = identified;

@@ -8,7 +8,7 @@ import * as S from "../../schemas/index.ts";
 import { coercedQuery } from "./params.ts";
 import { queryRules, type QueryRules } from "./query-check.ts";
 import { type StateHolder } from "./request-state.ts";
-import { WithStatus, type Caller, type Method, type Responses, type Route, type RouteContext } from "./route.ts";
+import { Serialized, WithStatus, type Caller, type Method, type Responses, type Route, type RouteContext } from "./route.ts";
 
 /** The error responses every keyed route may give, beyond its own. */
 export const keyedErrors = { 401: S.errors[401], 403: S.errors[403], 429: S.errors[429], 500: S.errors[500], 503: S.errors[503] };
@@ -103,11 +103,9 @@ function elysiaHandler(route: Route, app: RouteContext) {
 async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"], query: unknown, params: unknown, body: unknown): Promise<unknown> {
   if (!state || (route.scope !== null && !state.principal)) throw new Error(`${route.path} reached without its checks`); // onRequest runs first: a bug
   const reply = await route.handler({ principal: state.principal, query, params, body } as Caller, app);
-  // A Response the handler built is sent as it is (Elysia copies it when headers are set for it): the request's headers go on it.
-  if (reply instanceof Response) {
-    for (const name in state.headers) if (!reply.headers.has(name)) reply.headers.set(name, state.headers[name]!);
-    return reply;
-  }
+  // Text the handler serialised is sent as it is, in one Response with every header (Elysia
+  // would copy a Response to add headers to it).
+  if (reply instanceof Serialized) return new Response(reply.text, { headers: { "content-type": reply.contentType, ...reply.headers, ...state.headers } });
   Object.assign(set.headers, state.headers);
   return reply instanceof WithStatus ? status(reply.code, reply.body) : reply;
 }

@@ -6,8 +6,9 @@
 //
 // A handler knows nothing of HTTP: it gets the caller's principal and the validated query, path
 // parameters and body, and the app's context; it returns the body of its success (checked
-// against the route's response schema), a Response it built (a page spliced from stored JSON), or
-// withStatus(202 | 204, ...). So the same handler can answer for a principal without a request.
+// against the route's response schema), text it serialised itself (a page spliced from stored
+// JSON, a CSV), or withStatus(202 | 204, ...). So the same handler can answer for a principal
+// without a request.
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { DatasetLabel } from "../../schemas/common.ts";
 import type { Config } from "../config.ts";
@@ -68,6 +69,14 @@ export interface Caller<S extends Scope | null = Scope | null, Q = unknown, P = 
   body: B;
 }
 
+/**
+ * A 200 body the handler serialised itself, with its media type and any header of its own (a
+ * CSV's file name): sent as it is, without Elysia's response-schema check (the tests check it).
+ */
+export class Serialized {
+  constructor(readonly text: string, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
+}
+
 /** A success other than 200, with its body (none for 204). */
 export class WithStatus<C extends 202 | 204 = 202 | 204, T = unknown> {
   constructor(readonly code: C, readonly body: T) {}
@@ -79,8 +88,8 @@ export function withStatus(code: 202 | 204, body?: unknown): WithStatus {
 }
 
 type Body<R, C extends number> = R extends { [K in C]: infer T extends TSchema } ? Static<T> : never;
-/** What a handler answers: its 200 body, a Response it built, or a 202/204 it declares. */
-export type Reply<R> = Body<R, 200> | Response | (202 extends keyof R ? WithStatus<202, Body<R, 202>> : never) | (204 extends keyof R ? WithStatus<204, undefined> : never);
+/** What a handler answers: its 200 body, as a value or serialised, or a 202/204 it declares. */
+export type Reply<R> = Body<R, 200> | Serialized | (202 extends keyof R ? WithStatus<202, Body<R, 202>> : never) | (204 extends keyof R ? WithStatus<204, undefined> : never);
 
 export interface RouteDeclaration<S extends Scope | null, Q extends TObject | undefined, P extends TObject | undefined, B extends TObject | undefined, R extends Responses> {
   method: Method;

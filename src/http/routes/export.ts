@@ -4,7 +4,7 @@ import * as S from "../../../schemas/index.ts";
 import { periodLabel } from "../../domain/date-range.ts";
 import type { ExportDataset } from "../exports.ts";
 import { DATE_FILTERS, dateRangeOf } from "../params.ts";
-import { route } from "../route.ts";
+import { route, Serialized } from "../route.ts";
 import { booksOwner, walletErrors } from "./guard.ts";
 
 const EXPORT_NOTE =
@@ -22,11 +22,8 @@ export const exportRoutes = [
       const books = await booksOwner(app, principal, query.owner);
       const dataset = (query.dataset ?? "journal") as ExportDataset;
       const csv = await app.queries.exportCsv(dataset, books, range, app.dataset.kind);
-      return new Response(csv, {
-        headers: {
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, new Date().toISOString().slice(0, 10))}.csv"`,
-        },
+      return new Serialized(csv, "text/csv; charset=utf-8", {
+        "content-disposition": `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, new Date().toISOString().slice(0, 10))}.csv"`,
       });
     },
   }),

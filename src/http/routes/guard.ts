@@ -5,21 +5,17 @@ import * as S from "../../../schemas/index.ts";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
 import { registration, registrations } from "../../ledger/queries/common.ts";
 import { ApiFailure } from "../errors.ts";
+import { remembered } from "../remembered.ts";
 import type { RouteContext } from "../route.ts";
 
 /** What a wallet-scoped route answers beyond every keyed route: a bad owner (400) and a wallet this tenant did not register (404). */
 export const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
 
-// Base58 decoding costs tens of microseconds (BigInt); the same few wallets are asked for again
-// and again, so remember the valid ones (bounded, cleared when full).
-const validOwners = new Set<string>();
-const maxRemembered = 10_000;
+// Base58 decoding costs tens of microseconds (BigInt); the same few wallets are asked for again and again.
+const isOwner = remembered(isAddress, 10_000);
 
 export function checkOwner(owner: string): void {
-  if (validOwners.has(owner)) return;
-  if (!isAddress(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
-  if (validOwners.size >= maxRemembered) validOwners.clear();
-  validOwners.add(owner);
+  if (!isOwner(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
 }
 
 /** Refuses a wallet this tenant did not register (after checking the address). */

@@ -2,7 +2,7 @@
 import * as S from "../../../schemas/index.ts";
 import { issuerFeedOff } from "../../config.ts";
 import { opsStatus, readGauges } from "../../ledger/queries/ops.ts";
-import { route } from "../route.ts";
+import { route, Serialized } from "../route.ts";
 
 export const opsRoutes = [
   route({
@@ -19,6 +19,6 @@ export const opsRoutes = [
     method: "GET", path: "/v1/ops/metrics", scope: "ops:read", databaseFree: true,
     response: { 200: S.MetricsText },
     tag: "ops", summary: "Prometheus metrics",
-    handler: async (_, app) => new Response(app.metrics.render(await readGauges(app.ledger.db)), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+    handler: async (_, app) => new Serialized(app.metrics.render(await readGauges(app.ledger.db)), "text/plain; version=0.0.4; charset=utf-8"),
   }),
 ];
