@@ -63,6 +63,7 @@ export async function createApp(deps: AppDeps) {
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const dashboard = createDashboard({ db: deps.ledger.db, config: deps.config, auth, dataset: context.dataset.kind, forward: (request) => app.handle(request) });
+  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests);
   // Hooks apply to the routes registered after them: these first.
   app
     .onRequest(checkRequest({
@@ -70,8 +71,13 @@ export async function createApp(deps: AppDeps) {
       socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
     }))
     .onParse(readBody)
-    .onError(answerError(deps.logger, health))
-    .onAfterResponse(observeRequest(metrics, deps.logger, deps.config.logRequests))
+    // Every answer is observed once: a route's in mapResponse (after its response is checked,
+    // before it is sent), every refusal and failure in onError (Elysia also runs mapResponse
+    // after onError for a route's own failure: the observer counts a request once). Not in
+    // onAfterResponse, which Elysia schedules with setImmediate on every request, a cost as large
+    // as the rest of the request's own checks.
+    .mapResponse(({ request, set, requestState }: RequestContext) => observe(request.method, requestState, typeof set.status === "number" ? set.status : 200))
+    .onError(answerError(deps.logger, health, observe))
     .onStart(() => health.start())
     .onStop(() => health.stop());
   registerRoutes(app, served, context);
@@ -119,8 +125,8 @@ interface RequestContext extends StateHolder {
 
 /**
  * onRequest: everything decided before the body is read. Every early answer is thrown, never
- * returned: a response returned from here skips the error and after-response hooks, and with
- * them the request's metrics and log line.
+ * returned: a response returned from here skips the error hook, and with it the request's
+ * metrics and log line.
  *
  * Elysia reads each hook's source to learn what to prepare for every route: this one names its
  * context `context`, never passes it whole to a function (or Elysia would parse every request's
@@ -170,7 +176,7 @@ async function readBody({ request }: { request: Request }): Promise<unknown> {
 }
 
 /** onError: every failure as {error, code} with the request's headers (docs/api.md#errors). */
-function answerError(logger: Logger, health: DatabaseHealth) {
+function answerError(logger: Logger, health: DatabaseHealth, observe: Observer) {
   return ({ code, error, request, set, requestState: state }: RequestContext & { code: unknown; error: unknown }): Response => {
     let res: Response;
     // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
@@ -196,27 +202,30 @@ function answerError(logger: Logger, health: DatabaseHealth) {
       logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
       res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");
     }
-    if (state) state.finalStatus = res.status;
+    observe(request.method, state, res.status);
     withHeaders(res, state?.headers);
     return withHeaders(res, set.headers as Record<string, string>);
   };
 }
 
+type Observer = (method: string, state: RequestState | undefined, status: number) => void;
+
 /**
- * onAfterResponse: every answer, refusals included, counted and timed by method, route template
- * (`unmatched` when no route matched, never the raw path) and status, and logged: one info line
- * per request with LOG_REQUESTS on (the default), else only those that failed with a 5xx. The
- * line holds the route template, never the path, the query or a header, so no key and no wallet
- * reaches the log (docs/operations.md#request-logs).
+ * Every answer, refusals included, counted and timed (from its arrival to its answer being ready)
+ * by method, route template (`unmatched` when no route matched, never the raw path) and status,
+ * and logged: one info line per request with LOG_REQUESTS on (the default), else only those that
+ * failed with a 5xx. The line holds the route template, never the path, the query or a header,
+ * so no key and no wallet reaches the log (docs/operations.md#request-logs).
  */
-function observeRequest(metrics: Metrics, logger: Logger, logRequests: boolean) {
-  return ({ request, set, requestState: state }: RequestContext): void => {
-    const status = state?.finalStatus ?? (typeof set.status === "number" ? set.status : 200);
+function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean): Observer {
+  return (method, state, status) => {
+    if (state?.observed) return;
+    if (state) state.observed = true;
     const route = state?.route ?? "unmatched";
     const seconds = state ? (performance.now() - state.started) / 1000 : 0;
-    metrics.observeRequest(request.method, route, status, seconds);
+    metrics.observeRequest(method, route, status, seconds);
     if (logRequests || status >= 500) {
-      logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
+      logger.info("request", { requestId: state?.requestId, method, route, status, ms: Math.round(seconds * 1000) });
     }
   };
 }
@@ -238,7 +247,7 @@ export function requestUrl(raw: string): URL {
   }
 }
 
-/** A response decided in onRequest, thrown so that it reaches the error and after-response hooks. */
+/** A response decided in onRequest, thrown so that it reaches the error hook (which counts and logs it). */
 class Answered extends Error {
   constructor(readonly response: Response) { super("answered before routing"); }
 }

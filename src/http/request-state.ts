@@ -1,7 +1,7 @@
 // The state of one request, from onRequest to its log line: who asked, which route it matched (the
 // template, for metrics and logs), the headers every answer to it carries and a refusal decided
 // before routing. It rides on Elysia's per-request context, the one object that onRequest, the
-// route's handler, onError and onAfterResponse all receive, under one property.
+// route's handler, mapResponse and onError all receive, under one property.
 import type { KeyPrincipal } from "../ledger/keys.ts";
 
 export interface RequestState {
@@ -13,7 +13,8 @@ export interface RequestState {
   /** x-request-id, x-ca-ledger-dataset and the rate-limit headers: added to whatever answers the request. */
   headers: Record<string, string>;
   refusal: Response | null;
-  finalStatus?: number;
+  /** Counted and logged (it is, once). */
+  observed?: boolean;
 }
 
 /** A request's state before any check: no route matched yet. */
