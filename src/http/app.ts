@@ -26,7 +26,7 @@ import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { openapiDocument } from "./openapi.ts";
 import { queryRefusal, type QueryRules } from "./query-check.ts";
-import { registerRoutes, routeMatcher, serve } from "./registry.ts";
+import { registerRoutes, routeMatcher, servedRoutes } from "./registry.ts";
 import { newRequestState, type RequestState, type StateHolder } from "./request-state.ts";
 import type { Route, RouteContext } from "./route.ts";
 import { routes } from "./routes/index.ts";
@@ -56,7 +56,7 @@ export async function createApp(deps: AppDeps) {
   const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: deps.ledger.engine });
   const health = deps.health ?? watchDatabase(deps.ledger, { logger: deps.logger });
   const context = await routeContext(deps, metrics, health);
-  const served = serve(routes);
+  const served = servedRoutes(routes);
   const auth = authDeps(deps, metrics, health);
 
   const app = new Elysia({ normalize: false });

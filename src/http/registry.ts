@@ -26,7 +26,7 @@ export interface Served {
   query?: TObject;
 }
 
-export function serve(routes: readonly Route[]): Served[] {
+export function servedRoutes(routes: readonly Route[]): Served[] {
   return routes.map((route) => {
     // Only a schema with an integer property needs Elysia's coercing integer.
     const query = route.query && hasInteger(route.query) ? coercedQuery(route.query) : route.query;

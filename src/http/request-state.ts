@@ -22,14 +22,9 @@ export function newRequestState(route = "unmatched"): RequestState {
   return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
 }
 
-/** Elysia's per-request context as far as this module is concerned. Handlers destructure `requestState` by this name. */
+/**
+ * Elysia's per-request context as far as the request's state goes. Hooks and handlers read it by
+ * destructuring `requestState` (onRequest sets it): Elysia reads their source to learn what to
+ * prepare, and a context passed whole to a function would make it parse every header and cookie.
+ */
 export interface StateHolder { requestState?: RequestState }
-
-export function attachState(context: object, state: RequestState): RequestState {
-  (context as StateHolder).requestState = state;
-  return state;
-}
-
-export function stateOf(context: object): RequestState | undefined {
-  return (context as StateHolder).requestState;
-}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as S from "../../schemas/index.ts";
 import { createApp, routeContext } from "../../src/http/app.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
-import { routeMatcher, serve } from "../../src/http/registry.ts";
+import { routeMatcher, servedRoutes } from "../../src/http/registry.ts";
 import { route } from "../../src/http/route.ts";
 import { routes } from "../../src/http/routes/index.ts";
 import { watchDatabase } from "../../src/ledger/health.ts";
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await srv?.close(); });
 
-const match = routeMatcher(serve(routes));
+const match = routeMatcher(servedRoutes(routes));
 const matched = (method: string, path: string) => {
   const m = match(method, path);
   return m.kind === "route" ? `${m.served.route.method} ${m.served.route.path}` : m.kind === "method_not_allowed" ? `405 ${m.path} allow ${m.allow.join(",")}` : "none";
@@ -52,7 +52,7 @@ describe("the matcher", () => {
 
   test("refuses a route declared twice", () => {
     const again = route({ method: "GET", path: "/v1/health", scope: null, response: { 200: S.OpenApiDocument }, tag: "ops", summary: "again", handler: () => ({}) });
-    expect(() => routeMatcher(serve([...routes, again]))).toThrow("GET /v1/health is declared twice");
+    expect(() => routeMatcher(servedRoutes([...routes, again]))).toThrow("GET /v1/health is declared twice");
   });
 });
 
