@@ -3,7 +3,6 @@
 // by the stored transaction parts and recognising own transfers across those wallets; the actions
 // booked for them; the cost-basis declarations the operator imported; and what the ledger knows
 // of each mint (symbol, ISIN, decimals). Nothing derived is stored: the routes derive per request.
-import type { ActionRecord } from "../../domain/types.ts";
 import { actionEventOf, type ActionEvent, DEFAULT_STABLECOINS, type LotInput, type LotProblem } from "../../domain/lots/index.ts";
 import { declarationsInput } from "../../domain/lots/declarations.ts";
 import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts";
@@ -14,6 +13,7 @@ import type { BalanceChangeObs } from "../../domain/observations.ts";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "../../domain/timeline.ts";
 import { updateFromRow, UPDATE_COLUMNS, type UpdateRow } from "../engine-input.ts";
 import { groupBy } from "../group.ts";
+import { actionRecords } from "../queries/actions.ts";
 import type { Sql } from "../sql/port.ts";
 import { readCostBasis } from "../cost-basis.ts";
 import { readTransactionChanges } from "../transaction-changes.ts";
@@ -111,6 +111,6 @@ async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ fol
 
 /** The actions booked for the wallets, as the lot engine's events (only what took force). */
 async function bookedActions(tx: Sql, owners: string[]): Promise<ActionEvent[]> {
-  const rows = await tx.all<{ payload: string }>(`SELECT payload FROM actions WHERE owner IN ${IN_LIST} ORDER BY owner, id`, JSON.stringify(owners));
-  return rows.map((r) => actionEventOf(JSON.parse(r.payload) as ActionRecord)).filter((a): a is ActionEvent => a !== null);
+  const records = await actionRecords(tx, `a.owner IN ${IN_LIST}`, JSON.stringify(owners));
+  return records.map(actionEventOf).filter((a): a is ActionEvent => a !== null);
 }
