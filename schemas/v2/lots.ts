@@ -105,8 +105,8 @@ export const LotsResponse = Type.Object(
 
 // A query parameter has one schema wherever it appears (the OpenAPI document lists it once):
 // owner, owner (repeated), currency and from are those of the other routes.
-const treatmentQuery = literals(taxTreatments, { description: `The reading of reinvested income; default the server's (TAX_TREATMENT, income). ${TREATMENT_TEXT}` });
-const methodQuery = literals(lotMethods, { description: `Default the server's (LOT_METHOD, fifo). ${METHOD_TEXT}` });
+export const treatmentQuery = literals(taxTreatments, { description: `The reading of reinvested income; default the server's (TAX_TREATMENT, income). ${TREATMENT_TEXT}` });
+export const methodQuery = literals(lotMethods, { description: `Default the server's (LOT_METHOD, fifo). ${METHOD_TEXT}` });
 const asOfQuery = day("The end of this day (YYYY-MM-DD, UTC): what is open or held then; optional on /v2/lots (default today)");
 
 export const LotsQuery = Type.Object({
