@@ -117,7 +117,7 @@ describe("dividends and cash", () => {
     expect(b.refundNote).toContain("passes back tax withheld");
     expect(b.usd).toBe(decMul(U0(1.003841218823), "0.1232128"));
     expect(b.matched?.version).toBe(2);
-    expect(a.matched?.eventId).toBe(b.matched?.eventId!);
+    expect(a.matched?.eventId).toBe(b.matched?.eventId as string);
     expect(decSub("0.411554", "0.2883412")).toBe("0.1232128");
     expect(a.v1.kind).toBe("dividend");
     expect(b.v1.kind).toBe("dividend");
