@@ -228,7 +228,7 @@ describe("a strict CLI", () => {
     const lines = r.stdout.split("\n");
     expect(lines.filter((l) => l.length > 80)).toEqual([]);
     // Each flag's paragraph: its line and the indented description lines below it.
-    const paragraphs = r.stdout.split(/\n(?=  --)/).map((p) => p.replace(/\n\s+/g, " "));
+    const paragraphs = r.stdout.split(/\n(?= {2}--)/).map((p) => p.replace(/\n\s+/g, " "));
     for (const s of settingsFor("serve")) {
       const text = paragraphs.find((p) => p.startsWith(`  --${s.flag} `) || p.startsWith(`  --${s.flag}\n`)) ?? "";
       expect({ flag: s.flag, shows: /default \S/.test(text) }).toEqual({ flag: s.flag, shows: true });

@@ -114,7 +114,7 @@ const hostileStrings = [
   '=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\t=1", "\r=1",
   "NaN", "Infinity", "-Infinity", "-1", "-0", "0", "1", "200", "201", "1e3", "1.5", "0x10", " 5", "9".repeat(40),
   "null", "undefined", "true", "[]", "{}", "__proto__", "constructor", "ünïcödé", "日本語", "🙂🙃", "\u202e", "\uFEFF",
-  "<script>alert(1)</script>", "${7*7}", "{{7*7}}", "a".repeat(64), "a".repeat(65), "A".repeat(3000),
+  "<script>alert(1)</script>", "$" + "{7*7}", "{{7*7}}", "a".repeat(64), "a".repeat(65), "A".repeat(3000),
 ];
 
 function encodeLoose(s: string): string {
@@ -267,10 +267,10 @@ function headSize(req: Outgoing): number {
   for (const [k, v] of Object.entries(req.headers ?? {})) n += k.length + Buffer.byteLength(v) + 4;
   return n;
 }
-let transport431 = 0;
 
 function checkReply(c: FuzzCase, status: number, headers: Headers, text: string): string[] {
-  if (status === 431 && headSize(c.req) > 15_000) { transport431++; return []; }
+  // Bun refuses a head over 16 KiB before any route sees it: that 431 is the transport's, not ours.
+  if (status === 431 && headSize(c.req) > 15_000) return [];
   const problems = errorProblems(status, headers, text, c.req.method);
   // The demo tenant's keys never read the other tenant's wallet.
   // fetch normalises the path (e.g. "//v1/health" -> "/v1/health"): judge what the server saw.

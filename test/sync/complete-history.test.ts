@@ -161,7 +161,7 @@ describe("getTransactionsForAddress", () => {
 
   test("an account read the standard way with a gap keeps the wallet's history cursor: the next sync reads the stretch again", async () => {
     const s = buildClosedScenario({ seed: 12, incomingBuy: true });
-    const [buy] = s.signatures;
+    const buy = s.signatures[0]!;
     const faulty = serve(s.chain, true);
     faulty.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === buy, fault: { kind: "status", status: 500 } });
     const now = () => 1_790_000_000;

@@ -89,7 +89,7 @@ describe("a signature history that never ends", () => {
     const { s, bad } = twoWallets(42);
     const random = seededRandom(4343);
     const rpc = startRpcServer(s.chain);
-    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
+    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
     const l = await ledgerFor(rpc.url, { "max-signature-pages": "2" });
     try {
       const run = await l.sync(bad.owner);
