@@ -138,7 +138,7 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
     const rows = await ledger.db.all<{ signature: string; owner: string; signers: string; lamports: string | null; tokens: string; row_sha256: string | null }>(
       "SELECT signature, owner, signers, lamports, tokens, row_sha256 FROM transaction_changes ORDER BY slot",
     );
-    expect(rows.map((r) => r.signature)).toEqual([s.signatures.buy, s.signatures.sell]);
+    expect(rows.map((r) => r.signature)).toEqual([s.signatures.buy!, s.signatures.sell!]);
     const [buy, sell] = rows;
     expect(buy!.owner).toBe(s.holder);
     expect(JSON.parse(buy!.signers)).toEqual([s.holder, s.dealer]);
