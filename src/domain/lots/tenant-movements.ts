@@ -50,7 +50,7 @@ export function tenantMovements(input: TenantMovementsInput): Movement[] {
     for (const mint of new Set(rows.map((c) => c.mint))) multipliers.set(mint, liftF64(mints.get(mint)!.multiplierAt(blockTime)));
     const seized = new Set(rows.filter(isSeizure).map((c) => `${c.owner} ${c.mint}`));
     for (const m of movementsOf(joinOwnerChanges(parts), { wallets, multipliers, stablecoins: input.stablecoins })) {
-      // The booking engine's seizure rule, on the stored change (docs/custody.md): the mint's
+      // The booking engine's seizure rule, on the stored change (docs/action-types.md#seizures): the mint's
       // permanent delegate moved the units without the owner's signature.
       out.push(m.rawDelta < 0n && m.counterpart === null && seized.has(`${m.owner} ${m.mint}`) ? { ...m, usd: null, reason: MOVEMENT_REASONS.seizure } : m);
     }
