@@ -48,6 +48,8 @@ export interface IncomeReportOptions {
   owners?: string[];
   /** Also give every amount in this currency (EUR, or any the imported ECB history quotes). */
   currency?: string;
+  /** income or deferred (docs/lots.md); the server's TAX_TREATMENT when absent. */
+  treatment?: TaxTreatment;
 }
 
 /** The tax treatment and the lot method (docs/lots.md); the server's TAX_TREATMENT and LOT_METHOD when absent. */
@@ -240,7 +242,7 @@ export function createClient(options: ClientOptions) {
       lineage: (mint: string) => json<LineageResponse>(target(routes.getV2InstrumentsByMintLineage, { mint })),
       /** Income of a year per month × symbol across your wallets (or those named), optionally also in another currency. */
       incomeReport: (year: number, options: IncomeReportOptions = {}) =>
-        json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency }),
+        json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency, treatment: options.treatment }),
       /** The currencies incomeReport can convert into (from the imported ECB rates), each with its first and last rate day. */
       reportCurrencies: () => json<ReportCurrencies>(target(routes.getV2ReportsCurrencies)),
       /** A wallet's open lots at the end of asOf (YYYY-MM-DD; today when absent), with their basis. */

@@ -184,6 +184,23 @@ describe("GET /v2/reports/gains and the exports", () => {
     }
   });
 
+  test("the year income report follows the treatment: under deferred every amount is 0 and the withholding is given apart, as information", async () => {
+    const client = createClient({ baseUrl: srv.url, apiKey: srv.key });
+    for (const year of [2025, 2026]) {
+      const income = await client.v2.incomeReport(year);
+      const deferred = await client.v2.incomeReport(year, { treatment: "deferred" });
+      expect(schemaErrors(S.IncomeReport, deferred)).toEqual([]);
+      expect([income.treatment, income.withholdingInformation, deferred.treatment]).toEqual(["income", null, "deferred"]);
+      expect(deferred.totals.events).toBe(income.totals.events);
+      expect([deferred.totals.exact.usd, deferred.totals.exact.grossUsd, deferred.totals.exact.withholdingTaxUsd]).toEqual(["0", "0", "0"]);
+      expect(deferred.rows.every((r) => r.usd === "0" && r.grossUsd === "0")).toBe(true);
+      expect(deferred.withholdingInformation!.events).toBe(income.totals.events);
+      // The income reading's withholding covers the events with a net value; the information covers every event that has one.
+      if (income.totals.unvaluedEvents === 0) expect(deferred.withholdingInformation!.exact.withholdingTaxUsd).toBe(income.totals.exact.withholdingTaxUsd!);
+    }
+    expect((await get("/v2/reports/income?year=2026&treatment=later")).status).toBe(400);
+  });
+
   test("the client's methods read the same answers", async () => {
     const client = createClient({ baseUrl: srv.url, apiKey: srv.key });
     const owner = owners[0]!;
