@@ -546,6 +546,34 @@ describe("the dashboard in a browser", () => {
     await shot("08b-downloads-eur");
   }, slow);
 
+  test("lots & gains: each term's gain is the server's to the cent; every wallet's open lots; units of unknown basis called out with how to declare them; the pickers change the treatment", async () => {
+    await openView("Lots & gains", "#gains-totals");
+    await page.waitForSelector("table.lots tbody tr", { timeout: 10_000 });
+    const year = await page.inputValue("#lots-year");
+    const gains = await apiJson(`/v2/reports/gains?year=${year}`);
+    expect(await page.inputValue("#lots-treatment")).toBe(gains.treatment);
+    for (const term of ["short", "long"] as const) {
+      const shown = await page.textContent(`#gains-totals [data-term=${term}] [data-figure=gainUsd]`);
+      expect({ term, cents: centsShown(shown) }).toEqual({ term, cents: cents(gains.totals[term].exact.gainUsd) });
+    }
+    expect(await page.$$eval("#gains tbody tr", (r) => r.length).catch(() => 0)).toBe(gains.rows.length);
+    const owners: string[] = (await apiJson("/v1/wallets")).wallets.map((w: { owner: string }) => w.owner);
+    let unknown = 0;
+    for (const owner of owners) {
+      const lots = await apiJson(`/v2/lots?owner=${owner}`);
+      unknown += lots.instruments.filter((i: { exact: { unknownBasisUnits: string } }) => i.exact.unknownBasisUnits !== "0").length;
+      expect(await page.$$eval(`table.lots[data-owner="${owner}"] tbody tr`, (r) => r.length)).toBe(lots.lots.length);
+    }
+    if (unknown) expect(await page.textContent("#unknown-basis")).toContain("ca-ledger import cost-basis");
+    await shot("11-lots");
+    await page.selectOption("#lots-treatment", "deferred");
+    await page.waitForFunction(() => location.hash.includes("treatment=deferred"));
+    await page.waitForFunction(() => document.querySelector("#gains-totals")?.previousElementSibling?.textContent?.includes("(deferred,"), undefined, { timeout: 10_000 });
+    const deferred = await apiJson(`/v2/reports/gains?year=${year}&treatment=deferred`);
+    const shown = await page.textContent("#gains-totals [data-term=short] [data-figure=gainUsd]");
+    expect(centsShown(shown)).toBe(cents(deferred.totals.short.exact.gainUsd));
+  }, slow);
+
   test("no console error on the way; the key is nowhere in the browser", async () => {
     expect(consoleErrors).toEqual([]);
     const cookies = await context!.cookies();
