@@ -33,7 +33,10 @@ import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { lotInputs } from "../../src/ledger/read/lot-inputs.ts";
+import { createKey } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
+import { startServer } from "../../src/server.ts";
+import { call } from "../harness/index.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
@@ -121,7 +124,9 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
   // The USDC-like mint is a stablecoin by the STABLECOINS setting (the real USDC's address cannot be minted here).
   const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": server.url, "xstocks-api-url": "off" }, { STABLECOINS: s.usdc });
   const ledger = await openLedger(ledgerTarget(dir));
-  afterAll(() => ledger.close());
+  let open = true;
+  const closeLedger = async () => { if (open) { open = false; await ledger.close(); } };
+  afterAll(closeLedger);
   const now = () => s.now;
   const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
   const syncAs = async (tenant: string) => {
@@ -178,5 +183,25 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
     const b = await lotInputs(ledger.db, second.tenantId, { stablecoins: config.stablecoins, now: s.now });
     expect(b.movements).toEqual(a.movements);
     expect(first.getTransaction).toBeGreaterThan(0);
+  });
+
+  test("the real server on loopback answers the same gain, lot and statement; the treatment and method it used are named", async () => {
+    await closeLedger();
+    const srv = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir) }, { offline: true, quiet: true, env: { LOG_LEVEL: "error", STABLECOINS: s.usdc, LOT_METHOD: "hifo" } });
+    try {
+      const { key } = await createKey(srv.ledger.db, { name: "swap", tenant: "acme", scopes: ["ledger:read"] });
+      const get = async (path: string) => (await call(srv.url, path, { key })).body;
+      const gains = await get("/v2/reports/gains?year=2026");
+      expect([gains.treatment, gains.method]).toEqual(["income", "hifo"]);
+      expect(gains.rows.map((r: Record<string, unknown>) => [r.units, r.proceedsUsd, r.basisUsd, r.gainUsd, r.term, r.signature])).toEqual([["5", "500", "493.8", "6.2", "short", s.signatures.sell]]);
+      expect([gains.totals.short.gainUsd, gains.totals.long.rows]).toEqual(["6.2", 0]);
+      const lots = await get(`/v2/lots?owner=${s.holder}&asOf=2026-12-31`);
+      expect(lots.lots.map((l: Record<string, unknown>) => [l.units, l.basisUsd, l.source, l.signature])).toEqual([["7.5", "740.7", "purchase", s.signatures.buy]]);
+      const statement = await get(`/v2/reports/holdings?asOf=2026-12-31&owner=${s.holder}`);
+      const r = statement.wallets[0].instruments[0].reconciliation;
+      expect([r.openingUnits, r.acquiredUnits, r.disposedUnits, r.corporateActionUnits, r.closingUnits]).toEqual(["0", "10", "5", "2.5", "7.5"]);
+    } finally {
+      await srv.stop();
+    }
   });
 });
