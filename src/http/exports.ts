@@ -67,12 +67,12 @@ export async function lotExportCsv(db: Sql, q: { tenantId: number; owner: string
   const from = q.range.from === ALL_DATES.from ? undefined : q.range.from;
   const mine = (x: { owner: string }) => x.owner === q.owner;
   if (q.dataset === "gains") {
-    const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, from, asOf: to });
+    const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, from, asOf: to, wallets: [q.owner] });
     const rows = gainsExportRows(report.realized.filter(mine), names);
     if (rows.length > maxExportRows) throw tooLarge();
     return toCsv(["dataset", ...GAINS_COLUMNS], rows.map((r) => [q.label, ...r]));
   }
-  const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, asOf: to ?? q.today });
+  const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, asOf: to ?? q.today, wallets: [q.owner] });
   const rows = lotsExportRows(report.lots.filter(mine), names);
   if (rows.length > maxExportRows) throw tooLarge();
   return toCsv(["dataset", ...LOTS_COLUMNS], rows.map((r) => [q.label, ...r]));

@@ -90,7 +90,7 @@ async function scenario() {
     getCreateAssociatedTokenIdempotentInstruction({ payer: holder!, ata: holderStock, owner: holder!.address, mint: stock!.address }),
     spl.getTransferCheckedInstruction({ source: holderUsd, mint: usdc!.address, destination: dealerUsd, authority: holder!, amount: 1_234_500_000n, decimals: USD_DECIMALS }),
     getTransferCheckedInstruction({ source: dealerStock, mint: stock!.address, destination: holderStock, authority: dealer!, amount: 10_000_000n, decimals: STOCK_DECIMALS }),
-  ], [holderStock, holder!.address]);
+  ], [holderStock, holder!.address, dealerStock, dealer!.address]);
 
   // The issuer's pattern: re-assert the value in force, then schedule 1.25 an hour later (exact in binary, so the units below are too).
   rec.setClock(T0 + 200n);
@@ -104,7 +104,7 @@ async function scenario() {
   await send("sell", holder!, [
     getTransferCheckedInstruction({ source: holderStock, mint: stock!.address, destination: dealerStock, authority: holder!, amount: 4_000_000n, decimals: STOCK_DECIMALS }),
     spl.getTransferCheckedInstruction({ source: dealerUsd, mint: usdc!.address, destination: holderUsd, authority: dealer!, amount: 500_000_000n, decimals: USD_DECIMALS }),
-  ], [holderStock, holder!.address]);
+  ], [holderStock, holder!.address, dealerStock, dealer!.address]);
 
   for (const a of [stock!.address, holderStock, dealerStock]) chain.accounts.set(a, rec.account(a));
   return { chain, signatures, holder: holder!.address, dealer: dealer!.address, stock: stock!.address, usdc: usdc!.address, now: new Date(Number(T0 + 9000n) * 1000) };
@@ -183,6 +183,25 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
     const b = await lotInputs(ledger.db, second.tenantId, { stablecoins: config.stablecoins, now: s.now });
     expect(b.movements).toEqual(a.movements);
     expect(first.getTransaction).toBeGreaterThan(0);
+  });
+
+  test("a tenant following both sides: derived for the holder alone, the dealer is linked in (they share transactions), and the holder's lots are the whole tenant's", async () => {
+    const tenantId = await ensureTenant(ledger.db, "both");
+    for (const owner of [s.holder, s.dealer]) {
+      await registerAndEnqueue(ledger.db, tenantId, 100, owner);
+      // The dealer's history is only what the recorder listed under the holder's accounts: partial, which is enough here.
+      expect(["complete", "partial"]).toContain(await runSyncJob(deps, (await claimJob(ledger.db, s.now))!));
+    }
+    const whole = await lotInputs(ledger.db, tenantId, { stablecoins: config.stablecoins, now: s.now });
+    const linked = await lotInputs(ledger.db, tenantId, { stablecoins: config.stablecoins, now: s.now, linkedTo: [s.holder] });
+    expect(linked.owners).toEqual(whole.owners);
+    expect(whole.owners).toEqual([s.holder, s.dealer].sort());
+    // Between two followed wallets the stock's leg is an own transfer: the dealer's lots arrive with the holder's date and basis.
+    expect(whole.movements.some((m) => m.counterpart !== null)).toBe(true);
+    const mine = (r: ReturnType<typeof deriveLots>) => r.lots.filter((l) => l.owner === s.holder);
+    expect(mine(deriveLots(linked, { method: "fifo", treatment: "income" }))).toEqual(mine(deriveLots(whole, { method: "fifo", treatment: "income" })));
+    // The first tenant follows the holder alone: nothing to link.
+    expect((await lotInputs(ledger.db, first.tenantId, { now: s.now, linkedTo: [s.holder] })).owners).toEqual([s.holder]);
   });
 
   test("the real server on loopback answers the same gain, lot and statement; the treatment and method it used are named", async () => {

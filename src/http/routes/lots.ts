@@ -38,7 +38,7 @@ export const lotRoutes = [
     handler: async ({ principal, query }, app) => {
       const asOf = calendarDay("asOf", query.asOf) ?? today();
       await registeredOwner(app, principal, query.owner);
-      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), asOf });
+      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), asOf, wallets: [query.owner] });
       return jsonBody(lotsBody(report, { owner: query.owner, asOf, dataset: app.dataset }, names));
     },
   }),
@@ -54,7 +54,7 @@ export const lotRoutes = [
     handler: async ({ principal, query }, app) => {
       const { owners } = await tenantOwners(app, principal, query.owner);
       const year = String(query.year).padStart(4, "0");
-      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), from: `${year}-01-01`, asOf: `${year}-12-31` });
+      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), from: `${year}-01-01`, asOf: `${year}-12-31`, wallets: owners });
       const conversion = query.currency ? await conversionTo(app.ledger.db, query.currency, gainsRateDays(report, owners)) : null;
       return jsonBody(gainsBody(report, { year: query.year, owners, dataset: app.dataset, conversion }, names));
     },
@@ -72,7 +72,7 @@ export const lotRoutes = [
       const from = calendarDay("from", query.from) ?? `${asOf.slice(0, 4)}-01-01`;
       if (from > asOf) throw new ApiFailure("invalid_request", "Query parameter from is after asOf: from must be on or before asOf.");
       const { owners } = await tenantOwners(app, principal, query.owner);
-      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), from, asOf });
+      const { report, names } = await tenantLotReport(app.ledger.db, principal.tenantId, { ...choice(app, query), from, asOf, wallets: owners });
       return jsonBody(holdingsBody(report, { asOf, from, owners, dataset: app.dataset }, names));
     },
   }),

@@ -21,6 +21,13 @@ import { readTransactionChanges } from "../transaction-changes.ts";
 export interface LotInputOptions {
   /** The wallets to derive (default: every wallet the tenant follows; others are ignored). Own transfers are recognised among these only. */
   owners?: string[];
+  /**
+   * Derive only what these wallets' lots depend on: them and every wallet of the tenant linked to
+   * them through a transaction both took part in, transitively (a lot moved A → B → C carries A's
+   * history to C). A wallet sharing no transaction with them cannot change their lots, so their
+   * lots are those of the whole tenant's derivation, for a fraction of the work.
+   */
+  linkedTo?: string[];
   /** The USD stablecoin mints (`STABLECOINS`); default src/domain/lots/stablecoins.ts. */
   stablecoins?: readonly string[];
   /** Which multiplier changes have taken force (default: now). */
@@ -46,7 +53,8 @@ interface ChangeRow {
 
 export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions = {}): Promise<TenantLotInput> {
   return db.read(async (tx) => {
-    const owners = await tenantOwners(tx, tenantId, opts.owners);
+    let owners = await tenantOwners(tx, tenantId, opts.owners);
+    if (opts.linkedTo) owners = await linkedOwners(tx, owners, opts.linkedTo);
     const list = JSON.stringify(owners);
     const changes = (await tx.all<ChangeRow>(
       `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate FROM balance_changes
@@ -74,6 +82,25 @@ async function tenantOwners(tx: Sql, tenantId: number, wanted: string[] | undefi
   const rows = await tx.all<{ owner: string }>("SELECT owner FROM tenant_wallets WHERE tenant_id = ? AND first_synced_at IS NOT NULL ORDER BY owner", tenantId);
   const keep = wanted ? new Set(wanted) : null;
   return rows.map((r) => r.owner).filter((o) => !keep || keep.has(o));
+}
+
+/** The wallets among `owners` linked to `wanted` by shared transactions (see LotInputOptions.linkedTo), sorted. */
+async function linkedOwners(tx: Sql, owners: string[], wanted: string[]): Promise<string[]> {
+  const known = new Set(owners);
+  const pairs = await tx.all<{ signature: string; owner: string }>(
+    `SELECT DISTINCT b.signature, b.owner FROM balance_changes b WHERE b.owner IN ${IN_LIST}
+     AND EXISTS (SELECT 1 FROM balance_changes o WHERE o.signature = b.signature AND o.owner <> b.owner AND o.owner IN ${IN_LIST})`,
+    JSON.stringify(owners),
+  );
+  const bySignature = groupBy(pairs, (p) => p.signature);
+  const neighbours = new Map<string, Set<string>>();
+  for (const rows of bySignature.values()) {
+    for (const a of rows) for (const b of rows) if (a.owner !== b.owner) (neighbours.get(a.owner) ?? neighbours.set(a.owner, new Set()).get(a.owner)!).add(b.owner);
+  }
+  const reached = new Set(wanted.filter((w) => known.has(w)));
+  const queue = [...reached];
+  while (queue.length) for (const n of neighbours.get(queue.pop()!) ?? []) if (!reached.has(n)) { reached.add(n); queue.push(n); }
+  return owners.filter((o) => reached.has(o));
 }
 
 const changeFromRow = (c: ChangeRow): BalanceChangeObs => ({

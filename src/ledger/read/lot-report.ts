@@ -13,6 +13,8 @@ export interface LotReportRequest {
   from?: string;
   /** The window's last day, YYYY-MM-DD (UTC, to its end); none: everything recorded. */
   asOf?: string;
+  /** The wallets the caller will show; none: all of them. Only what their lots depend on is derived. */
+  wallets?: readonly string[];
   /** The USD stablecoin mints (the STABLECOINS setting). */
   stablecoins: readonly string[];
   now?: Date;
@@ -25,7 +27,7 @@ export const dayEnd = (day: string): number => dayStart(day) + DAY_MS - 1;
 
 /** The tenant's lot report over the window, with the names of its mints; the inputs' problems are listed with the engine's. */
 export async function tenantLotReport(db: Sql, tenantId: number, r: LotReportRequest): Promise<{ report: LotReport; names: InstrumentNames; owners: string[] }> {
-  const input = await lotInputs(db, tenantId, { stablecoins: r.stablecoins, now: r.now });
+  const input = await lotInputs(db, tenantId, { stablecoins: r.stablecoins, now: r.now, ...(r.wallets ? { linkedTo: [...r.wallets] } : {}) });
   const report = deriveLots(input, {
     method: r.method,
     treatment: r.treatment,
