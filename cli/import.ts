@@ -27,7 +27,12 @@ const issuerRecords = defineCommand({
   },
   async run({ args }) {
     const file = String(args.file);
-    const text = readFile(file);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      return fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 1);
+    }
     let records;
     try {
       records = parseOperatorRecords(text, file);
@@ -67,14 +72,6 @@ const issuerRecords = defineCommand({
   },
 });
 
-function readFile(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    return fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 1);
-  }
-}
-
 const costBasis = defineCommand({
   meta: { name: "cost-basis", description: "Store an operator's cost-basis declarations (CSV owner,signature,costUsd or owner,mint,acquiredAt,units,costUsd) about wallets a tenant follows" },
   args: {
@@ -85,8 +82,11 @@ const costBasis = defineCommand({
   async run({ args }) {
     const file = String(args.file);
     // Each refusal names its code (docs/lots.md#declared-cost-basis); with --json, as the API's error body on stderr.
-    const refuse = (code: string, message: string): never =>
-      args.json ? (process.stderr.write(JSON.stringify({ error: message, code }) + "\n"), process.exit(1)) : fail(`${message} (${code})`, 1);
+    const refuse = (code: string, message: string): never => {
+      if (!args.json) return fail(`${message} (${code})`, 1);
+      process.stderr.write(JSON.stringify({ error: message, code }) + "\n");
+      return process.exit(1);
+    };
     let text: string;
     try {
       text = readFileSync(file, "utf8");
