@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScaleRun } from "./lib/scale-run.ts";
+import { q } from "../test/support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..");
 const binary = join(repoRoot, "dist", "ca-ledger");
@@ -219,8 +220,8 @@ async function growLedger(wallets: number) {
   await run.grow(0, wallets, wallets);
   const heavyOwner = run.scale.heavyWallet();
   await run.register(heavyOwner);
-  await run.until("the heavy wallet synced", async () => (await run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavyOwner)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
-  const counts = await run.one<{ actions: number; journal: number }>("SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal");
+  await run.until("the heavy wallet synced", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavyOwner} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  const counts = await run.one(q<{ actions: number; journal: number }>`SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal`);
   await run.stop();
   return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
 }

@@ -14,8 +14,20 @@ import { groupBy } from "./group.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { renderPortfolios } from "./queries/portfolio.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
+import { markedKeys } from "./dirty.ts";
 import { integrityProblems } from "./sql/dialect.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionSql } from "./tables/actions.ts";
+import { censusSql } from "./tables/census.ts";
+import { incomeTotalSql } from "./tables/income-totals.ts";
+import { issuerRevisionSql } from "./tables/issuer-revisions.ts";
+import { journalSql } from "./tables/journal.ts";
+import { lineageSql } from "./tables/lineage.ts";
+import { mintScheduleSql } from "./tables/mint-schedule.ts";
+import { ownerSql } from "./tables/owners.ts";
+import { portfolioSql } from "./tables/portfolios.ts";
+import { positionSql } from "./tables/positions.ts";
+import { yieldSql } from "./tables/yields.ts";
 
 export interface CheckResult {
   name: string;
@@ -56,7 +68,7 @@ export async function checkIntegrity(db: Sql): Promise<CheckResult> {
 
 export async function checkIssuerRevisionHashes(db: Sql): Promise<CheckResult> {
   const c = new Check("issuer_revisions.payload_sha256");
-  for await (const r of db.iterate<{ id: number; payload: string; payload_sha256: string }>("SELECT id, payload, payload_sha256 FROM issuer_revisions ORDER BY id")) {
+  for await (const r of db.iterate(issuerRevisionSql.hashes)) {
     c.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
   }
@@ -71,12 +83,10 @@ export async function checkSeals(db: Sql): Promise<CheckResult> {
   return c.result();
 }
 
-interface ActionRow { id: string; owner: string; treatment: string; usd: string | null; payload: string; payload_sha256: string; evidence_sha256: string; v1_entry: string | null }
-
 export async function checkActionHashes(db: Sql): Promise<CheckResult[]> {
   const payload = new Check("actions.payload_sha256");
   const evidence = new Check("actions.evidence_sha256");
-  for await (const r of db.iterate<ActionRow>("SELECT id, payload, payload_sha256, evidence_sha256 FROM actions ORDER BY id")) {
+  for await (const r of db.iterate(actionSql.hashes)) {
     payload.checked++;
     evidence.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
@@ -94,10 +104,7 @@ export async function checkActionHashes(db: Sql): Promise<CheckResult[]> {
   return [payload.result(), evidence.result()];
 }
 
-interface JournalRow {
-  id: number; owner: string; action_id: string; entry_type: string; reverses_id: number | null; mint: string; type: string; treatment: string;
-  units_delta: string; principal_units_delta: string; income_units: string; usd: string | null; evidence_sha256: string; payload: string;
-}
+type JournalRow = Awaited<ReturnType<typeof readJournal>>[number];
 
 const AMOUNT_COLUMNS = [
   ["units_delta", "unitsDelta"],
@@ -114,11 +121,8 @@ const isNegationOf = (a: string | null, b: string | null): boolean => {
   return eq(parseDecimal(a), nb);
 };
 
-function readJournal(db: Sql): Promise<JournalRow[]> {
-  return db.all<JournalRow>(
-    `SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
-     FROM journal ORDER BY id`,
-  );
+function readJournal(db: Sql) {
+  return db.all(journalSql.all);
 }
 
 /**
@@ -194,7 +198,7 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
     journalSum.set(r.owner, add(journalSum.get(r.owner) ?? ZERO, parseDecimal(r.usd)));
   }
   const actionSum = new Map<string, Rat>();
-  for await (const r of db.iterate<{ owner: string; v1_entry: string }>("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'")) {
+  for await (const r of db.iterate(actionSql.v1Income)) {
     // v1 shows USD rounded for people; the exact amount it stands for is under `exact`.
     const entry = JSON.parse(r.v1_entry) as { usd: string | null; exact?: { usd: string | null } };
     const usd = entry.exact ? entry.exact.usd : entry.usd;
@@ -216,11 +220,7 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
  */
 export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<CheckResult> {
   const c = new Check("read models match their sources");
-  const actions = db.iterate<{
-    id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
-    first_observed_active_at: string | null; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
-  }>("SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id");
-  for await (const r of actions) {
+  for await (const r of db.iterate(actionSql.readModels)) {
     c.checked++;
     const a = JSON.parse(r.payload) as ActionRecord;
     const v1 = v1Entry(a);
@@ -245,7 +245,7 @@ export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<Chec
     else if (r.entry_type === "recognition" && !reversed.has(r.id)) t.unvalued++;
     sums.set(k, t);
   }
-  const totals = await db.all<{ owner: string; mint: string; usd: string; unvalued_events: number }>("SELECT owner, mint, usd, unvalued_events FROM income_totals");
+  const totals = await db.all(incomeTotalSql.all);
   for (const t of totals) {
     c.checked++;
     const k = key(t.owner, t.mint);
@@ -271,10 +271,10 @@ const PORTFOLIOS_PER_READ = 500;
  * wallet with none (booked before migration 0012) is rendered per request, so it is not missing.
  */
 async function comparePortfolios(db: Sql, c: Check): Promise<void> {
-  const owners = (await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner);
+  const owners = (await db.all(portfolioSql.owners)).map((r) => r.owner);
   for (let i = 0; i < owners.length; i += PORTFOLIOS_PER_READ) {
     const part = owners.slice(i, i + PORTFOLIOS_PER_READ);
-    const stored = await db.all<{ owner: string; body: string }>("SELECT owner, body FROM portfolios WHERE owner IN (SELECT value FROM json_each(?1))", JSON.stringify(part));
+    const stored = await db.all(portfolioSql.ofOwners, { owners: part });
     const rendered = await renderPortfolios(db, part);
     for (const r of stored) {
       c.checked++;
@@ -296,7 +296,7 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
   const waiting = await pendingOwners(db);
   const settled = <T extends { owner: string }>(xs: T[]) => xs.filter((x) => !waiting.has(x.owner));
 
-  const stored = new Map((await db.all<{ id: string; owner: string; payload_sha256: string }>("SELECT id, owner, payload_sha256 FROM actions"))
+  const stored = new Map((await db.all(actionSql.ownerHashes))
     .filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
   for (const a of settled(out.actions)) {
     c.checked++;
@@ -343,46 +343,42 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
     }
     for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
   };
-  const rows = async (sql: string, ...params: string[]) => new Map((await db.all<{ k: string; v: string }>(sql, ...params)).map((r) => [r.k, r.v]));
+  const keyed = (rows: { k: string; v: string }[]) => new Map(rows.map((r) => [r.k, r.v]));
   const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
-  const IN_LIST = "(SELECT value FROM json_each(?1))";
 
-  const dirtyMints = new Set((await db.all<{ mint: string }>("SELECT mint FROM dirty_mints")).map((r) => r.mint));
-  const mintsAt = groupBy((await db.all<{ mint: string; updated_at: string }>("SELECT mint, updated_at FROM mint_schedule")).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const dirtyMints = await markedKeys(db, "mint");
+  const mintsAt = groupBy((await db.all(mintScheduleSql.bookedAt)).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
   const checkedMints = new Set<string>();
   for (const [at, group] of mintsAt) {
     const mints = group.map((r) => r.mint);
-    const list = JSON.stringify(mints);
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners: [], mints }));
     const inGroup = new Set(mints);
-    compare("lineage", await rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
+    compare("lineage", keyed(await db.all(lineageSql.keyedOfMints, { mints })),
       new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
     compare("census_instances", new Map((await storedCensusInstances(db, mints)).map((i) => [i.transitionKey, instanceRow(i)])),
       new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
     for (const m of mints) checkedMints.add(m);
   }
-  for (const { mint } of await db.all<{ mint: string }>("SELECT mint FROM lineage")) {
+  for (const { mint } of await db.all(lineageSql.mints)) {
     if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
   }
   // A type with no stored row is served as its empty census (a ledger never booked has none).
-  const census = await rows("SELECT type AS k, payload AS v FROM taxonomy_census");
+  const census = keyed(await db.all(censusSql.keyedTypes));
   for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
   compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
   const waiting = await pendingOwners(db);
-  const ownersAt = groupBy((await db.all<{ owner: string; updated_at: string }>("SELECT owner, updated_at FROM yields")).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const ownersAt = groupBy((await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
   const checkedOwners = new Set<string>();
   for (const [at, group] of ownersAt) {
     const owners = group.map((r) => r.owner);
-    const list = JSON.stringify(owners);
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
     const yields = groupBy(out.yields, (y) => y.owner);
-    compare("positions", await rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
-      new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
-    compare("yields", await rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    compare("positions", keyed(await db.all(positionSql.keyedOfOwners, { owners })), new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
+    compare("yields", keyed(await db.all(yieldSql.keyedOfOwners, { owners })), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
     for (const o of owners) checkedOwners.add(o);
   }
-  for (const { owner } of await db.all<{ owner: string }>("SELECT DISTINCT owner FROM positions")) {
+  for (const { owner } of await db.all(positionSql.owners)) {
     if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
   }
   return c.result();
@@ -404,16 +400,12 @@ function sameJson(stored: string, projected: unknown): boolean {
 
 /** Owners waiting to be booked: marked dirty themselves, or holding a mint that is. */
 async function pendingOwners(db: Sql): Promise<Set<string>> {
-  const rows = await db.all<{ owner: string }>(
-    `SELECT owner FROM dirty_wallets UNION SELECT owner FROM token_accounts WHERE mint IN (SELECT mint FROM dirty_mints)
-     UNION SELECT owner FROM balance_changes WHERE mint IN (SELECT mint FROM dirty_mints)`,
-  );
-  return new Set(rows.map((r) => r.owner));
+  return new Set((await db.all(ownerSql.pending)).map((r) => r.owner));
 }
 
 /** When the ledger was last booked: every booking rewrites the booked wallets' yields rows. */
 export async function lastReplayAt(db: Sql): Promise<Date | null> {
-  const r = (await db.get<{ at: string | null }>("SELECT max(updated_at) AS at FROM yields"))!;
+  const r = (await db.get(yieldSql.lastBookedAt))!;
   return r.at ? new Date(r.at) : null;
 }
 

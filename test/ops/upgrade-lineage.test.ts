@@ -15,6 +15,7 @@ import golden from "../fixtures/lineage-demo-before.json" with { type: "json" };
 import { serveDemo } from "../support/demo-server.ts";
 import { testEngine } from "../support/engine.ts";
 import { demoDataDir, removeTempDirs, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -29,14 +30,13 @@ const records = testEngine === "sqlite" ? ["__drizzle_migrations", "__migrations
 async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, string> }> {
   const dir = await demoDataDir();
   const evidence = await withLedger(dir, async ({ db }) => {
-    const before = new Map((await db.all<{ id: string; evidence_sha256: string }>("SELECT id, evidence_sha256 FROM actions")).map((r) => [r.id, r.evidence_sha256]));
+    const before = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
     await db.write(async (tx) => {
-      for (const [mint, payload] of Object.entries(golden.lineage)) await tx.run("UPDATE lineage SET payload = ? WHERE mint = ?", payload, mint);
+      for (const [mint, payload] of Object.entries(golden.lineage)) await tx.run(...q`UPDATE lineage SET payload = ${payload} WHERE mint = ${mint}`);
       for (const [id, old] of Object.entries(oldActions)) {
-        const { payload } = (await tx.get<{ payload: string }>("SELECT payload FROM actions WHERE id = ?", id))!;
+        const { payload } = (await tx.get(...q<{ payload: string }>`SELECT payload FROM actions WHERE id = ${id}`))!;
         const row = actionRow({ ...(JSON.parse(payload) as ActionRecord), ...old });
-        const [, , , , , , , , oldPayload, summary, , , hash] = row.values;
-        await tx.run("UPDATE actions SET payload = ?, summary = ?, detail = ?, payload_sha256 = ? WHERE id = ?", oldPayload, summary, row.detail, hash, id);
+        await tx.run(...q`UPDATE actions SET payload = ${row.payload}, summary = ${row.summary}, detail = ${row.detail}, payload_sha256 = ${row.payloadSha256} WHERE id = ${id}`);
       }
     });
     return before;
@@ -53,8 +53,8 @@ async function beforeMigration(dir: string): Promise<void> {
   const undone = migrations.slice(at);
   await withLedger(dir, ({ db }) => db.write(async (tx) => {
     for (const m of undone) {
-      for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(m.sql));
-      for (const [, created] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(`DROP TABLE ${created}`);
+      for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
+      for (const [, created] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
     }
   }));
 }
@@ -79,20 +79,20 @@ describe("upgrading a ledger booked before distributions were described", () => 
     expect(waiting.checks.filter((c) => !c.ok)).toEqual([]); // the marked mints and their wallets wait their booking
     try {
       const db = srv.ledger.db;
-      expect((await db.all<{ mint: string }>("SELECT mint FROM dirty_mints ORDER BY mint")).map((r) => r.mint)).toEqual(
-        (await db.all<{ mint: string }>("SELECT mint FROM mint_schedule ORDER BY mint")).map((r) => r.mint),
+      expect((await db.all(...q<{ mint: string }>`SELECT mint FROM dirty_mints ORDER BY mint`)).map((r) => r.mint)).toEqual(
+        (await db.all(...q<{ mint: string }>`SELECT mint FROM mint_schedule ORDER BY mint`)).map((r) => r.mint),
       );
       await bookEverythingDirty(db);
       const report = await verifyLedger(db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       expect(report.checks.find((c) => c.name === "derived tables match the engine")!.problemCount).toBe(0);
-      const honx = JSON.parse((await db.get<{ payload: string }>("SELECT payload FROM lineage WHERE mint = 'XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2'"))!.payload);
+      const honx = JSON.parse((await db.get(...q<{ payload: string }>`SELECT payload FROM lineage WHERE mint = 'XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2'`))!.payload);
       expect(honx.links[0].distributed.description).toBe("a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)");
       for (const id of Object.keys(oldActions)) {
-        const a = JSON.parse((await db.get<{ payload: string }>("SELECT payload FROM actions WHERE id = ?", id))!.payload) as ActionRecord;
+        const a = JSON.parse((await db.get(...q<{ payload: string }>`SELECT payload FROM actions WHERE id = ${id}`))!.payload) as ActionRecord;
         expect(a.lineageLink?.actionId).toBe(id);
       }
-      const after = new Map((await db.all<{ id: string; evidence_sha256: string }>("SELECT id, evidence_sha256 FROM actions")).map((r) => [r.id, r.evidence_sha256]));
+      const after = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
       expect(after).toEqual(evidence);
     } finally {
       await srv.stop();

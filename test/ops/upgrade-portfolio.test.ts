@@ -12,6 +12,7 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
 import { demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -64,11 +65,11 @@ describe("upgrading a ledger", () => {
           expect(text).toBe(mainsAnswer(text, owner));
         }
       };
-      expect((await db.all<{ owner: string }>("SELECT owner FROM dirty_wallets ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
-      expect(await db.all("SELECT owner FROM portfolios")).toEqual([]);
+      expect((await db.all(...q<{ owner: string }>`SELECT owner FROM dirty_wallets ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      expect(await db.all(...q`SELECT owner FROM portfolios`)).toEqual([]);
       await answers(); // rendered per request
       await bookEverythingDirty(db); // what the server's booker does next
-      expect((await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      expect((await db.all(...q<{ owner: string }>`SELECT owner FROM portfolios ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
       await answers(); // stored
       const report = await verifyLedger(db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);

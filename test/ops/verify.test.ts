@@ -10,6 +10,7 @@ import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { copyLedger, dropTrigger, ledgerArgs, testEngine } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -46,11 +47,11 @@ async function verifyTampered(tamper: (db: Sql, dir: string) => Promise<unknown>
  * parsed, edited and written back as text, nothing else of the row changed.
  */
 async function editJson(db: Sql, table: "actions" | "issuer_revisions" | "journal", column: string, id: string, edit: (value: any) => void): Promise<void> {
-  const row = await db.get<{ id: string | number; json: string }>(`SELECT id, ${column} AS json FROM ${table} WHERE id = ${id}`);
+  const row = await db.get(...q<{ id: string | number; json: string }>`SELECT id, ${raw(column)} AS json FROM ${raw(table)} WHERE id = ${raw(id)}`);
   if (!row) throw new Error(`no ${table} row with id ${id}`);
   const value = JSON.parse(row.json);
   edit(value);
-  await db.run(`UPDATE ${table} SET ${column} = ? WHERE id = ?`, JSON.stringify(value), row.id);
+  await db.run(...q`UPDATE ${raw(table)} SET ${raw(column)} = ${JSON.stringify(value)} WHERE id = ${row.id}`);
 }
 
 /** The id of the n-th action (from 0) in id order. */
@@ -78,16 +79,16 @@ describe("ca-ledger verify", () => {
   });
 
   test("a rewritten action payload fails its hash; a rehashed one still fails its evidence and the replay", async () => {
-    const plain = await verifyTampered((db) => db.run(`UPDATE actions SET payload = replace(payload, '"rawBalance":"', '"rawBalance":"1') WHERE id = ${nthAction(0)}`));
+    const plain = await verifyTampered((db) => db.run(...q`UPDATE actions SET payload = replace(payload, '"rawBalance":"', '"rawBalance":"1') WHERE id = ${raw(nthAction(0))}`));
     expect(plain.code).toBe(1);
     expect(plain.failed).toContain("actions.payload_sha256");
 
     const rehashed = await verifyTampered(async (db) => {
-      const a = (await db.get<{ id: string; payload: string }>("SELECT id, payload FROM actions ORDER BY id LIMIT 1"))!;
+      const a = (await db.get(...q<{ id: string; payload: string }>`SELECT id, payload FROM actions ORDER BY id LIMIT 1`))!;
       const record = JSON.parse(a.payload);
       record.rawBalance = String(BigInt(record.rawBalance) + 1n); // part of the evidence payload
       const payload = canonicalJson(record);
-      await db.run("UPDATE actions SET payload = ?, payload_sha256 = ? WHERE id = ?", payload, sha256Hex(payload), a.id);
+      await db.run(...q`UPDATE actions SET payload = ${payload}, payload_sha256 = ${sha256Hex(payload)} WHERE id = ${a.id}`);
     });
     expect(rehashed.code).toBe(1);
     expect(rehashed.failed).not.toContain("actions.payload_sha256");
@@ -95,7 +96,7 @@ describe("ca-ledger verify", () => {
   });
 
   test("a stored evidence hash that is not the payload's fails", async () => {
-    const r = await verifyTampered((db) => db.run(`UPDATE actions SET evidence_sha256 = '${"0".repeat(64)}' WHERE id = ${nthAction(1)}`));
+    const r = await verifyTampered((db) => db.run(...q`UPDATE actions SET evidence_sha256 = '${raw("0".repeat(64))}' WHERE id = ${raw(nthAction(1))}`));
     expect(r.code).toBe(1);
     expect(r.failed).toContain("actions.evidence_sha256");
   });
@@ -106,11 +107,11 @@ describe("ca-ledger verify", () => {
     expect(summary.failed).toEqual(["read models match their sources"]);
     const detail = await verifyTampered((db) => editJson(db, "actions", "detail", nthAction(1), (d) => void (d.type = "unknown")));
     expect(detail.failed).toEqual(["read models match their sources"]);
-    const column = await verifyTampered((db) => db.run("UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')"));
+    const column = await verifyTampered((db) => db.run(...q`UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')`));
     expect(column.failed).toContain("read models match their sources");
     const total = await verifyTampered(async (db) => {
-      const t = (await db.get<{ owner: string; mint: string }>("SELECT owner, mint FROM income_totals ORDER BY owner, mint LIMIT 1"))!;
-      await db.run("UPDATE income_totals SET usd = '12345' WHERE owner = ? AND mint = ?", t.owner, t.mint);
+      const t = (await db.get(...q<{ owner: string; mint: string }>`SELECT owner, mint FROM income_totals ORDER BY owner, mint LIMIT 1`))!;
+      await db.run(...q`UPDATE income_totals SET usd = '12345' WHERE owner = ${t.owner} AND mint = ${t.mint}`);
     });
     expect(total.code).toBe(1);
     expect(total.failed).toEqual(["read models match their sources"]);
@@ -119,13 +120,13 @@ describe("ca-ledger verify", () => {
   test("a stored portfolio one byte off its rendering fails, by name", async () => {
     let owner = "";
     const r = await verifyTampered(async (db) => {
-      const row = (await db.get<{ owner: string; body: string }>("SELECT owner, body FROM portfolios WHERE body LIKE '%\"rawBalance\":\"%' ORDER BY owner LIMIT 1"))!;
+      const row = (await db.get(...q<{ owner: string; body: string }>`SELECT owner, body FROM portfolios WHERE body LIKE '%"rawBalance":"%' ORDER BY owner LIMIT 1`))!;
       owner = row.owner;
       // One digit of the first raw balance, so the text still parses as the same shape.
       const at = row.body.indexOf('"rawBalance":"') + '"rawBalance":"'.length;
       const body = row.body.slice(0, at) + (row.body[at] === "9" ? "8" : String(Number(row.body[at]) + 1)) + row.body.slice(at + 1);
       expect(body.length).toBe(row.body.length);
-      await db.run("UPDATE portfolios SET body = ? WHERE owner = ?", body, owner);
+      await db.run(...q`UPDATE portfolios SET body = ${body} WHERE owner = ${owner}`);
     });
     expect(r.code).toBe(1);
     expect(r.failed).toEqual(["read models match their sources"]);
@@ -133,40 +134,38 @@ describe("ca-ledger verify", () => {
   });
 
   test("journal tampering: amounts, duplicates, lost and forged reversals", async () => {
-    const usd = await verifyTampered((db) => db.run(`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
+    const usd = await verifyTampered((db) => db.run(...q`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
     expect(usd.code).toBe(1);
     expect(usd.failed).toEqual(expect.arrayContaining(["journal rows match their payload", "income equals journal"]));
 
-    const dup = await verifyTampered((db) => db.run(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const dup = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
        FROM journal WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL AND entry_type = 'recognition'
          AND id NOT IN (SELECT reverses_id FROM journal WHERE reverses_id IS NOT NULL))`));
     expect(dup.code).toBe(1);
     expect(dup.failed).toEqual(expect.arrayContaining(["journal standing recognitions", "income equals journal"]));
 
-    const lost = await verifyTampered((db) => db.run("DELETE FROM journal WHERE id = (SELECT max(id) FROM journal)"));
+    const lost = await verifyTampered((db) => db.run(...q`DELETE FROM journal WHERE id = (SELECT max(id) FROM journal)`));
     expect(lost.code).toBe(1);
     expect(lost.failed).toContain("replay matches stored bookings");
 
     const firstReversal = "(SELECT min(id) FROM journal WHERE entry_type = 'reversal')";
     const badReversal = await verifyTampered(async (db) => {
-      await db.run(`UPDATE journal SET units_delta = '0' WHERE id = ${firstReversal}`);
+      await db.run(...q`UPDATE journal SET units_delta = '0' WHERE id = ${raw(firstReversal)}`);
       await editJson(db, "journal", "payload", firstReversal, (b) => void (b.unitsDelta = "0"));
     });
     expect(badReversal.code).toBe(1);
     // The edit also breaks the entry's seal.
     expect(badReversal.failed).toEqual(["sealed rows match their seals", "journal reversals"]);
 
-    const twice = await verifyTampered((db) => db.run(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const twice = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
-       FROM journal WHERE id = ${firstReversal}`));
+       FROM journal WHERE id = ${raw(firstReversal)}`));
     expect(twice.code).toBe(1);
     expect(twice.failed).toContain("journal reversals");
     expect(twice.out).toMatch(/reversed 2 times/);
 
-    const orphan = await verifyTampered((db) => db.run(`UPDATE journal SET reverses_id = 999999 WHERE id = ${firstReversal}`));
+    const orphan = await verifyTampered((db) => db.run(...q`UPDATE journal SET reverses_id = 999999 WHERE id = ${raw(firstReversal)}`));
     expect(orphan.code).toBe(1);
     expect(orphan.failed).toContain("journal reversals");
   });
@@ -179,8 +178,8 @@ describe("ca-ledger verify", () => {
       let corrupt = { file: "", offset: 0 };
       const r = await verifyTampered(async (db, dir) => {
         // Scribble over the cell area of an index page: the index no longer matches its table.
-        const { rootpage } = (await db.get<{ rootpage: number }>("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'"))!;
-        const { page_size } = (await db.get<{ page_size: number }>("PRAGMA page_size"))!;
+        const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'`))!;
+        const { page_size } = (await db.get(...q<{ page_size: number }>`PRAGMA page_size`))!;
         corrupt = { file: join(dir, "ledger.db"), offset: rootpage * page_size - 600 };
       }, () => {
         const fd = openSync(corrupt.file, "r+");
