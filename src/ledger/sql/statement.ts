@@ -11,7 +11,7 @@
 // identifier, a row lock, a spelling per engine), never a string, so neither a value nor an
 // identifier can become the other by accident; a list parameter fits only `inList`/`jsonEach`.
 // Every statement made by `query` is registered, and `statements` names it by its group, so a
-// test prepares each one on both engines (test/ledger/statements.test.ts).
+// test prepares each one on both engines (test/ledger/statements.test.ts). See docs/sql.md.
 import type { Dialect, SqlValue } from "./port.ts";
 
 /** A value a parameter may take: booleans are bound as 0/1 (both engines store flags so). */
