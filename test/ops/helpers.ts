@@ -11,7 +11,7 @@ import { importRates } from "../../src/ledger/reference-rates.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
-import { q, type Statement } from "../support/sql.ts";
+import { jsonText, q, raw, type Statement } from "../support/sql.ts";
 
 export const root = join(import.meta.dir, "..", "..");
 export const binary = join(root, "dist", "ca-ledger");
@@ -101,8 +101,8 @@ export async function demoDataDir(): Promise<string> {
  * Every wallet holding the mint then gets a reversal and a new recognition.
  */
 export async function appendCorrection(db: Sql, step: number, now = new Date()): Promise<void> {
-  const base = await db.get(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend'
-     AND event_id IN (SELECT action_event FROM (SELECT json_extract(payload, '$.matched.eventId') AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL) AS matched)
+  const base = await db.get(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend'
+     AND event_id IN (SELECT action_event FROM (SELECT ${jsonText(raw("payload"), "matched.eventId")} AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL) AS matched)
      ORDER BY id LIMIT 1`);
   if (!base) throw new Error("no matched cash dividend to correct");
   const record = JSON.parse(base.payload);

@@ -1,12 +1,13 @@
 // Statements a test writes as it goes (to read a count, or to damage a row on purpose), values
 // inline: each `${value}` is bound as a parameter, each `${fragment}` is SQL (`ident(name)` for a
-// table or column, `raw(text)` for a test's own SQL text). The ledger's own statements are
+// table or column, `jsonText(raw("payload"), "a.b")` for a JSON path on both engines, `raw(text)`
+// for a test's own SQL text). The ledger's own statements are
 // defined once (src/ledger/sql/statement.ts); these are built per call and never registered.
 //
 //   await db.run(...q`UPDATE journal SET usd = ${"1"} WHERE id = ${id}`);
-import { adHocQuery, ident, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
+import { adHocQuery, ident, jsonText, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
 
-export { ident };
+export { ident, jsonText };
 
 type Values = Record<string, SqlScalar>;
 

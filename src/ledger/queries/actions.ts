@@ -1,6 +1,6 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds).
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
-import type { ActionRecord, ActionType } from "../../domain/types.ts";
+import type { ActionRecord } from "../../domain/types.ts";
 import { actionDetailBase, type V1Entry } from "../projections.ts";
 import { nextOffset, type KindFilter, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
