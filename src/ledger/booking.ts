@@ -235,7 +235,7 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
   return result;
 }
 
-interface ActionChanges { rows: (ActionRow & { owner: string })[]; gone: { id: string; owner: string }[] }
+interface ActionChanges { rows: ActionRow[]; gone: { id: string; owner: string }[] }
 
 /**
  * What changes among these wallets' actions: a payload whose hash is unchanged is skipped before
@@ -250,7 +250,7 @@ async function changedActionRows(db: Sql, owners: string[], actions: EngineOutpu
     const payload = canonicalJson(a);
     const hash = sha256Hex(payload);
     if (stored.get(a.id)?.payload_sha256 === hash) result.actionsUnchanged++;
-    else rows.push({ ...actionRow(a, payload, hash), owner: a.owner });
+    else rows.push(actionRow(a, payload, hash));
     stored.delete(a.id);
   }
   return { rows, gone: [...stored.values()] };
