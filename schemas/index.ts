@@ -11,3 +11,4 @@ export * from "./v2/actions.ts";
 export * from "./v2/taxonomy.ts";
 export * from "./v2/lineage.ts";
 export * from "./v2/reports.ts";
+export * from "./v2/lots.ts";

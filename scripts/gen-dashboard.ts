@@ -24,6 +24,10 @@ const build = await Bun.build({
   sourcemap: "none",
   naming: { entry: "app-[hash].[ext]", chunk: "chunk-[hash].[ext]" },
   define: { "process.env.NODE_ENV": '"production"' },
+  // The client from its sources, always: the package's exports point at client/dist, which exists
+  // only once something packed it (the client-package test does), and a bundle built from it
+  // differs from one built from the sources, so CI's clean clone would see another file.
+  plugins: [{ name: "client-sources", setup: (b) => { b.onResolve({ filter: /^@ca-ledger\/client$/ }, () => ({ path: join(root, "client", "src", "index.ts") })); } }],
 });
 if (!build.success) {
   for (const log of build.logs) console.error(log);

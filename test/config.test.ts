@@ -41,8 +41,8 @@ test("every setting has an env variable, a flag and a description", () => {
   expect(new Set(settings.map((s) => s.env)).size).toBe(settings.length);
 });
 
-test("the README's settings table lists every setting, with its flag, env variable and default", () => {
-  const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+test("docs/configuration.md's settings table lists every setting, with its flag, env variable and default", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "docs", "configuration.md"), "utf8");
   const rows = readme.split("\n").filter((l) => l.startsWith("| `--"));
   for (const s of settings) {
     const row = rows.find((r) => r.startsWith(`| \`--${s.flag}\` | \`${s.env}\` |`));

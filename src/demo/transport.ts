@@ -2,7 +2,7 @@
 // from the embedded recording, in their real wire formats, so the demo runs through the very
 // adapters a live sync uses, offline.
 import { chainFromRecording, recordedRpcFetch, type ChainRecording } from "../sources/solana/recorded.ts";
-import type { FetchLike } from "../sources/retry.ts";
+import type { FetchLike } from "../net/http-transport.ts";
 
 export const demoRpcUrl = "http://rpc.demo.invalid/";
 export const demoIssuerUrl = "http://issuer.demo.invalid/api/v2";

@@ -1,15 +1,15 @@
 // Assembles the served ActionRecord (v2 list + detail + v1 projection) for one wallet and one
 // chain transition, announced issuer event or custody transfer. JSON-safe: exact decimals as
 // strings, ISO times, null where unknown.
-import type { BookingFacts } from "./book";
-import type { Classified } from "./classify";
+import type { PlainActionInput, TransitionActionInput } from "./action-inputs";
+import type { Classified } from "./classified";
 import { quantityForPeople, uiChange } from "./display";
 import { canonicalJson, sha256Hex } from "./evidence";
 import { formatDecimal, formatExact, type Rat, sub } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import type { EventRevisions } from "./revisions";
 import { projectV1, ruleOf, type TypeRule } from "./rules";
-import type { ActionRecord, ActionType, ChainEvidence, ChainTransition, Lifecycle, LineageLinkView, RevisionView, V1Projection } from "./types";
+import type { ActionRecord, ChainEvidence, ChainTransition, RevisionView, V1Projection } from "./types";
 import { percentOf } from "./v1";
 
 export const actionId = (owner: string, key: string): string => `act_${sha256Hex(`${owner}|${key}`).slice(0, 24)}`;
@@ -83,20 +83,6 @@ function buildRevisionViews(ev: EventRevisions): RevisionView[] {
 
 const fmt = (r: Rat | null): string | null => (r === null ? null : formatDecimal(r));
 const money = (r: Rat | null): string | null => (r === null ? null : formatExact(r));
-
-export interface TransitionActionInput {
-  owner: string;
-  symbol: string;
-  decimals: number;
-  raw: bigint;
-  c: Classified;
-  facts: BookingFacts;
-  event: EventRevisions | null;
-  lifecycle: Lifecycle;
-  firstObservedActiveAt: string | null;
-  /** The lineage link the transition wrote once activated (src/domain/lineage.ts), if any. */
-  lineageLink: LineageLinkView | null;
-}
 
 /** What a transition shows the same on every wallet's action: built once per transition. */
 interface TransitionView {
@@ -220,27 +206,6 @@ const NULL_CHAIN: ChainEvidence = {
   effectiveAt: null,
   updateSignature: null,
 };
-
-export interface PlainActionInput {
-  owner: string;
-  mint: string;
-  symbol: string;
-  decimals: number;
-  key: string;
-  type: ActionType;
-  reason: string;
-  raw: bigint;
-  unitsBefore: Rat;
-  unitsAfter: Rat;
-  effectiveAt: string | null;
-  event: EventRevisions | null;
-  revision: IssuerRevisionObs | null;
-  lifecycle: Lifecycle;
-  chain?: ChainEvidence;
-  warnings?: string[];
-  /** The change as the holder's wallet showed it, when it is a change of displayed amounts. */
-  quantityDisplay?: string;
-}
 
 /** Actions without a multiplier change of their own: announced issuer events and custody transfers. */
 export function plainAction(i: PlainActionInput): ActionRecord {

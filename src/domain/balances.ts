@@ -51,3 +51,14 @@ export function rawAt(h: BalanceHistory, t: number): bigint {
   }
   return raw;
 }
+
+/** Raw balance held just after `t`: every change up to and including `t` applied (the yield's time-weighted quantity). */
+export function rawAfter(h: BalanceHistory, t: number): bigint {
+  if (h.changes.length === 0) return h.reported;
+  let raw = h.opening;
+  for (const c of h.changes) {
+    if (c.blockTime > t) break;
+    raw += c.postRaw - c.preRaw;
+  }
+  return raw;
+}

@@ -4,7 +4,7 @@
 // (U1 − U0); issuer figures only value and label them. Each type's own booking lives with its
 // rules (src/domain/rules).
 import type { CashPerShare } from "./cash";
-import type { Classified } from "./classify";
+import type { Classified } from "./classified";
 import { mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";
 
 export interface BookingFacts {

@@ -2,45 +2,15 @@
 // needs. Mint-level: nothing here depends on a wallet. The chain is canonical: issuer figures are
 // used only where they reconcile with what the chain did. Which record is which type, and what
 // each type reads from it, is the type's entry in src/domain/rules.
-import type { CashPerShare } from "./cash";
-import type { DistributedName } from "./distributed";
+import type { Classified } from "./classified";
 import { buildMatchIndex, matchTransition, type MatchResult } from "./match";
-import { cmp, div, formatFixed, liftF64, mul, ONE, rat, type Rat, sub, ZERO } from "./numbers";
+import { cmp, div, formatFixed, liftF64, mul, ONE, rat, sub, ZERO } from "./numbers";
 import type { IssuerRevisionObs } from "./observations";
 import { applyPlausibility } from "./plausibility";
 import type { EventRevisions } from "./revisions";
 import { explain, ruleForRecord } from "./rules";
 import { readRecord } from "./rules/rule";
 import type { ActionType, ChainTransition } from "./types";
-
-export interface Classified {
-  transition: ChainTransition;
-  match: MatchResult;
-  revision: IssuerRevisionObs | null;
-  type: ActionType;
-  /** The classifier's own reason (shown as the v1 reason for unbooked types). */
-  reason: string;
-  warnings: string[];
-  mOld: Rat;
-  mNew: Rat;
-  /** M_new / M_old exactly. */
-  chainFactor: Rat;
-  /** Quantity factor applied to principal for quantity_basis / identity types (and a stock part). */
-  factor: Rat | null;
-  /** The issuer's cash a share, split into gross, tax, retention and net (income types). */
-  cash: CashPerShare | null;
-  /** Proceeds per share for basis allocations, when published (null when absent or implausible). */
-  proceedsPerShare: Rat | null;
-  distributedFraction: Rat | null;
-  /** What a spin-off or rights distribution distributed, as a source names it (null elsewhere). */
-  distributed: DistributedName | null;
-  refundNote: string | null;
-  underlying: { from: string | null; to: string | null } | null;
-  /** Implied reinvestment price P = M_old·cash ÷ (M_new − M_old·F_stock), in this transition's unit basis. */
-  impliedPrice: Rat | null;
-  /** False when the issuer's figures do not reconcile with the chain (census). */
-  reconciled: boolean;
-}
 
 function unclassified(t: ChainTransition, match: MatchResult): Classified {
   const mOld = liftF64(t.multiplierOldF64);

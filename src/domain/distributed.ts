@@ -12,21 +12,7 @@
 // Otherwise the holding is described without a name, and the sentence says the issuer did not
 // name it. Nothing here is guessed from a ticker or a date.
 import type { IssuerRevisionObs, OperatorRecord } from "./observations";
-import type { ActionType } from "./types";
-
-export interface DistributedName {
-  /** The holding's name as a source states it; null when none does. */
-  name: string | null;
-  /** Who stated it: an operator record, or the issuer's note. */
-  namedBy: "operator" | "issuer" | null;
-}
-
-/** A distribution as people read it: its name (when stated), a short label and one plain sentence. */
-export interface DistributedView extends DistributedName {
-  /** The name, else what it was: "a holding distributed by HON (not named by the issuer)". */
-  holding: string;
-  description: string;
-}
+import type { ActionType, DistributedName, DistributedView } from "./types";
 
 /** "Sell of 373.48 shares of VSNT (CMCSA spin off) @ $ 34.56020" names VSNT. */
 const SOLD_HOLDING = /\bsell(?:ing)?\s+of\s+[\d.,]+\s+(?:shares|units|warrants|rights)\s+of\s+([A-Z][A-Z0-9.-]{0,14})\b/i;

@@ -212,11 +212,12 @@ export function missingRateReason(missing: number, firstDay: string | null, curr
   return `${missing} event${missing === 1 ? " has" : "s have"} no ${currency} reference rate on or before ${missing === 1 ? "its" : "their"} day (the first on ${firstDay}); ${fix}.`;
 }
 
-/** Quotes a row used, one per event day: the rate, its ECB day and the two quotes it came from. */
+/** A quote used for an event's day: the rate, its ECB day and the two quotes it came from. */
+export const rateForPeople = (eventDate: string, q: RateQuote) => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) });
+
+/** Quotes a row used, one per event day. */
 function quotesForPeople(t: Tally) {
-  return [...t.converted!.quotes.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([eventDate, q]) => ({ eventDate, rateDate: q.rateDate, usdPerEur: q.usdPerEur, perEur: q.perEur, rate: roundedText(q.rate, RATE_PLACES) }));
+  return [...t.converted!.quotes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([eventDate, q]) => rateForPeople(eventDate, q));
 }
 
 /** A row or the totals as reportForPeople gives them (the exact values are what combine). */

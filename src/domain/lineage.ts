@@ -2,12 +2,12 @@
 // (identity changes, spin-offs, rights distributions, transforms, terminations) and where the
 // earliest identity's basis sits now, each distribution on its own, saying what it distributed
 // (src/domain/distributed.ts). Fractions are exact and always sum to exactly 1.
-import type { Classified } from "./classify";
+import type { Classified } from "./classified";
 import { describeDistributed } from "./distributed";
 import { add, formatDecimal, mul, ONE, parseDecimal, type Rat, sub, ZERO } from "./numbers";
 import type { InstrumentObs } from "./observations";
 import { ruleOf } from "./rules";
-import type { LineageIdentity, LineageLinkView, LineageRecord } from "./types";
+import type { BasisHoldingView, LineageIdentity, LineageLinkView, LineageRecord } from "./types";
 
 /** The link a classified change writes (each type's entry says which). */
 const linkOf = (c: Classified): LineageLinkView["type"] | null => ruleOf(c.type).lineage;
@@ -34,24 +34,7 @@ const DISTRIBUTES = new Set<LineageLinkView["type"]>(["spin_off", "rights_distri
 
 /** `activated` is the mint's classified, activated transitions in activation order. */
 export function buildLineage(inst: InstrumentObs, activated: Classified[]): LineageBuilt {
-  const idChanges = activated.filter((c) => linkOf(c) === "identity_change");
-  const identities: LineageIdentity[] = [];
-  const first = idChanges[0];
-  identities.push({
-    symbol: inst.symbol,
-    underlying: first ? (first.underlying?.from ?? null) : inst.underlying,
-    isin: first ? null : inst.isin,
-    validFrom: null,
-  });
-  idChanges.forEach((c, i) => {
-    const last = i === idChanges.length - 1;
-    identities.push({
-      symbol: inst.symbol,
-      underlying: c.underlying?.to ?? (last ? inst.underlying : null),
-      isin: last ? inst.isin : null,
-      validFrom: c.transition.effectiveAt,
-    });
-  });
+  const identities = identitiesOf(inst, activated.filter((c) => linkOf(c) === "identity_change"));
   const label = (id: LineageIdentity): string => id.underlying ?? id.symbol;
   const links: LineageLinkView[] = [];
   const linkByKey = new Map<string, LineageLinkView>();
@@ -60,7 +43,7 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
     linkByKey.set(c.transition.key, l);
   };
   // Each distribution's share of the earliest basis: what the line still held, times its fraction.
-  const distributions: { share: Rat; link: LineageLinkView }[] = [];
+  const distributions: Distribution[] = [];
   let current = 0;
   let kept = ONE; // share of the earliest basis still in the original line (not reinvested distributions)
   let terminated = false;
@@ -83,23 +66,48 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
       terminated = true;
     }
   }
-  const now = identities[current]!;
-  let basisNowSits: LineageRecord["basisNowSits"];
-  if (terminated) basisNowSits = [{ holding: "cash", kind: "cash", fraction: "1" }];
-  else if (kept.n === kept.d) basisNowSits = [{ holding: label(now), kind: "position", fraction: "1" }];
-  else {
-    // The line's own share, then one entry per distribution (oldest first): each names what was distributed.
-    const fractions = fractionsSummingToOne([kept, ...distributions.map((d) => d.share)]);
-    basisNowSits = [
-      { holding: label(now), kind: "position", fraction: fractions[0]! },
-      ...distributions.map(({ link }, i) => ({
-        holding: link.distributed!.holding,
-        kind: "distributed" as const,
-        fraction: fractions[i + 1]!,
-        distributed: link.distributed!,
-        at: link.at,
-      })),
-    ];
-  }
+  const basisNowSits = terminated ? [{ holding: "cash", kind: "cash" as const, fraction: "1" }] : basisHeld(label(identities[current]!), kept, distributions);
   return { record: { mint: inst.mint, identities, links, basisNowSits }, linkOf: linkByKey };
 }
+
+/** A distribution's share of the earliest basis, and the link that says what it distributed. */
+interface Distribution { share: Rat; link: LineageLinkView }
+
+/** The identities the line carried: the first, then one per identity change (in activation order). */
+function identitiesOf(inst: InstrumentObs, idChanges: Classified[]): LineageIdentity[] {
+  const identities: LineageIdentity[] = [];
+  const first = idChanges[0];
+  identities.push({
+    symbol: inst.symbol,
+    underlying: first ? (first.underlying?.from ?? null) : inst.underlying,
+    isin: first ? null : inst.isin,
+    validFrom: null,
+  });
+  idChanges.forEach((c, i) => {
+    const last = i === idChanges.length - 1;
+    identities.push({
+      symbol: inst.symbol,
+      underlying: c.underlying?.to ?? (last ? inst.underlying : null),
+      isin: last ? inst.isin : null,
+      validFrom: c.transition.effectiveAt,
+    });
+  });
+  return identities;
+}
+
+/** Where the earliest basis sits now in a line that goes on: the line's own share, then each distribution (oldest first). */
+function basisHeld(line: string, kept: Rat, distributions: Distribution[]): BasisHoldingView[] {
+  if (kept.n === kept.d) return [{ holding: line, kind: "position", fraction: "1" }];
+  const fractions = fractionsSummingToOne([kept, ...distributions.map((d) => d.share)]);
+  return [
+    { holding: line, kind: "position", fraction: fractions[0]! },
+    ...distributions.map(({ link }, i) => ({
+      holding: link.distributed!.holding,
+      kind: "distributed" as const,
+      fraction: fractions[i + 1]!,
+      distributed: link.distributed!,
+      at: link.at,
+    })),
+  ];
+}
+

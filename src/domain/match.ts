@@ -10,6 +10,16 @@ import type { ChainTransition } from "./types";
 
 export const MATCH_WINDOW_SECONDS = 36 * 3600;
 
+/**
+ * The latest effective time the event's revisions state (unix seconds), or null when none does.
+ * An announced event that never reached the chain is dropped once the clock passes it by more
+ * than the window (src/domain/wallet.ts, and the engine's next clock change).
+ */
+export function latestEffectiveUnix(ev: EventRevisions): number | null {
+  const effs = ev.revisions.map((r) => unixFromIso(r.record.effectiveTimeUtc)).filter((x): x is number => x !== null);
+  return effs.length ? Math.max(...effs) : null;
+}
+
 export type MatchResult =
   | { kind: "matched"; event: EventRevisions; revision: IssuerRevisionObs; reason: string }
   | { kind: "none"; reason: string; nearby: EventRevisions[] }

@@ -2,7 +2,7 @@
 // within ×3 of the same asset's other implied prices, once all are restated in one unit basis
 // (splits, stock dividends and identity changes between them). Implausible cash -> usd null.
 import { IMPLAUSIBLE_CASH, withoutAmounts } from "./cash";
-import type { Classified } from "./classify";
+import type { Classified } from "./classified";
 import { add, cmp, div, mul, ONE, type Rat, rat } from "./numbers";
 import { ruleOf } from "./rules";
 

@@ -1,6 +1,5 @@
 // The engine's output contract: plain, JSON-safe records (exact numbers as decimal strings,
 // times as ISO-8601 UTC strings, null where unknown). Other layers store and serve these as-is.
-import type { DistributedView } from "./distributed";
 import type {
   BalanceChangeObs,
   InstrumentObs,
@@ -162,6 +161,21 @@ export interface LineageLinkView {
   /** What a spin-off, rights distribution or transform distributed (absent on other links). */
   distributed?: DistributedView;
   actionId?: string;
+}
+
+/** What a spin-off, rights distribution or cash in lieu distributed, as a source names it (src/domain/distributed.ts). */
+export interface DistributedName {
+  /** The holding's name as a source states it; null when none does. */
+  name: string | null;
+  /** Who stated it: an operator record, or the issuer's note. */
+  namedBy: "operator" | "issuer" | null;
+}
+
+/** A distribution as people read it: its name (when stated), a short label and one plain sentence. */
+export interface DistributedView extends DistributedName {
+  /** The name, else what it was: "a holding distributed by HON (not named by the issuer)". */
+  holding: string;
+  description: string;
 }
 
 /** Where a part of the earliest identity's basis sits now. */

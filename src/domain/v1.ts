@@ -1,6 +1,6 @@
 // The v1 presentation of a v2 action (docs/api.md#v1-presentation): kind, splitFactor, headline and reasons.
 // The contract's sentences stay verbatim, with F and X% filled in; each type's entry in
-// src/domain/rules picks one of the shapes below.
+// src/domain/rules holds its own sentence and picks one of the shapes below.
 import { usdInText } from "./display";
 import { formatDecimal, mul, type Rat, rat } from "./numbers";
 import type { ActionType, V1Projection } from "./types";
@@ -16,15 +16,6 @@ export interface V1Input {
   /** Net cash a share the income was valued at (null when unknown). */
   netPerShare: Rat | null;
 }
-
-export const V1_SENTENCES = {
-  stock_dividend: "Stock dividend booked as a quantity adjustment, not income",
-  spin_off: "Spin-off booked as a basis allocation, not income",
-  rights_distribution: "Rights distribution booked as a basis allocation, not income",
-  identity_change: "Identity change of the underlying booked as a quantity adjustment, not income",
-} as const;
-
-export const REFUND_V1_NOTE = "This refund passes back tax withheld earlier and is not a new dividend";
 
 /** Income: kind dividend, the label with the cash a share in the headline, the classifier's reasons. */
 export function dividendV1(label: string, a: V1Input, extraReasons: string[] = []): V1Projection {

@@ -2,12 +2,12 @@
 // replayed positions and yields. Reads the per-mint context the engine built once.
 import { plainAction, transitionAction } from "./actions";
 import { balanceHistory, type BalanceHistory, rawAt } from "./balances";
-import { units } from "./book";
+import { type BookingFacts, units } from "./book";
 import { announcedType } from "./classify";
-import type { MintContext } from "./engine";
+import type { MintContext } from "./mint-context";
 import { bookingFor } from "./journal";
 import { buildLifecycle } from "./lifecycle";
-import { MATCH_WINDOW_SECONDS } from "./match";
+import { latestEffectiveUnix, MATCH_WINDOW_SECONDS } from "./match";
 import type { BalanceChangeObs } from "./observations";
 import { eq, formatExact, liftF64, sub } from "./numbers";
 import { buildPosition, type ReplayAction } from "./positions";
@@ -15,7 +15,6 @@ import { describeRevision } from "./issuer";
 import { currentRevision, type EventRevisions } from "./revisions";
 import { bookTransition, ruleOf } from "./rules";
 import { isSeizure, seizureOf } from "./rules/custody";
-import { unixFromIso } from "./time";
 import type { ActionRecord, ChainTransition, EngineWallet, JournalBooking, PositionRecord, YieldRecord } from "./types";
 import { buildYields, type YieldAction } from "./yield";
 
@@ -80,8 +79,7 @@ function transitionStep(h: Holding, t: ChainTransition): void {
   const b = bookingFor(a, unitsDelta, formatExact(sub(delta, facts.incomeUnits)));
   if (!b) return;
   h.out.bookings.push(b);
-  const rule = ruleOf(c.type);
-  h.replay.push({ at: t.effectiveAtUnix, type: c.type, treatment: a.treatment, facts, usd: facts.usd, v1Unclassified: a.v1.kind === "unclassified_adjustment", terminates: rule.lineage === "terminate" });
+  h.replay.push(replayOf(t.effectiveAtUnix, a, facts));
   h.yieldActs.push({ at: t.effectiveAtUnix, type: c.type, treatment: a.treatment, scale: facts.scale, factor: c.factor, incomeUnits: facts.incomeUnits, usd: facts.usd, cashPerShare: c.cash?.net ?? null });
 }
 
@@ -94,7 +92,20 @@ function seizureStep(h: Holding, change: BalanceChangeObs): void {
   h.out.actions.push(a);
   const b = bookingFor(a, formatExact(facts.delta), formatExact(facts.delta));
   if (b) h.out.bookings.push(b);
-  h.replay.push({ at: change.blockTime, type: "seizure", treatment: "not_booked", facts, usd: null, v1Unclassified: true, terminates: false });
+  h.replay.push(replayOf(change.blockTime, a, facts));
+}
+
+/** What the position's replay reads of a booked action (src/domain/positions.ts). */
+function replayOf(at: number, a: ActionRecord, facts: BookingFacts): ReplayAction {
+  return {
+    at,
+    type: a.type,
+    treatment: a.treatment,
+    facts,
+    usd: facts.usd,
+    v1Unclassified: a.v1.kind === "unclassified_adjustment",
+    terminates: ruleOf(a.type).lineage === "terminate",
+  };
 }
 
 /** An issuer event announced for a mint the wallet holds, with nothing on chain yet. */
@@ -103,8 +114,7 @@ function announcementStep(h: Holding, ev: EventRevisions): void {
   if (ctx.matchedEvents.has(ev.eventId)) return;
   const cur = currentRevision(ev);
   const ref = cur ?? ev.revisions[ev.revisions.length - 1]!;
-  const effs = ev.revisions.map((r) => unixFromIso(r.record.effectiveTimeUtc)).filter((x): x is number => x !== null);
-  const latestEff = effs.length ? Math.max(...effs) : null;
+  const latestEff = latestEffectiveUnix(ev);
   if (latestEff !== null && latestEff < wc.now - MATCH_WINDOW_SECONDS) return; // past and never executed
   const q = units(h.history.reported, liftF64(ctx.multiplierNow), ctx.decimals);
   const type = announcedType(cur ?? ref);

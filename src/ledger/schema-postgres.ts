@@ -70,7 +70,7 @@ const tables = Object.fromEntries(
 // Named one by one: drizzle-kit reads the module's exports.
 export const {
   tenants, apiKeys, dashboardSessions, tenantWallets, syncJobs, instruments, issuerRevisions, issuerRejections, mintStates, multiplierUpdates,
-  tokenAccounts, balanceChanges, walkCursors, ownerScans, walletGaps, transitionsSeen, dirtyWallets, dirtyMints, actions, journal, referenceRates,
+  tokenAccounts, balanceChanges, walkCursors, ownerScans, walletGaps, transitionsSeen, dirtyWallets, dirtyMints, actionEvents, actions, journal, referenceRates,
   incomeTotals, positions, yields, portfolios, lineage, censusInstances, mintSchedule, taxonomyCensus, datasetLabel, ledgerState, unbookedRevisions,
   feedStatus,
 } = tables;

@@ -1,35 +1,61 @@
-// The writers of derived rows: one action (payload, hash, indexed columns and the read models
-// projected from it) and one journal entry. Booking and the test harness both write through
-// these, so every row is canonical and hashed the same way wherever it came from.
-import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+// The writers of derived rows: actions (with the events they show) and journal entries. Booking
+// and the test harness both write through these, so every row is canonical and hashed the same
+// way wherever it came from.
+import { canonicalJson } from "../domain/evidence.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
-import { actionSql, type ActionWrite } from "./tables/actions.ts";
+import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
+import { actionEventSql } from "./tables/action-events.ts";
+import { actionSql } from "./tables/actions.ts";
 import { incomeTotalSql } from "./tables/income-totals.ts";
 import { journalSql } from "./tables/journal.ts";
-import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
+
+export { actionRow, type ActionRow };
 
 /**
- * Writes one action: its canonical payload and hash, the indexed columns, and the read models
- * projected from it. A row whose payload did not change is left as it is. Callers that already
- * hold the canonical payload and its hash (booking compares them first) pass them in.
+ * Writes actions within one transaction, each with the event it shows (action-rows.ts): an event
+ * row is written once, by the first action that needs it, and found by its hash after that; an
+ * event row no action shows any more is deleted by `finish`, which the transaction calls last.
  */
-export async function writeAction(tx: Sql, a: ActionRecord | ActionRow, at: string): Promise<void> {
-  const row = "payloadSha256" in a ? a : actionRow(a);
-  await tx.run(actionSql.upsert, { ...row, at });
+export function actionWriter(tx: Sql) {
+  const eventIds = new Map<string, number>();
+  const released = new Set<number>();
+  const eventId = async (e: EventRow): Promise<number> => {
+    let id = eventIds.get(e.sha256) ?? (await tx.get(actionEventSql.idOf, { sha256: e.sha256 }))?.id;
+    if (id === undefined) id = (await tx.get(actionEventSql.insert, e))!.id;
+    eventIds.set(e.sha256, id);
+    return id;
+  };
+  return {
+    /**
+     * Writes one action unless its stored row has the same payload hash. `shown` is the event
+     * the stored row shows, when the caller read it (null: no stored row).
+     */
+    async write(row: ActionRow, at: string, shown?: number | null): Promise<void> {
+      const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
+      const id = await eventId(row.event);
+      const written = (await tx.run(actionSql.upsert, { ...row.columns, eventId: id, at })).changes > 0;
+      if (!written) released.add(id); // inserted for a row that did not change: maybe no action shows it
+      else if (before !== null && before !== id) released.add(before);
+    },
+    async remove(id: string, shown: number): Promise<void> {
+      await tx.run(actionSql.delete, { id });
+      released.add(shown);
+    },
+    /** Deletes the event rows that lost their last action. */
+    async finish(): Promise<void> {
+      for (const id of released) await tx.run(actionEventSql.deleteUnshown, { id });
+      released.clear();
+    },
+  };
 }
 
-/** Everything an action's row holds, serialised (booking builds these outside its transaction). */
-export type ActionRow = ActionWrite;
-
-export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sha256Hex(payload)): ActionRow {
-  const v1 = v1Entry(a);
-  return {
-    id: a.id, owner: a.owner, mint: a.mint, type: a.type, treatment: a.treatment, state: a.lifecycle.state, effectiveAt: actionListedAt(a), usd: a.usd, payload,
-    summary: JSON.stringify(actionSummary(a)), v1Entry: v1 ? JSON.stringify(v1) : null, v1Kind: v1?.kind ?? null, payloadSha256: hash, evidenceSha256: a.evidenceSha256,
-    firstObservedActiveAt: a.timestamps.firstObservedActiveAt, detail: JSON.stringify(actionDetailBase(a)),
-  };
+/** Writes one action and the event it shows (the test harness writes rows as booking does). */
+export async function writeAction(tx: Sql, a: ActionRecord, at: string): Promise<void> {
+  const writer = actionWriter(tx);
+  await writer.write(actionRow(a), at);
+  await writer.finish();
 }
 
 export interface JournalEntryMeta { entryType: "recognition" | "reversal"; reversesId: number | null; changeReason: string | null; at: string }

@@ -5,7 +5,7 @@
 import { issuerFeedOff, type Config } from "../config.ts";
 import type { Sql } from "../ledger/sql/port.ts";
 import { markFeed, storeObservations } from "../ledger/store.ts";
-import type { FetchLike } from "../sources/retry.ts";
+import type { FetchLike } from "../net/http-transport.ts";
 import { createIssuerClient, FeedOverCap } from "../sources/xstocks/client.ts";
 import { attachIsins } from "../sources/xstocks/records.ts";
 

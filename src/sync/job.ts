@@ -7,9 +7,10 @@ import { isDiskFull } from "../ledger/sql/errors.ts";
 import type { Db, Sql } from "../ledger/sql/port.ts";
 import { readCursors, scannedOf, storedChangesOf, storedUpdatesOf, storeObservations, tokenAccountsOf, walkedAddresses, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
-import { syncWalletChain, type SyncCursors, type SyncProgress } from "../sources/solana/history.ts";
+import { syncWalletChain } from "../sources/solana/chain-read/pipeline.ts";
+import type { SyncCursors, SyncProgress } from "../sources/solana/chain-read/types.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
-import type { FetchLike } from "../sources/retry.ts";
+import type { FetchLike } from "../net/http-transport.ts";
 import { failJob, finishJob, reportProgress, type JobRow } from "../ledger/queue.ts";
 
 export interface SyncDeps {

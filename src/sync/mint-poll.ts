@@ -7,8 +7,8 @@
 import type { InstrumentObs, MintStateObs, MultiplierUpdateObs } from "../domain/observations.ts";
 import { markDueClockChanges } from "../ledger/booking.ts";
 import { heldMints, markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
-import { walkAuthorityHistory } from "../sources/solana/authorities.ts";
-import { readMintAccount } from "../sources/solana/mint-states.ts";
+import { walkAuthorityHistory } from "../sources/solana/chain-read/authorities.ts";
+import { readMintAccount } from "../sources/solana/chain-read/mint-states.ts";
 import { createRpc } from "../sources/solana/rpc.ts";
 import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
 

@@ -48,7 +48,7 @@ function chain(graph: Map<string, string[]>, entry: string, target: string): str
   return null;
 }
 
-const workerOnly = ["src/domain/engine.ts", "src/ledger/booking.ts", "src/sync/worker.ts", "src/sync/job.ts", "src/sources/solana/history.ts", "src/demo/load.ts"];
+const workerOnly = ["src/domain/engine.ts", "src/ledger/booking.ts", "src/sync/worker.ts", "src/sync/job.ts", "src/sources/solana/chain-read/pipeline.ts", "src/demo/load.ts"];
 
 describe("the HTTP thread", () => {
   for (const entry of ["src/server.ts", "src/http/app.ts"]) {

@@ -5,7 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { transitionAction } from "../../src/domain/actions";
 import type { BookingFacts } from "../../src/domain/book";
-import { type Classified, classifyMint } from "../../src/domain/classify";
+import type { Classified } from "../../src/domain/classified";
+import { classifyMint } from "../../src/domain/classify";
 import { usdTextForPeople } from "../../src/domain/display";
 import { describeRevision } from "../../src/domain/issuer";
 import { bookingFor } from "../../src/domain/journal";

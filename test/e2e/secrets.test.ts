@@ -52,16 +52,17 @@ describe("a provider's URL", () => {
     })();
     try {
       const deadline = Date.now() + 30_000;
-      while (!/"msg":"issuer poll failed"/.test(stderr)) {
-        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no issuer poll failure logged: ${stderr}`);
+      // The worker thread can log its first failed poll before the main thread logs "listening": wait for both lines.
+      while (!/"msg":"issuer poll failed".*\n/.test(stderr) || !/"msg":"listening".*\n/.test(stderr)) {
+        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no issuer poll failure or listening line logged: ${stderr}`);
         await Bun.sleep(50);
       }
-      const listening = stderr.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l) : null)).find((l) => l?.msg === "listening");
+      const listening = stderr.split("\n").filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l))[0];
       expect({ rpc: listening?.rpc, issuer: listening?.issuer }).toEqual({ rpc: `http://127.0.0.1:${provider.port}`, issuer: `http://127.0.0.1:${provider.port}` });
 
       const wallet = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
       const issuerFirst = await cliAsync(["sync", wallet, "--data-dir", tempDir("cal-secrets-sync-")], env);
-      expect({ code: issuerFirst.code, said: issuerFirst.stderr.includes("xStocks /public/assets: HTTP error (HTTP 401)") }).toEqual({ code: 1, said: true });
+      expect({ code: issuerFirst.code, said: issuerFirst.stderr.includes(`xStocks /public/assets at 127.0.0.1:${provider.port}: HTTP 401`) }).toEqual({ code: 1, said: true });
       const rpcOnly = await cliAsync(["sync", wallet, "--skip-issuer", "--data-dir", tempDir("cal-secrets-sync-")], env);
       expect({ code: rpcOnly.code, said: /\nerror: \S/.test(rpcOnly.stderr) }).toEqual({ code: 1, said: true });
       expect({ leaked: leaked(stderr + issuerFirst.stdout + issuerFirst.stderr + rpcOnly.stdout + rpcOnly.stderr) }).toEqual({ leaked: [] });

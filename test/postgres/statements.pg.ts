@@ -1,4 +1,5 @@
-// Every statement the ledger defines prepares on PostgreSQL, against the migrated schema (SQLite's
+// Every statement the ledger defines prepares on PostgreSQL, against the migrated schema (and the
+// tables test/support/statements.ts adds beyond it; SQLite's
 // side: test/ledger/statements.test.ts), and PostgreSQL reads each template as written: a `?` in
 // a literal or a comment is text, not a parameter (what rewriting SQLite's SQL got wrong).
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -6,11 +7,12 @@ import { openLedger, type PostgresLedger } from "../../src/ledger/db.ts";
 import { adHocQuery, inList, jsonEach, jsonText, sql } from "../../src/ledger/sql/statement.ts";
 import { tempDir } from "../harness/index.ts";
 import { freshDatabase } from "../support/engine.ts";
-import { ledgerStatements } from "../support/statements.ts";
+import { addTablesBeyondTheSchema, ledgerStatements } from "../support/statements.ts";
 
 let ledger: PostgresLedger;
 beforeAll(async () => {
   ledger = (await openLedger({ dataDir: tempDir(), databaseUrl: freshDatabase("statements") })) as PostgresLedger;
+  await addTablesBeyondTheSchema(ledger.db);
 });
 afterAll(async () => { await ledger?.close(); });
 

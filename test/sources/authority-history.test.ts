@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { buildTransitions } from "../../src/domain/timeline";
 import { findAuthorityHandovers } from "../../src/sources/solana/decode";
-import { syncWalletChain } from "../../src/sources/solana/history";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, setScaledUiAuthorityTx, transferTx, updateMultiplierTx } from "../support/chain";

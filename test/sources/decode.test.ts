@@ -10,7 +10,7 @@ import {
   extractBalanceChanges,
   findMultiplierUpdates,
 } from "../../src/sources/solana/decode";
-import { TOKEN_2022_PROGRAM_ID, type WireTransaction } from "../../src/sources/solana/wire";
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAMS, type WireTransaction } from "../../src/sources/solana/wire";
 import {
   XSTOCKS_AUTHORITY,
   encodeMint,
@@ -181,6 +181,21 @@ describe("raw balances from transaction metadata", () => {
     // The wallet holding 0 before and after: no change; its classic-Token USDC is not ours.
     expect(extractBalanceChanges(f.result, "BQ72nSv9f3PRyRKCBnHLVrerrv37CYTHm5h3s9VSGQDV")).toEqual([]);
     expect(extractBalanceChanges(f.result, "8R5qdXKMn2KcfHBy9rEpi43KScHewqvRAcpFyqoL3wap")).toEqual([]);
+  });
+
+  test("tx-transfer-KOx: every token balance change of the owner, across both token programs (the USDC a sale brought)", () => {
+    const f = readFixture("chain/tx-transfer-KOx.json");
+    const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"; // an SPL Token (Tokenkeg) mint
+    const owner = "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy";
+    const both = extractBalanceChanges(f.result, owner, { programIds: TOKEN_PROGRAMS });
+    expect(both.map((c) => [c.mint, c.preRaw, c.postRaw])).toEqual([
+      [KOX, 79589050199n, 79581398022n],
+      [USDC, 35241068492n, 35247952073n],
+    ]);
+    expect(both[1]!.tokenAccount).not.toBe(both[0]!.tokenAccount);
+    expect(extractBalanceChanges(f.result, owner, { programIds: TOKEN_PROGRAMS, mints: new Set([USDC]) }).map((c) => c.mint)).toEqual([USDC]);
+    // The default stays Token-2022 only: the ledger's own books never see the USDC.
+    expect(extractBalanceChanges(f.result, owner).map((c) => c.mint)).toEqual([KOX]);
   });
 
   test("uiAmount (scaled at the node's clock) is never read", () => {

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { DEADLINE_GAP, syncWalletChain, type SyncProgress, type WalletChainSync } from "../../src/sources/solana/history";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
+import type { SyncProgress, WalletChainSync } from "../../src/sources/solana/chain-read/types";
+import { DEADLINE_GAP } from "../../src/sources/solana/chain-read/walk-common";
 import { findMultiplierUpdates } from "../../src/sources/solana/decode";
 import type { WalkCursor } from "../../src/sources/solana/signatures";
 import { createRpc, RpcTransportError, type RpcConfig } from "../../src/sources/solana/rpc";

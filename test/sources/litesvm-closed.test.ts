@@ -24,7 +24,7 @@ import { canonicalSha256 } from "../../src/domain/evidence";
 import { runEngine } from "../../src/domain/engine";
 import type { OperatorRecord } from "../../src/domain/observations";
 import { ownerTokenAccounts } from "../../src/sources/solana/decode";
-import { syncWalletChain } from "../../src/sources/solana/history";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import { recordSvm } from "../support/litesvm-chain";
 import { emptyChain, startRpcServer } from "../support/rpc-server";

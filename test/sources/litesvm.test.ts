@@ -24,7 +24,7 @@ import {
 } from "@solana-program/token-2022";
 import { runEngine } from "../../src/domain/engine";
 import { decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "../../src/sources/solana/decode";
-import { syncWalletChain } from "../../src/sources/solana/history";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import type { WireTransaction } from "../../src/sources/solana/wire";
 import { recordSvm } from "../support/litesvm-chain";

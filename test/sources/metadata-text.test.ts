@@ -14,7 +14,7 @@ import {
   getPreInitializeInstructionsForMintExtensions,
 } from "@solana-program/token-2022";
 import { decodeMintBytes } from "../../src/sources/solana/decode.ts";
-import { readMintAccount } from "../../src/sources/solana/mint-states.ts";
+import { readMintAccount } from "../../src/sources/solana/chain-read/mint-states.ts";
 import { recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain } from "../support/rpc-server.ts";
 

@@ -14,7 +14,7 @@ import { ensureTenant } from "../../src/ledger/keys";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { storeObservations } from "../../src/ledger/store";
 import { decodeMintBytes } from "../../src/sources/solana/decode";
-import { syncWalletChain } from "../../src/sources/solana/history";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx } from "../support/chain";

@@ -10,6 +10,7 @@ import {
   toIssuerRevisions,
 } from "../../src/sources/xstocks/records";
 import { readFixture } from "../support/chain";
+import { testClock } from "../support/clock";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer, type IssuerServerOptions } from "../support/issuer-server";
 
 const servers: IssuerServer[] = [];
@@ -87,6 +88,16 @@ describe("transport faults", () => {
     server.inject({ fault: { kind: "hang", ms: 600 }, times: 1 });
     const { records } = await client(server, { timeoutMs: 200, maxRetries: 8 }).corporateActionsHistory();
     expect(records).toEqual(fixture.history);
+  });
+
+  test("the waits run on the injected clock, as the RPC's do: retry-after in seconds, else backoff", async () => {
+    const server = serve();
+    server.inject({ fault: { kind: "status", status: 429, retryAfter: "3" }, times: 1 });
+    server.inject({ fault: { kind: "status", status: 503 }, times: 1 });
+    const clock = testClock();
+    const { instruments } = await client(server, { clock, random: () => 1, baseDelayMs: 400, maxDelayMs: 5000 }).assets();
+    expect(instruments.length).toBeGreaterThan(0);
+    expect(clock.slept).toEqual([3000, 800]); // the server's 3 s, then the second backoff step (400 x 2)
   });
 
   test("a page that keeps failing fails the fetch with a clear error (a partial list would look complete)", async () => {

@@ -1,7 +1,7 @@
-// A clock for tests of pacing (src/sources/retry.ts Clock): time moves only when every sleeper
+// A clock for tests of pacing (src/net/retry.ts Clock): time moves only when every sleeper
 // waits, straight to the earliest wake-up, so spacing and waits are exact numbers whatever the
 // machine's load, and a test never waits out the delays it checks.
-import type { Clock } from "../../src/sources/retry.ts";
+import type { Clock } from "../../src/net/retry.ts";
 
 export interface TestClock extends Clock {
   /** Every sleep asked for, in milliseconds, in the order asked. */

@@ -13,7 +13,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { createLogger } from "../../src/log.ts";
-import { syncWalletChain } from "../../src/sources/solana/history.ts";
+import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline.ts";
 import { createRpc } from "../../src/sources/solana/rpc.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
@@ -24,6 +24,7 @@ import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 import { q, type Statement } from "../support/sql.ts";
+import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
 const servers: { stop(): void }[] = [];
@@ -68,9 +69,9 @@ describe("a closed token account", () => {
     expect((await rows(db, q<{ signature: string }>`SELECT signature FROM balance_changes WHERE owner = ${s.owner} ORDER BY slot`)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = (await rows(db, q<{ type: string; usd: string; effective_at: string; payload: string }>`SELECT type, usd, effective_at, payload FROM actions WHERE owner = ${s.owner}`));
+    const actions = (await rows(db, q<{ type: string; usd: string; effective_at: string }>`SELECT type, usd, effective_at FROM actions WHERE owner = ${s.owner}`));
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
-    expect(JSON.parse(actions[0]!.payload).rawBalance).toBe(s.held.toString());
+    expect((await actionRecords(db, { owners: [s.owner] }))[0]!.rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
     const journal = (await rows(db, q<{ usd: string }>`SELECT usd FROM journal WHERE owner = ${s.owner} AND entry_type = 'recognition'`));
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);

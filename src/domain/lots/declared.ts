@@ -1,4 +1,4 @@
-// What an operator declared with `import cost-basis` (docs/lots.md#declared-basis): the cost of
+// What an operator declared with `import cost-basis` (docs/lots.md#declared-cost-basis): the cost of
 // an acquisition named by its signature, or a lot bought off chain whose units later arrive in
 // the wallet with no cost the chain can show. A declaration never creates units: the chain's
 // movements do; a declaration only dates and values them.

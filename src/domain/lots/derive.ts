@@ -7,6 +7,7 @@ import { add, cmp, div, eq, mul, ONE, type Rat, sub, ZERO } from "../numbers";
 import { LotBook, type LotMeta, type Piece } from "./book";
 import { shareOf } from "./share";
 import { DeclaredCosts, DeclaredLots } from "./declared";
+import { TRADE_REASONS } from "./movements";
 import { orderEvents } from "./order";
 import { termOf } from "./term";
 import type {
@@ -36,8 +37,6 @@ export const REASONS = {
   unknown: "unknown",
 } as const;
 
-/** Movement reasons that name a trade whose price the chain does not show (its lot is a `purchase`). */
-const TRADE_REASONS = new Set(["sol_paid", "swap"]);
 
 interface Flows {
   acquired: Rat;

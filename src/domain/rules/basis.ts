@@ -2,12 +2,12 @@
 // spread across them; spin-offs, rights and cash in lieu distribute a fraction of the value and
 // reinvest it, never income. Units always follow the chain's exact ratio.
 import { type BookingFacts, scaleAll, valueProceeds } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { distributedName } from "../distributed";
 import { usdInText } from "../display";
 import { figure, positive } from "../issuer";
 import { cmp, div, formatDecimal, liftF64, ONE, sub, ZERO } from "../numbers";
-import { factorText, percentOf, percentText, reasonV1, sentenceV1, splitV1, V1_SENTENCES } from "../v1";
+import { factorText, percentOf, percentText, reasonV1, sentenceV1, splitV1 } from "../v1";
 import { factorReconciles, impliedPrice, type IssuerReading, type TypeRule } from "./rule";
 
 /** A UnitSplit whose ratio is not 1:1 and (on chain) reconciles: a real unit split. */
@@ -79,7 +79,7 @@ export const stockDividend: TypeRule = {
     c.factor = reconciles ? x.units : c.chainFactor;
     if (x.units !== null && !reconciles) c.warnings.push("issuer units ratio does not reconcile with the chain: chain factor used");
   },
-  v1: (a) => sentenceV1(V1_SENTENCES.stock_dividend, `units ×${factorText(a)}, cost basis spread across them`),
+  v1: (a) => sentenceV1("Stock dividend booked as a quantity adjustment, not income", `units ×${factorText(a)}, cost basis spread across them`),
 };
 
 export const forwardSplit: TypeRule = {
@@ -136,7 +136,7 @@ export const spinOff: TypeRule = {
   caTypes: ["spinoff"],
   classify: classifyAllocation,
   lineage: "spin_off",
-  v1: (a) => sentenceV1(V1_SENTENCES.spin_off, `${percentText(a)} of the position's value distributed and reinvested`),
+  v1: (a) => sentenceV1("Spin-off booked as a basis allocation, not income", `${percentText(a)} of the position's value distributed and reinvested`),
 };
 
 /** Rights or warrants sold and the proceeds reinvested; also a 1:1 UnitSplit that raised the multiplier. */
@@ -148,6 +148,6 @@ export const rightsDistribution: TypeRule = {
   recognises: (x) => x.caType !== "unitsplit" || (!isUnitSplit(x) && !isLieu(x)),
   classify: classifyAllocation,
   lineage: "rights_distribution",
-  v1: (a) => sentenceV1(V1_SENTENCES.rights_distribution, `${percentText(a)} of the value came from rights sold and reinvested`),
+  v1: (a) => sentenceV1("Rights distribution booked as a basis allocation, not income", `${percentText(a)} of the value came from rights sold and reinvested`),
 };
 

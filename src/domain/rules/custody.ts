@@ -1,7 +1,7 @@
 // Custody: the mint's permanent delegate moved tokens out of the wallet without the owner's
 // signature. A custody transfer, never a sale or a plain withdrawal: not booked, nothing
 // convertible. It comes from a balance change, not from a multiplier change or an issuer record.
-import type { PlainActionInput } from "../actions";
+import type { PlainActionInput } from "../action-inputs";
 import { type BookingFacts, units } from "../book";
 import { displayedChange, uiAmount } from "../display";
 import { formatExact, liftF64, ONE, sub, ZERO } from "../numbers";

@@ -1,10 +1,10 @@
 // Identity: the same holding continues as a new line (a stock merger into the same company, an
 // identity change of the underlying). Units ×F, all basis carried, and a lineage link old → new.
 import { scaleAll } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { parseMergerNote, ticker } from "../issuer";
 import { formatDecimal } from "../numbers";
-import { factorText, reasonV1, sentenceV1, V1_SENTENCES } from "../v1";
+import { factorText, reasonV1, sentenceV1 } from "../v1";
 import { factorReconciles, type IssuerReading, type TypeRule } from "./rule";
 
 /** The merger note names the same ticker on both sides: the company continues under a new line. */
@@ -57,5 +57,5 @@ export const identityChange: TypeRule = {
   label: "Identity change",
   caTypes: ["identitychange", "stockmerger"],
   recognises: (x) => x.caType === "identitychange" || sameCompany(x),
-  v1: (a) => sentenceV1(V1_SENTENCES.identity_change, `units ×${factorText(a)}, all cost basis carried over`),
+  v1: (a) => sentenceV1("Identity change of the underlying booked as a quantity adjustment, not income", `units ×${factorText(a)}, all cost basis carried over`),
 };

@@ -3,14 +3,15 @@
 // retention and net (src/domain/cash.ts).
 import { type BookingFacts, startBooking, valueCash } from "../book";
 import { IMPLAUSIBLE_CASH, readCash, withoutAmounts } from "../cash";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { roundedText, usdInText } from "../display";
 import { cmp, div, mul, ONE, type Rat, rat, sub, ZERO } from "../numbers";
 import { isWithholdingRefund } from "../revisions";
-import { dividendV1, REFUND_V1_NOTE } from "../v1";
+import { dividendV1 } from "../v1";
 import { impliedPrice, type IssuerReading, type TypeRule } from "./rule";
 
 const REFUND_NOTE = "passes back tax withheld earlier; not a new dividend";
+const REFUND_V1_NOTE = "This refund passes back tax withheld earlier and is not a new dividend";
 
 /** A units ratio other than 1 on a cash record: part of the distribution came as shares. */
 const stockPart = (x: IssuerReading): Rat | null => (x.units !== null && cmp(x.units, ONE) !== 0 ? x.units : null);

@@ -2,7 +2,7 @@
 // category: income.ts, basis.ts, identity.ts, termination.ts, custody.ts, unknown.ts. The order
 // here is the taxonomy's order (the census and /v2/taxonomy list the types in it).
 import { type BookingFacts, withoutUsd } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import type { ActionType, V1Projection } from "../types";
 import type { V1Input } from "../v1";
 import { cashInLieu, forwardSplit, reverseSplit, rightsDistribution, spinOff, stockDividend, unitSplit } from "./basis";

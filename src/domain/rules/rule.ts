@@ -2,7 +2,7 @@
 // category files beside this one) says which issuer records map to it, how it is classified and
 // booked, the lineage link it writes, how v1 shows it, and its label, category and treatment.
 import type { BookingFacts } from "../book";
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import { caTypeKey, unitsRatio } from "../issuer";
 import { cmp, div, liftF64, mul, nearestF64, type Rat, sub, ulpDistance, ZERO } from "../numbers";
 import type { IssuerRecord, IssuerRevisionObs } from "../observations";

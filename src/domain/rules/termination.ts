@@ -1,7 +1,7 @@
 // Terminations: the line ends (in cash, or partly in another line). Not booked: the units still
 // move on chain but add nothing convertible; the lineage records a terminate link and the
 // position is marked terminated.
-import type { Classified } from "../classify";
+import type { Classified } from "../classified";
 import type { TypeRule } from "./rule";
 import { notBooked } from "./unknown";
 

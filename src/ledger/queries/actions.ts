@@ -1,12 +1,14 @@
-// v2 action reads (and the v1 income reads, which show the same rows as kinds).
+// v2 action reads (and the v1 income reads, which show the same rows as kinds). Each document is
+// its event's stored template with the wallet's values spliced in (tables/actions.ts,
+// action-rows.ts): no JSON is parsed to serve a list or a detail.
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { ActionRecord } from "../../domain/types.ts";
-import { actionDetailBase, type V1Entry } from "../projections.ts";
+import type { V1Entry } from "../projections.ts";
 import { nextOffset, type KindFilter, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
 import type { Sql } from "../sql/port.ts";
-import { actionSql } from "../tables/actions.ts";
+import { actionDocument, actionFromRow, actionSql } from "../tables/actions.ts";
 
 /** Adds `"validation":…` before the closing brace of a stored action object (see projections.ts). */
 function withValidation(stored: string, validation: string): string {
@@ -21,41 +23,45 @@ export function actionQueries(db: Sql) {
   const period = (owner: string, range: DateRange) => ({ owner, from: range.from, before: range.before });
   const v1Count = async (owner: string, range: DateRange, kinds: KindFilter) =>
     (await (kinds ? db.get(actionSql.v1CountOfKinds, { ...period(owner, range), kinds }) : db.get(actionSql.v1Count, period(owner, range))))!.n;
-  const v1Page = (owner: string, p: Page, range: DateRange, kinds: KindFilter) => {
+  /** A page of v1 entries as served (some kinds only, when given). */
+  const v1Page = async (owner: string, p: Page, range: DateRange = ALL_DATES, kinds?: KindFilter) => {
+    const total = await v1Count(owner, range, kinds);
     const params = { ...period(owner, range), limit: p.limit, offset: p.offset };
-    return kinds ? db.values(actionSql.v1PageOfKinds, { ...params, kinds }) : db.values(actionSql.v1Page, params);
+    const page = kinds ? await db.all(actionSql.v1PageOfKinds, { ...params, kinds }) : await db.all(actionSql.v1Page, params);
+    const rows = page.map(actionDocument);
+    return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
   };
 
   return {
-    /** The stored detail JSON (computed from the payload for rows written before it existed). */
+    /** The detail as served, and the action's journal. */
     async detailJson(owner: string, id: string) {
       const row = await db.get(actionSql.detail, { owner, id });
       if (!row) return null;
-      const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
-      return { detail: withValidation(detail, (await taxonomy.validations()).get(row.type)!), journal: await journal(owner, id) };
+      return { detail: withValidation(actionDocument(row), (await taxonomy.validations()).get(row.type)!), journal: await journal(owner, id) };
     },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
     async listJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
       const total = (await db.get(actionSql.count, period(owner, range)))!.n;
       const validations = await taxonomy.validations();
-      const page = await db.values(actionSql.page, { ...period(owner, range), limit: p.limit, offset: p.offset });
-      const rows = page.map(([type, summary]) => withValidation(summary, validations.get(type)!));
+      const page = await db.all(actionSql.page, { ...period(owner, range), limit: p.limit, offset: p.offset });
+      const rows = page.map((r) => withValidation(actionDocument(r), validations.get(r.type)!));
       return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
     },
-    async incomeListJson(owner: string, p: Page, range: DateRange = ALL_DATES, kinds?: KindFilter) {
-      const total = await v1Count(owner, range, kinds);
-      const rows = (await v1Page(owner, p, range, kinds)).map((r) => r[0]);
-      return { rows, total, nextOffset: nextOffset(p, rows.length, total) };
-    },
+    incomeListJson: v1Page,
     async incomeList(owner: string, p: Page, range: DateRange = ALL_DATES) {
-      const total = await v1Count(owner, range, undefined);
-      const rows = await v1Page(owner, p, range, undefined);
-      return { entries: rows.map((r) => JSON.parse(r[0]) as V1Entry), total, nextOffset: nextOffset(p, rows.length, total) };
+      const page = await v1Page(owner, p, range);
+      return { entries: page.rows.map((r) => JSON.parse(r) as V1Entry), total: page.total, nextOffset: page.nextOffset };
     },
     async incomeDetail(owner: string, id: string) {
       const row = await db.get(actionSql.v1Detail, { owner, id });
       if (!row) return null;
-      return { entry: JSON.parse(row.v1_entry) as V1Entry, action: JSON.parse(row.payload) as ActionRecord, journal: await journal(owner, id) };
+      return { entry: JSON.parse(actionDocument(row)) as V1Entry, action: actionFromRow(row), journal: await journal(owner, id) };
     },
   };
+}
+
+/** The action records behind stored rows (one action's, or some wallets'; all by default), in id order: for checks and tests. */
+export async function actionRecords(db: Sql, filter: { id?: string; owners?: readonly string[] } = {}): Promise<ActionRecord[]> {
+  const rows = filter.owners ? await db.all(actionSql.recordsOfOwners, { owners: filter.owners }) : await db.all(actionSql.records, { id: filter.id ?? null });
+  return rows.map(actionFromRow);
 }

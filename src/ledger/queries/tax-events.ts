@@ -1,23 +1,20 @@
 // Income events for the tax exports: each standing income action a wallet's v1 income shows, in
 // time order, with the ISIN of the instrument held (the matched issuer record's, else the
-// instrument's). Read off the partial index on owner × effective_at that
-// the v1 list uses; amounts as the action's detail shows them (rounded for people).
+// instrument's). Read off the partial index on owner × effective_at that the v1 list uses;
+// amounts as the action's detail shows them (rounded for people).
 import type { DateRange } from "../../domain/date-range.ts";
 import type { TaxEvent } from "../../domain/tax-exports.ts";
-import type { ActionRecord } from "../../domain/types.ts";
-import { actionDetailBase } from "../projections.ts";
+import type { actionDetailBase } from "../projections.ts";
 import type { Sql } from "../sql/port.ts";
-import { actionSql } from "../tables/actions.ts";
+import { actionDocument, actionSql } from "../tables/actions.ts";
 
-// Details stored before the income breakdown existed lack its fields: they read as null.
 type Detail = ReturnType<typeof actionDetailBase>;
 
 export function taxEventQueries(db: Sql) {
   /** At most `max` events, oldest first (`max + 1` lets the caller refuse an oversize export). */
   return async (owner: string, range: DateRange, max: number): Promise<TaxEvent[]> =>
     (await db.all(actionSql.taxEvents, { owner, from: range.from, before: range.before, limit: max })).map((r) => {
-      // Rows written before the stored detail existed carry only the payload.
-      const d = (r.detail ? JSON.parse(r.detail) : actionDetailBase(JSON.parse(r.payload!) as ActionRecord)) as Detail;
+      const d = JSON.parse(actionDocument(r)) as Detail;
       return {
         effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.recordIsin ?? r.isin, type: d.type, decimals: d.decimals,
         units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,

@@ -3,12 +3,10 @@
 // promise is already settled when it is returned. A query runs a statement defined once
 // (statement.ts: rendered for each engine when its module loads) with an object of its
 // parameters' values.
-import type { Query } from "./statement.ts";
+import type { Dialect, Query } from "./statement.ts";
 
-export type Dialect = "sqlite" | "postgres";
-
-/** What a bound value may be: booleans are stored as 0/1 integers in both engines. */
-export type SqlValue = string | number | bigint | null;
+// The engines and what a bound value may be are the statements' (statement.ts), said once there.
+export type { Dialect, SqlValue } from "./statement.ts";
 
 /** A statement's parameters: none may be left out (an object is optional when it has none). */
 export type Args<P> = Record<never, never> extends P ? [params?: P] : [params: P];

@@ -29,30 +29,32 @@ export interface PostgresOptions {
   max?: number;
 }
 
+const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
+  dialect: "postgres",
+  all: async (q, params?) => numbers(await c.unsafe(...pgQuery(q, params))) as never[],
+  get: async (q, params?) => ((numbers(await c.unsafe(...pgQuery(q, params)))[0] ?? null) as never),
+  values: async (q, params?) => (await c.unsafe(...pgQuery(q, params)).values()).map(valueNumbers) as never[],
+  run: async (q, params?) => runResult(await c.unsafe(...pgQuery(q, params))),
+  async *iterate(q, params?) {
+    yield* numbers(await c.unsafe(...pgQuery(q, params))) as never[];
+  },
+});
+
+/** The port's queries inside a transaction of Bun's client (ours, or the migrations'). */
+export function transactionSql(c: TransactionSQL): Sql {
+  const tx: Sql = {
+    ...queriesOn(c),
+    write: (work) => work(tx),
+    claim: (work) => work(tx),
+    read: (work) => work(tx),
+    claimKeys: async (_scope, keys, max) => ({ keys: keys.slice(0, max), release: async () => {} }),
+  };
+  return tx;
+}
+
 export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb {
   const client = new SQL({ url, bigint: true, max: opts.max ?? 10 });
-  const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
-    dialect: "postgres",
-    all: async (q, params?) => numbers(await c.unsafe(...pgQuery(q, params))) as never[],
-    get: async (q, params?) => ((numbers(await c.unsafe(...pgQuery(q, params)))[0] ?? null) as never),
-    values: async (q, params?) => (await c.unsafe(...pgQuery(q, params)).values()).map(valueNumbers) as never[],
-    run: async (q, params?) => runResult(await c.unsafe(...pgQuery(q, params))),
-    async *iterate(q, params?) {
-      yield* numbers(await c.unsafe(...pgQuery(q, params))) as never[];
-    },
-  });
-
-  const inTransaction = (c: TransactionSQL): Sql => {
-    const tx: Sql = {
-      ...queriesOn(c),
-      write: (work) => work(tx),
-      claim: (work) => work(tx),
-      read: (work) => work(tx),
-      claimKeys: async (_scope, keys, max) => ({ keys: keys.slice(0, max), release: async () => {} }),
-    };
-    return tx;
-  };
-
+  const inTransaction = transactionSql;
   const claims = keyClaims(client);
   const db: PostgresDb = {
     client,

@@ -12,7 +12,12 @@
 // identifier can become the other by accident; a list parameter fits only `inList`/`jsonEach`.
 // Every statement made by `query` is registered, and `statements` names it by its group, so a
 // test prepares each one on both engines (test/ledger/statements.test.ts). See docs/sql.md.
-import type { Dialect, SqlValue } from "./port.ts";
+
+/** The engines a statement is rendered for. */
+export type Dialect = "sqlite" | "postgres";
+
+/** What a bound value may be: booleans are stored as 0/1 integers in both engines. */
+export type SqlValue = string | number | bigint | null;
 
 /** A value a parameter may take: booleans are bound as 0/1 (both engines store flags so). */
 export type SqlScalar = string | number | bigint | boolean | null;

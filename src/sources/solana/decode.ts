@@ -275,24 +275,27 @@ export function ownerTokenAccounts(tx: WireTransaction, owner: string): { tokenA
 export interface BalanceFilter extends TxContext {
   /** Only this token account (the one whose history is being walked). */
   tokenAccount?: string;
-  /** Token program of the balances to keep; Token-2022 by default. */
-  programId?: string;
+  /** Token programs of the balances to keep: Token-2022 alone by default; TOKEN_PROGRAMS for both. */
+  programIds?: readonly string[];
+  /** Only balances of these mints (default: any). */
+  mints?: ReadonlySet<string>;
   /** Each mint's permanent delegate, when known: a transfer it signed and the owner did not is a seizure. */
   permanentDelegates?: ReadonlyMap<string, string>;
 }
 
 /**
- * The owner's raw token balance changes in one successful transaction, from
- * meta.pre/postTokenBalances (`uiTokenAmount.amount` is raw; `uiAmount` is never read). An
- * account missing before was opened in the transaction (pre 0); missing after, closed (post 0).
- * Unchanged balances are not changes and are left out.
+ * The owner's raw token balance changes in one successful transaction (of Token-2022 accounts,
+ * unless `filter.programIds` says otherwise), from meta.pre/postTokenBalances
+ * (`uiTokenAmount.amount` is raw; `uiAmount` is never read). An account missing before was
+ * opened in the transaction (pre 0); missing after, closed (post 0). Unchanged balances are not
+ * changes and are left out.
  */
 export function extractBalanceChanges(tx: WireTransaction, owner: string, filter: BalanceFilter = {}): BalanceChangeObs[] {
   if (!tx.meta || tx.meta.err != null) return [];
   const keys = transactionAccountKeys(tx);
   const signature = filter.signature ?? tx.transaction.signatures[0];
   const blockTime = tx.blockTime ?? filter.blockTime ?? null;
-  const programId = filter.programId ?? TOKEN_2022_PROGRAM_ID;
+  const programIds = filter.programIds ?? [TOKEN_2022_PROGRAM_ID];
   const pre = byIndex(tx.meta.preTokenBalances ?? []);
   const post = byIndex(tx.meta.postTokenBalances ?? []);
   const indexes = [...new Set([...pre.keys(), ...post.keys()])].sort((a, b) => a - b);
@@ -305,7 +308,8 @@ export function extractBalanceChanges(tx: WireTransaction, owner: string, filter
     const row = (after ?? before)!;
     if (before?.owner !== owner && after?.owner !== owner) continue;
     // Old nodes omit programId; then the mint's program cannot be told apart here and the row is kept.
-    if (row.programId !== undefined && row.programId !== programId) continue;
+    if (row.programId !== undefined && !programIds.includes(row.programId)) continue;
+    if (filter.mints && !filter.mints.has(row.mint)) continue;
     const tokenAccount = keyAt(keys, index);
     if (filter.tokenAccount !== undefined && tokenAccount !== filter.tokenAccount) continue;
     if (before && after && before.mint !== after.mint) throw new DecodeError(`token account ${tokenAccount} changes mint in ${signature}`);

@@ -2,6 +2,10 @@
 // use are typed; providers may add more). Shared by the client, the decoders and the test server.
 
 export const TOKEN_2022_PROGRAM_ID = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+/** The original SPL Token program (most stablecoins, USDC and USDT among them, are its tokens). */
+export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+/** Both token programs: a transaction's token balances can list accounts of either. */
+export const TOKEN_PROGRAMS = [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID] as const;
 
 /** An account as `encoding: "base64"` returns it. */
 export interface WireAccount {

@@ -20,7 +20,9 @@
 //   capped on its own (`maxResponseBytes`).
 import { canonicalSha256 } from "../../domain/evidence";
 import type { InstrumentObs, IssuerRecord } from "../../domain/observations";
-import { BodyTooLarge, backoffDelay, isRetryableStatus, networkCause, parseRetryAfter, providerHost, readBodyCapped, sleep, type ByteBudget, type FetchLike } from "../retry";
+import { createHttpTransport, type ByteBudget, type Exchange, type FetchLike, type HttpTransport } from "../../net/http-transport.ts";
+import { providerHost } from "../../net/provider-text.ts";
+import { isRetryableStatus, type Clock, type RetryableFailure, type Verdict } from "../../net/retry.ts";
 import { parseAssets, parseIssuerRecords, parseMultiplierHistory, type IssuerMultiplierPoint, type SourceRejection } from "./records";
 
 export const DEFAULT_XSTOCKS_API_URL = "https://api.xstocks.fi/api/v2";
@@ -71,6 +73,8 @@ export interface IssuerClientConfig {
   maxDelayMs?: number;
   maxRetryAfterMs?: number;
   random?: () => number;
+  /** What the waits between attempts are read on (tests pass their own). */
+  clock?: Clock;
   /** Largest page read, in bytes (default 16 MiB; a real page of 100 records is a few tens of KiB). */
   maxResponseBytes?: number;
   /** Caps over everything this client reads (default none). */
@@ -100,138 +104,164 @@ export const ISSUER_PATHS = {
 
 export function createIssuerClient(config: IssuerClientConfig = {}): IssuerClient {
   const base = (config.baseUrl ?? DEFAULT_XSTOCKS_API_URL).replace(/\/+$/, "");
-  const doFetch: FetchLike = config.fetch ?? ((input, init) => fetch(input, init));
-  const pageSize = config.pageSize ?? 100;
-  const maxPages = config.maxPages ?? 500;
-  const maxRetries = config.maxRetries ?? 4;
-  const timeoutMs = config.timeoutMs ?? 20_000;
-  const baseDelayMs = config.baseDelayMs ?? 500;
-  const maxDelayMs = config.maxDelayMs ?? 15_000;
-  const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
-  const random = config.random ?? Math.random;
-  const maxResponseBytes = config.maxResponseBytes ?? 16 * 1024 * 1024;
-  const host = providerHost(base);
-  const caps = config.caps;
-  let bytesLeft = caps?.maxBytes ?? Infinity;
-  let rowsLeft = caps?.maxRows ?? Infinity;
-  // The first cap passed, kept: every list of the poll stops on it.
-  let overCap: FeedOverCap | null = null;
-  const bytes: ByteBudget | undefined = caps && {
-    take: (n) => overCap === null && (bytesLeft -= n) >= 0,
-    spent: () => (overCap ??= new FeedOverCap("bytes", caps.maxBytes)),
-  };
-  const takeRows = (n: number) => {
-    if (overCap) throw overCap;
-    if ((rowsLeft -= n) < 0) throw (overCap = new FeedOverCap("rows", caps!.maxRows));
-  };
-
-  /** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies. */
-  async function getJson(path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
-    const url = `${base}${path}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
-    for (let attempt = 0; ; attempt++) {
-      if (overCap) throw overCap; // another list of this poll passed a cap: stop reading
-      counter.n++;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
-      let failure: { status: number | null; detail: string; retryAfterMs: number | null; retryable: boolean };
-      try {
-        const res = await doFetch(url, { headers: { accept: "application/json" }, signal: controller.signal });
-        const text = await readBodyCapped(res, maxResponseBytes, bytes);
-        if (res.ok) {
-          try {
-            return JSON.parse(text);
-          } catch {
-            failure = { status: res.status, detail: `unreadable JSON body (HTTP ${res.status})`, retryAfterMs: null, retryable: true };
-          }
-        } else {
-          failure = { status: res.status, detail: `HTTP ${res.status}`, retryAfterMs: parseRetryAfter(res.headers.get("retry-after")), retryable: isRetryableStatus(res.status) };
-        }
-      } catch (err) {
-        if (err instanceof FeedOverCap) throw err;
-        const timedOut = controller.signal.aborted;
-        if (err instanceof BodyTooLarge) failure = { status: null, detail: err.message, retryAfterMs: null, retryable: false };
-        else failure = { status: null, detail: timedOut ? `timeout: no answer within ${timeoutMs} ms` : networkCause(err), retryAfterMs: null, retryable: true };
-      } finally {
-        clearTimeout(timer);
-      }
-      if (!failure.retryable || attempt >= maxRetries) throw new IssuerFetchError(host, path, failure.status, attempt + 1, failure.detail);
-      await sleep(failure.retryAfterMs != null ? Math.min(failure.retryAfterMs, maxRetryAfterMs) : backoffDelay(attempt, baseDelayMs, maxDelayMs, random));
-    }
-  }
-
-  /** One full sweep of a paged list. */
-  async function sweep(path: string, query: Record<string, string>, counter: { n: number }): Promise<{ rows: unknown[]; totals: Set<number> }> {
-    const rows: unknown[] = [];
-    const totals = new Set<number>();
-    let page = 1;
-    let cursor: string | null = null;
-    let previous: string | null = null;
-    for (let pages = 1; ; pages++) {
-      if (pages > maxPages) throw new IssuerFetchError(host, path, null, 0, `more than ${maxPages} pages: refusing to cap the list silently`);
-      const q = cursor !== null ? { ...query, cursor, pageSize: String(pageSize) } : { ...query, page: String(page), pageSize: String(pageSize) };
-      const body = await getJson(path, q, counter);
-      const { items, info } = unwrapPage(body, path, host);
-      takeRows(items.length);
-      // Row hashes, not the page's canonical text: that text, built for every page, took several times the page's size.
-      const fingerprint = items.length ? items.map(canonicalSha256).join("") : null;
-      if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
-      previous = fingerprint;
-      // One at a time: spreading a huge page into push() overflows the call stack.
-      for (const item of items) rows.push(item);
-      if (info.totalNodes !== undefined) totals.add(info.totalNodes);
-      if (info.bare || items.length === 0 || info.hasNextPage === false) break;
-      if (info.nextCursor) {
-        cursor = info.nextCursor;
-        continue;
-      }
-      // Explicit flag first, then the page count, then a short page as the last one.
-      const more = info.hasNextPage ?? (info.totalPages !== undefined ? page < info.totalPages : items.length >= pageSize);
-      if (!more) break;
-      page++;
-    }
-    return { rows, totals };
-  }
-
-  /** Every row of a paged list, swept again once if the list moved under us. */
-  async function fetchAll(path: string, query: Record<string, string> = {}): Promise<{ rows: unknown[]; requests: number }> {
-    const counter = { n: 0 };
-    const first = await sweep(path, query, counter);
-    let rows = first.rows;
-    if (first.totals.size > 1) rows = rows.concat((await sweep(path, query, counter)).rows);
-    const seen = new Set<string>();
-    const unique = rows.filter((r) => {
-      const key = canonicalSha256(r);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    return { rows: unique, requests: counter.n };
-  }
-
+  const caps = pollCaps(config.caps);
+  const transport = createHttpTransport({
+    fetch: config.fetch,
+    maxRetries: config.maxRetries ?? 4,
+    timeoutMs: config.timeoutMs ?? 20_000,
+    baseDelayMs: config.baseDelayMs ?? 500,
+    maxDelayMs: config.maxDelayMs ?? 15_000,
+    maxRetryAfterMs: config.maxRetryAfterMs ?? 60_000,
+    random: config.random ?? Math.random,
+    clock: config.clock,
+    maxResponseBytes: config.maxResponseBytes ?? 16 * 1024 * 1024,
+    budget: caps.bytes,
+  });
+  const feed: Feed = { base, host: providerHost(base), transport, caps, pageSize: config.pageSize ?? 100, maxPages: config.maxPages ?? 500 };
   const source = (path: string) => `xstocks:${path}`;
-
   return {
     async assets() {
-      const { rows, requests } = await fetchAll(ISSUER_PATHS.assets);
+      const { rows, requests } = await fetchAll(feed, ISSUER_PATHS.assets);
       return { ...parseAssets(rows, source(ISSUER_PATHS.assets)), requests };
     },
     async corporateActionsHistory() {
-      const { rows, requests } = await fetchAll(ISSUER_PATHS.history);
+      const { rows, requests } = await fetchAll(feed, ISSUER_PATHS.history);
       return { ...parseIssuerRecords(rows, source(ISSUER_PATHS.history)), requests };
     },
     async corporateActionsUpcoming() {
-      const { rows, requests } = await fetchAll(ISSUER_PATHS.upcoming);
+      const { rows, requests } = await fetchAll(feed, ISSUER_PATHS.upcoming);
       return { ...parseIssuerRecords(rows, source(ISSUER_PATHS.upcoming)), requests };
     },
     async multiplierHistory(symbol) {
       // Not a paged list (one asset's steps): asked exactly as documented, `?network=Solana`.
       const path = ISSUER_PATHS.multiplierHistory(symbol);
       const counter = { n: 0 };
-      const { items: rows } = unwrapPage(await getJson(path, { network: "Solana" }, counter), path, host);
-      const requests = counter.n;
-      return { ...parseMultiplierHistory(symbol, rows, source(path)), requests };
+      const { items: rows } = unwrapPage(await getJson(feed, path, { network: "Solana" }, counter), path, feed.host);
+      return { ...parseMultiplierHistory(symbol, rows, source(path)), requests: counter.n };
     },
   };
+}
+
+/** What every read of one client shares. */
+interface Feed {
+  base: string;
+  /** The API's host, the only part of its URL an error shows. */
+  host: string;
+  transport: HttpTransport;
+  caps: PollCaps;
+  pageSize: number;
+  maxPages: number;
+}
+
+type PollCaps = ReturnType<typeof pollCaps>;
+
+/**
+ * The caps over everything one client reads (docs/sources.md#feed-caps): bytes as they stream
+ * in (the transport draws each chunk from `bytes`) and rows as pages arrive. The first cap passed
+ * is kept: every list of the poll stops on it.
+ */
+function pollCaps(caps: FeedCaps | undefined) {
+  let bytesLeft = caps?.maxBytes ?? Infinity;
+  let rowsLeft = caps?.maxRows ?? Infinity;
+  let overCap: FeedOverCap | null = null;
+  const bytes: ByteBudget | undefined = caps && {
+    take: (n) => overCap === null && (bytesLeft -= n) >= 0,
+    spent: () => (overCap ??= new FeedOverCap("bytes", caps.maxBytes)),
+  };
+  return {
+    bytes,
+    takeRows(n: number): void {
+      if (overCap) throw overCap;
+      if ((rowsLeft -= n) < 0) throw (overCap = new FeedOverCap("rows", caps!.maxRows));
+    },
+    /** Another list of this poll passed a cap: stop reading. */
+    throwIfOver(): void {
+      if (overCap) throw overCap;
+    },
+  };
+}
+
+/** GET one URL as JSON, retrying throttling, 5xx, timeouts and unreadable bodies; `counter` counts the attempts. */
+async function getJson(feed: Feed, path: string, query: Record<string, string>, counter: { n: number }): Promise<unknown> {
+  const url = `${feed.base}${path}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
+  const settled = await feed.transport.retry(async () => {
+    feed.caps.throwIfOver();
+    counter.n++;
+    return readJson(await feed.transport.exchange(url, { headers: { accept: "application/json" } }));
+  });
+  if (settled.ok) return settled.value;
+  const { status, detail } = settled.failure;
+  throw new IssuerFetchError(feed.host, path, status, settled.attempts, detail);
+}
+
+interface FeedFailure extends RetryableFailure {
+  status: number | null;
+  detail: string;
+}
+
+/** One answer as JSON, or why not: an answer too large is final, anything else transient is worth another try. */
+function readJson(exchange: Exchange): Verdict<unknown, FeedFailure> {
+  const fail = (failure: FeedFailure): Verdict<unknown, FeedFailure> => ({ ok: false, failure });
+  if (exchange.kind === "too_large") return fail({ status: null, detail: exchange.detail, retryAfterMs: null, retryable: false });
+  if (exchange.kind !== "answer") return fail({ status: null, detail: exchange.detail, retryAfterMs: null, retryable: true });
+  const { status } = exchange;
+  if (!exchange.ok) return fail({ status, detail: `HTTP ${status}`, retryAfterMs: exchange.retryAfterMs, retryable: isRetryableStatus(status) });
+  try {
+    return { ok: true, value: JSON.parse(exchange.text) };
+  } catch {
+    return fail({ status, detail: `unreadable JSON body (HTTP ${status})`, retryAfterMs: null, retryable: true });
+  }
+}
+
+/** One full sweep of a paged list. */
+async function sweep(feed: Feed, path: string, query: Record<string, string>, counter: { n: number }): Promise<{ rows: unknown[]; totals: Set<number> }> {
+  const rows: unknown[] = [];
+  const totals = new Set<number>();
+  let page = 1;
+  let cursor: string | null = null;
+  let previous: string | null = null;
+  for (let pages = 1; ; pages++) {
+    if (pages > feed.maxPages) throw new IssuerFetchError(feed.host, path, null, 0, `more than ${feed.maxPages} pages: refusing to cap the list silently`);
+    const q = { ...query, ...(cursor !== null ? { cursor } : { page: String(page) }), pageSize: String(feed.pageSize) };
+    const { items, info } = unwrapPage(await getJson(feed, path, q, counter), path, feed.host);
+    feed.caps.takeRows(items.length);
+    // Row hashes, not the page's canonical text: that text, built for every page, took several times the page's size.
+    const fingerprint = items.length ? items.map(canonicalSha256).join("") : null;
+    if (fingerprint !== null && fingerprint === previous) break; // the server ignores our paging parameters
+    previous = fingerprint;
+    // One at a time: spreading a huge page into push() overflows the call stack.
+    for (const item of items) rows.push(item);
+    if (info.totalNodes !== undefined) totals.add(info.totalNodes);
+    if (info.bare || items.length === 0 || info.hasNextPage === false) break;
+    if (info.nextCursor) {
+      cursor = info.nextCursor;
+      continue;
+    }
+    if (!hasMorePages(info, page, items.length, feed.pageSize)) break;
+    page++;
+  }
+  return { rows, totals };
+}
+
+/** Explicit flag first, then the page count, then a short page as the last one. */
+function hasMorePages(info: PageInfo, page: number, rows: number, pageSize: number): boolean {
+  return info.hasNextPage ?? (info.totalPages !== undefined ? page < info.totalPages : rows >= pageSize);
+}
+
+/** Every row of a paged list, swept again once if the list moved under us. */
+async function fetchAll(feed: Feed, path: string, query: Record<string, string> = {}): Promise<{ rows: unknown[]; requests: number }> {
+  const counter = { n: 0 };
+  const first = await sweep(feed, path, query, counter);
+  let rows = first.rows;
+  if (first.totals.size > 1) rows = rows.concat((await sweep(feed, path, query, counter)).rows);
+  const seen = new Set<string>();
+  const unique = rows.filter((r) => {
+    const key = canonicalSha256(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { rows: unique, requests: counter.n };
 }
 
 interface PageInfo {
