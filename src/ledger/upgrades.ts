@@ -19,12 +19,12 @@ export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
 const ROWS_PER_READ = 500;
 
 /**
- * Moves each action row of before (its payload and the documents it was served as, in actions_before_events) into
- * the wallet's row and the event row it shows (docs/storage.md), then drops that table. The documents
- * are carried as they were served, byte for byte, and so are the row's columns and hashes; only
- * the payload is not kept as text: it is the event's record with the wallet's values put back.
- * A payload that does not come back byte for byte (written before every field it has now existed)
- * gets its wallet booked again.
+ * Moves each action row of before (its payload and the documents it was served as, in
+ * actions_before_events) into the wallet's row and the event row it shows (docs/storage.md), then
+ * drops that table. The documents are carried as they were served, byte for byte, and so are the
+ * row's columns and hashes; only the payload is not kept as text: it is the event's record with
+ * the wallet's values put back. A payload that does not come back byte for byte (written before
+ * every field it has now existed) gets its wallet booked again.
  */
 async function storeEachActionOnce(tx: Sql): Promise<number> {
   const writer = actionWriter(tx);
