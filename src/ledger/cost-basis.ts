@@ -6,6 +6,8 @@ import { sha256Hex } from "../domain/evidence.ts";
 import { type CostBasisObservation, declarationPayload } from "../domain/lots/declarations.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
+import { costBasisDeclarationSql, declarationFromRow } from "./tables/cost-basis-declarations.ts";
+import { tenantWalletSql } from "./tables/tenant-wallets.ts";
 
 export interface CostBasisImport {
   /** Declarations stored now. */
@@ -18,13 +20,12 @@ export interface CostBasisImport {
 
 /** Stores the declarations in one transaction, in the file's order, sealed. */
 export async function storeCostBasis(db: Sql, declarations: readonly CostBasisObservation[], now = new Date()): Promise<CostBasisImport> {
-  const insert = "INSERT INTO cost_basis_declarations (owner, payload, payload_sha256, source, imported_at) VALUES (?, ?, ?, 'operator', ?) ON CONFLICT DO NOTHING";
   return db.write(async (tx) => {
     const out: CostBasisImport = { added: 0, known: 0, owners: [] };
     const owners = new Set<string>();
     for (const d of declarations) {
       const payload = declarationPayload(d);
-      const added = (await tx.run(insert, d.owner, payload, sha256Hex(payload), now.toISOString())).changes;
+      const added = (await tx.run(costBasisDeclarationSql.insert, { owner: d.owner, payload, payloadSha256: sha256Hex(payload), at: now.toISOString() })).changes;
       if (added) {
         out.added++;
         owners.add(d.owner);
@@ -38,13 +39,11 @@ export async function storeCostBasis(db: Sql, declarations: readonly CostBasisOb
 
 /** Of these wallets, those no tenant follows (a declaration about one is a typo until shown otherwise). */
 export async function unfollowedOwners(db: Sql, owners: readonly string[]): Promise<Set<string>> {
-  const rows = await db.all<{ owner: string }>("SELECT DISTINCT owner FROM tenant_wallets WHERE owner IN (SELECT value FROM json_each(?1))", JSON.stringify([...new Set(owners)]));
-  const followed = new Set(rows.map((r) => r.owner));
+  const followed = new Set((await db.all(tenantWalletSql.followedAmong, { owners: [...new Set(owners)] })).map((r) => r.owner));
   return new Set(owners.filter((o) => !followed.has(o)));
 }
 
 /** The declarations about these wallets, in stored order. */
 export async function readCostBasis(tx: Sql, owners: readonly string[]): Promise<CostBasisObservation[]> {
-  const rows = await tx.all<{ payload: string }>("SELECT payload FROM cost_basis_declarations WHERE owner IN (SELECT value FROM json_each(?1)) ORDER BY id", JSON.stringify(owners));
-  return rows.map((r) => JSON.parse(r.payload) as CostBasisObservation);
+  return (await tx.all(costBasisDeclarationSql.ofOwners, { owners })).map(declarationFromRow);
 }

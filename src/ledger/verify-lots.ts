@@ -6,14 +6,16 @@
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { groupBy } from "./group.ts";
 import type { Sql } from "./sql/port.ts";
-import { partFromRow } from "./transaction-changes.ts";
+import { balanceChangeSql } from "./tables/balance-changes.ts";
+import { costBasisDeclarationSql } from "./tables/cost-basis-declarations.ts";
+import { transactionChangeFromRow, transactionChangeSql } from "./tables/transaction-changes.ts";
 
 type Problem = (message: string) => void;
 
 /** Each declaration: its text hashes to its hash, is canonical JSON of a declaration, about the row's owner. */
 export async function checkCostBasisDeclarations(db: Sql, fail: Problem): Promise<number> {
   let checked = 0;
-  for await (const r of db.iterate<{ id: number; owner: string; payload: string; payload_sha256: string }>("SELECT id, owner, payload, payload_sha256 FROM cost_basis_declarations ORDER BY id")) {
+  for await (const r of db.iterate(costBasisDeclarationSql.all)) {
     checked++;
     const name = `cost-basis declaration ${r.id}`;
     if (sha256Hex(r.payload) !== r.payload_sha256) fail(`${name}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
@@ -31,8 +33,6 @@ export async function checkCostBasisDeclarations(db: Sql, fail: Problem): Promis
   return checked;
 }
 
-interface PartRow { signature: string; owner: string; slot: number; block_time: number; signers: string; lamports: string | null; tokens: string }
-
 /**
  * Each stored part reads back (well-formed JSON, whole raw amounts), and, for every mint the
  * ledger stored balance changes of for the same transaction and wallet, moves the same raw amount
@@ -40,18 +40,16 @@ interface PartRow { signature: string; owner: string; slot: number; block_time: 
  */
 export async function checkTransactionChanges(db: Sql, fail: Problem): Promise<number> {
   let checked = 0;
-  const owners = (await db.all<{ owner: string }>("SELECT DISTINCT owner FROM transaction_changes ORDER BY owner")).map((r) => r.owner);
+  const owners = (await db.all(transactionChangeSql.owners)).map((r) => r.owner);
   for (const owner of owners) {
-    const parts = await db.all<PartRow>("SELECT signature, owner, slot, block_time, signers, lamports, tokens FROM transaction_changes WHERE owner = ? ORDER BY signature", owner);
-    const changes = groupBy(await db.all<{ signature: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string }>(
-      "SELECT signature, mint, slot, block_time, pre_raw, post_raw FROM balance_changes WHERE owner = ?", owner,
-    ), (c) => c.signature);
+    const parts = await db.all(transactionChangeSql.ofOwners, { owners: [owner] });
+    const changes = groupBy(await db.all(balanceChangeSql.ofOwners, { owners: [owner] }), (c) => c.signature);
     for (const row of parts) {
       checked++;
       const name = `transaction ${row.signature} of ${owner}`;
       let part;
       try {
-        part = partFromRow(row);
+        part = transactionChangeFromRow(row);
         if (!Array.isArray(part.signers) || part.tokens.some((t) => !Number.isInteger(t.decimals) || t.preRaw < 0n || t.postRaw < 0n)) throw new Error("malformed");
       } catch {
         fail(`${name}: its stored part does not read back (signers, lamports or tokens malformed)`);

@@ -2,7 +2,7 @@
 // dies, and relays its RPC counts to the metrics. The HTTP thread only ever sends it messages.
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { QuotaExceeded, type EnqueueResult } from "./queue.ts";
+import { QuotaExceeded, type EnqueueResult } from "../ledger/queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 
 /** A registration or removal the worker has not answered in this time fails (a worker restarting, a stuck one). */

@@ -1,7 +1,7 @@
 // The messages between `serve`'s HTTP thread and its worker thread. Plain, structured-cloneable
 // data: the worker opens its own SQLite connection from the data dir and rebuilds its sources.
 import type { Config } from "../config.ts";
-import type { EnqueueResult } from "./queue.ts";
+import type { EnqueueResult } from "../ledger/queue.ts";
 
 export type ToWorker =
   | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean; clock?: SharedArrayBuffer }

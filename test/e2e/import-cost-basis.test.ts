@@ -11,6 +11,7 @@ import { lotInputs } from "../../src/ledger/read/lot-inputs.ts";
 import { call } from "../harness/index.ts";
 import { cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { serveDemo } from "../support/demo-server.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -20,13 +21,13 @@ function fileWith(text: string): string {
   return path;
 }
 
-const declarationCount = (dir: string) => withLedger(dir, async (l) => (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM cost_basis_declarations"))!.n);
+const declarationCount = (dir: string) => withLedger(dir, async (l) => (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM cost_basis_declarations`))!.n);
 
 describe("ca-ledger import cost-basis", async () => {
   const dir = await demoDataDir();
   // A demo acquisition whose cost the chain does not show (a transfer in): what an operator declares.
   const unpriced = await withLedger(dir, async (l) => {
-    const tenant = (await l.db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", demoTenant))!.id;
+    const tenant = (await l.db.get(...q<{ id: number }>`SELECT id FROM tenants WHERE slug = ${demoTenant}`))!.id;
     const input = await lotInputs(l.db, tenant);
     return input.movements.find((m) => m.rawDelta > 0n && m.usd === null && m.counterpart === null)!;
   });

@@ -11,6 +11,7 @@ import { formatDecimal } from "../../src/domain/numbers.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { lotInputs } from "../../src/ledger/read/lot-inputs.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cal-lot-inputs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,14 +20,14 @@ describe("lotInputs on the demo", async () => {
   const now = new Date("2026-09-20T00:00:00Z");
   const ledger = await openLedger(ledgerTarget(dir));
   const loaded = loadDemo(ledger, now);
-  const tenantId = async () => (await ledger.db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", demoTenant))!.id;
+  const tenantId = async () => (await ledger.db.get(...q<{ id: number }>`SELECT id FROM tenants WHERE slug = ${demoTenant}`))!.id;
   afterAll(() => ledger.close());
 
   test("the lots hold each position's quantity, under every method and both treatments", async () => {
     await loaded;
     const input = await lotInputs(ledger.db, await tenantId(), { now });
     expect(input.owners).toEqual([...demoOwners()].sort());
-    const positions = await ledger.db.all<{ owner: string; mint: string; payload: string }>("SELECT owner, mint, payload FROM positions ORDER BY owner, mint");
+    const positions = await ledger.db.all(...q<{ owner: string; mint: string; payload: string }>`SELECT owner, mint, payload FROM positions ORDER BY owner, mint`);
     expect(positions.length).toBeGreaterThan(0);
     for (const treatment of TAX_TREATMENTS) {
       for (const method of LOT_METHODS) {
@@ -41,7 +42,7 @@ describe("lotInputs on the demo", async () => {
   test("every action that took force is an event, with the instruments named", async () => {
     await loaded;
     const input = await lotInputs(ledger.db, await tenantId(), { now });
-    const inForce = await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM actions WHERE state IN ('activated', 'corrected') AND type <> 'seizure'");
+    const inForce = await ledger.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM actions WHERE state IN ('activated', 'corrected') AND type <> 'seizure'`);
     expect(input.actions.length).toBe(inForce!.n);
     for (const m of new Set(input.movements.map((x) => x.mint))) expect(input.names.get(m)?.symbol).toMatch(/x$/);
   });

@@ -42,6 +42,7 @@ import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
+import { q } from "../support/sql.ts";
 
 const T0 = 1_780_000_000n;
 const STOCK_DECIMALS = 6;
@@ -140,8 +141,8 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
 
   test("the holder's part of each swap is stored, both token programs, its SOL and both signers; nothing else", async () => {
     expect(first.outcome).toBe("complete");
-    const rows = await ledger.db.all<{ signature: string; owner: string; signers: string; lamports: string | null; tokens: string; row_sha256: string | null }>(
-      "SELECT signature, owner, signers, lamports, tokens, row_sha256 FROM transaction_changes ORDER BY slot",
+    const rows = await ledger.db.all(
+      ...q<{ signature: string; owner: string; signers: string; lamports: string | null; tokens: string; row_sha256: string | null }>`SELECT signature, owner, signers, lamports, tokens, row_sha256 FROM transaction_changes ORDER BY slot`,
     );
     expect(rows.map((r) => r.signature)).toEqual([s.signatures.buy!, s.signatures.sell!]);
     const [buy, sell] = rows;

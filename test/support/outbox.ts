@@ -1,6 +1,7 @@
 // The outbox tables as docs/events.md#the-outbox-the-worker-needs proposes them, for both engines,
 // made by the tests until the ledger's migrations create them; and a subscription row.
 import type { Sql } from "../../src/ledger/sql/port.ts";
+import { q } from "./sql.ts";
 
 export function outboxDdl(dialect: "sqlite" | "postgres"): string {
   const serial = dialect === "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";
@@ -17,6 +18,6 @@ export function outboxDdl(dialect: "sqlite" | "postgres"): string {
 }
 
 export async function addSubscription(db: Sql, s: { id: string; url: string; sealedSecrets: string[]; events: string[] | null }, tenantId = 1): Promise<void> {
-  await db.write((tx) => tx.run("INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    s.id, tenantId, s.url, s.events?.join(",") ?? null, JSON.stringify(s.sealedSecrets), new Date().toISOString()));
+  await db.write((tx) => tx.run(...q`INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at)
+    VALUES (${s.id}, ${tenantId}, ${s.url}, ${s.events?.join(",") ?? null}, ${JSON.stringify(s.sealedSecrets)}, ${new Date().toISOString()})`));
 }

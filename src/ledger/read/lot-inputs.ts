@@ -9,12 +9,15 @@ import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts
 import type { InstrumentNames } from "../../domain/lots/present.ts";
 import { type FollowedMint, tenantMovements } from "../../domain/lots/tenant-movements.ts";
 import { liftF64 } from "../../domain/numbers.ts";
-import type { BalanceChangeObs } from "../../domain/observations.ts";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "../../domain/timeline.ts";
-import { updateFromRow, UPDATE_COLUMNS, type UpdateRow } from "../engine-input.ts";
 import { groupBy } from "../group.ts";
 import { actionRecords } from "../queries/actions.ts";
 import type { Sql } from "../sql/port.ts";
+import { balanceChangeFromRow, balanceChangeSql } from "../tables/balance-changes.ts";
+import { instrumentSql } from "../tables/instruments.ts";
+import { mintStateSql } from "../tables/mint-states.ts";
+import { multiplierUpdateSql, updateFromRow } from "../tables/multiplier-updates.ts";
+import { tenantWalletSql } from "../tables/tenant-wallets.ts";
 import { readCostBasis } from "../cost-basis.ts";
 import { readTransactionChanges } from "../transaction-changes.ts";
 
@@ -44,22 +47,11 @@ export interface TenantLotInput extends LotInput {
   problems: LotProblem[];
 }
 
-const IN_LIST = "(SELECT value FROM json_each(?1))";
-
-interface ChangeRow {
-  signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
-  owner_signed: number | null; by_permanent_delegate: number | null;
-}
-
 export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions = {}): Promise<TenantLotInput> {
   return db.read(async (tx) => {
     let owners = await tenantOwners(tx, tenantId, opts.owners);
     if (opts.linkedTo) owners = await linkedOwners(tx, owners, opts.linkedTo);
-    const list = JSON.stringify(owners);
-    const changes = (await tx.all<ChangeRow>(
-      `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate FROM balance_changes
-       WHERE owner IN ${IN_LIST} ORDER BY slot, signature, token_account`, list,
-    )).map(changeFromRow);
+    const changes = (await tx.all(balanceChangeSql.ofOwners, { owners })).map(balanceChangeFromRow);
     const stablecoins = new Set(opts.stablecoins ?? DEFAULT_STABLECOINS);
     const mints = await followedMints(tx, [...new Set(changes.map((c) => c.mint))].filter((m) => !stablecoins.has(m)).sort(), opts.now ?? new Date());
     const parts: OwnerTransactionChanges[] = await readTransactionChanges(tx, owners);
@@ -79,19 +71,15 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
 
 /** The tenant's wallets whose books it may see (its own first sync finished), limited to `wanted`. */
 async function tenantOwners(tx: Sql, tenantId: number, wanted: string[] | undefined): Promise<string[]> {
-  const rows = await tx.all<{ owner: string }>("SELECT owner FROM tenant_wallets WHERE tenant_id = ? AND first_synced_at IS NOT NULL ORDER BY owner", tenantId);
+  const rows = await tx.all(tenantWalletSql.ofTenant, { tenantId });
   const keep = wanted ? new Set(wanted) : null;
-  return rows.map((r) => r.owner).filter((o) => !keep || keep.has(o));
+  return rows.filter((r) => r.first_synced_at !== null).map((r) => r.owner).filter((o) => !keep || keep.has(o));
 }
 
 /** The wallets among `owners` linked to `wanted` by shared transactions (see LotInputOptions.linkedTo), sorted. */
 async function linkedOwners(tx: Sql, owners: string[], wanted: string[]): Promise<string[]> {
   const known = new Set(owners);
-  const pairs = await tx.all<{ signature: string; owner: string }>(
-    `SELECT DISTINCT b.signature, b.owner FROM balance_changes b WHERE b.owner IN ${IN_LIST}
-     AND EXISTS (SELECT 1 FROM balance_changes o WHERE o.signature = b.signature AND o.owner <> b.owner AND o.owner IN ${IN_LIST})`,
-    JSON.stringify(owners),
-  );
+  const pairs = await tx.all(balanceChangeSql.sharedAmong, { owners });
   const bySignature = groupBy(pairs, (p) => p.signature);
   const neighbours = new Map<string, Set<string>>();
   for (const rows of bySignature.values()) {
@@ -103,26 +91,15 @@ async function linkedOwners(tx: Sql, owners: string[], wanted: string[]): Promis
   return owners.filter((o) => reached.has(o));
 }
 
-const changeFromRow = (c: ChangeRow): BalanceChangeObs => ({
-  owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time, preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),
-  ...(c.owner_signed === null ? {} : { ownerSigned: c.owner_signed === 1 }),
-  ...(c.by_permanent_delegate === null ? {} : { byPermanentDelegate: c.by_permanent_delegate === 1 }),
-});
-
 /**
  * Each mint's decimals and multiplier path as the booking engine reads them (src/domain/mint-context.ts:
  * the instrument's decimals, else the mint state's, else 8; the multiplier updates that took force),
  * and its names.
  */
 async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ followed: Map<string, FollowedMint>; names: InstrumentNames }> {
-  const list = JSON.stringify(mints);
-  const instruments = new Map((await tx.all<{ mint: string; symbol: string; isin: string | null; decimals: number | null }>(
-    `SELECT mint, symbol, isin, decimals FROM instruments WHERE mint IN ${IN_LIST}`, list,
-  )).map((r) => [r.mint, r]));
-  const stateDecimals = new Map((await tx.all<{ mint: string; decimals: number }>(
-    `SELECT mint, decimals FROM mint_states s WHERE mint IN ${IN_LIST} AND slot = (SELECT max(slot) FROM mint_states WHERE mint = s.mint)`, list,
-  )).map((r) => [r.mint, r.decimals]));
-  const updates = groupBy((await tx.all<UpdateRow>(`SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN ${IN_LIST} ORDER BY mint, slot, signature, ix_index`, list)).map(updateFromRow), (u) => u.mint);
+  const instruments = new Map((await tx.all(instrumentSql.forEngineOf, { mints })).map((r) => [r.mint, r]));
+  const stateDecimals = new Map((await tx.all(mintStateSql.forEngineOf, { mints })).map((r) => [r.mint, r.decimals]));
+  const updates = groupBy((await tx.all(multiplierUpdateSql.forEngineOf, { mints })).map(updateFromRow), (u) => u.mint);
   const nowUnix = Math.floor(now.getTime() / 1000);
   const followed = new Map<string, FollowedMint>();
   const names = new Map<string, { symbol: string | null; isin: string | null; decimals: number }>();
@@ -138,6 +115,6 @@ async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ fol
 
 /** The actions booked for the wallets, as the lot engine's events (only what took force). */
 async function bookedActions(tx: Sql, owners: string[]): Promise<ActionEvent[]> {
-  const records = await actionRecords(tx, `a.owner IN ${IN_LIST}`, JSON.stringify(owners));
+  const records = await actionRecords(tx, { owners });
   return records.map(actionEventOf).filter((a): a is ActionEvent => a !== null);
 }
