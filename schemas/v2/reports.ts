@@ -102,7 +102,7 @@ export const IncomeReport = Type.Object(
           events: Type.Integer({ description: "The year's income events" }),
           unknownEvents: Type.Integer({ description: "Events whose withholding is unknown (not in the sum)" }),
           withholdingTaxUsd: Type.String({ description: "The withholding booked on the year's events, rounded for people (at most 6 decimals, half-even)" }),
-          exact: Type.Object({ withholdingTaxUsd: Type.String({ description: "The exact sum" }) }),
+          exact: Type.Object({ withholdingTaxUsd: Type.String({ description: "The exact sum" }) }, { description: "The exact value behind the rounded one" }),
         },
         { description: "Under deferred: the tax withheld on the year's events, as information (nothing is income, so every amount above is 0)" },
       ),
