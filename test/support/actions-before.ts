@@ -68,15 +68,23 @@ export async function takeActionsBack(db: Sql): Promise<number> {
     const migration = migrationsOf(db.dialect).find((m) => m.tag === storeOnceMigration[db.dialect])!;
     const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
     for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
-    // The migrations after it (the lots' observations, docs/lots.md#what-the-sync-stores) only add
-    // tables: those are dropped and their records go, so the upgrade runs them again after it.
-    const all = migrationsOf(db.dialect);
-    for (const later of all.slice(all.indexOf(migration) + 1)) {
+  });
+  return before.length;
+}
+
+/**
+ * The migrations after the store-once one (the lots' observations, docs/lots.md#what-the-sync-stores)
+ * only add tables: those are dropped and their records go, so an upgrade runs them again.
+ */
+export async function takeLaterMigrationsBack(db: Sql): Promise<void> {
+  const all = migrationsOf(db.dialect);
+  const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
+  await db.write(async (tx) => {
+    for (const later of all.slice(all.findIndex((m) => m.tag === storeOnceMigration[db.dialect]) + 1)) {
       for (const [, created = ""] of later.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
       for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(later.sql)}`);
     }
   });
-  return before.length;
 }
 
 /**
