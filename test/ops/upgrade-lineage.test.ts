@@ -60,7 +60,7 @@ async function beforeMigration(dir: string): Promise<void> {
     for (const m of undone) {
       if (m.tag === storeOnceMigration[testEngine]) continue;
       for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
-      for (const [, created] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
+      for (const [, created = ""] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
     }
   }));
 }
