@@ -4,7 +4,7 @@
 // DATABASE_URL: each tool runs its route's handler here, as that key) or through a running
 // server (--url: each tool call is the route's own HTTP request with the key).
 import { defineCommand } from "citty";
-import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
+import { configFrom, fail, openExisting, sayIfNew, settingArgs } from "./common.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "Serve the ledger to a desktop agent over the Model Context Protocol on stdin/stdout; the key from CA_LEDGER_API_KEY" },
@@ -20,6 +20,7 @@ export const mcpCommand = defineCommand({
     if (url !== undefined && (a.demo === true || a["data-dir"] !== undefined || a["database-url"] !== undefined)) {
       fail("--url reads a running server: it takes no --data-dir, --demo or --database-url", 2);
     }
+    if (url !== undefined && (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url))) fail("--url must be an http:// or https:// URL of a ca-ledger server", 2);
     const stop = new AbortController();
     process.once("SIGINT", () => stop.abort());
     process.once("SIGTERM", () => stop.abort());
@@ -29,13 +30,13 @@ export const mcpCommand = defineCommand({
       const { routes } = await import("../src/http/routes/index.ts");
       const { allScopes } = await import("../src/domain/scopes.ts");
       const { version } = await import("../src/version.ts");
-      if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) fail(`--url must be an http:// or https:// URL of a ca-ledger server`, 2);
       // The key's scopes and tenant are the server's to know: every tool is listed, and the server refuses what the key may not do.
       const service = routeMcpService(routes, remoteRunner({ baseUrl: url }), { version });
       await serveMcpStdio(service, { tenant: "(the server's)", scopes: allScopes, apiKey }, { signal: stop.signal });
       process.exit(0);
     }
     const config = configFrom(a);
+    if (a.demo === true) await sayIfNew(config, a); // no demo yet: exit 1, saying to start it
     const ledger = await openExisting(a);
     try {
       const { serveLedger } = await import("../src/mcp/local.ts");

@@ -3,7 +3,7 @@
 // `ca-ledger serve --demo` made (a real HOME). Read directly (`mcp --demo`) or through the running
 // server (`mcp --url`), every tool answers what its route answers over HTTP, byte for byte.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -157,6 +157,15 @@ describe("ca-ledger mcp: the command", () => {
       expect(r.stderr).toContain(says);
       expect(r.stdout).toBe("");
     }
+  }, 60_000);
+
+  test("--demo before any demo ran: exit 1 saying to start it, and nothing is created", async () => {
+    const elsewhere = tempDir("cal-mcp-nodemo-");
+    const r = await cliAsync(["mcp", "--demo"], { ...baseEnv(elsewhere), CA_LEDGER_API_KEY: keys.demo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("start the demo first with 'ca-ledger serve --demo'");
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(elsewhere, ".local", "share"))).toBe(false);
   }, 60_000);
 
   test("an unknown key exits 1 and names the variable, never the key", async () => {
