@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import fc from "fast-check";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { demoTenant } from "../../src/demo/identity.ts";
 import { missingScopeMessage } from "../../src/domain/scopes.ts";
@@ -100,6 +101,34 @@ describe("POST /mcp: the tools are the declared routes", () => {
       expect(texts(r)[0]!.length).toBeGreaterThan(20);
     }
   });
+
+  test("property: for any paging and date filter, a tool and its route agree: the same bytes, or a refusal with the same code", async () => {
+    const client = await connect(keys.full);
+    const day = fc.constantFrom("2025-12-31", "2026-01-01", "2026-02-28", "2026-02-30", "2026-06-15", "2026-13-01", "2026-8-1");
+    const args = fc.record({
+      tool: fc.constantFrom("list_actions", "list_income"),
+      owner: fc.constantFrom(owner, randomAddress()),
+      limit: fc.option(fc.integer({ min: -2, max: 205 }), { nil: undefined }),
+      offset: fc.option(fc.integer({ min: -1, max: 25 }), { nil: undefined }),
+      year: fc.option(fc.integer({ min: 2024, max: 2027 }), { nil: undefined }),
+      from: fc.option(day, { nil: undefined }),
+      to: fc.option(day, { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(args, async ({ tool: name, ...given }) => {
+        const a = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+        const query = new URLSearchParams(Object.entries(a).map(([k, v]) => [k, String(v)]));
+        const http = await call(demo.url, `${name === "list_actions" ? "/v2/actions" : "/v1/income"}?${query}`, { key: keys.full });
+        const r = await tool(client, name, a);
+        if (http.status === 200) {
+          expect({ a, isError: r.isError ?? false, text: bodyText(r) }).toEqual({ a, isError: false, text: http.text });
+        } else {
+          expect({ a, isError: r.isError, code: JSON.parse(bodyText(r)).code }).toEqual({ a, isError: true, code: http.body.code });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
 
   test("the summaries say what the answer holds", async () => {
     const client = await connect(keys.full);
