@@ -38,13 +38,14 @@ export const mcpCommand = defineCommand({
     const config = configFrom(a);
     if (a.demo === true) await sayIfNew(config, a); // no demo yet: exit 1, saying to start it
     const ledger = await openExisting(a);
+    const { serveLedger } = await import("../src/mcp/local.ts");
+    let served: Awaited<ReturnType<typeof serveLedger>>;
     try {
-      const { serveLedger } = await import("../src/mcp/local.ts");
-      const served = await serveLedger(ledger, config, apiKey, stop.signal);
-      if (served === "invalid_key") fail("the API key in CA_LEDGER_API_KEY is unknown, malformed or revoked for this ledger", 1);
+      served = await serveLedger(ledger, config, apiKey, stop.signal);
     } finally {
       await ledger.close();
     }
+    if (served === "invalid_key") fail("the API key in CA_LEDGER_API_KEY is unknown, malformed or revoked for this ledger", 1);
     process.exit(0);
   },
 });
