@@ -22,4 +22,5 @@ export const routes = {
   getV2InstrumentsByMintLineage: { method: "GET", path: "/v2/instruments/:mint/lineage" },
   getV2ReportsIncome: { method: "GET", path: "/v2/reports/income" },
   getV2ReportsCurrencies: { method: "GET", path: "/v2/reports/currencies" },
+  postMcp: { method: "POST", path: "/mcp" },
 } as const;
