@@ -25,4 +25,5 @@ export const routes = {
   getV2Lots: { method: "GET", path: "/v2/lots" },
   getV2ReportsGains: { method: "GET", path: "/v2/reports/gains" },
   getV2ReportsHoldings: { method: "GET", path: "/v2/reports/holdings" },
+  postMcp: { method: "POST", path: "/mcp" },
 } as const;

@@ -17,7 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
-import { storePortfolios } from "./queries/portfolio.ts";
+import { storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";

@@ -25,7 +25,7 @@ describe("client/src/routes.ts", () => {
 });
 
 describe("the client", () => {
-  test("has a method for every declared route but the document's own, with the route's method", async () => {
+  test("has a method for every declared route but the document's own and the MCP endpoint's (agents speak it with an MCP SDK), with the route's method", async () => {
     const asked: string[] = [];
     const fetch = async (url: string, init?: RequestInit) => {
       asked.push(`${init?.method ?? "GET"} ${new URL(url, "http://x").pathname}`);
@@ -40,7 +40,7 @@ describe("the client", () => {
       c.v2.lots(w), c.v2.gainsReport(2026), c.v2.holdings("2026-06-30"),
     ]);
     const filled = (path: string) => path.replace(":owner", w).replace(":id", id).replace(":mint", mint);
-    const declared = routes.filter((r) => r.path !== "/v1/openapi.json").map((r) => `${r.method} ${filled(r.path)}`);
+    const declared = routes.filter((r) => r.path !== "/v1/openapi.json" && r.path !== "/mcp").map((r) => `${r.method} ${filled(r.path)}`);
     expect([...asked].sort()).toEqual([...declared].sort());
   });
 });

@@ -34,6 +34,11 @@ export const lotRoutes = [
     query: S.LotsQuery,
     response: { 200: S.LotsResponse, ...walletErrors },
     tag: "v2", summary: "A wallet's open lots at the end of a day, with their cost basis",
+    tool: {
+      name: "list_lots",
+      summarize: (b) => `${b.owner} at the end of ${b.asOf} (${b.treatment}, ${b.method}): ${b.lots.length} open lot(s) in ${b.instruments.length} instrument(s); ` +
+        `${b.instruments.filter((i) => i.exact.unknownBasisUnits !== "0").length} instrument(s) hold units of unknown basis; ${b.problems.length} problem(s).`,
+    },
     description: `Each open lot (units, basis, acquisition date, source, the transaction or action that made it) and each instrument's totals, with the units of unknown basis (declare them with \`ca-ledger import cost-basis\`). asOf defaults to today (UTC). ${CHOICE}`,
     handler: async ({ principal, query }, app) => {
       const asOf = calendarDay("asOf", query.asOf) ?? today();
@@ -47,6 +52,11 @@ export const lotRoutes = [
     query: S.GainsReportQuery,
     response: { 200: S.GainsReport, 400: S.errors[400], 404: S.errors[404] },
     tag: "v2", summary: "Realized gains of a year, short and long term, across the tenant's wallets",
+    tool: {
+      name: "gains_report",
+      summarize: (b) => `${b.year} (${b.treatment}, ${b.method}), ${b.owners.length} wallet(s): short-term gain ${b.totals.short.gainUsd} USD over ${b.totals.short.rows} row(s), ` +
+        `long-term ${b.totals.long.gainUsd} USD over ${b.totals.long.rows} row(s); ${b.totals.short.unknownRows + b.totals.long.unknownRows} row(s) of unknown value, left out.`,
+    },
     description:
       "One row per disposal × lot consumed (proceeds from the stablecoins that arrived in the same transaction, basis from the lot), totals per term (sums of the rows' exact values, rounded once). " +
       "Repeat owner to name wallets (each registered by the tenant, else 404 wallet_not_registered); without owner, every wallet the tenant registered. " +
@@ -64,6 +74,10 @@ export const lotRoutes = [
     query: S.HoldingsQuery,
     response: { 200: S.HoldingsStatement, 400: S.errors[400], 404: S.errors[404] },
     tag: "v2", summary: "A holdings statement at the end of a day, reconciled from opening to closing",
+    tool: {
+      name: "holdings_report",
+      summarize: (b) => `${b.from} to ${b.asOf} (${b.treatment}, ${b.method}): ${b.wallets.length} wallet(s), ${b.wallets.reduce((n, w) => n + w.instruments.length, 0)} instrument position(s), each reconciled opening → closing.`,
+    },
     description:
       "Per wallet and instrument: units, multiplier, basis, and the reconciliation over from (default 1 January of asOf's year) to asOf: opening + acquired − disposed + own transfers + corporate-action units = closing, exactly on the exact values. " +
       `from after asOf is 400 invalid_request. Repeat owner to name wallets; without owner, every wallet the tenant registered. ${CHOICE}`,
