@@ -151,6 +151,10 @@ function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owne
       { name: "income (limit=50)", path: `/v1/income?owner=${o}&limit=50` },
       { name: "actions list", path: `/v2/actions?owner=${o}&limit=50` },
       { name: "action detail", path: `/v2/actions/${actionId}?owner=${o}` },
+      // The lots are derived per request from the tenant's whole history (docs/lots.md#the-three-routes).
+      { name: "lots", path: `/v2/lots?owner=${o}` },
+      { name: "gains (year)", path: `/v2/reports/gains?year=2026&owner=${o}` },
+      { name: "holdings statement", path: `/v2/reports/holdings?asOf=2026-06-30&owner=${o}` },
     ],
   };
 }

@@ -2,14 +2,20 @@
 // issuer feed covers (docs/other-issuers.md#operator-records). The whole file is checked first
 // and stored in one transaction (a bad row names itself and nothing is written); storing marks
 // each record's mint dirty, and the wallets holding it are booked here, as `ca-ledger sync` does.
+//
+// `ca-ledger import cost-basis <file>`: an operator's declarations of what the chain cannot show
+// (docs/lots.md#declared-cost-basis), about wallets a tenant follows. Checked whole, then stored in
+// one transaction as operator observations; lots are derived per request, so nothing is booked.
 import { defineCommand } from "citty";
 import { readFileSync } from "node:fs";
 import { bookEverythingDirty, totalsOf } from "../src/ledger/booking.ts";
 import { feedCoveredMints } from "../src/ledger/queries/assets.ts";
 import { readDatasetLabel } from "../src/ledger/queries/common.ts";
+import { storeCostBasis, unfollowedOwners } from "../src/ledger/cost-basis.ts";
 import { storeObservations } from "../src/ledger/store.ts";
+import { CostBasisError, parseCostBasisLines } from "../src/sources/operator/cost-basis.ts";
 import { OperatorRecordsError, parseOperatorRecords } from "../src/sources/operator/records.ts";
-import { fail, openFrom, settingArgs } from "./common.ts";
+import { fail, openExisting, openFrom, settingArgs } from "./common.ts";
 
 const issuerRecords = defineCommand({
   meta: { name: "issuer-records", description: "Store operator issuer records (JSON array, JSON lines or CSV, each with its mint) and book the wallets holding those mints" },
@@ -66,7 +72,54 @@ const issuerRecords = defineCommand({
   },
 });
 
+const costBasis = defineCommand({
+  meta: { name: "cost-basis", description: "Store an operator's cost-basis declarations (CSV owner,signature,costUsd or owner,mint,acquiredAt,units,costUsd) about wallets a tenant follows" },
+  args: {
+    file: { type: "positional", required: true, description: "The declarations: CSV whose header names one of the two shapes" },
+    json: { type: "boolean", description: "Print one JSON object" },
+    ...settingArgs("import"),
+  },
+  async run({ args }) {
+    const file = String(args.file);
+    // Each refusal names its code (docs/lots.md#declared-cost-basis); with --json, as the API's error body on stderr.
+    const refuse = (code: string, message: string): never => {
+      if (!args.json) return fail(`${message} (${code})`, 1);
+      process.stderr.write(JSON.stringify({ error: message, code }) + "\n");
+      return process.exit(1);
+    };
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      return refuse("unreadable_file", `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    let declarations;
+    try {
+      declarations = parseCostBasisLines(text, new Date().toISOString().slice(0, 10));
+    } catch (e) {
+      if (e instanceof CostBasisError) return refuse("invalid_cost_basis", `${file}: ${e.message}; nothing was imported`);
+      throw e;
+    }
+    const ledger = await openExisting(args, { migrate: true });
+    try {
+      // A declaration is about a wallet, whichever tenants follow it; one no tenant follows is a typo until shown otherwise.
+      const unfollowed = await unfollowedOwners(ledger.db, declarations.map((d) => d.declaration.owner));
+      const stray = declarations.find((d) => unfollowed.has(d.declaration.owner));
+      if (stray) refuse("unknown_wallet", `${file}: line ${stray.line}, owner: no tenant follows ${stray.declaration.owner}; follow the wallet first (POST /v1/wallets/sync or ca-ledger sync); nothing was imported`);
+      const stored = await storeCostBasis(ledger.db, declarations.map((d) => d.declaration));
+      const summary = { declarations: declarations.length, stored: stored.added, alreadyStored: stored.known, wallets: [...new Set(declarations.map((d) => d.declaration.owner))].sort() };
+      if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
+      else {
+        process.stdout.write(`${summary.declarations} declaration(s) read: ${summary.stored} stored with source operator, ${summary.alreadyStored} already stored; `
+          + `${summary.wallets.length} wallet(s): ${summary.wallets.join(", ")}\n`);
+      }
+    } finally {
+      await ledger.close();
+    }
+  },
+});
+
 export const importCommand = defineCommand({
   meta: { name: "import", description: "Import operator data into the ledger" },
-  subCommands: { "issuer-records": issuerRecords },
+  subCommands: { "issuer-records": issuerRecords, "cost-basis": costBasis },
 });

@@ -2,6 +2,9 @@
 // A flag wins over the environment; the environment wins over the default.
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { isAddress } from "@solana/kit";
+import { DEFAULT_STABLECOINS } from "./domain/lots/stablecoins.ts";
+import { LOT_METHODS, type LotMethod, TAX_TREATMENTS, type TaxTreatment } from "./domain/lots/types.ts";
 
 export interface Setting {
   key: keyof Config;
@@ -37,6 +40,12 @@ export interface Config {
   syncConcurrency: number;
   jobDeadlineSeconds: number;
   maxSignaturePages: number;
+  /** The reading of reinvested income reports use unless a request names one (docs/lots.md#two-treatments). */
+  taxTreatment: TaxTreatment;
+  /** Which lot a sale takes first unless a request names a method (docs/lots.md#methods). */
+  lotMethod: LotMethod;
+  /** The USD stablecoin mints whose change prices a movement (docs/lots.md#stablecoins). */
+  stablecoins: string[];
 }
 
 /**
@@ -74,6 +83,9 @@ export const settings: Setting[] = [
   { key: "syncConcurrency", env: "SYNC_CONCURRENCY", flag: "sync-concurrency", default: "4", description: "Sync jobs run at once (they share the RPC limits)" },
   { key: "jobDeadlineSeconds", env: "JOB_DEADLINE_SECONDS", flag: "job-deadline-seconds", default: "1800", description: "A sync job stops reading after this long; what it read is kept, the rest is a named gap" },
   { key: "maxSignaturePages", env: "MAX_SIGNATURE_PAGES", flag: "max-signature-pages", default: "10", description: "Signature pages (1000 each) one address's walk reads per sync; longer histories resume next sync" },
+  { key: "taxTreatment", env: "TAX_TREATMENT", flag: "tax-treatment", default: "income", description: "income or deferred: whether a reinvested dividend is income when the multiplier rises or is realized at the sale; the default of reports and lots (treatment= per request)" },
+  { key: "lotMethod", env: "LOT_METHOD", flag: "lot-method", default: "fifo", description: "fifo, lifo, hifo or average: which lot a sale takes first; the default of reports and lots (method= per request)" },
+  { key: "stablecoins", env: "STABLECOINS", flag: "stablecoins", default: "USDC, USDT, PYUSD", description: "Comma-separated mint addresses of the USD stablecoins that price a purchase or a sale in the same transaction (valued 1:1); the default is USDC, USDT and PYUSD's mainnet mints" },
 ];
 
 /** The value of XSTOCKS_API_URL that turns the issuer feed off. */
@@ -138,6 +150,19 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
     case "logLevel":
       if (!["debug", "info", "warn", "error"].includes(raw)) throw new ConfigError(`${s.env} must be debug, info, warn or error`);
       return raw as Config["logLevel"];
+    case "taxTreatment":
+      if (!(TAX_TREATMENTS as string[]).includes(raw)) throw new ConfigError(`${s.env} must be ${TAX_TREATMENTS.join(" or ")}, got ${JSON.stringify(raw)}`);
+      return raw as TaxTreatment;
+    case "lotMethod":
+      if (!(LOT_METHODS as string[]).includes(raw)) throw new ConfigError(`${s.env} must be ${LOT_METHODS.slice(0, -1).join(", ")} or ${LOT_METHODS.at(-1)}, got ${JSON.stringify(raw)}`);
+      return raw as LotMethod;
+    case "stablecoins": {
+      if (raw === s.default) return [...DEFAULT_STABLECOINS];
+      const mints = raw.split(",").map((m) => m.trim()).filter(Boolean);
+      const bad = mints.find((m) => !isAddress(m));
+      if (bad !== undefined || !mints.length) throw new ConfigError(`${s.env} must list mint addresses (base58) separated by commas, got ${JSON.stringify(bad ?? raw)}`);
+      return [...new Set(mints)];
+    }
     default: {
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be a whole number, got ${JSON.stringify(raw)}`);
       const n = Number(raw);

@@ -4,6 +4,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, settings } from "../src/config.ts";
+import { DEFAULT_STABLECOINS, USDC_MINT } from "../src/domain/lots/stablecoins.ts";
 
 test("defaults, then env, then flags", () => {
   const d = loadConfig({}, { HOME: "/home/u" });
@@ -50,4 +51,19 @@ test("docs/configuration.md's settings table lists every setting, with its flag,
     if (!/^[0-9]+$/.test(s.default)) continue; // paths and URLs are described there in words
     expect({ setting: s.env, defaultShown: row!.split("|")[3]!.trim() }).toEqual({ setting: s.env, defaultShown: s.default });
   }
+});
+
+test("lots: TAX_TREATMENT, LOT_METHOD and STABLECOINS, their defaults and their refusals", () => {
+  const d = loadConfig({}, { HOME: "/h" });
+  expect(d).toMatchObject({ taxTreatment: "income", lotMethod: "fifo" });
+  expect(d.stablecoins).toEqual([...DEFAULT_STABLECOINS]);
+  const e = loadConfig({}, { HOME: "/h", TAX_TREATMENT: "deferred", LOT_METHOD: "hifo", STABLECOINS: ` ${USDC_MINT} ,${USDC_MINT},So11111111111111111111111111111111111111112` });
+  expect(e).toMatchObject({ taxTreatment: "deferred", lotMethod: "hifo", stablecoins: [USDC_MINT, "So11111111111111111111111111111111111111112"] });
+  expect(loadConfig({ "lot-method": "average", "tax-treatment": "income" }, { HOME: "/h", LOT_METHOD: "lifo", TAX_TREATMENT: "deferred" })).toMatchObject({ lotMethod: "average", taxTreatment: "income" });
+  for (const [env, pattern] of [
+    [{ TAX_TREATMENT: "both" }, /TAX_TREATMENT must be income or deferred, got "both"/],
+    [{ LOT_METHOD: "FIFO" }, /LOT_METHOD must be fifo, lifo, hifo or average/],
+    [{ STABLECOINS: `${USDC_MINT},USDC` }, /STABLECOINS must list mint addresses .* got "USDC"/],
+    [{ STABLECOINS: " , " }, /STABLECOINS/],
+  ] as const) expect(() => loadConfig({}, { HOME: "/h", ...env })).toThrow(pattern);
 });

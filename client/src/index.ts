@@ -24,6 +24,11 @@ export type TaxonomyResponse = Static<typeof schemas.TaxonomyResponse>;
 export type LineageResponse = Static<typeof schemas.LineageResponse>;
 export type IncomeReport = Static<typeof schemas.IncomeReport>;
 export type ReportCurrencies = Static<typeof schemas.ReportCurrencies>;
+export type LotsResponse = Static<typeof schemas.LotsResponse>;
+export type GainsReport = Static<typeof schemas.GainsReport>;
+export type HoldingsStatement = Static<typeof schemas.HoldingsStatement>;
+export type TaxTreatment = Static<typeof schemas.TaxTreatment>;
+export type LotMethod = Static<typeof schemas.LotMethod>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
 export type ExportDataset = (typeof schemas.exportDatasets)[number];
@@ -43,7 +48,21 @@ export interface IncomeReportOptions {
   owners?: string[];
   /** Also give every amount in this currency (EUR, or any the imported ECB history quotes). */
   currency?: string;
+  /** income or deferred (docs/lots.md); the server's TAX_TREATMENT when absent. */
+  treatment?: TaxTreatment;
 }
+
+/** The tax treatment and the lot method (docs/lots.md); the server's TAX_TREATMENT and LOT_METHOD when absent. */
+export interface LotChoice { method?: LotMethod; treatment?: TaxTreatment }
+export interface GainsOptions extends IncomeReportOptions, LotChoice {}
+export interface HoldingsOptions extends LotChoice {
+  /** The reconciliation's first day (YYYY-MM-DD); 1 January of asOf's year when absent. */
+  from?: string;
+  /** Wallets to cover; all of them when absent. */
+  owners?: string[];
+}
+/** An export's date filter, and for `gains` and `lots` the treatment and method. */
+export type ExportOptions = DateFilter & LotChoice;
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -194,7 +213,8 @@ export function createClient(options: ClientOptions) {
   const text = async (to: Target, q: Query | undefined, accept: string): Promise<string> =>
     bodyText(to.method, to.path, q, await send(to, q, undefined, accept));
   const list = (wallet: string, o: KindListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year, kind: o.kind });
-  const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: DateFilter) => ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year });
+  const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: ExportOptions) =>
+    ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year, method: f.method, treatment: f.treatment });
 
   return {
     health: () => json<Health>(target(routes.getV1Health)),
@@ -210,9 +230,9 @@ export function createClient(options: ClientOptions) {
     journal: (wallet: string, options: KindListOptions = {}) => json<JournalList>(target(routes.getV1Journal), list(wallet, options)),
     yieldMetrics: (wallet: string) => json<YieldResponse>(target(routes.getV1Yield), { owner: wallet }),
     /** A CSV export; koinly, cointracker, coinledger and awaken are those tools' import templates. */
-    exportCsv: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => text(target(routes.getV1Export), exportQuery(wallet, dataset, filter), "text/csv"),
+    exportCsv: (wallet: string, dataset?: ExportDataset, filter: ExportOptions = {}) => text(target(routes.getV1Export), exportQuery(wallet, dataset, filter), "text/csv"),
     /** Builds the export URL without a request (e.g. for a download link behind a proxy). */
-    exportUrl: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => url(target(routes.getV1Export).path, exportQuery(wallet, dataset, filter)),
+    exportUrl: (wallet: string, dataset?: ExportDataset, filter: ExportOptions = {}) => url(target(routes.getV1Export).path, exportQuery(wallet, dataset, filter)),
     opsStatus: () => json<OpsStatus>(target(routes.getV1OpsStatus)),
     opsMetrics: () => text(target(routes.getV1OpsMetrics), undefined, "text/plain"),
     v2: {
@@ -222,9 +242,18 @@ export function createClient(options: ClientOptions) {
       lineage: (mint: string) => json<LineageResponse>(target(routes.getV2InstrumentsByMintLineage, { mint })),
       /** Income of a year per month × symbol across your wallets (or those named), optionally also in another currency. */
       incomeReport: (year: number, options: IncomeReportOptions = {}) =>
-        json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency }),
+        json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency, treatment: options.treatment }),
       /** The currencies incomeReport can convert into (from the imported ECB rates), each with its first and last rate day. */
       reportCurrencies: () => json<ReportCurrencies>(target(routes.getV2ReportsCurrencies)),
+      /** A wallet's open lots at the end of asOf (YYYY-MM-DD; today when absent), with their basis. */
+      lots: (wallet: string, options: LotChoice & { asOf?: string } = {}) =>
+        json<LotsResponse>(target(routes.getV2Lots), { owner: wallet, asOf: options.asOf, method: options.method, treatment: options.treatment }),
+      /** Realized gains of a year, short and long term, across your wallets (or those named). */
+      gainsReport: (year: number, options: GainsOptions = {}) =>
+        json<GainsReport>(target(routes.getV2ReportsGains), { year, owner: options.owners, currency: options.currency, method: options.method, treatment: options.treatment }),
+      /** A holdings statement at the end of asOf (YYYY-MM-DD), reconciled from `from`. */
+      holdings: (asOf: string, options: HoldingsOptions = {}) =>
+        json<HoldingsStatement>(target(routes.getV2ReportsHoldings), { asOf, from: options.from, owner: options.owners, method: options.method, treatment: options.treatment }),
     },
   };
 }

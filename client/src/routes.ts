@@ -22,5 +22,8 @@ export const routes = {
   getV2InstrumentsByMintLineage: { method: "GET", path: "/v2/instruments/:mint/lineage" },
   getV2ReportsIncome: { method: "GET", path: "/v2/reports/income" },
   getV2ReportsCurrencies: { method: "GET", path: "/v2/reports/currencies" },
+  getV2Lots: { method: "GET", path: "/v2/lots" },
+  getV2ReportsGains: { method: "GET", path: "/v2/reports/gains" },
+  getV2ReportsHoldings: { method: "GET", path: "/v2/reports/holdings" },
   postMcp: { method: "POST", path: "/mcp" },
 } as const;

@@ -5,6 +5,7 @@ import {
   DatasetLabel, DateFilterProperties, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
   OwnerQuery, PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
 } from "../common.ts";
+import { methodQuery, treatmentQuery } from "../v2/lots.ts";
 import { IncomeEntryExact, PositionExact, TotalsExact, YieldExact, incomeBreakdown } from "../amounts.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")], {
@@ -215,7 +216,7 @@ export const YieldResponse = Type.Object(
   { title: "YieldResponse", description: "Yield per position and window" },
 );
 
-export const exportDatasets = ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken"] as const;
+export const exportDatasets = ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken", "gains", "lots"] as const;
 export const ExportQuery = Type.Object({
   owner: OwnerQuery.properties.owner,
   dataset: Type.Optional(
@@ -223,10 +224,13 @@ export const ExportQuery = Type.Object({
       default: "journal",
       description:
         "Which rows to export: journal (every entry), income (the v1 income entries), tax (one row per income event with its breakdown, signature and evidence hash), " +
-        "or a tax tool's own import template, income rows only: koinly (universal), cointracker, coinledger (universal manual import), awaken (standard)",
+        "or a tax tool's own import template, income rows only: koinly (universal), cointracker, coinledger (universal manual import), awaken (standard); " +
+        "gains (IRS Form 8949's columns, one row per disposal × lot, disposals in the date filter) or lots (the lots open at the end of `to`, else of `year`, else today)",
     }),
   ),
   ...DateFilterProperties,
+  method: Type.Optional(methodQuery),
+  treatment: Type.Optional(treatmentQuery),
 });
 export const CsvText = Type.String({
   title: "CsvText",

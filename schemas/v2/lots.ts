@@ -5,17 +5,15 @@
 import { Type } from "@sinclair/typebox";
 import { DatasetLabel, DateFilterProperties, MintField, NullableString, NullableTimestamp, OwnerField, OwnerQuery, SymbolField, Timestamp, Year, day, describe, literals } from "../common.ts";
 import { IncomeReportQuery, RateUsed } from "./reports.ts";
+import { TaxTreatment, taxTreatments, treatmentQuery } from "./treatment.ts";
 
-export const taxTreatments = ["income", "deferred"] as const;
+export { TaxTreatment, taxTreatments, treatmentQuery };
+
 export const lotMethods = ["fifo", "lifo", "hifo", "average"] as const;
 export const lotSources = ["purchase", "transfer_in", "income", "own_transfer", "declared"] as const;
 
-const TREATMENT_TEXT =
-  "income: a reinvested dividend is income when the multiplier rises, its units a new lot at the net USD booked; " +
-  "deferred: every multiplier change scales the lots, basis unchanged, and the reinvested amount is realized at disposal";
 const METHOD_TEXT = "Which open lot a disposal takes first: fifo (earliest), lifo (latest), hifo (highest basis per unit), average (average cost per instrument per wallet)";
 
-export const TaxTreatment = literals(taxTreatments, { title: "TaxTreatment", description: `The reading of reinvested income this answer uses. ${TREATMENT_TEXT}` });
 export const LotMethod = literals(lotMethods, { title: "LotMethod", description: `The lot method this answer uses. ${METHOD_TEXT}` });
 export const LotSource = literals(lotSources, {
   title: "LotSource",
@@ -105,8 +103,7 @@ export const LotsResponse = Type.Object(
 
 // A query parameter has one schema wherever it appears (the OpenAPI document lists it once):
 // owner, owner (repeated), currency and from are those of the other routes.
-const treatmentQuery = literals(taxTreatments, { description: `The reading of reinvested income; default the server's (TAX_TREATMENT, income). ${TREATMENT_TEXT}` });
-const methodQuery = literals(lotMethods, { description: `Default the server's (LOT_METHOD, fifo). ${METHOD_TEXT}` });
+export const methodQuery = literals(lotMethods, { description: `Default the server's (LOT_METHOD, fifo). ${METHOD_TEXT}` });
 const asOfQuery = day("The end of this day (YYYY-MM-DD, UTC): what is open or held then; optional on /v2/lots (default today)");
 
 export const LotsQuery = Type.Object({

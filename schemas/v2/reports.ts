@@ -2,6 +2,7 @@
 // optionally also in another currency at the ECB's reference rates.
 import { Type } from "@sinclair/typebox";
 import { Address, DatasetLabel, SymbolField, Year, day, describe } from "../common.ts";
+import { TaxTreatment, treatmentQuery } from "./treatment.ts";
 
 const decimalOrNull = (description: string) => Type.Union([Type.String({ pattern: "^-?[0-9]+(\\.[0-9]+)?$" }), Type.Null()], { description });
 const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when unknown (never 0)`);
@@ -94,6 +95,19 @@ export const IncomeReport = Type.Object(
       { description: "All the year's events: the exact sums, rounded once" },
     ),
     rows: Type.Array(IncomeReportRow, { description: "One per month × symbol with income, by month then symbol" }),
+    treatment: TaxTreatment,
+    withholdingInformation: Type.Union([
+      Type.Object(
+        {
+          events: Type.Integer({ description: "The year's income events" }),
+          unknownEvents: Type.Integer({ description: "Events whose withholding is unknown (not in the sum)" }),
+          withholdingTaxUsd: Type.String({ description: "The withholding booked on the year's events, rounded for people (at most 6 decimals, half-even)" }),
+          exact: Type.Object({ withholdingTaxUsd: Type.String({ description: "The exact sum" }) }, { description: "The exact value behind the rounded one" }),
+        },
+        { description: "Under deferred: the tax withheld on the year's events, as information (nothing is income, so every amount above is 0)" },
+      ),
+      Type.Null(),
+    ], { description: "Under deferred, the year's withholding as information; null under income (it is in the amounts)" }),
   },
   {
     title: "IncomeReport",
@@ -126,4 +140,5 @@ export const IncomeReportQuery = Type.Object({
   year: Year,
   owner: Type.Optional(Type.Array(Address, { description: "A wallet to cover; repeat for each. Each must be registered by this tenant. All the tenant's wallets when absent." })),
   currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (any GET /v2/reports/currencies lists), at the reference rate of each event's day" })),
+  treatment: Type.Optional(treatmentQuery),
 });

@@ -254,3 +254,24 @@ export function reportForPeople(r: IncomeReport) {
     })),
   };
 }
+
+/**
+ * An income entry read under the `deferred` treatment (docs/lots.md#the-treatment-and-the-income-reports):
+ * the event stands, but nothing of it is income (the reinvested amount is realized at disposal,
+ * through the lots), so every part is 0; the withholding is shown apart, as information.
+ */
+export const deferredEntry = <E extends IncomeEntry>(e: E): E => ({ ...e, usd: "0", grossUsd: "0", withholdingTaxUsd: "0", retainedUsd: "0" });
+
+/** The withholding of the entries, as information (the tax was withheld whatever the treatment): its exact sum rounded once, and how many events lack it. */
+export function withholdingInformation(entries: Iterable<IncomeEntry>) {
+  let events = 0;
+  let unknownEvents = 0;
+  let total = ZERO;
+  for (const e of entries) {
+    const sign = e.entryType === "reversal" ? -1 : 1;
+    events += sign;
+    if (e.withholdingTaxUsd === null) unknownEvents += sign;
+    else total = add(total, parseDecimal(e.withholdingTaxUsd));
+  }
+  return { events, unknownEvents, withholdingTaxUsd: usdForPeople(total), exact: { withholdingTaxUsd: formatExact(total) } };
+}

@@ -85,3 +85,15 @@ export type TaxDataset = keyof typeof TAX_FORMATS;
 export const TAX_DATASETS = Object.keys(TAX_FORMATS) as TaxDataset[];
 /** The four whose header is the tool's own (no `dataset` column). */
 export const isToolTemplate = (d: TaxDataset): boolean => d !== "tax";
+
+/**
+ * An income event read under the `deferred` treatment (docs/lots.md#the-treatment-and-the-income-reports):
+ * no income (the reinvested amount is realized at disposal, through the lots), so gross, retained
+ * and net are 0; the withholding stays, as information (the tax was withheld all the same).
+ */
+export function deferredTaxEvent(e: TaxEvent): TaxEvent {
+  return {
+    ...e, grossUsd: "0", retainedUsd: "0", usd: "0",
+    warnings: [...e.warnings, "deferred treatment: not income (realized at disposal, see the gains export); withholding shown as information"],
+  };
+}

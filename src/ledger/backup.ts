@@ -23,7 +23,7 @@ export const knownTables: string[] = (Object.values(schema) as unknown[])
   .sort();
 
 /** Tables whose rows make a ledger worth protecting from an accidental restore. */
-const contentTables = ["tenants", "api_keys", "tenant_wallets", "issuer_revisions", "multiplier_updates", "balance_changes", "actions", "journal"];
+const contentTables = ["tenants", "api_keys", "tenant_wallets", "issuer_revisions", "multiplier_updates", "balance_changes", "transaction_changes", "cost_basis_declarations", "actions", "journal"];
 
 export interface LedgerFileSummary {
   path: string;

@@ -216,6 +216,52 @@ export const balanceChanges = sqliteTable(
   (t) => [primaryKey({ columns: [t.signature, t.tokenAccount] }), index("balance_changes_owner").on(t.owner), index("balance_changes_mint").on(t.mint, t.owner)],
 );
 
+// One owner's part of a transaction in which its balance of a followed Scaled UI mint changed
+// (docs/lots.md#what-the-sync-stores): its token accounts of both token programs, its SOL and the
+// signers, as the sync read them the first time it fetched the transaction (no extra call), so a
+// later sync that reuses the stored balance changes, or another tenant's, still has them. The
+// lots derive a movement's price from them: the stablecoins that left or arrived with the units.
+export const transactionChanges = sqliteTable(
+  "transaction_changes",
+  {
+    signature: text("signature").notNull(),
+    owner: text("owner").notNull(),
+    slot: integer("slot").notNull(),
+    blockTime: integer("block_time").notNull(),
+    signers: text("signers").notNull(), // JSON array of addresses
+    lamports: text("lamports"), // the owner's SOL change, fee added back when it paid it; null: unknown
+    tokens: text("tokens").notNull(), // canonical JSON array of {mint, decimals, preRaw, postRaw}, in account order
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.signature, t.owner] }),
+    index("transaction_changes_owner").on(t.owner),
+    index("transaction_changes_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
+  ],
+);
+
+// What an operator declared with `ca-ledger import cost-basis` (docs/lots.md#declared-cost-basis):
+// a cost the chain cannot show, about one wallet, as its canonical JSON (source `operator`),
+// hashed; the same declaration imported twice is one row. Never edited: a later declaration for
+// the same acquisition replaces an earlier one in the derivation, in id order.
+export const costBasisDeclarations = sqliteTable(
+  "cost_basis_declarations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    owner: text("owner").notNull(),
+    payload: text("payload").notNull(),
+    payloadSha256: text("payload_sha256").notNull(),
+    source: text("source").notNull().default("operator"),
+    importedAt: text("imported_at").notNull(),
+    rowSha256: text("row_sha256"),
+  },
+  (t) => [
+    uniqueIndex("cost_basis_declarations_hash").on(t.payloadSha256),
+    index("cost_basis_declarations_owner").on(t.owner, t.id),
+    index("cost_basis_declarations_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
+  ],
+);
+
 // Where each signature walk stands. `scope` is the tenant id for a wallet's token accounts (each
 // tenant follows a wallet from its own cursors, so what it is told never depends on another
 // tenant's syncs) and "*" for a multiplier authority (walked once for every mint it controls).

@@ -24,6 +24,8 @@ export const sealedTables: readonly SealedTable[] = [
   // clears the seal and seals again); the year report converts with them.
   { name: "reference_rates", columns: ["currency", "date", "per_eur", "imported_at"], key: ["currency", "date"], chained: false },
   { name: "multiplier_updates", columns: ["signature", "ix_index", "mint", "slot", "block_time", "multiplier", "effective_ts", "authority"], key: ["signature", "ix_index"], chained: false },
+  { name: "transaction_changes", columns: ["signature", "owner", "slot", "block_time", "signers", "lamports", "tokens"], key: ["signature", "owner"], chained: false },
+  { name: "cost_basis_declarations", columns: ["id", "owner", "payload", "payload_sha256", "source", "imported_at"], key: ["id"], chained: false },
   {
     name: "journal",
     columns: ["id", "owner", "action_id", "entry_type", "reverses_id", "mint", "symbol", "type", "treatment", "kind", "units_delta", "principal_units_delta",

@@ -8,6 +8,8 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { BalanceChangeObs, InstrumentObs, IssuerRecord, MintStateObs, MultiplierUpdateObs, OperatorRecord, TokenAccountObs } from "../domain/observations.ts";
 import type { WalkCursor } from "../sources/solana/signatures.ts";
 import { markDirty } from "./dirty.ts";
+import type { OwnerTransactionChanges } from "../domain/lots/owner-changes.ts";
+import { storeTransactionChanges } from "./transaction-changes.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 import { balanceChangeFromRow, balanceChangeSql } from "./tables/balance-changes.ts";
@@ -35,6 +37,8 @@ export interface ObservationBatch {
   multiplierUpdates?: MultiplierUpdateObs[];
   tokenAccounts?: TokenAccountObs[];
   balanceChanges?: BalanceChangeObs[];
+  /** The owner's part of each transaction in which its balance of a Scaled UI mint changed (docs/lots.md#what-the-sync-stores). */
+  transactionChanges?: OwnerTransactionChanges[];
   cursors?: StoredCursor[];
   /** Wallet transactions scanned for the wallet's token accounts (what they named is in this batch). */
   ownerScans?: { owner: string; signatures: string[] };
@@ -80,6 +84,8 @@ export async function storeObservations(db: Sql, batch: ObservationBatch, now = 
     const changes = await storeBalanceChanges(tx, batch.balanceChanges ?? []);
     result.balanceChangesAdded = changes.length;
     for (const owner of changes) wallets.add(owner);
+    // Read by the lots' derivation only (per request): nothing booked depends on them, so nothing is marked.
+    await storeTransactionChanges(tx, batch.transactionChanges ?? []);
 
     await storeCursors(tx, batch.cursors ?? [], at);
     await storeOwnerScans(tx, batch.ownerScans);

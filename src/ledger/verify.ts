@@ -30,6 +30,7 @@ import { ownerSql } from "./tables/owners.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
 import { positionSql } from "./tables/positions.ts";
 import { yieldSql } from "./tables/yields.ts";
+import { checkCostBasisDeclarations, checkTransactionChanges } from "./verify-lots.ts";
 
 export interface CheckResult {
   name: string;
@@ -75,6 +76,15 @@ export async function checkIssuerRevisionHashes(db: Sql): Promise<CheckResult> {
     if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
   }
   return c.result();
+}
+
+/** What the lots are derived from (verify-lots.ts): the operator's declarations, and the transactions' stored parts. */
+export async function checkLotObservations(db: Sql): Promise<CheckResult[]> {
+  const declarations = new Check("cost_basis_declarations.payload_sha256");
+  declarations.checked = await checkCostBasisDeclarations(db, (m) => declarations.fail(m));
+  const parts = new Check("transaction changes agree with balance changes");
+  parts.checked = await checkTransactionChanges(db, (m) => parts.fail(m));
+  return [declarations.result(), parts.result()];
 }
 
 /** Rows nothing derives (observations, the journal, the dataset label) against their seals. */
@@ -469,6 +479,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
     checks.push(...(await guarded(["integrity_check"], () => checkIntegrity(tx))));
     checks.push(...(await guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(tx))));
     checks.push(...(await guarded(["sealed rows match their seals"], () => checkSeals(tx))));
+    checks.push(...(await guarded(["cost_basis_declarations.payload_sha256", "transaction changes agree with balance changes"], () => checkLotObservations(tx))));
     checks.push(...(await guarded(["actions.payload_sha256", "actions.evidence_sha256", "action_events.sha256"], () => checkActionHashes(tx))));
     let journalRows: JournalRow[] = [];
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];

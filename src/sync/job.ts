@@ -85,6 +85,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       multiplierUpdates: result.multiplierUpdates,
       tokenAccounts: result.accounts,
       balanceChanges: result.balanceChanges,
+      transactionChanges: result.transactionChanges,
       cursors,
       ownerScans: { owner: job.owner, signatures: result.ownerScans },
       gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),

@@ -132,7 +132,7 @@ const arbRow = fc.record({
   };
 });
 const reportOf = (rows: Row[]): IncomeReport => ({
-  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, lastEventDate: null, rows,
+  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, lastEventDate: null, rows, treatment: "income", withholdingInformation: null,
   totals: {
     events: rows.length, unvaluedEvents: 0, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: null,
     exact: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: null },

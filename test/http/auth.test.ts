@@ -55,6 +55,9 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
     "GET /v2/instruments/:mint/lineage": { path: `/v2/instruments/${mints.NVDAx.mint}/lineage`, ok: 200 },
     "GET /v2/reports/income": { path: `/v2/reports/income?year=2025&owner=${owner}`, ok: 200 },
     "GET /v2/reports/currencies": { path: "/v2/reports/currencies", ok: 200 },
+    "GET /v2/lots": { path: `/v2/lots?owner=${owner}`, ok: 200 },
+    "GET /v2/reports/gains": { path: `/v2/reports/gains?year=2025&owner=${owner}`, ok: 200 },
+    "GET /v2/reports/holdings": { path: `/v2/reports/holdings?asOf=2025-12-31&owner=${owner}`, ok: 200 },
     // Any key may speak the protocol (each tool then needs its route's scope); a ping needs no session.
     "POST /mcp": { path: "/mcp", body: () => ({ jsonrpc: "2.0", id: 1, method: "ping" }), headers: { accept: "application/json, text/event-stream" }, ok: 200 },
   };
@@ -71,6 +74,9 @@ const specScopes: Record<string, Scope | "key" | null> = {
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
   "GET /v2/reports/currencies": "ledger:read", "POST /mcp": "key",
+  "GET /v2/lots": "ledger:read",
+  "GET /v2/reports/gains": "ledger:read",
+  "GET /v2/reports/holdings": "ledger:read",
 };
 
 describe("scope matrix: every route × every scope", () => {

@@ -138,7 +138,7 @@ describe("parameters", () => {
 
   test("dataset keeps its values and its default", () => {
     const ds = doc.paths["/v1/export"].get.parameters.find((p: any) => p.name === "dataset");
-    expect(ds.schema).toEqual({ type: "string", enum: ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken"], default: "journal" });
+    expect(ds.schema).toEqual({ type: "string", enum: ["journal", "income", "tax", "koinly", "cointracker", "coinledger", "awaken", "gains", "lots"], default: "journal" });
     expect(ds.description).toContain("import template");
   });
 });

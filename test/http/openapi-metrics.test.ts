@@ -36,10 +36,13 @@ const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/income/:id": [{ name: "owner", required: true }],
   "/v1/journal": [...paged, { name: "kind", required: false }],
   "/v1/yield": [{ name: "owner", required: true }],
-  "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates],
+  "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates, { name: "method", required: false }, { name: "treatment", required: false }],
   "/v2/actions": paged,
   "/v2/actions/:id": [{ name: "owner", required: true }],
-  "/v2/reports/income": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "currency", required: false }],
+  "/v2/reports/income": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "currency", required: false }, { name: "treatment", required: false }],
+  "/v2/lots": [{ name: "owner", required: true }, { name: "asOf", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
+  "/v2/reports/gains": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }, { name: "currency", required: false }],
+  "/v2/reports/holdings": [{ name: "asOf", required: true }, { name: "from", required: false }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
 };
 
 describe("OpenAPI document", () => {

@@ -147,16 +147,16 @@ describe("filters and the client", () => {
     expect(text.split("\r\n")[0]).toBe(HEADERS.coinledger);
   });
 
-  test("the file is named for the period it covers, not the day it was made", async () => {
+  test("the file is named for the period it covers, not the day it was made, and for the treatment (docs/lots.md#exports)", async () => {
     const owner = owners[0]!;
     const nameOf = async (filter: string) =>
       /filename="([^"]+)"/.exec((await call(srv.url, `/v1/export?owner=${owner}&dataset=koinly${filter}`, { key: srv.key })).headers.get("content-disposition") ?? "")?.[1];
     const who = owner.slice(0, 8);
-    expect(await nameOf("&year=2025")).toBe(`ca-ledger-koinly-${who}-2025.csv`);
-    expect(await nameOf("&from=2026-01-01&to=2026-06-30")).toBe(`ca-ledger-koinly-${who}-2026-01-01_2026-06-30.csv`);
-    expect(await nameOf("&from=2026-01-01")).toBe(`ca-ledger-koinly-${who}-from-2026-01-01.csv`);
-    expect(await nameOf("&to=2025-12-31")).toBe(`ca-ledger-koinly-${who}-to-2025-12-31.csv`);
-    expect(await nameOf("")).toBe(`ca-ledger-koinly-${who}-to-${new Date().toISOString().slice(0, 10)}.csv`);
+    expect(await nameOf("&year=2025")).toBe(`ca-ledger-koinly-${who}-2025-income.csv`);
+    expect(await nameOf("&from=2026-01-01&to=2026-06-30")).toBe(`ca-ledger-koinly-${who}-2026-01-01_2026-06-30-income.csv`);
+    expect(await nameOf("&from=2026-01-01")).toBe(`ca-ledger-koinly-${who}-from-2026-01-01-income.csv`);
+    expect(await nameOf("&to=2025-12-31")).toBe(`ca-ledger-koinly-${who}-to-2025-12-31-income.csv`);
+    expect(await nameOf("")).toBe(`ca-ledger-koinly-${who}-to-${new Date().toISOString().slice(0, 10)}-income.csv`);
   });
 });
 

@@ -27,7 +27,7 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import recorded from "../fixtures/demo-answers-before.json" with { type: "json" };
 import { registerWallet } from "../harness/index.ts";
 import { removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
-import { migrationsBefore, takeActionsBack } from "../support/actions-before.ts";
+import { migrationsBefore, takeActionsBack, takeLaterMigrationsBack } from "../support/actions-before.ts";
 import { demoAnswers, loadCorrectedDemo, type DemoAnswers } from "../support/demo-answers.ts";
 import { ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
@@ -35,13 +35,28 @@ import { DAY, history, observations, T0 } from "../support/random-history.ts";
 
 afterAll(removeTempDirs);
 
+/**
+ * Fields added to an answer since the recording (the API only ever adds fields): the year report
+ * names its treatment and gives the withholding apart under `deferred` (docs/lots.md#the-treatment-and-the-income-reports).
+ * They are taken out of today's answer, which must then be the recorded one byte for byte.
+ */
+const ADDED_SINCE: [RegExp, string[]][] = [[/^GET \/v2\/reports\/income\?/, ["treatment", "withholdingInformation"]]];
+
+function asRecorded(key: string, answer: string | undefined): string | undefined {
+  const added = ADDED_SINCE.find(([path]) => path.test(key))?.[1];
+  if (!added || answer === undefined || !answer.startsWith("200 ")) return answer;
+  const body = JSON.parse(answer.slice(4)) as Record<string, unknown>;
+  for (const field of added) delete body[field];
+  return `200 ${JSON.stringify(body)}`;
+}
+
 /** The requests whose answer differs from main's, the first with where it differs. */
 function differences(now: DemoAnswers): string[] {
   const before = recorded.answers as Record<string, string>;
   const keys = [...new Set([...Object.keys(before), ...Object.keys(now.answers)])];
-  const differ = keys.filter((k) => before[k] !== now.answers[k]);
+  const differ = keys.filter((k) => before[k] !== asRecorded(k, now.answers[k]));
   if (differ.length) {
-    const [a, b] = [before[differ[0]!] ?? "", now.answers[differ[0]!] ?? ""];
+    const [a, b] = [before[differ[0]!] ?? "", asRecorded(differ[0]!, now.answers[differ[0]!]) ?? ""];
     let i = 0;
     while (i < a.length && a[i] === b[i]) i++;
     differ[0] += `: main …${a.slice(Math.max(0, i - 60), i + 60)}… now …${b.slice(Math.max(0, i - 60), i + 60)}…`;
@@ -85,6 +100,7 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
     const booked = await withLedger(dir, (l) => eventsOf(l.db));
     await withLedger(dir, async (l) => {
       expect(await takeActionsBack(l.db)).toBe(Object.keys(recorded.hashes.actions).length);
+      await takeLaterMigrationsBack(l.db);
       expect(await catalog(l.db)).toEqual(await catalogBefore(l.engine));
     });
     const now = await demoAnswers(dir); // the server opens the ledger: the migration and its data step run

@@ -8,6 +8,7 @@ import { brokenSeals, sealedTables } from "../../src/ledger/seals.ts";
 import { columnNames, triggerNames } from "../../src/ledger/sql/dialect.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
+import { storeCostBasis } from "../../src/ledger/cost-basis.ts";
 import { startServer } from "../../src/server.ts";
 import { copyLedger, dropTrigger, ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
@@ -23,6 +24,9 @@ beforeAll(async () => {
   await withLedger(base, async (l) => {
     await appendCorrection(l.db, 0);
     await importEcbSample(l.db);
+    // An operator's cost-basis declaration (docs/lots.md#declared-cost-basis), so that table has a row to seal too.
+    const first = (await l.db.get(...q<{ owner: string; signature: string }>`SELECT owner, signature FROM balance_changes ORDER BY slot, signature LIMIT 1`))!;
+    await storeCostBasis(l.db, [{ kind: "cost", owner: first.owner, signature: first.signature, costUsd: "100" }]);
   });
 });
 

@@ -5,7 +5,8 @@
 // entry and its chained seal, every derived table. Exact values come back as the same text and
 // integers, JSON as the same bytes, flags as the same 0 or 1.
 import { afterAll, expect, test } from "bun:test";
-import { loadDemo } from "../../src/demo/load.ts";
+import { demoOwners, loadDemo } from "../../src/demo/load.ts";
+import { storeCostBasis } from "../../src/ledger/cost-basis.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { columnNames, tableNames } from "../../src/ledger/sql/dialect.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
@@ -22,6 +23,10 @@ async function demoOn(target: Parameters<typeof openLedger>[0]): Promise<Ledger>
   const ledger = await openLedger(target);
   ledgers.push(ledger);
   await loadDemo(ledger, now);
+  // An operator's cost-basis declaration (docs/lots.md#declared-cost-basis): the demo has none of its own.
+  const owner = demoOwners()[0]!;
+  const signature = (await ledger.db.get(...q<{ signature: string }>`SELECT signature FROM balance_changes WHERE owner = ${owner} ORDER BY slot, signature LIMIT 1`))!.signature;
+  await storeCostBasis(ledger.db, [{ kind: "cost", owner, signature, costUsd: "1234.5" }], now);
   return ledger;
 }
 

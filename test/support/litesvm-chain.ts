@@ -1,6 +1,7 @@
-// Transactions run by LiteSVM (the real Token-2022 program), recorded on a loopback chain as an
-// RPC node renders them for getTransaction with `encoding: "json"`: static account keys, outer
-// and inner instructions in base58, and pre/post token balances read from the watched token
+// Transactions run by LiteSVM (the real Token-2022 and SPL Token programs), recorded on a loopback
+// chain as an RPC node renders them for getTransaction with `encoding: "json"`: static account
+// keys, outer and inner instructions in base58, the lamports of every key before and after (the
+// fee is what they lost together), and pre/post token balances read from the watched token
 // accounts before and after (an account the transaction closed has no post balance).
 import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from "litesvm";
 import {
@@ -21,8 +22,8 @@ import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana
 import { addTransaction, type ChainState } from "./rpc-server";
 
 export interface SvmRecorder {
-  /** Token accounts whose balances the rendered transactions report. */
-  watch(tokenAccount: Address, owner: Address, mint: Address, decimals: number): void;
+  /** Token accounts whose balances the rendered transactions report (of Token-2022 unless `programId` says otherwise). */
+  watch(tokenAccount: Address, owner: Address, mint: Address, decimals: number, programId?: string): void;
   /** Runs the instructions; records the transaction under `listedUnder` (getSignaturesForAddress). */
   send(label: string, feePayer: TransactionSigner, ixs: Instruction[], listedUnder: string[]): Promise<WireTransaction>;
   setClock(unixTimestamp: bigint): void;
@@ -31,13 +32,13 @@ export interface SvmRecorder {
 }
 
 export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
-  const watched: { account: Address; owner: Address; mint: Address; decimals: number }[] = [];
+  const watched: { account: Address; owner: Address; mint: Address; decimals: number; programId: string }[] = [];
   const rawOf = (a: Address): bigint | null => {
     const acc = svm.getAccount(a);
     return acc.exists ? getTokenDecoder().decode(acc.data).amount : null;
   };
   return {
-    watch: (account, owner, mint, decimals) => void watched.push({ account, owner, mint, decimals }),
+    watch: (account, owner, mint, decimals, programId = TOKEN_2022_PROGRAM_ADDRESS) => void watched.push({ account, owner, mint, decimals, programId }),
     setClock(t) {
       const c = svm.getClock();
       c.unixTimestamp = t;
@@ -57,12 +58,15 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
         (m) => appendTransactionMessageInstructions(ixs, m),
         (m) => signTransactionMessageWithSigners(m),
       );
+      const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+      const keys = message.staticAccounts as string[];
+      const lamportsOf = () => keys.map((k) => Number(svm.getBalance(k as Address) ?? 0n));
+      const preBalances = lamportsOf();
       const res = svm.sendTransaction(tx);
       if (res instanceof FailedTransactionMetadata) throw new Error(`${label} failed: ${res.toString()}`);
       svm.expireBlockhash();
+      const postBalances = lamportsOf();
       const signature = getSignatureFromTransaction(tx);
-      const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-      const keys = message.staticAccounts as string[];
       const b58 = getBase58Decoder();
       const balances = (when: "pre" | "post") => {
         const out: WireTokenBalance[] = [];
@@ -70,7 +74,7 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
           const raw = when === "pre" ? before.get(w.account) : rawOf(w.account);
           const index = keys.indexOf(w.account);
           if (raw === null || raw === undefined || index < 0) continue;
-          out.push({ accountIndex: index, mint: w.mint, owner: w.owner, programId: TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount: { amount: raw.toString(), decimals: w.decimals, uiAmount: null, uiAmountString: "" } });
+          out.push({ accountIndex: index, mint: w.mint, owner: w.owner, programId: w.programId, uiTokenAmount: { amount: raw.toString(), decimals: w.decimals, uiAmount: null, uiAmountString: "" } });
         }
         return out;
       };
@@ -80,7 +84,10 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
         version: "legacy",
         meta: {
           err: null,
-          fee: 5000,
+          // Lamports are conserved between the keys but for the fee, which is burned or paid out.
+          fee: preBalances.reduce((a, b) => a + b, 0) - postBalances.reduce((a, b) => a + b, 0),
+          preBalances,
+          postBalances,
           innerInstructions: (res as TransactionMetadata).innerInstructions().map((list, index) => ({
             index,
             instructions: list.map((ii) => ({ programIdIndex: ii.instruction().programIdIndex(), accounts: [...ii.instruction().accounts()], data: b58.decode(ii.instruction().data()), stackHeight: ii.stackHeight() })),
@@ -94,7 +101,12 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
           signatures: [signature],
           message: {
             accountKeys: keys,
-            header: message.header,
+            // As an RPC node names the header's fields (kit's compiled message names them otherwise).
+            header: {
+              numRequiredSignatures: message.header.numSignerAccounts,
+              numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
+              numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
+            },
             instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
             recentBlockhash: message.lifetimeToken,
           },

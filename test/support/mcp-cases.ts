@@ -47,10 +47,14 @@ export async function readCases(baseUrl: string, key: string): Promise<ToolCase[
     { tool: "get_action", args: { id: actionId, owner }, path: `/v2/actions/${actionId}?owner=${owner}` },
     { tool: "get_lineage", args: { mint }, path: `/v2/instruments/${mint}/lineage` },
     { tool: "get_taxonomy", args: {}, path: "/v2/taxonomy" },
+    { tool: "list_lots", args: { owner, method: "hifo" }, path: `/v2/lots?owner=${owner}&method=hifo` },
+    { tool: "gains_report", args: { year: 2026, treatment: "deferred" }, path: "/v2/reports/gains?year=2026&treatment=deferred" },
+    { tool: "holdings_report", args: { asOf: "2026-06-30", owner: [owner] }, path: `/v2/reports/holdings?asOf=2026-06-30&owner=${owner}` },
   ];
 }
 
 /** The tools of the declared routes today (docs/mcp.md#tools). */
 export const builtTools = [
   "list_wallets", "get_sync_status", "request_sync", "get_portfolio", "list_income", "income_report", "list_actions", "get_action", "get_lineage", "get_taxonomy",
+  "list_lots", "gains_report", "holdings_report",
 ];

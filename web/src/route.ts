@@ -2,7 +2,7 @@
 // the back button works. The fragment never holds the key or anything secret.
 import { useEffect, useState } from "preact/hooks";
 
-export const views = ["holdings", "income", "actions", "lineage", "wallets", "downloads"] as const;
+export const views = ["holdings", "income", "lots", "actions", "lineage", "wallets", "downloads"] as const;
 export type View = (typeof views)[number];
 
 export interface Route { view: View; id: string | null; query: URLSearchParams }

@@ -12,6 +12,7 @@ import { Downloads } from "./Downloads.tsx";
 import { Holdings } from "./Holdings.tsx";
 import { Income } from "./Income.tsx";
 import { Lineage } from "./Lineage.tsx";
+import { Lots } from "./Lots.tsx";
 import { SignIn } from "./SignIn.tsx";
 import { Failure, Loading } from "./states.tsx";
 import { Wallets } from "./Wallets.tsx";
@@ -30,6 +31,7 @@ export function App() {
 const nav: { view: View; label: string }[] = [
   { view: "holdings", label: "Holdings" },
   { view: "income", label: "Income" },
+  { view: "lots", label: "Lots & gains" },
   { view: "actions", label: "Actions" },
   { view: "lineage", label: "Lineage" },
   { view: "wallets", label: "Wallets" },
@@ -75,6 +77,7 @@ function Current({ view, id }: { view: View; id: string | null }): ComponentChil
   switch (view) {
     case "holdings": return <Holdings />;
     case "income": return <Income />;
+    case "lots": return <Lots />;
     case "actions": return id ? <ActionDetail id={id} /> : <Actions />;
     case "lineage": return <Lineage mint={id} />;
     case "wallets": return <Wallets />;

@@ -22,6 +22,8 @@ const described: Record<ExportDataset, string> = {
   cointracker: "Income rows in CoinTracker's CSV import format (tag interest; CoinTracker prices each receipt). Import it into CoinTracker.",
   coinledger: "Income rows in CoinLedger's universal manual import template (type Income). Import it into CoinLedger.",
   awaken: "Income rows in Awaken Tax's standard CSV (tag rewards_income, fiat amount in USD). Import it into Awaken.",
+  gains: "Realized gains in IRS Form 8949's columns (description, dates acquired and sold, proceeds, basis, gain or loss, term), one row per sale × lot.",
+  lots: "The lots open at the end of the year: units, cost basis, acquisition date and where each came from.",
 };
 
 /** The report's own answer from the server, as a link the browser saves (the server's JSON, byte for byte). */

@@ -3,6 +3,7 @@
 // history. Amounts are exact decimal strings written canonically (no trailing zeros) and times
 // ISO-8601 UTC to the millisecond, so the same declaration imported twice hashes the same.
 // `declarationsInput` turns the stored declarations into the lot engine's input.
+import { canonicalJson } from "../evidence";
 import { parseDecimal, type Rat } from "../numbers";
 import type { DeclaredCost, DeclaredLot } from "./types";
 
@@ -27,6 +28,9 @@ export interface DeclaredLotObservation {
 }
 
 export type CostBasisObservation = DeclaredCostObservation | DeclaredLotObservation;
+
+/** The canonical JSON an import stores and hashes as the operator's observation. */
+export const declarationPayload = (d: CostBasisObservation): string => canonicalJson(d);
 
 /** A mint's multiplier in force at a time and its decimals, or null when the ledger does not know the mint. */
 export type MintAt = (mint: string, at: number) => { multiplier: Rat; decimals: number } | null;

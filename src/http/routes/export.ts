@@ -2,7 +2,7 @@
 // a tax tool's import template.
 import * as S from "../../../schemas/index.ts";
 import { periodLabel } from "../../domain/date-range.ts";
-import type { ExportDataset } from "../exports.ts";
+import { type ExportDataset, isLotDataset, lotExportCsv } from "../exports.ts";
 import { DATE_FILTERS, dateRangeOf } from "../params.ts";
 import { route, Serialized } from "../route.ts";
 import { booksOwner, walletErrors } from "./guard.ts";
@@ -21,9 +21,19 @@ export const exportRoutes = [
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);
       const dataset = (query.dataset ?? "journal") as ExportDataset;
-      const csv = await app.queries.exportCsv(dataset, books, range, app.dataset.kind);
+      const today = new Date().toISOString().slice(0, 10);
+      const treatment = query.treatment ?? app.config.taxTreatment;
+      const csv = isLotDataset(dataset)
+        ? await lotExportCsv(app.ledger.db, {
+          tenantId: principal.tenantId, owner: books, dataset, range, label: app.dataset.kind, today,
+          method: query.method ?? app.config.lotMethod, treatment, stablecoins: app.config.stablecoins,
+        })
+        : await app.queries.exportCsv(dataset, books, range, app.dataset.kind, treatment);
+      // The treatment is named where it shapes the rows (docs/lots.md#exports): the lots' and the tax exports.
+      const treated = isLotDataset(dataset) || dataset !== "journal" && dataset !== "income";
       return new Serialized(csv, "text/csv; charset=utf-8", {
-        "content-disposition": `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, new Date().toISOString().slice(0, 10))}.csv"`,
+        "content-disposition": `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, today)}${treated ? `-${treatment}` : ""}.csv"`,
+        ...(treated ? { "x-ca-ledger-treatment": treatment } : {}),
       });
     },
   }),

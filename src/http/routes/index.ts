@@ -9,6 +9,7 @@ import { healthRoutes } from "./health.ts";
 import { incomeRoutes } from "./income.ts";
 import { journalRoutes } from "./journal.ts";
 import { lineageRoutes } from "./lineage.ts";
+import { lotRoutes } from "./lots.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { opsRoutes } from "./ops.ts";
 import { portfolioRoutes } from "./portfolio.ts";
@@ -19,5 +20,5 @@ import { yieldRoutes } from "./yield.ts";
 
 export const routes: readonly Route[] = [
   ...healthRoutes, ...assetRoutes, ...walletRoutes, ...portfolioRoutes, ...incomeRoutes, ...journalRoutes, ...yieldRoutes, ...exportRoutes,
-  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...mcpRoutes,
+  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...lotRoutes, ...mcpRoutes,
 ];

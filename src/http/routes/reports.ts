@@ -2,7 +2,7 @@
 // given in (docs/income-and-tax.md#year-report).
 import * as S from "../../../schemas/index.ts";
 import { yearRange } from "../../domain/date-range.ts";
-import { incomeReport, reportForPeople } from "../../domain/income-report.ts";
+import { deferredEntry, incomeReport, reportForPeople, withholdingInformation } from "../../domain/income-report.ts";
 import { conversionTo, reportCurrencies } from "../../ledger/reference-rates.ts";
 import { jsonBody } from "../json-page.ts";
 import { route } from "../route.ts";
@@ -25,14 +25,21 @@ export const reportRoutes = [
       "Repeat owner to name wallets (each must be registered by the tenant: else 404 wallet_not_registered); without owner, every wallet the tenant registered. " +
       "A wallet whose first sync has not finished counts as empty. With currency (any GET /v2/reports/currencies lists), every amount is also " +
       "given in that currency at the reference rate of each event's day, else the latest earlier ECB day, with the rates used; an amount whose event has no " +
-      "rate on or before its day is null with a reason (import the history with `ca-ledger rates import`).",
+      "rate on or before its day is null with a reason (import the history with `ca-ledger rates import`). " +
+      "treatment (default TAX_TREATMENT): under deferred a reinvested dividend is no income (it is realized at disposal, GET /v2/reports/gains), so every amount is 0 " +
+      "and the year's withholding is given apart as withholdingInformation.",
     handler: async ({ principal, query }, app) => {
       const { owners, books } = await tenantOwners(app, principal, query.owner);
       const yearEntries = await app.queries.incomeEntries(books, yearRange(query.year));
       const conversion = query.currency ? await conversionTo(app.ledger.db, query.currency, yearEntries.map((e) => e.effectiveAt.slice(0, 10))) : null;
-      const report = incomeReport(yearEntries, conversion);
+      const treatment = query.treatment ?? app.config.taxTreatment;
+      const deferred = treatment === "deferred";
+      const report = incomeReport(deferred ? yearEntries.map(deferredEntry) : yearEntries, conversion);
       // Built here and serialised once; the tests check the body against S.IncomeReport.
-      return jsonBody({ year: query.year, dataset: app.dataset, owners, ...reportForPeople(report) });
+      return jsonBody({
+        year: query.year, dataset: app.dataset, owners, ...reportForPeople(report), treatment,
+        withholdingInformation: deferred ? withholdingInformation(yearEntries) : null,
+      });
     },
   }),
   route({

@@ -23,6 +23,10 @@ export const balanceChangeSql = statements("balance_changes", {
      VALUES (${p.signature}, ${p.tokenAccount}, ${p.owner}, ${p.mint}, ${p.slot}, ${p.blockTime}, ${p.preRaw}, ${p.postRaw}, ${p.ownerSigned}, ${p.byPermanentDelegate}) ON CONFLICT DO NOTHING`),
   ofOwners: query<{ owners: readonly string[] }, BalanceChangeRow>((p) => sql`${changeColumns}
        WHERE owner IN ${inList(p.owners)} ORDER BY slot, signature`),
+  /** Each (signature, owner) among these owners whose transaction another of them took part in (the lots' linked wallets). */
+  sharedAmong: query<{ owners: readonly string[] }, Pick<BalanceChangeRow, "signature" | "owner">>((p) => sql`SELECT DISTINCT b.signature, b.owner FROM balance_changes b
+     WHERE b.owner IN ${inList(p.owners)}
+     AND EXISTS (SELECT 1 FROM balance_changes o WHERE o.signature = b.signature AND o.owner <> b.owner AND o.owner IN ${inList(p.owners)})`),
   /** Changes of one token account already stored, among these signatures. */
   ofAccount: query<{ tokenAccount: string; signatures: readonly string[] }, BalanceChangeRow>((p) => sql`${changeColumns}
      WHERE token_account = ${p.tokenAccount} AND signature IN ${inList(p.signatures)}`),

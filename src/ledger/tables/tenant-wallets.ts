@@ -1,5 +1,5 @@
 // The wallets each tenant follows: registered, and from its first finished sync its books visible.
-import { query, sql, statements } from "../sql/statement.ts";
+import { inList, query, sql, statements } from "../sql/statement.ts";
 import type { JobStatus } from "./sync-jobs.ts";
 
 export interface TenantWalletRow { tenant_id: number; owner: string; registered_at: string; first_synced_at: string | null }
@@ -7,6 +7,8 @@ export interface TenantWalletRow { tenant_id: number; owner: string; registered_
 export const tenantWalletSql = statements("tenant_wallets", {
   registered: query<{ tenantId: number; owner: string }, Pick<TenantWalletRow, "first_synced_at">>((p) => sql`SELECT first_synced_at FROM tenant_wallets WHERE tenant_id = ${p.tenantId} AND owner = ${p.owner}`),
   ofTenant: query<{ tenantId: number }, Pick<TenantWalletRow, "owner" | "first_synced_at">>((p) => sql`SELECT owner, first_synced_at FROM tenant_wallets WHERE tenant_id = ${p.tenantId} ORDER BY owner`),
+  /** Of these wallets, those some tenant follows. */
+  followedAmong: query<{ owners: readonly string[] }, Pick<TenantWalletRow, "owner">>((p) => sql`SELECT DISTINCT owner FROM tenant_wallets WHERE owner IN ${inList(p.owners)}`),
   countOfTenant: query<{ tenantId: number }, { n: number }>((p) => sql`SELECT count(*) AS n FROM tenant_wallets WHERE tenant_id = ${p.tenantId}`),
   insert: query<{ tenantId: number; owner: string; at: string }>((p) => sql`INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (${p.tenantId}, ${p.owner}, ${p.at})`),
   /** The tenant of job `jobId` sees the wallet's books from `at` on (once). */

@@ -11,7 +11,6 @@
 // the same observation.
 import { isAddress, isSignature } from "@solana/kit";
 import { isDay } from "../../domain/date-range";
-import { canonicalJson } from "../../domain/evidence";
 import type { CostBasisObservation } from "../../domain/lots/declarations";
 import { formatExact, parseDecimal } from "../../domain/numbers";
 import { CsvError, parseCsv } from "./csv";
@@ -31,6 +30,11 @@ export class CostBasisError extends Error {
 
 /** Reads the whole file (`today` is the operator's UTC day, YYYY-MM-DD) or throws at the first bad row. */
 export function parseCostBasis(text: string, today: string): CostBasisObservation[] {
+  return parseCostBasisLines(text, today).map((d) => d.declaration);
+}
+
+/** The same, each declaration with the line it was read from (to name it in a later check). */
+export function parseCostBasisLines(text: string, today: string): { line: number; declaration: CostBasisObservation }[] {
   let table;
   try {
     table = parseCsv(text);
@@ -44,7 +48,9 @@ export function parseCostBasis(text: string, today: string): CostBasisObservatio
   const shape = shapeOf(columns, header.line);
   if (!body.length) throw new CostBasisError(header.line + 1, null, "the file has a header but no declaration");
   const seen = new Map<string, number>();
-  return body.map(({ line, cells }) => {
+  return body.map(({ line, cells }) => ({ line, declaration: declarationOf(line, cells) }));
+
+  function declarationOf(line: number, cells: string[]): CostBasisObservation {
     if (cells.length !== columns.length) throw new CostBasisError(line, null, `${cells.length} cells, the header has ${columns.length}`);
     const cell = Object.fromEntries(columns.map((c, i) => [c, cells[i]!.trim()]));
     const owner = address(line, "owner", cell.owner!);
@@ -66,11 +72,10 @@ export function parseCostBasis(text: string, today: string): CostBasisObservatio
       units: amount(line, "units", cell.units!, AMOUNT_DIGITS.units, "a number of units above 0 (e.g. 12.5)", true),
       costUsd,
     };
-  });
+  }
 }
 
-/** The canonical JSON an import stores and hashes as the operator's observation. */
-export const declarationPayload = (d: CostBasisObservation): string => canonicalJson(d);
+export { declarationPayload } from "../../domain/lots/declarations";
 
 function shapeOf(columns: string[], line: number): "cost" | "lot" {
   const has = (wanted: readonly string[]) => columns.length === wanted.length && wanted.every((c) => columns.includes(c));

@@ -19,21 +19,22 @@ export function accountBalances(read: AccountRead, decoded: AccountChanges | nul
   if (gaps.length === 0 && !read.walk.capped) {
     gaps.push(...checkBalanceChain(read.account, changes, (read.from ?? EMPTY_CURSOR).newest === null && !read.from?.resume));
   }
-  return { changes, gaps, cursor: walkCursorMoves(read.walk, gaps) ? read.walk.cursor : null, listed: read.listed };
+  return { changes, parts: decoded?.parts ?? [], gaps, cursor: walkCursorMoves(read.walk, gaps) ? read.walk.cursor : null, listed: read.listed };
 }
 
 type Gathered = Omit<BalanceHistory, "readInFull">;
 
 /** Every account walked on its own, at once: gaps, cursors and listings gathered as each walk ends; changes in the accounts' order. */
 export async function balancesOfWalks(accounts: TokenAccountObs[], walk: (account: TokenAccountObs) => Promise<AccountBalances>): Promise<Gathered> {
-  const out: Gathered = { changes: [], gaps: [], cursors: {}, listed: [] };
+  const out: Gathered = { changes: [], parts: [], gaps: [], cursors: {}, listed: [] };
   const perAccount = await Promise.all(accounts.map(async (account) => gather(out, account, await walk(account))));
   out.changes = perAccount.flat();
   return out;
 }
 
-/** Adds a finished walk's gaps, cursor and listing to `out`; returns its changes. */
+/** Adds a finished walk's parts, gaps, cursor and listing to `out`; returns its changes. */
 function gather(out: Gathered, account: TokenAccountObs, walked: AccountBalances): BalanceChangeObs[] {
+  out.parts.push(...walked.parts);
   out.gaps.push(...walked.gaps);
   if (walked.cursor) out.cursors[account.tokenAccount] = walked.cursor;
   out.listed.push(...walked.listed);
@@ -49,12 +50,12 @@ function gather(out: Gathered, account: TokenAccountObs, walked: AccountBalances
 export async function balancesOfWalletRead(
   owner: string,
   read: FastHistory,
-  decoded: { byAccount: Map<string, BalanceChangeObs[]>; unread: string[] },
+  decoded: { byAccount: Map<string, BalanceChangeObs[]>; parts: AccountBalances["parts"]; unread: string[] },
   accounts: TokenAccountObs[],
   full: boolean,
   walk: (account: TokenAccountObs) => Promise<AccountBalances>,
 ): Promise<BalanceHistory> {
-  const walked: Gathered = { changes: [], gaps: [], cursors: {}, listed: [] };
+  const walked: Gathered = { changes: [], parts: [], gaps: [], cursors: {}, listed: [] };
   const readGaps = unreadGaps(owner, decoded.unread);
   const perAccount = await Promise.all(accounts.map(async (account) => {
     const changes = decoded.byAccount.get(account.tokenAccount) ?? [];
@@ -68,7 +69,7 @@ export async function balancesOfWalletRead(
   // An account walked the standard way with a gap holds the read's cursor too: only a read from
   // scratch walks an account the standard way, so moving the cursor would leave that gap unread.
   const readInFull = walked.gaps.length === 0 && (readGaps.length === 0 || (read.capped && readGaps.length === 1));
-  return { changes: perAccount.flat(), gaps: [...walked.gaps, ...readGaps], cursors: walked.cursors, listed: walked.listed, readInFull };
+  return { changes: perAccount.flat(), parts: [...decoded.parts, ...walked.parts], gaps: [...walked.gaps, ...readGaps], cursors: walked.cursors, listed: walked.listed, readInFull };
 }
 
 /**

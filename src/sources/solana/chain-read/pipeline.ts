@@ -27,7 +27,7 @@ import { listWalletAccounts } from "./list";
 import { readMints } from "./mint-states";
 import { createProgress, type Progress } from "./progress";
 import { readAccountTransactions, type AccountReadContext } from "./read";
-import type { AccountBalances, BalanceHistory, SyncCursors, SyncOptions, SyncTransactions, WalletChainSync, WalletHistory } from "./types";
+import type { AccountBalances, BalanceHistory, DecodeContext, SyncCursors, SyncOptions, SyncTransactions, WalletChainSync, WalletHistory } from "./types";
 import { syncTransactions, transactionFetcher, uniqueBy } from "./walk-common";
 import { historyListed } from "./wallet-history";
 
@@ -40,8 +40,9 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
 
   const listed = await listWalletAccounts(rpc, owner, cursors, transactions, progress, opts);
   const mints = await readMints(rpc, [...new Set(listed.accounts.map((a) => a.mint))], opts.now ?? unixNow, progress.report);
-  const walkAccount = accountWalker(rpc, owner, cursors, transactions, mints.permanentDelegates, progress, opts);
-  const balances = await readBalances(owner, listed.history, listed.accounts, mints.permanentDelegates, !cursors.history?.newest, walkAccount);
+  const decode: DecodeContext = { owner, permanentDelegates: mints.permanentDelegates, scaledMints: new Set(mints.mints.map((m) => m.mint)) };
+  const walkAccount = accountWalker(rpc, cursors, transactions, decode, progress, opts);
+  const balances = await readBalances(decode, listed.history, listed.accounts, !cursors.history?.newest, walkAccount);
   // What the wallet's history read found is stored only when every account it named was resolved.
   const wallet = walletAdvance(owner, listed.history, balances.readInFull && listed.allResolved);
   const authorities = await readAuthorities(rpc, mints.mints, cursors.authorities, transactions, progress, opts);
@@ -49,6 +50,7 @@ export async function syncWalletChain(rpc: Rpc, owner: string, given: Partial<Sy
   return {
     accounts: listed.accounts,
     balanceChanges: dedupeChanges(balances.changes),
+    transactionChanges: uniqueBy(balances.parts, (p) => p.signature),
     mints: mints.mints,
     instruments: mints.instruments,
     multiplierUpdates: authorities.updates,
@@ -72,13 +74,13 @@ const dedupeChanges = (changes: BalanceChangeObs[]): BalanceChangeObs[] => uniqu
 
 /** One token account through read → decode → balances (its progress counted in account_history). */
 function accountWalker(
-  rpc: Rpc, owner: string, cursors: SyncCursors, transactions: SyncTransactions, permanentDelegates: ReadonlyMap<string, string>, progress: Progress, opts: SyncOptions,
+  rpc: Rpc, cursors: SyncCursors, transactions: SyncTransactions, decode: DecodeContext, progress: Progress, opts: SyncOptions,
 ): (account: TokenAccountObs) => Promise<AccountBalances> {
   const counter = progress.phase("account_history");
   const ctx: AccountReadContext = { rpc, cursors: cursors.accounts, transactions, opts, onListed: (n) => counter.add(n), onRead: () => counter.done(1) };
   return async (account) => {
     const read = await readAccountTransactions(ctx, account);
-    return accountBalances(read, accountChanges(read, owner, permanentDelegates));
+    return accountBalances(read, accountChanges(read, decode));
   };
 }
 
@@ -88,12 +90,11 @@ function accountWalker(
  * from the beginning, so each account's changes must start from zero).
  */
 async function readBalances(
-  owner: string, history: WalletHistory, accounts: TokenAccountObs[], permanentDelegates: ReadonlyMap<string, string>, fullRead: boolean,
-  walk: (account: TokenAccountObs) => Promise<AccountBalances>,
+  decode: DecodeContext, history: WalletHistory, accounts: TokenAccountObs[], fullRead: boolean, walk: (account: TokenAccountObs) => Promise<AccountBalances>,
 ): Promise<BalanceHistory> {
   if (history.method === "standard") return { ...(await balancesOfWalks(accounts, walk)), readInFull: history.walk.cursorMoves };
-  const decoded = walletReadChanges(history.read, owner, permanentDelegates);
-  return balancesOfWalletRead(owner, history.read, decoded, accounts, fullRead, walk);
+  const decoded = walletReadChanges(history.read, decode);
+  return balancesOfWalletRead(decode.owner, history.read, decoded, accounts, fullRead, walk);
 }
 
 /** Where the wallet's history read moves its cursor (the owner address's, or the fast read's), and what it scanned. */

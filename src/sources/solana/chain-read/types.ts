@@ -1,6 +1,7 @@
 // What the stages of a wallet's chain read share (pipeline.ts runs them): the gaps they name, the
 // cursors they move, the progress they report, what each stage hands the next, a sync's options
 // and its result. Types only, at the bottom: every stage imports this module, it imports none.
+import type { OwnerTransactionChanges } from "../../../domain/lots/owner-changes";
 import type { BalanceChangeObs, InstrumentObs, MintStateObs, MultiplierUpdateObs, TokenAccountObs } from "../../../domain/observations";
 import type { SignatureWalk, WalkCursor, WalkOptions } from "../signatures";
 import type { WireTransaction } from "../wire";
@@ -60,6 +61,8 @@ export interface WalletChainSync {
   /** Open accounts and closed ones (balance 0). */
   accounts: TokenAccountObs[];
   balanceChanges: BalanceChangeObs[];
+  /** The owner's part of each transaction read in which its balance of a Scaled UI mint changed (docs/lots.md#what-the-sync-stores). */
+  transactionChanges: OwnerTransactionChanges[];
   mints: MintStateObs[];
   /** Names from the Token-2022 metadata of the mints read (source `token-metadata`). */
   instruments: InstrumentObs[];
@@ -163,15 +166,27 @@ export interface AccountRead {
   deadlinePassed: boolean;
 }
 
-/** Stage 3, decode: an account's balance changes, oldest first, and the transactions that could not be read or decoded. */
+/** What decoding a wallet's transactions needs to know. */
+export interface DecodeContext {
+  owner: string;
+  /** Per mint, its permanent delegate (a seizure is its move, not the wallet's). */
+  permanentDelegates: ReadonlyMap<string, string>;
+  /** The mints with a Scaled UI Amount state: a transaction moving one keeps the owner's part. */
+  scaledMints: ReadonlySet<string>;
+}
+
+/** Stage 3, decode: an account's balance changes, oldest first, the owner's parts of the transactions fetched, and the transactions that could not be read or decoded. */
 export interface AccountChanges {
   changes: BalanceChangeObs[];
   unread: string[];
+  /** Only of transactions fetched now: a transaction reused from storage had its part stored with it. */
+  parts: OwnerTransactionChanges[];
 }
 
 /** Stage 4, balances: what one account's read adds up to. */
 export interface AccountBalances {
   changes: BalanceChangeObs[];
+  parts: OwnerTransactionChanges[];
   gaps: SyncGap[];
   /** Where the account's cursor moves; null: it stays. */
   cursor: WalkCursor | null;
@@ -182,6 +197,7 @@ export interface AccountBalances {
 export interface BalanceHistory {
   /** Per account, oldest first; accounts in the order given. */
   changes: BalanceChangeObs[];
+  parts: OwnerTransactionChanges[];
   gaps: SyncGap[];
   /** The cursors of the accounts walked that move. */
   cursors: Record<string, WalkCursor>;
