@@ -64,6 +64,7 @@ export const tenantWallets = pgTable(
     owner: text("owner").notNull(),
     registeredAt: text("registered_at").notNull(),
     firstSyncedAt: text("first_synced_at"),
+    syncedJournalId: bigint("synced_journal_id", { mode: "number" }),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.owner] }), index("tenant_wallets_owner").on(t.owner)],
 );
@@ -449,3 +450,54 @@ export const feedStatus = pgTable("feed_status", {
   degraded: text("degraded"),
   updatedAt: text("updated_at").notNull(),
 });
+
+// ---- events and webhooks (schema.ts says what each holds) -------------------------------------
+
+export const events = pgTable(
+  "events",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    tenantId: bigint("tenant_id", { mode: "number" }).notNull().references(() => tenants.id),
+    type: text("type").notNull(),
+    owner: text("owner"),
+    body: text("body").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("events_tenant_seq").on(t.tenantId, t.seq)],
+);
+
+export const webhookSubscriptions = pgTable(
+  "webhook_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    tenantId: bigint("tenant_id", { mode: "number" }).notNull().references(() => tenants.id),
+    url: text("url").notNull(),
+    events: text("events"),
+    sealedSecrets: text("sealed_secrets").notNull(),
+    createdAt: text("created_at").notNull(),
+    removedAt: text("removed_at"),
+  },
+  (t) => [index("webhook_subscriptions_tenant").on(t.tenantId)],
+);
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    subscriptionId: text("subscription_id").notNull().references(() => webhookSubscriptions.id),
+    eventSeq: bigint("event_seq", { mode: "number" }).notNull().references(() => events.seq),
+    status: text("status").notNull(),
+    attempts: bigint("attempts", { mode: "number" }).notNull(),
+    dueSince: text("due_since").notNull(),
+    nextAttemptAt: text("next_attempt_at"),
+    leaseUntil: text("lease_until"),
+    lastAttemptAt: text("last_attempt_at"),
+    lastStatus: bigint("last_status", { mode: "number" }),
+    lastAnswer: text("last_answer"),
+  },
+  (t) => [
+    index("webhook_deliveries_subscription").on(t.subscriptionId, t.id),
+    index("webhook_deliveries_pending").on(t.subscriptionId, t.id).where(sql`status = 'pending'`),
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
