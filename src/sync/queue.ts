@@ -6,20 +6,15 @@
 // at its `next_sync_at`.
 import { forUpdate } from "../ledger/sql/dialect.ts";
 import type { Sql } from "../ledger/sql/port.ts";
+import type { JobRow, JobStatus } from "../ledger/sync-jobs.ts";
+import { syncEndBefore, writeSyncEndEvents } from "../ledger/outbox.ts";
 
 export const maxAttempts = 5;
 // How long a claimed job is held before another claim may take it (a crashed worker's job runs
 // again after this). Tests shorten it; operators have no reason to.
 export const leaseSeconds = Number(process.env.CA_LEDGER_SYNC_LEASE_SECONDS ?? 120);
 
-export type JobStatus = "queued" | "running" | "complete" | "partial" | "failed";
-
-export interface JobRow {
-  id: number; tenant_id: number; owner: string; status: JobStatus; requested_at: string; started_at: string | null;
-  finished_at: string | null; lease_until: string | null; attempts: number; next_retry_at: string | null;
-  phase: string | null; progress_done: number; progress_total: number; transactions_fetched: number; gaps: string; error: string | null;
-  next_sync_at: string | null; deadline_passed_at: string | null;
-}
+export type { JobRow, JobStatus } from "../ledger/sync-jobs.ts";
 
 export interface EnqueueResult { registration: "registered" | "already_registered"; status: "queued" | "running"; job: "enqueued" | "already_pending" }
 
@@ -160,12 +155,14 @@ export interface JobOutcome {
 
 /**
  * Finishes a run: complete, or partial with its named gaps. From now on the tenant sees the
- * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`.
+ * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`. The tenant's
+ * `wallet.synced` and `wallet.gap` events are written in the same transaction.
  */
 export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): Promise<void> {
   const at = now.toISOString();
   const status: JobStatus = outcome.gaps.length ? "partial" : "complete";
   await db.write(async (tx) => {
+    const told = await syncEndBefore(tx, id);
     await tx.run(
       `UPDATE sync_jobs SET status = ?, finished_at = ?, lease_until = NULL, phase = 'done', gaps = ?, transactions_fetched = ?,
        error = NULL, next_retry_at = NULL, next_sync_at = ?, deadline_passed_at = ? WHERE id = ?`,
@@ -176,6 +173,8 @@ export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = 
        AND tenant_id = (SELECT tenant_id FROM sync_jobs WHERE id = ?2) AND owner = (SELECT owner FROM sync_jobs WHERE id = ?2)`,
       at, id,
     );
+    // wallet.synced, wallet.gap: in the outbox with the job's end (docs/events.md#event-types).
+    if (told) await writeSyncEndEvents(tx, told, outcome.gaps, now);
   });
 }
 

@@ -46,6 +46,11 @@ export function actionQueries(db: Sql) {
       const detail = row.detail ?? JSON.stringify(actionDetailBase(JSON.parse(row.payload) as ActionRecord));
       return { detail: withValidation(detail, (await taxonomy.validations()).get(row.type)!), journal: await journal(owner, id) };
     },
+    /** One action as the v2 list shows it, as JSON text (an event's `data`, docs/events.md#event-types); null when the wallet has no such action. */
+    async itemJson(owner: string, id: string): Promise<string | null> {
+      const row = await db.get<{ type: ActionType; summary: string }>("SELECT type, summary FROM actions WHERE owner = ? AND id = ?", owner, id);
+      return row ? withValidation(row.summary, (await taxonomy.validations()).get(row.type)!) : null;
+    },
     /** The same pages as stored JSON text, for routes that splice them without re-serialising. */
     async listJson(owner: string, p: Page, range: DateRange = ALL_DATES) {
       const total = await countOf(listSql.count, owner, range);

@@ -1,5 +1,5 @@
 import type { Sql } from "../sql/port.ts";
-import type { JobRow, JobStatus } from "../../sync/queue.ts";
+import type { JobRow, JobStatus } from "../sync-jobs.ts";
 
 export async function listWallets(db: Sql, tenantId: number) {
   const rows = await db.all<{ owner: string; registered_at: string; status: JobStatus }>(
