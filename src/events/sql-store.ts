@@ -44,12 +44,22 @@ export async function writeEvent(tx: Sql, e: OutboxEvent, onlySubscription?: str
   );
   for (const s of subs) {
     if (onlySubscription === undefined && !subscribesTo(parseStoredFilter(s.events), e.type)) continue;
-    await tx.run(
-      "INSERT INTO webhook_deliveries (subscription_id, event_seq, status, attempts, due_since, next_attempt_at) VALUES (?, ?, 'pending', 0, ?, ?)",
-      s.id, seq, at, at,
-    );
+    await insertDelivery(tx, s.id, seq, e.at);
   }
   return formatEventId(BigInt(seq));
+}
+
+/**
+ * One more delivery of an event already written, to one subscription (`webhooks test` sending
+ * the latest event again): the same id and body, queued after the subscription's pending ones.
+ * Returns the delivery's id.
+ */
+export async function insertDelivery(tx: Sql, subscriptionId: string, eventSeq: number | string, at: Date): Promise<string> {
+  const row = await tx.get<{ id: number | string }>(
+    "INSERT INTO webhook_deliveries (subscription_id, event_seq, status, attempts, due_since, next_attempt_at) VALUES (?, ?, 'pending', 0, ?, ?) RETURNING id",
+    subscriptionId, eventSeq, at.toISOString(), at.toISOString(),
+  );
+  return String(row!.id);
 }
 
 interface ClaimedRow {

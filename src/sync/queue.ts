@@ -156,12 +156,12 @@ export interface JobOutcome {
 /**
  * Finishes a run: complete, or partial with its named gaps. From now on the tenant sees the
  * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`. The tenant's
- * `wallet.synced` and `wallet.gap` events are written in the same transaction.
+ * `wallet.synced` and `wallet.gap` events are written in the same transaction; returns how many.
  */
-export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): Promise<void> {
+export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): Promise<number> {
   const at = now.toISOString();
   const status: JobStatus = outcome.gaps.length ? "partial" : "complete";
-  await db.write(async (tx) => {
+  return db.write(async (tx) => {
     const told = await syncEndBefore(tx, id);
     await tx.run(
       `UPDATE sync_jobs SET status = ?, finished_at = ?, lease_until = NULL, phase = 'done', gaps = ?, transactions_fetched = ?,
@@ -174,7 +174,7 @@ export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = 
       at, id,
     );
     // wallet.synced, wallet.gap: in the outbox with the job's end (docs/events.md#event-types).
-    if (told) await writeSyncEndEvents(tx, told, outcome.gaps, now);
+    return told ? (await writeSyncEndEvents(tx, told, outcome.gaps, now)).length : 0;
   });
 }
 

@@ -102,12 +102,17 @@ async function churnCheck(db: Sql, now: Date): Promise<Check> {
   };
 }
 
-/** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type. */
-export async function readGauges(db: Sql): Promise<Gauges> {
+/** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type, the webhook queue's age. */
+export async function readGauges(db: Sql, now = new Date()): Promise<Gauges> {
+  // Pending deliveries of live subscriptions only (a removed subscription's are never sent).
+  const oldest = await db.get<{ t: string | null }>(
+    `SELECT min(d.due_since) AS t FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.removed_at IS NULL`,
+  );
   return {
     syncJobs: await jobCounts(db),
     issuerRecords: (await db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n,
     actionsByType: Object.fromEntries((await db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM actions GROUP BY type")).map((r) => [r.type, r.n])),
+    webhookQueueAgeSeconds: secondsSince(now, oldest?.t ?? null),
   };
 }
 
