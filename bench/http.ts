@@ -6,13 +6,15 @@
 // per route (bench/lib/min-server.ts: raw bun:sqlite + JSON.stringify in a bare Bun.serve child
 // process, same file, same SQL) and the same bytes served as a constant. Prints requests/s,
 // p50/p99, the server's peak RSS (VmHWM), our throughput / minimum, and cold start to the first
-// 200 on /v1/health (median of 5).
+// 200 on /v1/health (median of 5). With --baseline <binary> (an earlier build), that binary
+// serves a copy of each ledger beside ours and is measured in the same run, route by route,
+// against the same minimum: before and after in one table.
 //
-//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rebuild] [--json out.json]
+//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rebuild] [--baseline old-binary] [--json out.json]
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScaleRun } from "./lib/scale-run.ts";
@@ -22,6 +24,7 @@ const binary = join(repoRoot, "dist", "ca-ledger");
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
 const DURATION = Number(opt("duration", "3"));
+const BASELINE = opt("baseline", "");
 const CONNECTIONS = Number(opt("connections", "64"));
 const WARMUP = 0.5;
 const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
@@ -60,9 +63,9 @@ function peakRssMb(pid: number): number {
 
 interface Served { proc: ReturnType<typeof Bun.spawn>; url: string }
 
-function serve(dataDir: string, demo: boolean): Served {
+function serve(dataDir: string, demo: boolean, bin = binary): Served {
   const port = freePort();
-  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
   children.push(proc);
   return { proc, url: `http://127.0.0.1:${port}` };
 }
@@ -81,9 +84,10 @@ async function cannon(url: string, headers: Record<string, string>, duration = D
 }
 
 interface RouteSpec { name: string; path: string }
-interface Row { ledger: string; route: string; ours: Load; min: Load; constant: Load; rssMb: number; bodyBytes: number }
+interface Row { ledger: string; route: string; ours: Load; baseline?: Load; min: Load; constant: Load; rssMb: number; bodyBytes: number }
 
-async function benchLedger(label: string, s: Served, key: string, dbPath: string, routes: RouteSpec[]): Promise<Row[]> {
+/** `base`: the baseline binary serving a copy of the same ledger, measured right after ours on each route. */
+async function benchLedger(label: string, s: Served, key: string, dbPath: string, routes: RouteSpec[], base?: Served): Promise<Row[]> {
   const headers = { authorization: `Bearer ${key}` };
   // The bytes ours answers, for the constant server and a sanity check.
   const constants: Record<string, string> = {};
@@ -109,14 +113,21 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
     await cannon(s.url + r.path, headers, WARMUP);
     const ours = await cannon(s.url + r.path, headers);
     const rssMb = peakRssMb(s.proc.pid);
+    let baseline: Load | undefined;
+    if (base) {
+      const same = await (await fetch(base.url + r.path, { headers })).text();
+      if (same.length !== constants[r.path]!.length) console.error(`warning: ${label} ${r.name}: the baseline answers ${same.length} bytes, ours ${constants[r.path]!.length}`);
+      await cannon(base.url + r.path, headers, WARMUP);
+      baseline = await cannon(base.url + r.path, headers);
+    }
     await cannon(minUrl + r.path, {}, WARMUP);
     const m = await cannon(minUrl + r.path, {});
     const c = await cannon(constUrl + r.path, {});
-    for (const [who, l] of [["ours", ours], ["min", m], ["const", c]] as const) {
-      if (l.non2xx || l.errors) console.error(`warning: ${label} ${r.name} ${who}: ${l.non2xx} non-2xx, ${l.errors} errors`);
+    for (const [who, l] of [["ours", ours], ["baseline", baseline], ["min", m], ["const", c]] as const) {
+      if (l && (l.non2xx || l.errors)) console.error(`warning: ${label} ${r.name} ${who}: ${l.non2xx} non-2xx, ${l.errors} errors`);
     }
-    rows.push({ ledger: label, route: r.name, ours, min: m, constant: c, rssMb, bodyBytes: constants[r.path]!.length });
-    console.error(`  ${label} ${r.name}: ours ${Math.round(ours.rps)}/s, min ${Math.round(m.rps)}/s, const ${Math.round(c.rps)}/s`);
+    rows.push({ ledger: label, route: r.name, ours, baseline, min: m, constant: c, rssMb, bodyBytes: constants[r.path]!.length });
+    console.error(`  ${label} ${r.name}: ours ${Math.round(ours.rps)}/s${baseline ? `, baseline ${Math.round(baseline.rps)}/s` : ""}, min ${Math.round(m.rps)}/s, const ${Math.round(c.rps)}/s`);
   }
   min.kill();
   await min.exited;
@@ -139,12 +150,12 @@ function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owne
   };
 }
 
-async function coldStart(dataDir: string, demo: boolean, runs = 5): Promise<number[]> {
+async function coldStart(dataDir: string, demo: boolean, runs = 5, bin = binary): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const port = freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
     children.push(proc);
     await waitHealthy(`http://127.0.0.1:${port}`);
     times.push(performance.now() - t0);
@@ -172,31 +183,38 @@ async function main() {
   const keyA = await readKeyFromCli(demoDir); // the demo prints its own key once; a CLI key is what a user makes
   const a = pickRoutes(join(demoDir, "ledger.db"));
   console.error(`(a) demo ledger: owner ${a.owner}, action ${a.actionId}`);
-  rows.push(...(await benchLedger("demo", demo2, keyA, join(demoDir, "ledger.db"), a.routes)));
+  const baseDemo = await baselineOf(demoDir, true);
+  rows.push(...(await benchLedger("demo", demo2, keyA, join(demoDir, "ledger.db"), a.routes, baseDemo?.served)));
   await stop(demo2);
+  if (baseDemo) await stop(baseDemo.served);
   cold.demo = await coldStart(demoDir, true);
+  if (baseDemo) cold["demo, baseline"] = await coldStart(baseDemo.dir, true, 5, BASELINE);
 
   // (b) 10,000 wallets, synced through the binary.
   const big = await growLedger(10_000);
   const bigDir = big.dataDir;
   console.error(`(b) 10k ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, grown in ${big.seconds.toFixed(0)} s`);
   const keyB = await readKeyFromCli(bigDir, "bench");
+  const baseBig = await baselineOf(bigDir, false);
   const sB = serve(bigDir, false);
   await waitHealthy(sB.url);
   const b = pickRoutes(join(bigDir, "ledger.db"), big.heavyOwner);
-  rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes)));
+  rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes, baseBig?.served)));
   await stop(sB);
+  if (baseBig) await stop(baseBig.served);
   cold["10k"] = await coldStart(bigDir, false);
+  if (baseBig) cold["10k, baseline"] = await coldStart(baseBig.dir, false, 5, BASELINE);
 
   // Report.
   const f = (n: number, d = 0) => n.toFixed(d);
   const mark = (ok: boolean) => (ok ? "" : " ✗");
   console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, compiled binary ${binary}`);
   console.log(`targets: ratio ≥ ${targets.ratio}, p99 < ${targets.p99Ms} ms, RSS < ${targets.rssMb} MB, cold start < ${targets.coldMs} ms\n`);
-  const header = ["ledger", "route", "bytes", "ours req/s", "p50 ms", "p99 ms", "min req/s", "min p99", "const req/s", "ratio ours/min", "peak RSS MB"];
+  const header = ["ledger", "route", "bytes", "ours req/s", "p50 ms", "p99 ms", "min req/s", "min p99", "const req/s", "ratio ours/min", "peak RSS MB", ...(BASELINE ? ["baseline req/s", "baseline p99", "ratio baseline/min"] : [])];
   const table = rows.map((r) => [
     r.ledger, r.route, String(r.bodyBytes), f(r.ours.rps), String(r.ours.p50), String(r.ours.p99) + mark(r.ours.p99 < targets.p99Ms), f(r.min.rps), String(r.min.p99), f(r.constant.rps),
     f(r.ours.rps / r.min.rps, 2) + mark(r.ours.rps / r.min.rps >= targets.ratio), f(r.rssMb, 1) + mark(r.rssMb < targets.rssMb),
+    ...(r.baseline ? [f(r.baseline.rps), String(r.baseline.p99), f(r.baseline.rps / r.min.rps, 2)] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
   const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
@@ -208,7 +226,17 @@ async function main() {
   }
   console.log(`\ntotal ${f((performance.now() - started) / 1000, 1)} s`);
   const out = opt("json", "");
-  if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION }, null, 2));
+  if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION, baseline: BASELINE || null }, null, 2));
+}
+
+/** With --baseline: that binary serving a copy of the data dir (one server per data dir), started and healthy. */
+async function baselineOf(dataDir: string, demo: boolean): Promise<{ served: Served; dir: string } | null> {
+  if (!BASELINE) return null;
+  const dir = tmp("cal-bench-baseline-");
+  cpSync(dataDir, dir, { recursive: true });
+  const served = serve(dir, demo, BASELINE);
+  await waitHealthy(served.url);
+  return { served, dir };
 }
 
 /** A ledger of `wallets` wallets and one heavy wallet (its lists fill pages of 50), grown by real syncs. */

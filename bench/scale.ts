@@ -10,9 +10,17 @@
 //   - the worst /v1/health latency and the p99 of /v1/portfolio while the syncs and the re-booking
 //     run (probed from another thread), beside the same figures for a server that does nothing
 //     (another process; the baseline for the machine's own scheduling noise, same run);
-//   - the server's peak RSS (VmHWM, both of its threads) and the database size.
+//   - the bytes the server process wrote during that re-booking, from /proc/<pid>/io (every
+//     thread): `wchar`, the bytes it handed to write() (the WAL's frames, the checkpoints into the
+//     database, SQLite's temporary files, and the little its HTTP answers to the prober take), the
+//     figure the target is set on; beside it write_bytes less cancelled_write_bytes, what the
+//     kernel counted towards the disk (whole pages, each time one is dirtied again: here it
+//     counted about three times wchar for the same WAL traffic, and varies with write-back);
+//   - the server's peak RSS (VmHWM, both of its threads), the database size (file and WAL) and
+//     that size per followed wallet; after the last size, where the bytes are (SQLite's dbstat).
 //
 //   ./node_modules/.bin/bun bench/scale.ts [--sizes 100,1000,10000] [--new 20] [--json out.json] [--keep]
+import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { HONX_HOLDERS } from "./lib/scale-chain.ts";
 import { startScaleRun } from "./lib/scale-run.ts";
@@ -21,7 +29,7 @@ const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
 const SIZES = opt("sizes", "100,1000,10000").split(",").map(Number);
 const NEW = Number(opt("new", "20"));
-const targets = { newSyncRatio: 1.5, healthMs: 50, rebookS: 2, rssMb: 300, rpcCalls: 12 };
+const targets = { newSyncRatio: 1.5, healthMs: 50, rebookS: 2, rssMb: 300, rpcCalls: 12, kibPerWallet: 32, rebookWrittenMb: 20 };
 
 const run = await startScaleRun();
 const { url, key, scale, rpc, issuerData, dbPath, one, register, until } = run;
@@ -50,7 +58,24 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))]! : NaN; };
 const median = (xs: number[]) => pct(xs, 0.5);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, "utf8"))![1]) / 1024;
-const dbMb = () => ["", "-wal"].reduce((s, x) => s + (existsSync(dbPath + x) ? statSync(dbPath + x).size : 0), 0) / 2 ** 20;
+const dbBytes = () => ["", "-wal"].reduce((s, x) => s + (existsSync(dbPath + x) ? statSync(dbPath + x).size : 0), 0);
+/** Bytes the server process (all its threads) has written so far: handed to write(), and counted towards the disk. */
+const writtenBytes = () => {
+  const io = readFileSync(`/proc/${run.pid}/io`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)![1]);
+  return { handed: field("wchar"), disk: field("write_bytes") - field("cancelled_write_bytes") };
+};
+const followed = async () => (await one<{ n: number }>("SELECT count(DISTINCT owner) AS n FROM tenant_wallets")).n;
+
+/** Pages per table and index of the stopped server's database. */
+function whereTheBytesAre(): { name: string; bytes: number }[] {
+  const db = new Database(dbPath);
+  try {
+    return db.query("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 15").all() as { name: string; bytes: number }[];
+  } finally {
+    db.close();
+  }
+}
 
 /** One new wallet, alone: registration to `complete`, and the RPC calls it took. */
 async function newWallet(index: number): Promise<{ ms: number; calls: number }> {
@@ -67,7 +92,8 @@ async function newWallet(index: number): Promise<{ ms: number; calls: number }> 
 }
 
 /** A corrected revision of a HONx dividend record; the time from its storage to the 1,000 holders re-booked. */
-async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wallets: number }> {
+async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wallets: number; writtenMb: number; diskMb: number }> {
+  const written = writtenBytes();
   const records = issuerData.history.filter((r) => r.xstockSymbol === "HONx" && r.caType === "CashDividend");
   const base = records[records.length - 1]!;
   const top = Math.max(...issuerData.history.filter((r) => r.eventId === base.eventId).map((r) => r.version));
@@ -79,11 +105,15 @@ async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wa
   const storedAt = Date.parse((await one<{ at: string }>("SELECT ingested_at AS at FROM issuer_revisions WHERE event_id = ? AND version = ?", base.eventId, top + 1)).at);
   await until("the re-booking", async () => (await run.pendingMarks()) === 0 && (await reversals()) >= reversalsBefore + HONX_HOLDERS, 600_000);
   const wallets = (await reversals()) - reversalsBefore;
-  return { seconds: (Date.now() - storedAt) / 1000, wallets };
+  const after = writtenBytes();
+  return { seconds: (Date.now() - storedAt) / 1000, wallets, writtenMb: (after.handed - written.handed) / 2 ** 20, diskMb: (after.disk - written.disk) / 2 ** 20 };
 }
 
 interface Latency { healthMax: number; healthP99: number; portfolioP99: number; idleMax: number; idleP99: number }
-interface Row { size: number; growS: number; newSyncMs: number; ratio: number; rpcCalls: number; rebookS: number | null; rebookWallets: number | null; growing: Latency; settled: Latency; rssMb: number; dbMb: number; probeErrors: number }
+interface Row {
+  size: number; growS: number; newSyncMs: number; ratio: number; rpcCalls: number; rebookS: number | null; rebookWallets: number | null; rebookWrittenMb: number | null; rebookDiskMb: number | null;
+  growing: Latency; settled: Latency; rssMb: number; dbMb: number; kibPerWallet: number; probeErrors: number;
+}
 const latency = (p: Probe): Latency => ({ healthMax: Math.max(...p.health), healthP99: pct(p.health, 0.99), portfolioP99: pct(p.portfolio, 0.99), idleMax: Math.max(...p.baseline), idleP99: pct(p.baseline, 0.99) });
 const rows: Row[] = [];
 let registered = 0;
@@ -100,14 +130,15 @@ try {
     const rebook = size >= HONX_HOLDERS ? await rebookAfterIssuerRecord(rows.length) : null;
     const settled = await probeReport();
     const newSyncMs = median(news.map((n) => n.ms));
+    const bytes = dbBytes();
     rows.push({
       size, growS, newSyncMs, ratio: rows.length ? newSyncMs / rows[0]!.newSyncMs : 1, rpcCalls: median(news.map((n) => n.calls)),
-      rebookS: rebook?.seconds ?? null, rebookWallets: rebook?.wallets ?? null,
-      growing: latency(growing), settled: latency(settled), rssMb: peakRssMb(), dbMb: dbMb(), probeErrors: growing.errors + settled.errors,
+      rebookS: rebook?.seconds ?? null, rebookWallets: rebook?.wallets ?? null, rebookWrittenMb: rebook?.writtenMb ?? null, rebookDiskMb: rebook?.diskMb ?? null,
+      growing: latency(growing), settled: latency(settled), rssMb: peakRssMb(), dbMb: bytes / 2 ** 20, kibPerWallet: bytes / 1024 / (await followed()), probeErrors: growing.errors + settled.errors,
     });
     const r = rows.at(-1)!;
     console.log(`${size} wallets: grown in ${growS.toFixed(1)} s (${Math.round((size - (rows.length > 1 ? rows.at(-2)!.size : 0)) / growS)} wallets/s); new wallet ${newSyncMs.toFixed(0)} ms (${r.ratio.toFixed(2)}×), ${r.rpcCalls} RPC calls; ` +
-      `re-book ${rebook ? `${rebook.wallets} wallets in ${rebook.seconds.toFixed(2)} s` : "-"}; health max ${r.growing.healthMax.toFixed(1)} / ${r.settled.healthMax.toFixed(1)} ms (idle server ${r.growing.idleMax.toFixed(1)} / ${r.settled.idleMax.toFixed(1)}); RSS ${r.rssMb.toFixed(0)} MiB; db ${r.dbMb.toFixed(1)} MiB`);
+      `re-book ${rebook ? `${rebook.wallets} wallets in ${rebook.seconds.toFixed(2)} s, ${rebook.writtenMb.toFixed(1)} MiB written (${rebook.diskMb.toFixed(1)} MiB counted towards the disk)` : "-"}; health max ${r.growing.healthMax.toFixed(1)} / ${r.settled.healthMax.toFixed(1)} ms (idle server ${r.growing.idleMax.toFixed(1)} / ${r.settled.idleMax.toFixed(1)}); RSS ${r.rssMb.toFixed(0)} MiB; db ${r.dbMb.toFixed(1)} MiB (${r.kibPerWallet.toFixed(1)} KiB per wallet)`);
   }
 } finally {
   prober.postMessage({ type: "stop" });
@@ -119,12 +150,14 @@ try {
 const mark = (ok: boolean) => (ok ? "" : " ✗");
 const f = (x: number) => x.toFixed(1);
 console.log("\nPhases: 'growing' while the size's wallets register and sync (16 registrations at a time, 4 syncs); 'settled' while new wallets sync one at a time and 1,000 wallets re-book.");
-console.log("| wallets | new wallet sync ms | ratio to first | RPC calls / new wallet | re-book 1,000 wallets s | /v1/health max ms growing · settled | /v1/health p99 growing | /v1/portfolio p99 growing | idle server max · p99 growing | peak RSS MiB | db MiB |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| wallets | new wallet sync ms | ratio to first | RPC calls / new wallet | re-book 1,000 wallets s | /v1/health max ms growing · settled | /v1/health p99 growing | /v1/portfolio p99 growing | idle server max · p99 growing | peak RSS MiB | db MiB | db KiB / wallet | re-book MiB written · towards the disk |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) {
-  console.log(`| ${r.size} | ${r.newSyncMs.toFixed(0)} | ${r.ratio.toFixed(2)}${mark(r.ratio <= targets.newSyncRatio)} | ${r.rpcCalls}${mark(r.rpcCalls <= targets.rpcCalls)} | ${r.rebookS === null ? "-" : r.rebookS.toFixed(2) + mark(r.rebookS < targets.rebookS)} | ${f(r.growing.healthMax)}${mark(r.growing.healthMax < targets.healthMs)} · ${f(r.settled.healthMax)}${mark(r.settled.healthMax < targets.healthMs)} | ${f(r.growing.healthP99)} | ${f(r.growing.portfolioP99)} | ${f(r.growing.idleMax)} · ${f(r.growing.idleP99)} | ${r.rssMb.toFixed(0)}${mark(r.rssMb < targets.rssMb)} | ${r.dbMb.toFixed(1)} |`);
+  console.log(`| ${r.size} | ${r.newSyncMs.toFixed(0)} | ${r.ratio.toFixed(2)}${mark(r.ratio <= targets.newSyncRatio)} | ${r.rpcCalls}${mark(r.rpcCalls <= targets.rpcCalls)} | ${r.rebookS === null ? "-" : r.rebookS.toFixed(2) + mark(r.rebookS < targets.rebookS)} | ${f(r.growing.healthMax)}${mark(r.growing.healthMax < targets.healthMs)} · ${f(r.settled.healthMax)}${mark(r.settled.healthMax < targets.healthMs)} | ${f(r.growing.healthP99)} | ${f(r.growing.portfolioP99)} | ${f(r.growing.idleMax)} · ${f(r.growing.idleP99)} | ${r.rssMb.toFixed(0)}${mark(r.rssMb < targets.rssMb)} | ${r.dbMb.toFixed(1)} | ${r.kibPerWallet.toFixed(1)}${mark(r.kibPerWallet <= targets.kibPerWallet)} | ${r.rebookWrittenMb === null ? "-" : `${r.rebookWrittenMb.toFixed(1)}${mark(r.rebookWrittenMb <= targets.rebookWrittenMb)} · ${r.rebookDiskMb!.toFixed(1)}`} |`);
 }
-console.log(`targets: new wallet ≤ ${targets.newSyncRatio}× the first size, ≤ ${targets.rpcCalls} RPC calls, re-book < ${targets.rebookS} s, /v1/health < ${targets.healthMs} ms, RSS < ${targets.rssMb} MiB`);
+console.log(`targets: new wallet ≤ ${targets.newSyncRatio}× the first size, ≤ ${targets.rpcCalls} RPC calls, re-book < ${targets.rebookS} s, /v1/health < ${targets.healthMs} ms, RSS < ${targets.rssMb} MiB, ≤ ${targets.kibPerWallet} KiB per wallet, re-book ≤ ${targets.rebookWrittenMb} MiB written`);
+console.log("\nWhere the bytes are at the last size (SQLite's dbstat: each table and index, the largest first):");
+console.log(whereTheBytesAre().map((t) => `  ${t.name}: ${(t.bytes / 2 ** 20).toFixed(1)} MiB`).join("\n"));
 const json = opt("json", "");
 if (json) writeFileSync(json, JSON.stringify(rows, null, 2));
 if (args.includes("--keep")) console.log(`data dir kept: ${run.dataDir}`);

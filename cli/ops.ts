@@ -52,11 +52,11 @@ export const restoreCommand = defineCommand({
     force: { type: "boolean", description: "Replace a ledger that holds data (the old file is kept beside it)" },
     ...settingArgs("restore"),
   },
-  run({ args }) {
+  async run({ args }) {
     const { dataDir, databaseUrl } = configFrom(args);
     refusePostgres("restore", databaseUrl);
     try {
-      const r = restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
+      const r = await restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
       printSummary("restored", r.summary);
       if (r.replaced) process.stdout.write(`previous ledger kept as ${r.replaced}\n`);
     } catch (e) {

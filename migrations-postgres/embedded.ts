@@ -6,7 +6,8 @@ import m2 from "./0002_reference_rates_seals.sql" with { type: "text" };
 import m3 from "./0003_portfolio_read_model.sql" with { type: "text" };
 import m4 from "./0004_rebook_lineage_distributed.sql" with { type: "text" };
 import m5 from "./0005_unbooked_revisions.sql" with { type: "text" };
-import m6 from "./0006_events_outbox.sql" with { type: "text" };
+import m6 from "./0006_action_events.sql" with { type: "text" };
+import m7 from "./0007_events_outbox.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -17,5 +18,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0003_portfolio_read_model", when: 1795447324359, sql: m3 },
   { tag: "0004_rebook_lineage_distributed", when: 1795734342985, sql: m4 },
   { tag: "0005_unbooked_revisions", when: 1795737573318, sql: m5 },
-  { tag: "0006_events_outbox", when: 1795742605104, sql: m6 },
+  { tag: "0006_action_events", when: 1795740505738, sql: m6 },
+  { tag: "0007_events_outbox", when: 1795744792065, sql: m7 },
 ];

@@ -15,7 +15,8 @@ import m11 from "./0011_reference_rates_seals.sql" with { type: "text" };
 import m12 from "./0012_portfolio_read_model.sql" with { type: "text" };
 import m13 from "./0013_rebook_lineage_distributed.sql" with { type: "text" };
 import m14 from "./0014_unbooked_revisions.sql" with { type: "text" };
-import m15 from "./0015_events_outbox.sql" with { type: "text" };
+import m15 from "./0015_action_events.sql" with { type: "text" };
+import m16 from "./0016_events_outbox.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -35,5 +36,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0012_portfolio_read_model", when: 1795700000000, sql: m12 },
   { tag: "0013_rebook_lineage_distributed", when: 1795734341377, sql: m13 },
   { tag: "0014_unbooked_revisions", when: 1795737571638, sql: m14 },
-  { tag: "0015_events_outbox", when: 1795742602585, sql: m15 },
+  { tag: "0015_action_events", when: 1795740497602, sql: m15 },
+  { tag: "0016_events_outbox", when: 1795744791518, sql: m16 },
 ];

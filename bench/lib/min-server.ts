@@ -1,11 +1,13 @@
 // The minimum work for each benchmarked route, as a child process of bench/http.ts:
 //   bun bench/lib/min-server.ts <ledger.db> <sqlPort> <constPort> <constants.json>
 // On sqlPort, a bare Bun.serve handler runs the route's SQL through raw bun:sqlite prepared
-// statements (the same statements as src/ledger/queries/*.ts) on the same file, parses the stored
-// JSON columns and JSON.stringify's the same page. No auth, no validation, no framework. On
+// statements (the same statements as src/ledger/queries/*.ts) on the same file, splices each
+// action's event template with its wallet's values (src/ledger/action-rows.ts), parses the JSON
+// and JSON.stringify's the same page. No auth, no validation, no framework. On
 // constPort, the bytes our server answered for the same request are served as a constant (the
 // HTTP ceiling of this machine). Prints "ready" when both listen.
 import { Database } from "bun:sqlite";
+import { splice, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
 
 const [dbPath, sqlPort, constPort, constantsPath] = process.argv.slice(2);
 const db = new Database(dbPath!, { readonly: true, strict: true });
@@ -16,10 +18,13 @@ const dataset = db.query("SELECT kind, description FROM dataset_label WHERE id =
 // Same statements as src/ledger/queries/actions.ts, journal.ts, portfolio.ts and common.ts.
 const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
 const count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
-const page = db.query("SELECT summary FROM actions WHERE owner = ? ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
-const one = db.query("SELECT detail FROM actions WHERE owner = ? AND id = ?");
+const WALLET = "a.id, a.owner, a.evidence_sha256, a.usd, a.wallet_values";
+const page = db.query(`SELECT e.summary AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`);
+const one = db.query(`SELECT e.detail AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.id = ?`);
 const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
-const v1Page = db.query("SELECT v1_entry FROM actions WHERE owner = ? AND v1_entry IS NOT NULL ORDER BY effective_at DESC, id DESC LIMIT ? OFFSET ?");
+const v1Page = db.query(`SELECT e.v1_entry AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.v1_kind IS NOT NULL ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`);
+type Stored = StoredWallet & { template: string };
+const served = (r: Stored) => JSON.parse(splice(r.template, storedValues(r)));
 const jcols = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
 const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
 const portfolio = db.query("SELECT body FROM portfolios WHERE owner = ?");
@@ -34,18 +39,18 @@ function handle(url: URL): Response {
   const path = url.pathname;
   if (path === "/v1/income") {
     const total = (v1Count.get(owner) as { n: number }).n;
-    const rows = v1Page.all(owner, limit, offset) as { v1_entry: string }[];
-    return json({ owner, dataset, entries: rows.map((r) => JSON.parse(r.v1_entry)), total, nextOffset: nextOffset(offset, rows.length, total) });
+    const rows = v1Page.all(owner, limit, offset) as Stored[];
+    return json({ owner, dataset, entries: rows.map(served), total, nextOffset: nextOffset(offset, rows.length, total) });
   }
   if (path === "/v2/actions") {
     const total = (count.get(owner) as { n: number }).n;
-    const rows = page.all(owner, limit, offset) as { summary: string }[];
-    return json({ owner, dataset, actions: rows.map((r) => JSON.parse(r.summary)), total, nextOffset: nextOffset(offset, rows.length, total) });
+    const rows = page.all(owner, limit, offset) as Stored[];
+    return json({ owner, dataset, actions: rows.map(served), total, nextOffset: nextOffset(offset, rows.length, total) });
   }
   if (path.startsWith("/v2/actions/")) {
-    const row = one.get(owner, path.slice("/v2/actions/".length)) as { detail: string } | null;
+    const row = one.get(owner, path.slice("/v2/actions/".length)) as Stored | null;
     if (!row) return json({ error: "no", code: "not_found" });
-    const a = JSON.parse(row.detail);
+    const a = served(row);
     return json({ ...a, dataset, journal: journalFor.all(owner, a.id) });
   }
   if (path === "/v1/portfolio") {

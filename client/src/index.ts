@@ -3,6 +3,7 @@
 // on nothing beyond TypeBox (the shared schemas it re-exports are TypeBox values).
 import type { Static } from "@sinclair/typebox";
 import * as schemas from "../../schemas/index.ts";
+import { routes } from "./routes.ts";
 
 export { schemas };
 
@@ -101,6 +102,22 @@ function isAbort(e: unknown): boolean {
 
 type Query = Record<string, string | number | readonly string[] | undefined | null>;
 
+/** A route of the server, as its declarations give it (routes.ts, generated). */
+type Route = (typeof routes)[keyof typeof routes];
+type Method = Route["method"];
+
+/** The path parameters a template names: `/v1/wallets/:owner/status` takes `{ owner }`. */
+type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? { [K in Name]: string } & PathParams<`/${Rest}`>
+  : P extends `${string}:${infer Name}` ? { [K in Name]: string } : Record<never, never>;
+
+/** A request's method and path: the route's, its parameters filled in (each percent-encoded). */
+interface Target { method: Method; path: string }
+
+function target<R extends Route>(route: R, ...params: keyof PathParams<R["path"]> extends never ? [] : [PathParams<R["path"]>]): Target {
+  const values = (params[0] ?? {}) as Record<string, string>;
+  return { method: route.method, path: route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name]!)) };
+}
+
 /** A list value repeats its key (`owner=a&owner=b`). */
 function queryString(q: Query | undefined): string {
   if (!q) return "";
@@ -121,9 +138,8 @@ export function createClient(options: ClientOptions) {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
   const url = (path: string, q?: Query) => `${base}${path}${queryString(q)}`;
-  const seg = (s: string) => encodeURIComponent(s);
 
-  async function send(method: "GET" | "POST" | "DELETE", path: string, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
+  async function send({ method, path }: Target, q?: Query, body?: unknown, accept = "application/json"): Promise<Response> {
     const headers: Record<string, string> = { accept };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const init: RequestInit = { method, headers };
@@ -164,8 +180,9 @@ export function createClient(options: ClientOptions) {
     return new ApiError(res.status, body, res.headers ?? null);
   }
 
-  async function json<T>(method: "GET" | "POST", path: string, q?: Query, body?: unknown): Promise<T> {
-    const res = await send(method, path, q, body);
+  async function json<T>(to: Target, q?: Query, body?: unknown): Promise<T> {
+    const { method, path } = to;
+    const res = await send(to, q, body);
     const raw = await bodyText(method, path, q, res);
     try {
       return JSON.parse(raw) as T;
@@ -174,40 +191,40 @@ export function createClient(options: ClientOptions) {
       throw new ApiError(res.status, { error: `The ${res.status} response to ${method} ${path} is not JSON.`, code: "invalid_response" }, res.headers ?? null);
     }
   }
-  const text = async (path: string, q: Query | undefined, accept: string): Promise<string> =>
-    bodyText("GET", path, q, await send("GET", path, q, undefined, accept));
+  const text = async (to: Target, q: Query | undefined, accept: string): Promise<string> =>
+    bodyText(to.method, to.path, q, await send(to, q, undefined, accept));
   const list = (wallet: string, o: KindListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year, kind: o.kind });
   const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: DateFilter) => ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year });
 
   return {
-    health: () => json<Health>("GET", "/v1/health"),
-    assets: () => json<AssetsResponse>("GET", "/v1/assets"),
-    requestSync: (wallet: string) => json<SyncRequestResponse>("POST", "/v1/wallets/sync", undefined, { owner: wallet }),
+    health: () => json<Health>(target(routes.getV1Health)),
+    assets: () => json<AssetsResponse>(target(routes.getV1Assets)),
+    requestSync: (wallet: string) => json<SyncRequestResponse>(target(routes.postV1WalletsSync), undefined, { owner: wallet }),
     /** Your tenant stops following the wallet (204; ApiError wallet_not_registered if it did not). Its books stay in the ledger. */
-    removeWallet: async (wallet: string): Promise<void> => void (await send("DELETE", `/v1/wallets/${seg(wallet)}`)),
-    wallets: () => json<WalletsResponse>("GET", "/v1/wallets"),
-    syncStatus: (wallet: string) => json<SyncStatusResponse>("GET", `/v1/wallets/${seg(wallet)}/status`),
-    portfolio: (wallet: string) => json<Portfolio>("GET", "/v1/portfolio", { owner: wallet }),
-    income: (wallet: string, options: KindListOptions = {}) => json<IncomeList>("GET", "/v1/income", list(wallet, options)),
-    incomeEvent: (wallet: string, id: string) => json<IncomeDetail>("GET", `/v1/income/${seg(id)}`, { owner: wallet }),
-    journal: (wallet: string, options: KindListOptions = {}) => json<JournalList>("GET", "/v1/journal", list(wallet, options)),
-    yieldMetrics: (wallet: string) => json<YieldResponse>("GET", "/v1/yield", { owner: wallet }),
+    removeWallet: async (wallet: string): Promise<void> => void (await send(target(routes.deleteV1WalletsByOwner, { owner: wallet }))),
+    wallets: () => json<WalletsResponse>(target(routes.getV1Wallets)),
+    syncStatus: (wallet: string) => json<SyncStatusResponse>(target(routes.getV1WalletsByOwnerStatus, { owner: wallet })),
+    portfolio: (wallet: string) => json<Portfolio>(target(routes.getV1Portfolio), { owner: wallet }),
+    income: (wallet: string, options: KindListOptions = {}) => json<IncomeList>(target(routes.getV1Income), list(wallet, options)),
+    incomeEvent: (wallet: string, id: string) => json<IncomeDetail>(target(routes.getV1IncomeById, { id }), { owner: wallet }),
+    journal: (wallet: string, options: KindListOptions = {}) => json<JournalList>(target(routes.getV1Journal), list(wallet, options)),
+    yieldMetrics: (wallet: string) => json<YieldResponse>(target(routes.getV1Yield), { owner: wallet }),
     /** A CSV export; koinly, cointracker, coinledger and awaken are those tools' import templates. */
-    exportCsv: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => text("/v1/export", exportQuery(wallet, dataset, filter), "text/csv"),
+    exportCsv: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => text(target(routes.getV1Export), exportQuery(wallet, dataset, filter), "text/csv"),
     /** Builds the export URL without a request (e.g. for a download link behind a proxy). */
-    exportUrl: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => url("/v1/export", exportQuery(wallet, dataset, filter)),
-    opsStatus: () => json<OpsStatus>("GET", "/v1/ops/status"),
-    opsMetrics: () => text("/v1/ops/metrics", undefined, "text/plain"),
+    exportUrl: (wallet: string, dataset?: ExportDataset, filter: DateFilter = {}) => url(target(routes.getV1Export).path, exportQuery(wallet, dataset, filter)),
+    opsStatus: () => json<OpsStatus>(target(routes.getV1OpsStatus)),
+    opsMetrics: () => text(target(routes.getV1OpsMetrics), undefined, "text/plain"),
     v2: {
-      actions: (wallet: string, options: ListOptions = {}) => json<ActionsList>("GET", "/v2/actions", list(wallet, options)),
-      action: (wallet: string, id: string) => json<ActionDetail>("GET", `/v2/actions/${seg(id)}`, { owner: wallet }),
-      taxonomy: () => json<TaxonomyResponse>("GET", "/v2/taxonomy"),
-      lineage: (mint: string) => json<LineageResponse>("GET", `/v2/instruments/${seg(mint)}/lineage`),
+      actions: (wallet: string, options: ListOptions = {}) => json<ActionsList>(target(routes.getV2Actions), list(wallet, options)),
+      action: (wallet: string, id: string) => json<ActionDetail>(target(routes.getV2ActionsById, { id }), { owner: wallet }),
+      taxonomy: () => json<TaxonomyResponse>(target(routes.getV2Taxonomy)),
+      lineage: (mint: string) => json<LineageResponse>(target(routes.getV2InstrumentsByMintLineage, { mint })),
       /** Income of a year per month × symbol across your wallets (or those named), optionally also in another currency. */
       incomeReport: (year: number, options: IncomeReportOptions = {}) =>
-        json<IncomeReport>("GET", "/v2/reports/income", { year, owner: options.owners, currency: options.currency }),
+        json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency }),
       /** The currencies incomeReport can convert into (from the imported ECB rates), each with its first and last rate day. */
-      reportCurrencies: () => json<ReportCurrencies>("GET", "/v2/reports/currencies"),
+      reportCurrencies: () => json<ReportCurrencies>(target(routes.getV2ReportsCurrencies)),
     },
   };
 }

@@ -1,35 +1,38 @@
-// The HTTP application: the Host allow-list, request ids, auth and limits (in onRequest, before
-// parsing, in the order of docs/api.md#check-order), error mapping, metrics and logs. Routes live in routes/v1.ts and
-// routes/v2.ts and know nothing about auth.
+// The HTTP application, in the order a request meets it (docs/api.md#check-order): the Host
+// allow-list, the dashboard's own paths, then for the API the route's checks up to the rate limit
+// and the query string, all in onRequest before anything is parsed; the body read with a cap; the
+// route (routes/, registered by registry.ts); errors mapped to {error, code}; one place that
+// counts and logs every answer. The routes know nothing of HTTP or auth.
 import { Elysia } from "elysia";
-import { openapi } from "@elysiajs/openapi";
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup } from "../ledger/keys.ts";
+import { actionQueries } from "../ledger/queries/actions.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
+import { incomeEntries } from "../ledger/queries/income-report.ts";
+import { instrumentQueries } from "../ledger/queries/instruments.ts";
+import { journalQueries } from "../ledger/queries/journal.ts";
+import { portfolioQueries } from "../ledger/queries/portfolio.ts";
 import type { Logger } from "../log.ts";
-import { authenticate, newRequestState, type AuthDeps, type RequestState } from "./auth.ts";
+import { registerAndEnqueue, unregisterWallet, type EnqueueResult } from "../sync/queue.ts";
 import { readCapped } from "../capped-read.ts";
+import { authenticate, type AuthDeps } from "./auth.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { ApiFailure, describeValidation, errorResponse } from "./errors.ts";
+import { exporter } from "./exports.ts";
 import { hostAllowList } from "./host-check.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
-import { queryRefusal, queryRulesOf, type QueryRules } from "./query-check.ts";
-import { v1Routes } from "./routes/v1.ts";
-import { v2Routes } from "./routes/v2.ts";
-import { reportRoutes } from "./routes/reports.ts";
-import { finishDocument, openapiDocumentation, type RouteBody } from "./openapi.ts";
-import { registerAndEnqueue, unregisterWallet, type EnqueueResult } from "../sync/queue.ts";
+import { openapiDocument } from "./openapi.ts";
+import { queryRefusal, type QueryRules } from "./query-check.ts";
+import { registerRoutes, routeMatcher, servedRoutes } from "./registry.ts";
+import { newRequestState, type RequestState, type StateHolder } from "./request-state.ts";
+import type { Route, RouteContext } from "./route.ts";
+import { routes } from "./routes/index.ts";
 
 export const maxBodyBytes = 16 * 1024;
 
-/**
- * The query parameters of each route that take one of a few words, each possibly repeated or
- * comma-separated (as Elysia reads a list). Checked here so that a wrong word is refused with a
- * sentence naming the parameter, whatever shape Elysia's own error would take.
- */
 export interface AppDeps {
   ledger: Ledger;
   config: Config;
@@ -50,142 +53,181 @@ export interface AppDeps {
 }
 
 export async function createApp(deps: AppDeps) {
-  const { ledger, config, logger } = deps;
-  const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: ledger.engine });
-  const health = deps.health ?? watchDatabase(ledger, { logger });
-  const states = new WeakMap<Request, RequestState>();
-  const lookup = keyLookup(ledger.db);
-  const rate = createWindowCounter(() => config.rateLimitPerMinute);
-  const failures = createWindowCounter(() => config.authFailuresPerMinute);
-  // The label is written once per data dir (the demo writes it before the app starts): read it once.
-  const dataset = await datasetLabelOrDefault(ledger.db);
+  const metrics = deps.metrics ?? createMetrics({ version: deps.version, engine: deps.ledger.engine });
+  const health = deps.health ?? watchDatabase(deps.ledger, { logger: deps.logger });
+  const context = await routeContext(deps, metrics, health);
+  const served = servedRoutes(routes);
+  const auth = authDeps(deps, metrics, health);
 
-  const demoOwners = deps.demoOwners ? new Set(deps.demoOwners) : null;
-  const ctx: AppContext = {
-    ledger, config, metrics, health, states, dataset: () => dataset, version: deps.version, demoOwners,
-    registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
-    removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(ledger.db, tenantId, owner)).removed),
-  };
-  const observe = requestObserver(states, metrics, logger, config.logRequests);
-  const finishedDocs = new WeakMap<object, object>();
+  const app = new Elysia({ normalize: false });
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
-  const auth: AuthDeps = { config, lookup, rate, failures, metrics, delegated: (request) => dashboard.delegation(request), unavailable: databaseGate(health) };
-  const hostAllowed = hostAllowList(config);
-  // Each route's query rules, read from the schemas the routes registered (at the first request,
-  // when every route is registered).
-  let queryRules: Map<string, QueryRules> | undefined;
-  const queryRulesFor = (method: string, route: string) => (queryRules ??= queryRulesOf(app.routes)).get(`${method === "HEAD" ? "GET" : method} ${route}`);
-  const dashboard = createDashboard({ db: ledger.db, config, auth, dataset: dataset.kind, forward: (request) => app.handle(request) });
-
-  const app = new Elysia({ normalize: false })
-    .onRequest(async ({ request, server, set }) => {
-      const url = requestUrl(request.url);
-      const socketAddress = server?.requestIP(request)?.address ?? "unknown";
-      // Every early answer is thrown, never returned: a response returned from here skips the
-      // error and after-response hooks, and with them the request's metrics and log line.
-      // First of all, before the dashboard and auth (so before the lockout counts anything).
-      if (!hostAllowed(request.headers.get("host") ?? url.host)) {
-        const refused = newRequestState();
-        states.set(request, refused);
-        Object.assign(set.headers, { "x-request-id": refused.requestId, "x-ca-ledger-dataset": dataset.kind });
-        metrics.hostRefused();
-        throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
-      }
-      if (dashboard.serves(url.pathname)) {
-        states.set(request, newRequestState(dashboardRoute(url.pathname)));
-        return dashboard.handle(request, url, socketAddress).then((res) => { throw new Answered(res); });
-      }
-      const state = await authenticate(request, url, socketAddress, auth);
-      states.set(request, state);
-      Object.assign(set.headers, { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers });
-      const refusal = state.refusal ?? admissionRefusal(request, url, queryRulesFor(request.method, state.route));
-      if (refusal) throw new Answered(refusal);
-    })
-    // Bodies are read with a cap, so a chunked body without content-length cannot go past it.
-    .onParse(async ({ request }) => {
-      if (!request.body) return;
-      const text = await readCapped(request.body, maxBodyBytes);
-      if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new ApiFailure("invalid_request", "The body is not valid JSON.");
-      }
-    })
-    .onError(({ code, error, request, set }) => {
-      const state = states.get(request);
-      let res: Response;
-      // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
-      const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
-      if (error instanceof Answered) {
-        res = error.response;
-        // The dashboard names its own requests: log them under the id the browser saw.
-        if (state) state.requestId = res.headers.get("x-request-id") ?? state.requestId;
-      } else if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
-      else if (code === "VALIDATION") {
-        const e = error as unknown as { type?: string };
-        // A response that breaks its own schema is our bug, not the caller's.
-        if (e.type === "response") {
-          logger.error("response failed its schema", { requestId: state?.requestId, route: state?.route, detail: describeValidation(error) });
-          res = errorResponse("internal_error", "The server failed to build a valid response.");
-        } else res = errorResponse("invalid_request", describeValidation(error, requestUrl(request.url)));
-      } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
-      else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
-      else if (health.noteError(error)) {
-        logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
-        res = errorResponse("unavailable", health.unavailableMessage(error), { "retry-after": "5" });
-      } else {
-        logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
-        res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");
-      }
-      if (state) state.finalStatus = res.status;
-      return withHeaders(res, { ...(set.headers as Record<string, string>) });
-    })
-    // Every response passes here, refusals included: one place counts and logs them all.
-    .onAfterResponse(({ request, set }) => observe(request, set.status))
-    // The generated document, finished once (named components, parameters, open routes):
-    // src/http/openapi.ts says what and why. The plugin caches its object; so does this.
-    .onAfterHandle({ as: "global" }, ({ request, response }) => {
-      if (requestUrl(request.url).pathname !== "/v1/openapi.json" || !response || typeof response !== "object") return;
-      let doc = finishedDocs.get(response);
-      if (!doc) finishedDocs.set(response, (doc = finishDocument(response as Record<string, unknown>, routeBodies(app.routes))));
-      return doc;
-    })
-    .use(
-      openapi({
-        provider: null,
-        path: "/v1/openapi",
-        specPath: "/v1/openapi.json",
-        documentation: openapiDocumentation(deps.version),
-        exclude: { paths: ["/v1/openapi.json", "/v1/openapi"] },
-      }),
-    )
+  const dashboard = createDashboard({ db: deps.ledger.db, config: deps.config, auth, dataset: context.dataset.kind, forward: (request) => app.handle(request) });
+  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests);
+  // Hooks apply to the routes registered after them: these first.
+  app
+    .onRequest(checkRequest({
+      config: deps.config, dataset: context.dataset, metrics, auth, dashboard, match: routeMatcher(served),
+      socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
+    }))
+    .onParse(readBody)
+    // Every answer is observed once: a route's in mapResponse (after its response is checked,
+    // before it is sent), every refusal and failure in onError (Elysia also runs mapResponse
+    // after onError for a route's own failure: the observer counts a request once). Not in
+    // onAfterResponse, which Elysia schedules with setImmediate on every request, a cost as large
+    // as the rest of the request's own checks.
+    .mapResponse(({ request, set, requestState }: RequestContext) => observe(request.method, requestState, typeof set.status === "number" ? set.status : 200))
+    .onError(answerError(deps.logger, health, observe))
     .onStart(() => health.start())
-    .onStop(() => health.stop())
-    .use(v1Routes(ctx))
-    .use(v2Routes(ctx))
-    .use(reportRoutes(ctx));
-
+    .onStop(() => health.stop());
+  registerRoutes(app, served, context);
   return { app, metrics, health };
 }
 
-export type AppContext = {
-  ledger: Ledger;
-  config: Config;
-  metrics: Metrics;
-  health: DatabaseHealth;
-  states: WeakMap<Request, RequestState>;
-  dataset(): Awaited<ReturnType<typeof datasetLabelOrDefault>>;
-  version: string;
-  registerWallet(tenantId: number, maxWallets: number, owner: string): Promise<EnqueueResult>;
-  removeWallet(tenantId: number, owner: string): Promise<boolean>;
-  demoOwners: ReadonlySet<string> | null;
-};
+/**
+ * What the handlers share, made once: the dataset label (written once per data dir, before the app
+ * starts) and the prepared reads. A route's handler answers for a principal with it and no request.
+ */
+export async function routeContext(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): Promise<RouteContext> {
+  const { ledger } = deps;
+  const db = ledger.db;
+  let document: Record<string, unknown> | undefined;
+  return {
+    ledger, config: deps.config, metrics, health, version: deps.version,
+    dataset: await datasetLabelOrDefault(db),
+    demoOwners: deps.demoOwners ? new Set(deps.demoOwners) : null,
+    registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(db, tenantId, maxWallets, owner)),
+    removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(db, tenantId, owner)).removed),
+    queries: {
+      actions: actionQueries(db), journal: journalQueries(db), portfolio: portfolioQueries(db), instruments: instrumentQueries(db),
+      incomeEntries: incomeEntries(db), exportCsv: exporter(db),
+    },
+    openapiDocument: () => (document ??= openapiDocument(routes, deps.version)),
+  };
+}
 
-/** The request bodies the routes declare, for the OpenAPI document. */
-function routeBodies(routes: { method: string; path: string; hooks?: { body?: unknown } }[]): RouteBody[] {
-  return routes.flatMap((r) => (r.hooks?.body && typeof r.hooks.body === "object" ? [{ method: r.method, path: r.path, body: r.hooks.body as RouteBody["body"] }] : []));
+function authDeps(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): AuthDeps {
+  const { config } = deps;
+  return {
+    config, metrics,
+    lookup: keyLookup(deps.ledger.db),
+    rate: createWindowCounter(() => config.rateLimitPerMinute),
+    failures: createWindowCounter(() => config.authFailuresPerMinute),
+    unavailable: databaseGate(health),
+  };
+}
+
+/** Elysia's per-request context, as the hooks below read it (each hook, and each route, gets the same object). */
+interface RequestContext extends StateHolder {
+  request: Request;
+  set: { headers: Record<string, unknown>; status?: number | string };
+}
+
+/**
+ * onRequest: everything decided before the body is read. Every early answer is thrown, never
+ * returned: a response returned from here skips the error hook, and with it the request's
+ * metrics and log line.
+ *
+ * Elysia reads each hook's source to learn what to prepare for every route: this one names its
+ * context `context`, never passes it whole to a function (or Elysia would parse every request's
+ * headers and cookies) and reads the socket's address through the app, not `context.server`
+ * (or Elysia would define that property on every request).
+ */
+function checkRequest(deps: {
+  config: Config; dataset: { kind: string }; metrics: Metrics; auth: AuthDeps; dashboard: ReturnType<typeof createDashboard>;
+  match: ReturnType<typeof routeMatcher>; socketAddress: (request: Request) => string;
+}) {
+  const { dataset, metrics, auth, dashboard, match } = deps;
+  const hostAllowed = hostAllowList(deps.config);
+  return async (context: RequestContext): Promise<void> => {
+    const request = context.request;
+    const url = requestUrl(request.url);
+    // Asked of the socket only by the checks that need it: a keyed route's lockout, the dashboard.
+    const socketAddress = () => deps.socketAddress(request);
+    // First of all, before the dashboard and auth (so before the lockout counts anything).
+    if (!hostAllowed(request.headers.get("host") ?? url.host)) {
+      const refused = (context.requestState = newRequestState());
+      refused.headers = { "x-request-id": refused.requestId, "x-ca-ledger-dataset": dataset.kind };
+      metrics.hostRefused();
+      throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
+    }
+    if (dashboard.serves(url.pathname)) {
+      context.requestState = newRequestState(dashboardRoute(url.pathname));
+      throw new Answered(await dashboard.handle(request, url, socketAddress()));
+    }
+    const matched = match(request.method, url.pathname);
+    const state = (context.requestState = await authenticate(request, matched, socketAddress, auth));
+    state.headers = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
+    const refusal = state.refusal ?? admissionRefusal(request, url, matched.kind === "route" ? matched.served.rules : undefined);
+    if (refusal) throw new Answered(refusal);
+  };
+}
+
+/** Bodies are read with a cap, so a chunked body without content-length cannot go past it. */
+async function readBody({ request }: { request: Request }): Promise<unknown> {
+  if (!request.body) return;
+  const text = await readCapped(request.body, maxBodyBytes);
+  if (text === null) throw new ApiFailure("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiFailure("invalid_request", "The body is not valid JSON.");
+  }
+}
+
+/** onError: every failure as {error, code} with the request's headers (docs/api.md#errors). */
+function answerError(logger: Logger, health: DatabaseHealth, observe: Observer) {
+  return ({ code, error, request, set, requestState: state }: RequestContext & { code: unknown; error: unknown }): Response => {
+    let res: Response;
+    // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
+    const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
+    if (error instanceof Answered) {
+      res = error.response;
+      // The dashboard names its own requests: log them under the id the browser saw.
+      if (state) state.requestId = res.headers.get("x-request-id") ?? state.requestId;
+    } else if (failure) res = errorResponse(failure.code, failure.message, failure.headers);
+    else if (code === "VALIDATION") {
+      const e = error as { type?: string };
+      // A response that breaks its own schema is our bug, not the caller's.
+      if (e.type === "response") {
+        logger.error("response failed its schema", { requestId: state?.requestId, route: state?.route, detail: describeValidation(error) });
+        res = errorResponse("internal_error", "The server failed to build a valid response.");
+      } else res = errorResponse("invalid_request", describeValidation(error, requestUrl(request.url)));
+    } else if (code === "PARSE") res = errorResponse("invalid_request", "The body is not valid JSON.");
+    else if (code === "NOT_FOUND") res = errorResponse("route_not_found", "No such route.");
+    else if (health.noteError(error)) {
+      logger.error("database unavailable", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.message ?? error) });
+      res = errorResponse("unavailable", health.unavailableMessage(error), { "retry-after": "5" });
+    } else {
+      logger.error("unhandled error", { requestId: state?.requestId, route: state?.route, error: String((error as Error)?.stack ?? error) });
+      res = errorResponse("internal_error", "Internal error; the server log has the details under this request id.");
+    }
+    observe(request.method, state, res.status);
+    withHeaders(res, state?.headers);
+    return withHeaders(res, set.headers as Record<string, string>);
+  };
+}
+
+type Observer = (method: string, state: RequestState | undefined, status: number) => void;
+
+/**
+ * Every answer, refusals included, counted and timed (from its arrival to its answer being ready)
+ * by method, route template (`unmatched` when no route matched, never the raw path) and status,
+ * and logged: one info line per request with LOG_REQUESTS on (the default), else only those that
+ * failed with a 5xx. The line holds the route template, never the path, the query or a header,
+ * so no key and no wallet reaches the log (docs/operations.md#request-logs).
+ */
+function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean): Observer {
+  return (method, state, status) => {
+    if (state?.observed) return;
+    if (state) state.observed = true;
+    const route = state?.route ?? "unmatched";
+    const seconds = state ? (performance.now() - state.started) / 1000 : 0;
+    metrics.observeRequest(method, route, status, seconds);
+    if (logRequests || status >= 500) {
+      logger.info("request", { requestId: state?.requestId, method, route, status, ms: Math.round(seconds * 1000) });
+    }
+  };
 }
 
 /**
@@ -205,7 +247,7 @@ export function requestUrl(raw: string): URL {
   }
 }
 
-/** A response decided in onRequest, thrown so that it reaches the error and after-response hooks. */
+/** A response decided in onRequest, thrown so that it reaches the error hook (which counts and logs it). */
 class Answered extends Error {
   constructor(readonly response: Response) { super("answered before routing"); }
 }
@@ -223,49 +265,27 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
 function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
-  const query = queryRefusal(url.searchParams, rules);
+  const query = url.search === "" ? null : queryRefusal(url.searchParams, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
   return null;
 }
 
-/**
- * Counts and times each answered request by method, route template (`unmatched` when no route
- * matched, never the raw path) and status, and logs it: one info line per request with
- * LOG_REQUESTS on (the default), else only those that failed with a 5xx. The line holds the route
- * template, never the path, the query or a header, so no key and no wallet reaches the log
- * (docs/operations.md#request-logs).
- */
-function requestObserver(states: WeakMap<Request, RequestState>, metrics: Metrics, logger: Logger, logRequests: boolean) {
-  return (request: Request, setStatus: unknown): void => {
-    const state = states.get(request);
-    const status = state?.finalStatus ?? (typeof setStatus === "number" ? setStatus : 200);
-    const route = state?.route ?? "unmatched";
-    const seconds = state ? (performance.now() - state.started) / 1000 : 0;
-    metrics.observeRequest(request.method, route, status, seconds);
-    if (logRequests || status >= 500) {
-      logger.info("request", { requestId: state?.requestId, method: request.method, route, status, ms: Math.round(seconds * 1000) });
-    }
-  };
-}
-
-function withHeaders(res: Response, headers: Record<string, string>): Response {
-  for (const [k, v] of Object.entries(headers)) if (!res.headers.has(k)) res.headers.set(k, v);
+function withHeaders(res: Response, headers: Record<string, string> | undefined): Response {
+  for (const k in headers) if (!res.headers.has(k)) res.headers.set(k, headers[k]!);
   return res;
 }
 
-// Routes that read no ledger data, or report on the ledger itself.
-const databaseFreeRoutes = new Set(["/v1/health", "/v1/openapi.json", "/v1/ops/status", "/v1/ops/metrics"]);
-
 /**
- * Once the path no longer holds the file the server opened (deleted or replaced), every other
- * route answers 503: its writes would be lost with the old inode, and keys created or revoked
- * with `ca-ledger keys` land in another file, so this server could still accept a revoked key.
+ * Once the path no longer holds the file the server opened (deleted or replaced), every route but
+ * those that read no ledger data answers 503: its writes would be lost with the old inode, and
+ * keys created or revoked with `ca-ledger keys` land in another file, so this server could still
+ * accept a revoked key.
  */
 function databaseGate(health: DatabaseHealth) {
-  return (route: string): Response | null => {
-    if (databaseFreeRoutes.has(route) || health.check()?.kind !== "missing") return null;
+  return (route: Route): Response | null => {
+    if (route.databaseFree || health.check()?.kind !== "missing") return null;
     return errorResponse("unavailable", "The ledger database file was removed or replaced under the running server; the operator must restart it.", { "retry-after": "60" });
   };
 }

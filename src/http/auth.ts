@@ -4,21 +4,13 @@ import type { Config } from "../config.ts";
 import { missingScopeMessage } from "../domain/scopes.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import { lockoutNetwork } from "./address.ts";
+import { remembered } from "./remembered.ts";
 import { errorResponse } from "./errors.ts";
 import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
-import { matchRoute } from "./route-table.ts";
-
-export interface RequestState {
-  requestId: string;
-  started: number;
-  /** Route template for metrics and logs; never the raw path. */
-  route: string;
-  principal: KeyPrincipal | null;
-  headers: Record<string, string>;
-  refusal: Response | null;
-  finalStatus?: number;
-}
+import type { RouteMatch } from "./registry.ts";
+import type { Route } from "./route.ts";
+import { newRequestState, type RequestState } from "./request-state.ts";
 
 type Counter = ReturnType<typeof createWindowCounter>;
 
@@ -28,15 +20,28 @@ type Counter = ReturnType<typeof createWindowCounter>;
  */
 export interface Delegation { principal: KeyPrincipal; address: string }
 
+// Rides on the forwarded Request itself: only code holding this symbol can set or read it, and
+// nothing from the network can.
+const delegated = Symbol("delegation");
+
+/** Marks a request the dashboard forwards as acting for its session. */
+export function delegate(request: Request, delegation: Delegation): Request {
+  (request as Request & { [delegated]?: Delegation })[delegated] = delegation;
+  return request;
+}
+
+function delegationOf(request: Request): Delegation | undefined {
+  return (request as Request & { [delegated]?: Delegation })[delegated];
+}
+
 export interface AuthDeps {
   config: Config;
   lookup: (key: string) => Promise<KeyPrincipal | null>;
   rate: Counter;
   failures: Counter;
   metrics: Metrics;
-  delegated?: (request: Request) => Delegation | undefined;
   /** A refusal for a route the database cannot serve now; checked first, since keys live there too. */
-  unavailable?: (route: string) => Response | null;
+  unavailable?: (route: Route) => Response | null;
 }
 
 /**
@@ -44,15 +49,17 @@ export interface AuthDeps {
  * trusted proxy the last hop it appended. A hop that is not an address falls back to the socket
  * (the proxy's own budget), so garbage in the header never mints a fresh budget.
  */
+const network = remembered(lockoutNetwork);
+
 export function clientAddress(request: Request, socketAddress: string, trustProxy: boolean): string {
-  const socket = lockoutNetwork(socketAddress) ?? socketAddress;
+  const socket = network(socketAddress) ?? socketAddress;
   if (!trustProxy) return socket;
   const xff = request.headers.get("x-forwarded-for");
   if (!xff) return socket;
   // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
   const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
   const last = hops[hops.length - 1];
-  return (last === undefined ? null : lockoutNetwork(last)) ?? socket;
+  return (last === undefined ? null : network(last)) ?? socket;
 }
 
 /** Reads the key from `authorization: Bearer` (wins) or `x-api-key`. */
@@ -70,32 +77,28 @@ function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number
   return { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
 }
 
-/** A request's state before any check: no route matched yet. */
-export function newRequestState(route = "unmatched"): RequestState {
-  return { requestId: crypto.randomUUID(), started: performance.now(), route, principal: null, headers: {}, refusal: null };
-}
-
-export async function authenticate(request: Request, url: URL, socketAddress: string, deps: AuthDeps): Promise<RequestState> {
+/** The request's state after the checks up to the rate limit: its route, its principal, its headers, or the refusal. */
+export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps): Promise<RequestState> {
   const state = newRequestState();
-  const match = matchRoute(request.method, url.pathname);
   if (match.kind === "none") {
     state.refusal = errorResponse("route_not_found", "No such route.");
     return state;
   }
   if (match.kind === "method_not_allowed") {
-    state.route = match.template;
+    state.route = match.path;
     state.refusal = errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use ${match.allow.join(", ")}.`, { allow: match.allow.join(", ") });
     return state;
   }
-  state.route = match.spec.template;
-  state.refusal = deps.unavailable?.(state.route) ?? null;
+  const { route } = match.served;
+  state.route = route.path;
+  state.refusal = deps.unavailable?.(route) ?? null;
   if (state.refusal) return state;
-  const scope = match.spec.scope;
+  const scope = route.scope;
   if (scope === null) return state;
 
   const { metrics } = deps;
-  const delegation = deps.delegated?.(request);
-  const address = delegation?.address ?? clientAddress(request, socketAddress, deps.config.trustProxy);
+  const delegation = delegationOf(request);
+  const address = delegation?.address ?? clientAddress(request, socketAddress(), deps.config.trustProxy);
   const identified = await identify(delegation ? { principal: delegation.principal } : { key: presentedKey(request) }, address, deps);
   if (identified instanceof Response) {
     state.refusal = identified;

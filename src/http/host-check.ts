@@ -8,6 +8,7 @@
 // whatever it is bound to, is answered.
 import type { Config } from "../config.ts";
 import { parseAddress } from "./address.ts";
+import { remembered } from "./remembered.ts";
 
 /** The host name of a Host header's value (`name`, `name:port`, `[v6]:port`), lowercased, without a final dot. */
 function hostName(host: string): string {
@@ -18,9 +19,9 @@ function hostName(host: string): string {
 
 export function hostAllowList(config: Pick<Config, "allowedHosts">): (host: string) => boolean {
   const names = new Set(["localhost", ...config.allowedHosts]);
-  return (host) => {
+  return remembered((host) => {
     const name = hostName(host);
     if (name === "") return false;
     return names.has(name) || (parseAddress(name) !== null && !name.includes("%"));
-  };
+  });
 }

@@ -16,9 +16,16 @@ const webhookOutcomes = ["delivered", "retry", "failed"] as const;
 /** What this process is: the build_info series' labels. */
 export interface BuildInfo { version: string; engine: "sqlite" | "postgres" }
 
+/** The requests of one method and route: their count by status, and their durations' histogram. */
+interface Series { method: string; route: string; byStatus: Map<number, RequestCount>; counts: number[]; sum: number; count: number }
+interface RequestCount { method: string; route: string; status: number; n: number }
+
 export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
-  const requests = new Map<string, number>();
-  const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
+  // Found by route, then method, then status: no key is built per request. The lists keep the
+  // order each was first seen in, which is the order they are rendered in.
+  const seriesBy = new Map<string, Map<string, Series>>();
+  const series: Series[] = [];
+  const requests: RequestCount[] = [];
   const authFailures = new Map<string, number>();
   const rpc = new Map<string, number>();
   const webhooks = new Map<string, number>(webhookOutcomes.map((o) => [o, 0]));
@@ -30,13 +37,19 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
   return {
     observeRequest(rawMethod: string, route: string, status: number, seconds: number): void {
       const method = knownMethods.has(rawMethod) ? rawMethod : "other";
-      inc(requests, `${method}\u0000${route}\u0000${status}`);
-      const key = `${method}\u0000${route}`;
-      let h = durations.get(key);
-      if (!h) durations.set(key, (h = { counts: buckets.map(() => 0), sum: 0, count: 0 }));
-      for (let i = 0; i < buckets.length; i++) if (seconds <= buckets[i]!) h.counts[i]!++;
-      h.sum += seconds;
-      h.count++;
+      let methods = seriesBy.get(route);
+      if (!methods) seriesBy.set(route, (methods = new Map()));
+      let s = methods.get(method);
+      if (!s) methods.set(method, (s = { method, route, byStatus: new Map(), counts: buckets.map(() => 0), sum: 0, count: 0 })), series.push(s);
+      let c = s.byStatus.get(status);
+      if (!c) s.byStatus.set(status, (c = { method, route, status, n: 0 })), requests.push(c);
+      c.n++;
+      // Counted in the first bucket it fits, cumulated when rendered; past the last, only in +Inf.
+      let i = 0;
+      while (i < buckets.length && seconds > buckets[i]!) i++;
+      if (i < buckets.length) s.counts[i]!++;
+      s.sum += seconds;
+      s.count++;
     },
     authFailure(reason: string): void { inc(authFailures, reason); },
     rateLimited(): void { rateLimited++; },
@@ -59,15 +72,12 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
       out.push(`caledger_build_info{version="${esc(build.version)}",engine="${build.engine}"} 1`);
 
       head("caledger_http_requests_total", "counter", "HTTP requests by method, route template and status.");
-      for (const [k, v] of requests) {
-        const [m, r, s] = k.split("\u0000");
-        out.push(`caledger_http_requests_total{method="${esc(m!)}",route="${esc(r!)}",status="${s}"} ${v}`);
-      }
+      for (const c of requests) out.push(`caledger_http_requests_total{method="${esc(c.method)}",route="${esc(c.route)}",status="${c.status}"} ${c.n}`);
       head("caledger_http_request_duration_seconds", "histogram", "HTTP request duration by method and route template.");
-      for (const [k, h] of durations) {
-        const [m, r] = k.split("\u0000");
-        const l = `method="${esc(m!)}",route="${esc(r!)}"`;
-        buckets.forEach((b, i) => out.push(`caledger_http_request_duration_seconds_bucket{${l},le="${b}"} ${h.counts[i]}`));
+      for (const h of series) {
+        const l = `method="${esc(h.method)}",route="${esc(h.route)}"`;
+        let cumulative = 0;
+        buckets.forEach((b, i) => out.push(`caledger_http_request_duration_seconds_bucket{${l},le="${b}"} ${(cumulative += h.counts[i]!)}`));
         out.push(`caledger_http_request_duration_seconds_bucket{${l},le="+Inf"} ${h.count}`);
         out.push(`caledger_http_request_duration_seconds_sum{${l}} ${h.sum}`);
         out.push(`caledger_http_request_duration_seconds_count{${l}} ${h.count}`);

@@ -1,14 +1,20 @@
-// The OpenAPI document. @elysiajs/openapi generates the paths from the routes' TypeBox schemas;
-// openapiDocumentation() gives the frame (info, servers, security schemes, tags, the document's
-// own path) and finishDocument() turns the generated paths into what a tool can use: named
-// components instead of inline shapes, every parameter described, and what the server does for
-// every route (no key on open routes, 413 on any body over the cap) said on each operation.
+// The OpenAPI 3.1 document, built from the declared routes (routes/index.ts) and the TypeBox
+// schemas of schemas/: every shape a named component instead of an inline one, every parameter
+// described, and what the server does on every route said on each operation (no key on an open
+// route; the refusals of onRequest: 400 for the query string, 413 for a body over the cap, 421
+// for a Host it does not answer to).
 import type { TSchema } from "@sinclair/typebox";
 import * as S from "../../schemas/index.ts";
 import { componentsFor, namedSchemas, toOpenApi, type Json } from "./openapi-schemas.ts";
+import { responsesOf } from "./registry.ts";
+import type { Route } from "./route.ts";
 
-export function openapiDocumentation(version: string) {
+export function openapiDocument(routes: readonly Route[], version: string): Json {
+  const used = new Set<string>();
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const r of routes) (paths[openapiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r, used);
   return {
+    openapi: "3.1.2",
     info: {
       title: "ca-ledger",
       version,
@@ -26,110 +32,65 @@ export function openapiDocumentation(version: string) {
       { name: "ledger", description: "Portfolio, income, journal, yield, exports (v1)" },
       { name: "v2", description: "Corporate actions, taxonomy and lineage (v2)" },
     ],
-    // The document's own route is not generated (the plugin serves it): declared here.
-    paths: {
-      "/v1/openapi.json": {
-        get: {
-          tags: ["ops"],
-          summary: "This OpenAPI 3.1 document (no key)",
-          operationId: "getV1OpenapiJson",
-          responses: { 200: { description: S.OpenApiDocument.description!, content: { "application/json": { schema: { title: S.OpenApiDocument.title } } } } },
-        },
-      },
-    },
+    paths,
     components: {
       securitySchemes: {
-        bearer: { type: "http" as const, scheme: "bearer", description: "API key as a bearer token (cal_ + 43 characters)" },
-        apiKey: { type: "apiKey" as const, in: "header" as const, name: "x-api-key", description: "API key in the x-api-key header" },
+        bearer: { type: "http", scheme: "bearer", description: "API key as a bearer token (cal_ + 43 characters)" },
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "API key in the x-api-key header" },
       },
+      schemas: componentsFor(used),
     },
   };
 }
 
-/** The `detail` of a keyed route: its security requirement, tag and summary. */
-export function keyed(tag: string, summary: string, scope: string, description?: string) {
+/** `/v1/wallets/:owner` as OpenAPI writes it: `/v1/wallets/{owner}`. */
+export const openapiPath = (path: string): string => path.replace(/:([^/]+)/g, "{$1}");
+
+/** The operation's id: its method and path in camel case, a parameter as `By<Name>` (`getV1WalletsByOwnerStatus`). */
+export function operationId(route: Pick<Route, "method" | "path">): string {
+  const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  const words = route.path.split("/").filter(Boolean).map((seg) => (seg.startsWith(":") ? `By${cap(seg.slice(1))}` : seg.split(/[^A-Za-z0-9]+/).map(cap).join("")));
+  return route.method.toLowerCase() + words.join("");
+}
+
+function operation(r: Route, used: Set<string>): Json {
+  const parameters = [
+    ...Object.entries(r.params?.properties ?? {}).map(([name, schema]) => parameter(name, "path", true, schema, used)),
+    ...Object.entries(r.query?.properties ?? {}).map(([name, schema]) => parameter(name, "query", r.query!.required?.includes(name) ?? false, schema, used)),
+  ];
+  const responses: Record<string, Json> = {};
+  for (const [status, schema] of Object.entries(responsesOf(r))) responses[status] = response(status, schema, used);
+  // onRequest refuses, on every route: a Host it does not answer to (first of all), a query
+  // parameter the route does not declare or a scalar one given twice, a body over the cap.
+  for (const status of [400, 413, 421] as const) responses[status] ??= response(String(status), S.errors[status], used);
   return {
-    tags: [tag],
-    summary,
-    description: `${description ? description + " " : ""}Requires scope \`${scope}\`.`,
-    security: [{ bearer: [] }, { apiKey: [] }] as Record<string, string[]>[],
+    tags: [r.tag],
+    summary: r.summary,
+    ...(r.scope !== null
+      ? { description: `${r.description ? r.description + " " : ""}Requires scope \`${r.scope}\`.`, security: [{ bearer: [] }, { apiKey: [] }] }
+      // A route with no security requirement needs no key: say so, rather than leave it unsaid.
+      : { ...(r.description ? { description: r.description } : {}), security: [] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(r.body ? { requestBody: { required: true, description: r.body.description, content: { "application/json": { schema: toOpenApi(r.body, used) } } } } : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+    operationId: operationId(r),
   };
 }
 
-/** A route's request body, as the app registered it. */
-export interface RouteBody { method: string; path: string; body: TSchema }
-
-type Operation = { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json; security?: unknown[] };
-
-/** The finished document: a new object; the generated one is left as it is. */
-export function finishDocument(generated: Json, bodies: RouteBody[]): Json {
-  const doc = structuredClone(generated) as Json & { paths: Record<string, Record<string, Operation>>; components?: Json };
-  const used = new Set<string>();
-  for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      if (op.parameters) op.parameters = op.parameters.map(parameter);
-      const responses: Record<string, Json> = {};
-      // A 204 has no content by definition (its route declares S.NoContent).
-      for (const [status, res] of Object.entries(op.responses ?? {})) responses[status] = status === "204" ? { description: S.NoContent.description } : response(res, used);
-      // onRequest refuses, on every route: a Host it does not answer to (first of all), a query
-      // parameter the route does not declare or a scalar one given twice, a body over the cap.
-      responses["400"] ??= response({ content: { "application/json": { schema: S.errors[400] } } }, used);
-      responses["413"] ??= response({ content: { "application/json": { schema: S.errors[413] } } }, used);
-      responses["421"] ??= response({ content: { "application/json": { schema: S.errors[421] } } }, used);
-      op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
-      const body = bodies.find((b) => b.method.toLowerCase() === method && b.path.replace(/:([^/]+)/g, "{$1}") === path)?.body;
-      if (body) op.requestBody = { required: true, description: body.description, content: { "application/json": { schema: toOpenApi(body, used) } } };
-      // A route with no security requirement needs no key: say so, rather than leave it unsaid.
-      op.security ??= [];
-    }
-  }
-  doc.components = { ...doc.components, schemas: componentsFor(used) };
-  return doc;
-}
-
-/** A generated response, its schema replaced by the named component it was built from. */
-function response(res: Json, used: Set<string>): Json {
-  const [mediaType, media] = Object.entries((res.content ?? {}) as Record<string, { schema?: { title?: unknown } }>)[0] ?? [];
-  const title = media?.schema?.title;
-  const source = typeof title === "string" ? namedSchemas.get(title) : undefined;
-  if (!source) throw new Error(`A response schema has no title naming a schema of schemas/ (${mediaType}: ${String(title)})`);
-  const type = (source as { contentMediaType?: string }).contentMediaType ?? mediaType!;
-  return { description: source.description ?? res.description, content: { [type]: { schema: toOpenApi(source, used) } } };
+/** A parameter with its schema from schemas/ and, beside it, the schema's description. */
+function parameter(name: string, where: "path" | "query", required: boolean, source: TSchema, used: Set<string>): Json {
+  const { description, ...schema } = toOpenApi(source, used);
+  return { name, in: where, required, schema, description };
 }
 
 /**
- * Every query and path parameter of schemas/, by name and JSON type: one schema per name, except
- * that a name may also be a list (`owner` repeated on the year report; one wallet elsewhere).
+ * A response as the named component it is: its description, and its media type (a schema's own
+ * `contentMediaType`, else text for a string, JSON for the rest). A 204 has no content by definition.
  */
-const parameterSchemas: ReadonlyMap<string, TSchema> = (() => {
-  const byName = new Map<string, TSchema>();
-  for (const [exportName, value] of Object.entries(S)) {
-    if (!/(Query|Params)$/.test(exportName)) continue;
-    for (const [name, schema] of Object.entries((value as { properties: Record<string, TSchema> }).properties)) {
-      const key = `${name}:${jsonType(schema as { type?: unknown })}`;
-      const seen = byName.get(key);
-      if (seen && JSON.stringify(seen) !== JSON.stringify(schema)) throw new Error(`Parameter ${name} has two schemas in schemas/`);
-      byName.set(key, schema);
-    }
-  }
-  return byName;
-})();
-
-/** The JSON type a parameter takes (a union of literals is its members' type; Elysia's integer adds a string branch). */
-function jsonType(schema: { type?: unknown; anyOf?: { type?: unknown }[] }): string {
-  if (typeof schema.type === "string") return schema.type;
-  const types = (schema.anyOf ?? []).map((b) => b.type).filter((t): t is string => typeof t === "string" && t !== "null");
-  return types.find((t) => t !== "string") ?? types[0] ?? "string";
-}
-
-/**
- * A parameter with its schema from schemas/ and the description on the parameter. This also drops
- * Elysia's string-coercion branch of the integer parameters (a `format: integer` string with a
- * made-up `default: 0`): on the wire a query value is always text, and OpenAPI says so by style.
- */
-function parameter(p: Json): Json {
-  const source = parameterSchemas.get(`${p.name as string}:${jsonType((p.schema as object | undefined) ?? {})}`);
-  if (!source) throw new Error(`Parameter ${String(p.name)} is not declared in schemas/`);
-  const { description, ...schema } = toOpenApi(source, new Set());
-  return { ...p, description, schema };
+function response(status: string, schema: TSchema, used: Set<string>): Json {
+  if (status === "204") return { description: schema.description };
+  const source = typeof schema.title === "string" ? namedSchemas.get(schema.title) : undefined;
+  if (!source) throw new Error(`A response schema has no title naming a schema of schemas/ (${status}: ${String(schema.title)})`);
+  const type = (source as { contentMediaType?: string }).contentMediaType ?? (source.type === "string" ? "text/plain" : "application/json");
+  return { description: source.description, content: { [type]: { schema: toOpenApi(source, used) } } };
 }

@@ -1,8 +1,8 @@
 // The query string against the route's declared query schema, before any handler runs
 // (docs/api.md#query-parameters): a parameter the route does not declare is refused, and so is a
 // parameter given twice unless the schema declares it a list (`owner` on the year report); an
-// integer parameter is written in plain digits. Read from the schemas the routes registered, so a
-// route added or changed is covered without a table to keep in step.
+// integer parameter is written in plain digits. Read from each route's declared query schema, so
+// a route added or changed is covered without a table to keep in step.
 import type { TSchema } from "@sinclair/typebox";
 
 export interface QueryRules {
@@ -19,18 +19,10 @@ export interface QueryRules {
   words: ReadonlyMap<string, readonly string[]>;
 }
 
-interface RegisteredRoute { method: string; path: string; hooks?: { query?: unknown } }
-
 const noQuery: QueryRules = { names: new Set(), lists: new Set(), integers: new Set(), words: new Map() };
 
-/** The rules of every registered route, by `METHOD template` (Elysia's `:param` templates). */
-export function queryRulesOf(routes: readonly RegisteredRoute[]): Map<string, QueryRules> {
-  const out = new Map<string, QueryRules>();
-  for (const r of routes) out.set(`${r.method} ${r.path}`, rulesOf(r.hooks?.query as { properties?: Record<string, TSchema> } | undefined));
-  return out;
-}
-
-function rulesOf(schema: { properties?: Record<string, TSchema> } | undefined): QueryRules {
+/** The rules of a route's query schema (none declared: no parameter at all). */
+export function queryRules(schema: { properties?: Record<string, TSchema> } | undefined): QueryRules {
   if (!schema?.properties) return noQuery;
   const names = new Set<string>(), lists = new Set<string>(), integers = new Set<string>();
   const words = new Map<string, readonly string[]>();

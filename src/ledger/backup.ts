@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ledgerPath, makePrivate } from "./db.ts";
 import { applySqliteMigrations, migrationHashes } from "./migrations.ts";
 import * as schema from "./schema.ts";
+import { sqliteDb } from "./sql/sqlite.ts";
 
 export class OpsError extends Error {}
 
@@ -157,7 +158,7 @@ export interface RestoreResult { summary: LedgerFileSummary; replaced: string | 
  * source still in WAL mode is read whole), migrate the copy, fsync, then rename over the ledger.
  * The previous ledger is kept as `ledger.db.replaced-<time>` (a hard link made before the swap).
  */
-export function restoreLedger(dataDir: string, file: string, opts: { force?: boolean } = {}): RestoreResult {
+export async function restoreLedger(dataDir: string, file: string, opts: { force?: boolean } = {}): Promise<RestoreResult> {
   const source = resolve(file);
   const problems = inspectLedgerFile(source);
   if (problems.length) throw new OpsError(`${source} is not a ca-ledger database this build can restore: ${problems.join("; ")}`);
@@ -191,11 +192,11 @@ export function restoreLedger(dataDir: string, file: string, opts: { force?: boo
       src.close();
     }
     makePrivate(tmp);
-    const copy = new Database(tmp, { strict: true });
+    const copy = sqliteDb(new Database(tmp, { strict: true }));
     try {
-      applySqliteMigrations(copy); // an older backup comes back at this build's schema
+      await applySqliteMigrations(copy); // an older backup comes back at this build's schema
     } finally {
-      copy.close();
+      await copy.close();
     }
     fsyncPath(tmp);
     if (existsSync(target)) {

@@ -21,7 +21,7 @@ import { bookingEventsBefore, writeBookingEvents } from "./outbox.ts";
 import { storePortfolios } from "./queries/portfolio.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
-import { actionRow, appendJournal, refreshIncomeTotals, writeAction, type ActionRow } from "./writers.ts";
+import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -241,34 +241,44 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
   return result;
 }
 
-interface ActionChanges { rows: (ActionRow & { owner: string })[]; gone: { id: string; owner: string }[] }
+interface ActionChanges { rows: (ActionRow & { shown: number | null })[]; gone: { id: string; owner: string; event_id: number }[] }
 
 /**
  * What changes among these wallets' actions: a payload whose hash is unchanged is skipped before
- * any read model is serialised (most actions of a re-booked wallet do not change); one the engine
- * no longer derives goes (its journal keeps the history).
+ * its rows are serialised (most actions of a re-booked wallet do not change); one the engine no
+ * longer derives goes (its journal keeps the history).
  */
 async function changedActionRows(db: Sql, owners: string[], actions: EngineOutput["actions"], result: ChunkResult): Promise<ActionChanges> {
-  const storedRows = await db.all<{ id: string; owner: string; payload_sha256: string }>(`SELECT id, owner, payload_sha256 FROM actions WHERE owner IN ${IN_LIST}`, JSON.stringify(owners));
+  const storedRows = await db.all<{ id: string; owner: string; payload_sha256: string; event_id: number }>(`SELECT id, owner, payload_sha256, event_id FROM actions WHERE owner IN ${IN_LIST}`, JSON.stringify(owners));
   const stored = new Map(storedRows.map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
+  // One copy of each event's text for the chunk: the wallets holding it share it until written.
+  const events = new Map<string, ActionRow["event"]>();
   for (const a of actions) {
     const payload = canonicalJson(a);
     const hash = sha256Hex(payload);
-    if (stored.get(a.id)?.payload_sha256 === hash) result.actionsUnchanged++;
-    else rows.push({ ...actionRow(a, payload, hash), owner: a.owner });
+    const before = stored.get(a.id);
+    if (before?.payload_sha256 === hash) result.actionsUnchanged++;
+    else {
+      const row = actionRow(a, payload, hash);
+      row.event = events.get(row.event.sha256) ?? (events.set(row.event.sha256, row.event), row.event);
+      rows.push({ ...row, shown: before?.event_id ?? null });
+    }
     stored.delete(a.id);
   }
   return { rows, gone: [...stored.values()] };
 }
 
+/** The changed actions of these wallets, each event row written once; events left unshown go. */
 async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges, at: string, result: ChunkResult): Promise<void> {
+  const writer = actionWriter(tx);
   for (const row of changes.rows) {
     if (!owners.has(row.owner)) continue;
-    await writeAction(tx, row, at);
+    await writer.write(row, at, row.shown);
     result.actionsWritten++;
   }
-  for (const g of changes.gone) if (owners.has(g.owner)) await tx.run("DELETE FROM actions WHERE id = ?", g.id);
+  for (const g of changes.gone) if (owners.has(g.owner)) await writer.remove(g.id, g.event_id);
+  await writer.finish();
 }
 
 /**

@@ -89,7 +89,7 @@ export async function newLedgerLocation(target: LedgerTarget): Promise<string | 
 
 /** Applies the engine's pending migrations (under its lock); returns how many. */
 export function applyMigrations(ledger: Ledger): Promise<number> {
-  return ledger.engine === "sqlite" ? Promise.resolve(applySqliteMigrations(ledger.sqlite)) : applyPostgresMigrations(ledger.db.client);
+  return ledger.engine === "sqlite" ? applySqliteMigrations(ledger.db) : applyPostgresMigrations(ledger.db.client);
 }
 
 async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise<SqliteLedger> {
@@ -101,8 +101,17 @@ async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  if (opts.migrate !== false) applySqliteMigrations(sqlite);
+  // Statement journals and sorts in memory: each of booking's upserts and deletes otherwise writes
+  // its statement journal to a temporary file (about 80 MiB of writes to re-book 1,000 wallets,
+  // more than the WAL and its checkpoints together, docs/storage.md#figures); they are a few pages each.
+  sqlite.exec("PRAGMA temp_store = MEMORY");
   const db = sqliteDb(sqlite);
+  try {
+    if (opts.migrate !== false) await applySqliteMigrations(db);
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
   return { engine: "sqlite", db, sqlite, path, close: () => db.close() };
 }
 

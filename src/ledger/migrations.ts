@@ -1,15 +1,18 @@
 // Applies the embedded migrations of each engine at start, under a lock, so two processes
 // starting together never both migrate: SQLite takes its write lock (one IMMEDIATE transaction
 // for every pending migration); PostgreSQL takes a session advisory lock, then applies each
-// migration in its own transaction. Both keep drizzle's own record of what was applied (the
+// migration in its own transaction. A migration with a data step (upgrades.ts) runs it right
+// after its SQL, in the same transaction. Both keep drizzle's own record of what was applied (the
 // SHA-256 of each file, drizzle-kit's `when` as created_at), so drizzle-kit and the binary agree,
 // and beside it when this ledger applied each one.
-import type { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { embeddedMigrations as sqliteMigrations, type EmbeddedMigration } from "../../migrations/embedded.ts";
 import { embeddedMigrations as postgresMigrations } from "../../migrations-postgres/embedded.ts";
 import { sha256Hex } from "../domain/evidence.ts";
 import type { Dialect, Sql } from "./sql/port.ts";
+import { transactionSql } from "./sql/postgres.ts";
+import type { SqliteDb } from "./sql/sqlite.ts";
+import { dataSteps } from "./upgrades.ts";
 
 /** `when` is the migration's own date; `appliedAt` when this ledger applied it (null: not recorded). */
 export interface MigrationStatus { tag: string; when: number; hash: string; applied: boolean; appliedAt: string | null }
@@ -42,20 +45,29 @@ const createRecords = {
   ],
 } as const;
 
-/** Applies SQLite's pending migrations in one IMMEDIATE transaction; returns how many. */
-export function applySqliteMigrations(sqlite: Database): number {
-  let applied = 0;
-  sqlite.transaction(() => {
+/**
+ * Applies SQLite's pending migrations in one IMMEDIATE transaction; returns how many. A data step
+ * rewrites a table (upgrades.ts): the file is compacted after, once, so the space the rows of
+ * before held goes back to the disk instead of waiting in the file for new rows.
+ */
+export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
+  const { sqlite } = db;
+  let moved = 0;
+  const applied = await db.write(async (tx) => {
+    let applied = 0;
     for (const ddl of createRecords.sqlite) sqlite.exec(ddl);
     const last = sqlite.query("SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { created_at: number } | null;
     for (const m of pending(sqliteMigrations, last)) {
       for (const stmt of statements(m)) sqlite.exec(stmt);
+      moved += (await dataSteps[m.tag]?.(tx)) ?? 0;
       const hash = sha256Hex(m.sql);
       sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
       sqlite.query("INSERT INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET applied_at = excluded.applied_at").run(hash, new Date().toISOString());
       applied++;
     }
-  }).immediate();
+    return applied;
+  });
+  if (moved > 0) await db.exec("VACUUM");
   return applied;
 }
 
@@ -74,6 +86,7 @@ export async function applyPostgresMigrations(client: SQL): Promise<number> {
       for (const m of pending(postgresMigrations, last as { created_at: number | string } | undefined)) {
         await session.begin(async (tx) => {
           for (const stmt of statements(m)) await tx.unsafe(stmt);
+          await dataSteps[m.tag]?.(transactionSql(tx));
           const hash = sha256Hex(m.sql);
           await tx.unsafe(`INSERT INTO ${records.postgres.migrations} (hash, created_at) VALUES ($1, $2)`, [hash, m.when]);
           await tx.unsafe(`INSERT INTO ${records.postgres.appliedAt} (hash, applied_at) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET applied_at = excluded.applied_at`, [hash, new Date().toISOString()]);

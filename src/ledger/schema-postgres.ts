@@ -268,6 +268,17 @@ export const dirtyMints = pgTable("dirty_mints", {
 
 // ---- the engine's output ----------------------------------------------------------------
 
+export const actionEvents = pgTable("action_events", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  sha256: text("sha256").notNull().unique(),
+  mint: text("mint").notNull(),
+  transitionKey: text("transition_key"),
+  record: text("record").notNull(),
+  summary: text("summary").notNull(),
+  detail: text("detail").notNull(),
+  v1Entry: text("v1_entry"),
+});
+
 export const actions = pgTable(
   "actions",
   {
@@ -279,20 +290,19 @@ export const actions = pgTable(
     state: text("state").notNull(),
     effectiveAt: text("effective_at").notNull(),
     usd: text("usd"),
-    payload: text("payload").notNull(),
-    summary: text("summary").notNull(),
-    v1Entry: text("v1_entry"),
     v1Kind: text("v1_kind"),
-    detail: text("detail"),
     payloadSha256: text("payload_sha256").notNull(),
     evidenceSha256: text("evidence_sha256").notNull(),
     firstObservedActiveAt: text("first_observed_active_at"),
+    walletValues: text("wallet_values").notNull(),
+    eventId: bigint("event_id", { mode: "number" }).notNull().references(() => actionEvents.id),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
     index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
     index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id, t.v1Kind).where(sql`v1_kind IS NOT NULL`),
     index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
+    index("actions_event").on(t.eventId),
   ],
 );
 

@@ -292,8 +292,26 @@ export const dirtyMints = sqliteTable("dirty_mints", {
 
 // ---- the engine's output ----------------------------------------------------------------
 
-// The current classification of each wallet × chain transition. Rebooking replaces the row's
-// payload; the history of what was booked lives in the append-only journal below.
+// What every wallet holding a corporate action shows alike, stored once (docs/storage.md): the
+// action record less the wallet's fields, as canonical JSON, and the documents the API serves of
+// it as templates, with a slot for each wallet value (src/ledger/action-rows.ts). Keyed by the
+// SHA-256 of that content, so wallets showing the same text share a row and a new issuer record
+// writes its event's new row once; a row no action refers to any more is deleted with the last
+// action that did.
+export const actionEvents = sqliteTable("action_events", {
+  id: integer("id").primaryKey({ autoIncrement: true }), // never reused: a deleted event's id names no later one
+  sha256: text("sha256").notNull().unique(), // of record, summary, detail and v1_entry
+  mint: text("mint").notNull(),
+  transitionKey: text("transition_key"), // the chain transition; null for announced events and custody transfers
+  record: text("record").notNull(), // canonical JSON of the action record, less the wallet's fields
+  summary: text("summary").notNull(), // the v2 list item, a template
+  detail: text("detail").notNull(), // the v2 detail less dataset and journal, a template
+  v1Entry: text("v1_entry"), // the v1 income entry, a template; null when v1 does not show the action
+});
+
+// The current classification of each wallet × chain transition: the wallet's own values and the
+// event it shows. Rebooking replaces the row; the history of what was booked lives in the
+// append-only journal below.
 export const actions = sqliteTable(
   "actions",
   {
@@ -305,24 +323,26 @@ export const actions = sqliteTable(
     state: text("state").notNull(),
     effectiveAt: text("effective_at").notNull(),
     usd: text("usd"),
-    payload: text("payload").notNull(), // canonical JSON of the engine's ActionRecord
-    summary: text("summary").notNull(), // JSON of the v2 list item, projected at write time
-    v1Entry: text("v1_entry"), // JSON of the v1 income entry; null when v1 does not show it
-    v1Kind: text("v1_kind"), // the v1 kind of that entry, for counting without parsing JSON
-    detail: text("detail"), // JSON of the v2 detail less dataset and journal; null on rows from before 0004
-    payloadSha256: text("payload_sha256").notNull(),
+    v1Kind: text("v1_kind"), // the v1 kind of the action's v1 entry (set exactly when it has one), for counting without reading JSON
+    payloadSha256: text("payload_sha256").notNull(), // of the canonical JSON of the engine's ActionRecord
     evidenceSha256: text("evidence_sha256").notNull(),
     firstObservedActiveAt: text("first_observed_active_at"),
+    // The wallet's own values (units, amounts, its evidence), JSON texts in the order of
+    // action-rows.ts WALLET_VALUES after the row's columns.
+    walletValues: text("wallet_values").notNull(),
+    eventId: integer("event_id").notNull().references(() => actionEvents.id),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
     // The list orders (newest first, by id on ties) read straight off these indexes.
     index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
-    // v1 lists and counts rows with a v1 entry (v1_kind is set exactly when v1_entry is); with
+    // v1 lists and counts rows with a v1 entry (v1_kind is set exactly when it has one); with
     // v1_kind among its columns the index answers a date-filtered count alone.
     index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id, t.v1Kind).where(sql`v1_kind IS NOT NULL`),
-    // The portfolio counts unclassified adjustments without reading the rows' large JSON.
+    // The portfolio counts unclassified adjustments without reading the rows.
     index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
+    // Whether any action still shows an event (before its row is deleted).
+    index("actions_event").on(t.eventId),
   ],
 );
 

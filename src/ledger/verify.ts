@@ -11,6 +11,7 @@ import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/typ
 import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { eventSha256, splice, storedAction, storedValues, type StoredWallet } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { renderPortfolios } from "./queries/portfolio.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
@@ -71,27 +72,74 @@ export async function checkSeals(db: Sql): Promise<CheckResult> {
   return c.result();
 }
 
-interface ActionRow { id: string; owner: string; treatment: string; usd: string | null; payload: string; payload_sha256: string; evidence_sha256: string; v1_entry: string | null }
+/** An action's row and the event row it shows (null columns: the event row is missing). */
+interface StoredActionRow extends StoredWallet {
+  mint: string; type: string; treatment: string; state: string; effective_at: string; v1_kind: string | null; payload_sha256: string;
+  first_observed_active_at: string | null; event_id: number; record: string | null; summary: string | null; detail: string | null; v1_entry: string | null;
+}
 
+const storedActionRows = (db: Sql) => db.iterate<StoredActionRow>(
+  `SELECT a.id, a.owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, a.first_observed_active_at,
+     a.wallet_values, a.event_id, e.record, e.summary, e.detail, e.v1_entry
+   FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
+);
+
+/** The action record an action's rows stand for, or why it cannot be read back. */
+function readBack(r: StoredActionRow): ActionRecord | string {
+  if (r.record === null) return `its event row ${r.event_id} is missing`;
+  try {
+    return storedAction(r, r.record);
+  } catch {
+    return "its event's record or its wallet values are not JSON";
+  }
+}
+
+/**
+ * Each action's payload (its event's record with the wallet's values put back, docs/storage.md)
+ * hashes to its payload_sha256, and its evidence to its evidence_sha256; each event row's content
+ * hashes to the SHA-256 it is keyed by, names the mint and transition of its record, and is shown
+ * by some action.
+ */
 export async function checkActionHashes(db: Sql): Promise<CheckResult[]> {
   const payload = new Check("actions.payload_sha256");
   const evidence = new Check("actions.evidence_sha256");
-  for await (const r of db.iterate<ActionRow>("SELECT id, payload, payload_sha256, evidence_sha256 FROM actions ORDER BY id")) {
+  for await (const r of storedActionRows(db)) {
     payload.checked++;
     evidence.checked++;
-    if (sha256Hex(r.payload) !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
-    let a: ActionRecord;
-    try {
-      a = JSON.parse(r.payload) as ActionRecord;
-    } catch {
-      evidence.fail(`action ${r.id}: payload is not JSON`);
+    const a = readBack(r);
+    if (typeof a === "string") {
+      payload.fail(`action ${r.id}: ${a}`);
+      evidence.fail(`action ${r.id}: ${a}`);
       continue;
     }
+    const hash = sha256Hex(canonicalJson(a));
+    if (hash !== r.payload_sha256) payload.fail(`action ${r.id}: payload hashes to ${hash}, stored ${r.payload_sha256}`);
     const recomputed = sha256Hex(canonicalJson(actionEvidencePayload(a)));
     if (recomputed !== r.evidence_sha256) evidence.fail(`action ${r.id}: evidence hashes to ${recomputed}, stored ${r.evidence_sha256}`);
-    if (a.evidenceSha256 !== r.evidence_sha256) evidence.fail(`action ${r.id}: payload says evidence ${a.evidenceSha256}, column says ${r.evidence_sha256}`);
   }
-  return [payload.result(), evidence.result()];
+  return [payload.result(), evidence.result(), await checkActionEvents(db)];
+}
+
+async function checkActionEvents(db: Sql): Promise<CheckResult> {
+  const c = new Check("action_events.sha256");
+  const rows = db.iterate<{ id: number; sha256: string; mint: string; transition_key: string | null; record: string; summary: string; detail: string; v1_entry: string | null; shown: number }>(
+    `SELECT e.id, e.sha256, e.mint, e.transition_key, e.record, e.summary, e.detail, e.v1_entry, (SELECT count(*) FROM actions a WHERE a.event_id = e.id) AS shown
+     FROM action_events e ORDER BY e.id`,
+  );
+  for await (const e of rows) {
+    c.checked++;
+    const hash = eventSha256(e.record, e.summary, e.detail, e.v1_entry);
+    if (hash !== e.sha256) c.fail(`action event ${e.id}: its content hashes to ${hash}, stored ${e.sha256}`);
+    let named: { mint?: unknown; transitionKey?: unknown } = {};
+    try {
+      named = JSON.parse(e.record);
+    } catch {
+      c.fail(`action event ${e.id}: its record is not JSON`);
+    }
+    if (named.mint !== e.mint || (named.transitionKey ?? null) !== e.transition_key) c.fail(`action event ${e.id}: its mint or transition differs from its record's`);
+    if (Number(e.shown) === 0) c.fail(`action event ${e.id}: stored, but no action shows it`);
+  }
+  return c.result();
 }
 
 interface JournalRow {
@@ -194,9 +242,13 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
     journalSum.set(r.owner, add(journalSum.get(r.owner) ?? ZERO, parseDecimal(r.usd)));
   }
   const actionSum = new Map<string, Rat>();
-  for await (const r of db.iterate<{ owner: string; v1_entry: string }>("SELECT owner, v1_entry FROM actions WHERE v1_entry IS NOT NULL AND treatment = 'income'")) {
+  const incomeRows = db.iterate<StoredWallet & { v1_entry: string }>(
+    `SELECT a.id, a.owner, a.evidence_sha256, a.usd, a.wallet_values, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id
+     WHERE a.v1_kind IS NOT NULL AND a.treatment = 'income'`,
+  );
+  for await (const r of incomeRows) {
     // v1 shows USD rounded for people; the exact amount it stands for is under `exact`.
-    const entry = JSON.parse(r.v1_entry) as { usd: string | null; exact?: { usd: string | null } };
+    const entry = JSON.parse(splice(r.v1_entry, storedValues(r))) as { usd: string | null; exact?: { usd: string | null } };
     const usd = entry.exact ? entry.exact.usd : entry.usd;
     if (usd !== null) actionSum.set(r.owner, add(actionSum.get(r.owner) ?? ZERO, parseDecimal(usd)));
   }
@@ -210,28 +262,29 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
 
 /**
  * The read models the API serves are derived state: each action's list item, v1 entry, v1 kind
- * and detail are projections of its payload, the income totals are sums of the journal, and each
+ * and detail (its event's templates, spliced with its wallet's values) are projections of its payload, the income totals are sums of the journal, and each
  * portfolio is rendered from the wallet's rows.
  * Recompute them all and compare, so a stale or tampered cache cannot go unnoticed.
  */
 export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<CheckResult> {
   const c = new Check("read models match their sources");
-  const actions = db.iterate<{
-    id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null;
-    first_observed_active_at: string | null; payload: string; summary: string; v1_entry: string | null; v1_kind: string | null; detail: string | null;
-  }>("SELECT id, owner, mint, type, treatment, state, effective_at, usd, first_observed_active_at, payload, summary, v1_entry, v1_kind, detail FROM actions ORDER BY id");
-  for await (const r of actions) {
+  for await (const r of storedActionRows(db)) {
     c.checked++;
-    const a = JSON.parse(r.payload) as ActionRecord;
+    const a = readBack(r);
+    if (typeof a === "string") {
+      c.fail(`action ${r.id}: ${a}`);
+      continue;
+    }
     const v1 = v1Entry(a);
-    const columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.first_observed_active_at];
-    const fromPayload = [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, a.timestamps.firstObservedActiveAt];
+    const columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.first_observed_active_at, r.v1_kind];
+    const fromPayload = [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, a.timestamps.firstObservedActiveAt, v1?.kind ?? null];
     if (columns.some((v, i) => v !== fromPayload[i])) c.fail(`action ${r.id}: its indexed columns differ from its payload`);
-    const same = (stored: string | null, projected: unknown) => stored !== null && sameJson(stored, projected);
-    if (!same(r.summary, actionSummary(a))) c.fail(`action ${r.id}: the stored list item is not the projection of its payload`);
-    if ((v1 ? !same(r.v1_entry, v1) : r.v1_entry !== null) || r.v1_kind !== (v1?.kind ?? null)) c.fail(`action ${r.id}: the stored v1 entry is not the projection of its payload`);
-    // Rows written before migration 0004 have no stored detail: the route projects it then.
-    if (r.detail !== null && !same(r.detail, actionDetailBase(a))) c.fail(`action ${r.id}: the stored detail is not the projection of its payload`);
+    // What the API serves: the event's templates with the wallet's values spliced in.
+    const values = storedValues(r);
+    const same = (template: string | null, projected: unknown) => template !== null && sameJson(splice(template, values), projected);
+    if (!same(r.summary, actionSummary(a))) c.fail(`action ${r.id}: the served list item is not the projection of its payload`);
+    if (v1 ? !same(r.v1_entry, v1) : r.v1_entry !== null) c.fail(`action ${r.id}: the served v1 entry is not the projection of its payload`);
+    if (!same(r.detail, actionDetailBase(a))) c.fail(`action ${r.id}: the served detail is not the projection of its payload`);
   }
 
   const key = (owner: string, mint: string) => `${owner} ${mint}`;
@@ -434,7 +487,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
     checks.push(...(await guarded(["integrity_check"], () => checkIntegrity(tx))));
     checks.push(...(await guarded(["issuer_revisions.payload_sha256"], () => checkIssuerRevisionHashes(tx))));
     checks.push(...(await guarded(["sealed rows match their seals"], () => checkSeals(tx))));
-    checks.push(...(await guarded(["actions.payload_sha256", "actions.evidence_sha256"], () => checkActionHashes(tx))));
+    checks.push(...(await guarded(["actions.payload_sha256", "actions.evidence_sha256", "action_events.sha256"], () => checkActionHashes(tx))));
     let journalRows: JournalRow[] = [];
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
     const journalChecks = await guarded(journalNames, async () => checkJournal((journalRows = await readJournal(tx))));

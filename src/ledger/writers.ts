@@ -1,40 +1,70 @@
-// The writers of derived rows: one action (payload, hash, indexed columns and the read models
-// projected from it) and one journal entry. Booking and the test harness both write through
-// these, so every row is canonical and hashed the same way wherever it came from.
-import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+// The writers of derived rows: actions (with the events they show) and journal entries. Booking
+// and the test harness both write through these, so every row is canonical and hashed the same
+// way wherever it came from.
+import { canonicalJson } from "../domain/evidence.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
-import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
+import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
+
+export { actionRow, type ActionRow };
+
+// A row whose payload did not change is left as it is (its event row with it).
+const upsertAction = `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at,
+       wallet_values, event_id, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+     ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, v1_kind = ?9, payload_sha256 = ?10, evidence_sha256 = ?11,
+       first_observed_active_at = ?12, wallet_values = ?13, event_id = ?14, updated_at = ?15
+       WHERE actions.payload_sha256 IS DISTINCT FROM ?10`;
 
 /**
- * Writes one action: its canonical payload and hash, the indexed columns, and the read models
- * projected from it. A row whose payload did not change is left as it is. Callers that already
- * hold the canonical payload and its hash (booking compares them first) pass them in.
+ * Writes actions within one transaction, each with the event it shows (action-rows.ts): an event
+ * row is written once, by the first action that needs it, and found by its hash after that; an
+ * event row no action shows any more is deleted by `finish`, which the transaction calls last.
  */
-const upsertAction = `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, updated_at, detail)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-     ON CONFLICT(id) DO UPDATE SET type = ?4, treatment = ?5, state = ?6, effective_at = ?7, usd = ?8, payload = ?9, summary = ?10, v1_entry = ?11,
-       v1_kind = ?12, payload_sha256 = ?13, evidence_sha256 = ?14, first_observed_active_at = ?15, updated_at = ?16, detail = ?17
-       WHERE actions.payload_sha256 IS DISTINCT FROM ?13 OR actions.detail IS NULL`;
-
-export async function writeAction(tx: Sql, a: ActionRecord | ActionRow, at: string): Promise<void> {
-  const row = "payloadSha256" in a ? a : actionRow(a);
-  await tx.run(upsertAction, ...row.values, at, row.detail);
+export function actionWriter(tx: Sql) {
+  const eventIds = new Map<string, number>();
+  const released = new Set<number>();
+  const eventId = async (e: EventRow): Promise<number> => {
+    let id = eventIds.get(e.sha256) ?? (await tx.get<{ id: number }>("SELECT id FROM action_events WHERE sha256 = ?", e.sha256))?.id;
+    if (id === undefined) {
+      id = (await tx.get<{ id: number }>(
+        "INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        e.sha256, e.mint, e.transitionKey, e.record, e.summary, e.detail, e.v1,
+      ))!.id;
+    }
+    eventIds.set(e.sha256, id);
+    return id;
+  };
+  return {
+    /**
+     * Writes one action unless its stored row has the same payload hash. `shown` is the event
+     * the stored row shows, when the caller read it (null: no stored row).
+     */
+    async write(row: ActionRow, at: string, shown?: number | null): Promise<void> {
+      const before = shown !== undefined ? shown : ((await tx.get<{ event_id: number }>("SELECT event_id FROM actions WHERE id = ?", row.id))?.event_id ?? null);
+      const id = await eventId(row.event);
+      const written = (await tx.run(upsertAction, ...row.columns, id, at)).changes > 0;
+      if (!written) released.add(id); // inserted for a row that did not change: maybe no action shows it
+      else if (before !== null && before !== id) released.add(before);
+    },
+    async remove(id: string, shown: number): Promise<void> {
+      await tx.run("DELETE FROM actions WHERE id = ?", id);
+      released.add(shown);
+    },
+    /** Deletes the event rows that lost their last action. */
+    async finish(): Promise<void> {
+      for (const id of released) await tx.run("DELETE FROM action_events WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM actions WHERE event_id = ?1)", id);
+      released.clear();
+    },
+  };
 }
 
-/** Everything an action's row holds, serialised (booking builds these outside its transaction). */
-export interface ActionRow { id: string; payloadSha256: string; values: (string | null)[]; detail: string }
-
-export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sha256Hex(payload)): ActionRow {
-  const v1 = v1Entry(a);
-  return {
-    id: a.id,
-    payloadSha256: hash,
-    values: [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, payload,
-      JSON.stringify(actionSummary(a)), v1 ? JSON.stringify(v1) : null, v1?.kind ?? null, hash, a.evidenceSha256, a.timestamps.firstObservedActiveAt],
-    detail: JSON.stringify(actionDetailBase(a)),
-  };
+/** Writes one action and the event it shows (the test harness writes rows as booking does). */
+export async function writeAction(tx: Sql, a: ActionRecord, at: string): Promise<void> {
+  const writer = actionWriter(tx);
+  await writer.write(actionRow(a), at);
+  await writer.finish();
 }
 
 export interface JournalEntryMeta { entryType: "recognition" | "reversal"; reversesId: number | null; changeReason: string | null; at: string }

@@ -46,6 +46,13 @@ describe("USD for people", () => {
 });
 
 describe("quantities for people", () => {
+  test("decimals that are not a mint's (a stored position read back damaged) give NaN, and the position fails to render, instead of looping for ever", () => {
+    expect(uiAmount(100_000_000n, 1.5, undefined as unknown as number)).toBe("NaN");
+    expect(uiAmount(100_000_000n, 1.5, 2.5)).toBe("NaN");
+    const p = runEngine(scenario(["KLACx"], 300_000_000n)).positions[0]!;
+    expect(() => positionShown({ ...p, decimals: undefined as unknown as number }, parseDecimal(p.incomeUsd))).toThrow(/not a decimal number/);
+  });
+
   test("the float noise of a split lifted from f64 multipliers is not shown (KLACx, 3 tokens, 1 → 10)", () => {
     // The exact ratio of the two f64 multipliers is 10.00000000000000044…, not the issuer's 10:
     // the exact principal carries it; the holder reads 30, parts that add up to the wallet's own

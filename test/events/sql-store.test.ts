@@ -1,7 +1,7 @@
 // The outbox on a real ledger (SQLite in a temp data dir; PostgreSQL with CA_LEDGER_TEST_ENGINE),
 // held to the same contract as every delivery store, plus what only a database shows: two servers
 // claiming at once, and the event written in the ledger's transaction or not at all. The tables
-// are the ledger's own (migration 0015).
+// are the ledger's own (migration 0016_events_outbox; PostgreSQL 0007).
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -13,7 +13,8 @@ import { isAddress } from "@solana/kit";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { createKey, ensureTenant, keyPattern } from "../../src/ledger/keys.ts";
 import { registerAndEnqueue } from "../../src/sync/queue.ts";
-import { matchRoute, routeTable } from "../../src/http/route-table.ts";
+import { routeMatcher, servedRoutes } from "../../src/http/registry.ts";
+import { routes } from "../../src/http/routes/index.ts";
 import { dashboardRoutes } from "../../src/http/app.ts";
 import { errorProblems, pool, randomKey, rawRequest, send, snapshot, visible, type Outgoing } from "./lib.ts";
 
@@ -93,7 +94,7 @@ beforeAll(async () => {
   const reg = await registerAndEnqueue(db, await ensureTenant(db, "other"), srv.config.maxWallets, otherWallet);
   expect(reg.registration).toBe("registered");
   demoActionId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1", demoOwners[0]!))!.id;
-  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_entry IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
+  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_kind IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
   demoMint = (await db.get<{ mint: string }>("SELECT mint FROM instruments LIMIT 1"))!.mint;
   await bookerIdle(db); // the worker's start-up booking writes before the snapshot, never after
   before = await snapshot(db);
@@ -149,12 +150,12 @@ const arbPathParam = fc.oneof(
 const arbRoutePath = fc.oneof(
   {
     weight: 8,
-    arbitrary: fc.tuple(fc.constantFrom(...routeTable), arbPathParam, fc.constantFrom("", "", "", "/")).map(([r, p, slash]) => r.template.replace(/:[a-z]+/, p) + slash),
+    arbitrary: fc.tuple(fc.constantFrom(...routes), arbPathParam, fc.constantFrom("", "", "", "/")).map(([r, p, slash]) => r.path.replace(/:[a-z]+/, p) + slash),
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(fc.constantFrom(...routeTable), fc.constantFrom("upper", "double", "extra", "prefix", "dots", "empty")).map(([r, how]) => {
-      const p = r.template.replace(/:[a-z]+/, demoOwners[0]!);
+    arbitrary: fc.tuple(fc.constantFrom(...routes), fc.constantFrom("upper", "double", "extra", "prefix", "dots", "empty")).map(([r, how]) => {
+      const p = r.path.replace(/:[a-z]+/, demoOwners[0]!);
       switch (how) {
         case "upper": return p.toUpperCase();
         case "double": return p.replace("/v", "//v");
@@ -257,7 +258,8 @@ const arbRequest: fc.Arbitrary<FuzzCase> = fc
 
 /** The ledger:read routes that take a wallet: all but the tenant's list and the ledger-wide currencies of the report. */
 const notWalletScoped = new Set(["/v1/wallets", "/v2/reports/currencies"]);
-const walletTemplates = routeTable.filter((r) => r.scope === "ledger:read" && !notWalletScoped.has(r.template));
+const walletRoutes = routes.filter((r) => r.scope === "ledger:read" && !notWalletScoped.has(r.path));
+const matchRoute = routeMatcher(servedRoutes(routes));
 
 /** Bytes of the request line and headers: over Bun's 16 KiB the transport answers 431 itself. */
 function headSize(req: Outgoing): number {
@@ -273,8 +275,8 @@ function checkReply(c: FuzzCase, status: number, headers: Headers, text: string)
   // The demo tenant's keys never read the other tenant's wallet.
   // fetch normalises the path (e.g. "//v1/health" -> "/v1/health"): judge what the server saw.
   const m = matchRoute(c.req.method, new URL(srv.url + c.req.path).pathname);
-  const keyed = m.kind === "route" && m.spec.scope !== null;
-  if (status === 200 && (c.choice === "read" || c.choice === "sync") && m.kind === "route" && walletTemplates.includes(m.spec)) {
+  const keyed = m.kind === "route" && m.served.route.scope !== null;
+  if (status === 200 && (c.choice === "read" || c.choice === "sync") && m.kind === "route" && walletRoutes.includes(m.served.route)) {
     let owner: unknown = null;
     try { owner = JSON.parse(text).owner; } catch { owner = text.includes(otherWallet) ? otherWallet : null; }
     if (owner === otherWallet) problems.push("read another tenant's wallet");
@@ -295,7 +297,7 @@ describe("hostile requests to every route", () => {
         const r = await send(srv.url, c.req);
         seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
         const path = c.req.path.split("?")[0]!;
-        for (const rt of routeTable) if (new RegExp("^" + rt.template.replace(/:[a-z]+/g, "[^/]+") + "/?$").test(path)) routesHit.add(rt.template);
+        for (const rt of routes) if (new RegExp("^" + rt.path.replace(/:[a-z]+/g, "[^/]+") + "/?$").test(path)) routesHit.add(rt.path);
         if (r.status === 202 && c.req.method === "POST" && c.choice === "sync") syncAccepted.add(JSON.parse(r.text).owner);
         // A DELETE that removed a demo wallet is undone at once (registering again serves the same
         // books), so the rest of the run still reads the wallets it was set up with.
@@ -311,8 +313,8 @@ describe("hostile requests to every route", () => {
       { numRuns: 4000, endOnFailure: false, verbose: 1, seed: 20261126 },
     );
     // The run reached every route and produced both successes and a spread of refusals.
-    expect([...routesHit].sort()).toEqual([...new Set(routeTable.map((r) => r.template))].sort());
-    // With this seed, 99 of the 4,000 succeed (most requests carry a hostile part every route now
+    expect([...routesHit].sort()).toEqual([...new Set(routes.map((r) => r.path))].sort());
+    // With this seed, about 100 of the 4,000 succeed (most requests carry a hostile part every route
     // refuses: an undeclared or repeated query parameter, a bad key); the bound keeps the success
     // path in the run.
     expect(seen.get(200) ?? 0).toBeGreaterThan(50);
@@ -405,11 +407,11 @@ describe("key guessing", () => {
     const keys = Array.from({ length: 2000 }, randomKey);
     expect(keys.every((k) => keyPattern.test(k))).toBe(true);
     expect(new Set(keys).size).toBe(2000);
-    const routes = routeTable.filter((r) => r.scope !== null);
+    const keyed = routes.filter((r) => r.scope !== null);
     const statuses = await pool(keys, 16, async (k, i) => {
       fuzzRequests++;
-      const route = routes[i % routes.length]!;
-      const path = route.template.replace(/:[a-z]+/, demoOwners[0]!) + (route.template.includes(":owner") ? "" : `?owner=${demoOwners[0]}`);
+      const route = keyed[i % keyed.length]!;
+      const path = route.path.replace(/:[a-z]+/, demoOwners[0]!) + (route.path.includes(":owner") ? "" : `?owner=${demoOwners[0]}`);
       const headers: Record<string, string> = i % 2 ? { authorization: `Bearer ${k}` } : { "x-api-key": k };
       const r = await send(srv.url, { method: route.method, path, headers, body: route.method === "POST" ? JSON.stringify({ owner: demoOwners[0] }) : undefined });
       const p = errorProblems(r.status, r.headers, r.text, route.method);
@@ -499,7 +501,7 @@ describe("tenant inference", () => {
     const keys = fc.constantFrom("other", "other-x-api-key", "read-only-ops");
     let compared = 0;
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...walletTemplates.map((r) => r.template)), fc.constantFrom(...demoOwners), extras, ids, keys, async (template, victim, extra, idKind, keyKind) => {
+      fc.asyncProperty(fc.constantFrom(...walletRoutes.map((r) => r.path)), fc.constantFrom(...demoOwners), extras, ids, keys, async (template, victim, extra, idKind, keyKind) => {
         const id = idKind === "income" ? demoIncomeId : idKind === "action" ? demoActionId : idKind === "random" ? "act_" + freshAddress() : "%00";
         const headers: Record<string, string> = keyKind === "other" ? { authorization: `Bearer ${otherKey}` } : keyKind === "other-x-api-key" ? { "x-api-key": otherKey } : { authorization: `Bearer ${otherOpsKey}` };
         const unknown = freshAddress();
@@ -532,7 +534,7 @@ describe("tenant inference", () => {
     const metrics = texts[4]!;
     for (const line of metrics.split("\n").filter((l) => l.startsWith("caledger_http_requests_total{"))) {
       const route = /route="([^"]*)"/.exec(line)?.[1];
-      expect(route === "unmatched" || routeTable.some((r) => r.template === route) || (dashboardRoutes as readonly string[]).includes(route!)).toBe(true);
+      expect(route === "unmatched" || routes.some((r) => r.path === route) || (dashboardRoutes as readonly string[]).includes(route!)).toBe(true);
     }
     expect(metrics.includes(otherWallet)).toBe(false);
     expect(metrics.includes("cal_")).toBe(false);

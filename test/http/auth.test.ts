@@ -4,7 +4,7 @@ import type { TSchema } from "@sinclair/typebox";
 import * as S from "../../schemas/index.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { createKey, revokeKey } from "../../src/ledger/keys.ts";
-import { routeTable } from "../../src/http/route-table.ts";
+import { routes } from "../../src/http/routes/index.ts";
 import {
   address, allScopes, call, insertInstrument, mints, randomAddress, registerWallet, schemaErrors, seedWallet, startTestServer,
   type Answer, type Scope, type TestServer,
@@ -72,15 +72,15 @@ const specScopes: Record<string, Scope | null> = {
 };
 
 describe("scope matrix: every route × every scope", () => {
-  test("the route table matches the interface's routes and scopes", () => {
-    expect(Object.fromEntries(routeTable.map((r) => [`${r.method} ${r.template}`, r.scope]))).toEqual(specScopes);
+  test("the declared routes match the interface's routes and scopes", () => {
+    expect(Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.scope]))).toEqual(specScopes);
   });
 
-  for (const route of routeTable) {
-    test(`${route.method} ${route.template}`, async () => {
+  for (const route of routes) {
+    test(`${route.method} ${route.path}`, async () => {
       for (const scope of allScopes) {
         const key = (await srv.key([scope])).key;
-        const req = await sampleRequest(route.method, route.template);
+        const req = await sampleRequest(route.method, route.path);
         const a = await call(srv.url, req.path, { key, method: route.method, body: req.body });
         if (route.scope === null || route.scope === scope) {
           expect({ scope, status: a.status }).toEqual({ scope, status: req.ok });
@@ -92,9 +92,9 @@ describe("scope matrix: every route × every scope", () => {
       }
       // A key with every scope passes; no key is 401 on keyed routes.
       const all = (await srv.key([...allScopes])).key;
-      const req = await sampleRequest(route.method, route.template);
+      const req = await sampleRequest(route.method, route.path);
       expect((await call(srv.url, req.path, { key: all, method: route.method, body: req.body })).status).toBe(req.ok);
-      const none = await call(srv.url, req.path, { method: route.method, body: (await sampleRequest(route.method, route.template)).body });
+      const none = await call(srv.url, req.path, { method: route.method, body: (await sampleRequest(route.method, route.path)).body });
       if (route.scope === null) expect(none.status).toBe(req.ok);
       else expectError(none, 401, "missing_api_key");
     });

@@ -1,10 +1,10 @@
 // The OpenAPI document as served: valid (swagger-parser), and listing exactly the routes of
-// src/http/route-table.ts with methods, parameters, security and error responses. And the
+// src/http/routes/ with methods, parameters, security and error responses. And the
 // Prometheus text of /v1/ops/metrics: promtool when installed, our own format checks always.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { spawnSync } from "node:child_process";
-import { routeTable } from "../../src/http/route-table.ts";
+import { routes } from "../../src/http/routes/index.ts";
 import { version } from "../../src/version.ts";
 import { testEngine } from "../support/engine.ts";
 import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type TestServer } from "../harness/index.ts";
@@ -48,25 +48,31 @@ describe("OpenAPI document", () => {
     await SwaggerParser.validate(structuredClone(doc));
   });
 
-  test("lists exactly the routes of the route table, its own path included", () => {
+  test("is the same document at /v1/openapi.json/ (a trailing slash reaches the same route)", async () => {
+    const slash = await call(srv.url, "/v1/openapi.json/");
+    expect(slash.status).toBe(200);
+    expect(slash.body).toEqual(doc);
+  });
+
+  test("lists exactly the declared routes, its own path included", () => {
     const documented = new Set<string>();
     for (const [p, item] of Object.entries<any>(doc.paths)) for (const m of methods) if (item[m]) documented.add(`${m.toUpperCase()} ${p}`);
-    const table = new Set(routeTable.map((r) => `${r.method} ${toOpenApiPath(r.template)}`));
+    const table = new Set(routes.map((r) => `${r.method} ${toOpenApiPath(r.path)}`));
     const missing = [...table].filter((r) => !documented.has(r));
     const extra = [...documented].filter((r) => !table.has(r));
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });
 
-  for (const route of routeTable) {
-    test(`${route.method} ${route.template}: parameters, security, responses`, () => {
-      const op = deref.paths[toOpenApiPath(route.template)][route.method.toLowerCase()];
+  for (const route of routes) {
+    test(`${route.method} ${route.path}: parameters, security, responses`, () => {
+      const op = deref.paths[toOpenApiPath(route.path)][route.method.toLowerCase()];
       const params: { name: string; in: string; required?: boolean }[] = op.parameters ?? [];
       // Path parameters: exactly those of the template, required.
-      const pathNames = [...route.template.matchAll(/:([a-z]+)/g)].map((m) => m[1]);
+      const pathNames = [...route.path.matchAll(/:([a-z]+)/g)].map((m) => m[1]);
       expect(params.filter((p) => p.in === "path").map((p) => [p.name, p.required])).toEqual(pathNames.map((n) => [n, true]));
       // Query parameters as decided.
       const q = params.filter((p) => p.in === "query").map((p) => ({ name: p.name, required: Boolean(p.required) }));
-      expect(q).toEqual(expectedQuery[route.template] ?? []);
+      expect(q).toEqual(expectedQuery[route.path] ?? []);
       const responses = Object.keys(op.responses ?? {});
       const ok = route.method === "POST" ? "202" : route.method === "DELETE" ? "204" : "200";
       expect(responses).toContain(ok);
@@ -82,12 +88,12 @@ describe("OpenAPI document", () => {
         const e401 = op.responses["401"].content?.["application/json"]?.schema;
         expect(JSON.stringify(e401)).toContain("invalid_api_key");
       }
-      if (pathNames.length || expectedQuery[route.template] || route.method === "POST") expect(responses).toContain("400");
-      if (expectedQuery[route.template]?.some((p) => p.name === "owner") || route.template.includes(":owner")) {
+      if (pathNames.length || expectedQuery[route.path] || route.method === "POST") expect(responses).toContain("400");
+      if (expectedQuery[route.path]?.some((p) => p.name === "owner") || route.path.includes(":owner")) {
         expect(responses).toContain("404");
         expect(JSON.stringify(op.responses["404"])).toContain("wallet_not_registered");
       }
-      if (route.template.endsWith(":id") || route.template.includes(":mint")) expect(JSON.stringify(op.responses["404"])).toContain("not_found");
+      if (route.path.endsWith(":id") || route.path.includes(":mint")) expect(JSON.stringify(op.responses["404"])).toContain("not_found");
     });
   }
 

@@ -1,6 +1,7 @@
-// Every answered request is counted, timed and logged (at debug level) with its status and route
-// template, refusals included: 401, 403, 404, 405, 413, both 429s and the 400 on paging numbers
-// are answered before any route runs, and used to go uncounted. Real app on loopback, real SQLite.
+// Every answered request is counted, timed and logged (at debug level) once, with its status and
+// route template, refusals included: 401, 403, 404, 405, 413, both 429s and the 400 on paging
+// numbers are answered before any route runs, and used to go uncounted; a route's own refusals
+// and failed validation are counted once. Real app on loopback, real SQLite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config.ts";
@@ -56,6 +57,11 @@ async function sendAll(): Promise<Sent[]> {
   await send("POST", "/v1/assets", "/v1/assets", { key: reader, headers: from("192.0.2.6") }); // 405
   await send("POST", "/v1/wallets/sync", "/v1/wallets/sync", { key: await key(["wallets:sync"]), rawBody: "x".repeat(20_000), headers: { ...from("192.0.2.7"), "content-type": "application/json" } }); // 413
   await send("GET", "/v1/income", `/v1/income?owner=${randomAddress()}&limit=0x10`, { key: reader, headers: from("192.0.2.8") }); // 400
+  // Refused by the route itself (its owner check, its tenant check) and by Elysia's validation of the query.
+  const wallets = await key(["ledger:read"]);
+  await send("GET", "/v1/portfolio", "/v1/portfolio?owner=not-a-wallet", { key: wallets, headers: from("192.0.2.15") }); // 400 invalid_owner
+  await send("GET", "/v1/portfolio", `/v1/portfolio?owner=${randomAddress()}`, { key: wallets, headers: from("192.0.2.16") }); // 404
+  await send("GET", "/v2/actions", `/v2/actions?owner=${randomAddress()}&limit=0`, { key: wallets, headers: from("192.0.2.17") }); // 400 below the minimum
   const limited = await key(["assets:read"]);
   for (let i = 0; i < 4; i++) await send("GET", "/v1/assets", "/v1/assets", { key: limited, headers: from("192.0.2.9") }); // 3 × 200, 429
   for (let i = 0; i < 3; i++) await send("GET", "/v2/taxonomy", "/v2/taxonomy", { key: "cal_guess", headers: from("192.0.2.10") }); // 401, 401, 429
@@ -66,7 +72,7 @@ let sent: Sent[];
 let exposition: string;
 beforeAll(async () => {
   sent = await sendAll();
-  // Counted once each body is sent (after-response hooks): read when every request shows.
+  // Counted as each answer is made: read when every request shows.
   exposition = await waitFor(() => metrics("192.0.2.11"), (text) => counted(text, sent));
 });
 
@@ -109,7 +115,7 @@ describe("every request counted", () => {
   });
 
   test("the debug log has one line per request with its status and route, never the raw path", async () => {
-    // Logged once each body is sent (after-response hooks): read when there is a line for each.
+    // Logged as each answer is made: read when there is a line for each.
     const requestLines = async () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.route !== "/v1/ops/metrics");
     const logged = await waitFor(requestLines, (l) => l.length >= sent.length);
     expect(tally(logged.map((l) => ({ method: l.method, route: l.route, status: l.status })), byStatus)).toEqual(tally(sent, byStatus));

@@ -12,6 +12,7 @@ import { dirtyBacklog } from "../../src/ledger/dirty.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 import { instrumentQueries } from "../../src/ledger/queries/instruments.ts";
+import { actionRecords } from "../../src/ledger/queries/actions.ts";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.ts";
 import { usdForPeople } from "../../src/domain/display.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
@@ -34,9 +35,11 @@ describe("database", async () => {
     await again.close();
   });
 
-  test("a SQLite ledger runs in WAL mode, its migrations recorded where drizzle keeps them", async () => {
+  test("a SQLite ledger runs in WAL mode with its statement journals in memory, its migrations recorded where drizzle keeps them", async () => {
     const l = await openLedger(tempDir()); // a data dir alone: SQLite, whatever the test run's engine
     expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    // 2: MEMORY (booking's statement journals would otherwise be temporary files, docs/storage.md#figures).
+    expect(((await l.db.get("PRAGMA temp_store")) as { temp_store: number }).temp_store).toBe(2);
     expect(((await l.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe((await migrationStatus(l.db)).length);
     await l.close();
   });
@@ -74,7 +77,7 @@ describe("demo ledger synced through the adapters, store and replay", async () =
 
   test("covers the cases docs/demo.md#what-it-shows lists", async () => {
     await ready;
-    const actions = ((await l.db.all("SELECT payload FROM actions")) as { payload: string }[]).map((r) => JSON.parse(r.payload) as ActionRecord);
+    const actions = await actionRecords(l.db);
     const types = new Set(actions.map((a) => a.type));
     for (const t of ["cash_dividend", "withholding_adjustment", "forward_split", "reverse_split", "stock_dividend", "spin_off", "rights_distribution", "identity_change", "unknown"]) {
       expect(types.has(t as ActionRecord["type"])).toBe(true);
@@ -106,7 +109,7 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     await ready;
     const q = portfolioQueries(l.db);
     for (const owner of demoOwners()) {
-      const v2 = ((await l.db.all("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_entry IS NOT NULL", owner)) as { usd: string }[])
+      const v2 = ((await l.db.all("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL", owner)) as { usd: string }[])
         .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
       // The total is the sum of the exact values, rounded once for people.
       const { totals } = JSON.parse(await q.portfolio(owner));
@@ -129,10 +132,10 @@ describe("demo ledger synced through the adapters, store and replay", async () =
 
   test("an issuer correction after activation appends a reversal and a replacement; nothing is rewritten", async () => {
     await ready;
-    const row = (await l.db.get("SELECT id, payload FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL ORDER BY id LIMIT 1")) as { id: string; payload: string };
-    const before = JSON.parse(row.payload) as ActionRecord;
+    const [before] = await actionRecords(l.db, "a.id = (SELECT min(id) FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL)");
+    const row = { id: before!.id };
     // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.
-    const matched = JSON.parse(((await l.db.get("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?", before.matched!.sha256)) as { payload: string }).payload);
+    const matched = JSON.parse(((await l.db.get("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?", before!.matched!.sha256)) as { payload: string }).payload);
     const journalBefore = (await l.db.all("SELECT * FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
     // The net amount changes (a revision that changes no figure books nothing: docs/journal.md#revisions-that-change-no-figure).
@@ -141,12 +144,12 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     const journal = (await l.db.all("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);
-    expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before.usd, change_reason: "issuer correction" });
+    expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before!.usd, change_reason: "issuer correction" });
     expect(replacement).toMatchObject({ entry_type: "recognition", reverses_id: null, change_reason: "issuer correction" });
-    const after = JSON.parse(((await l.db.get("SELECT payload FROM actions WHERE id = ?", row.id)) as { payload: string }).payload) as ActionRecord;
-    expect(after.matched!.version).toBe(matched.version + 1);
-    expect(after.lifecycle.state).toBe("corrected");
-    expect(replacement!.usd).toBe(after.usd!);
+    const [after] = await actionRecords(l.db, "a.id = ?", row.id);
+    expect(after!.matched!.version).toBe(matched.version + 1);
+    expect(after!.lifecycle.state).toBe("corrected");
+    expect(replacement!.usd).toBe(after!.usd!);
   });
 
   test("an issuer record edited without a new version is stored again and flagged", async () => {

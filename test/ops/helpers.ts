@@ -102,7 +102,8 @@ export async function demoDataDir(): Promise<string> {
 export async function appendCorrection(db: Sql, step: number, now = new Date()): Promise<void> {
   const base = await db.get<{ payload: string }>(
     `SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend'
-     AND event_id IN (SELECT action_event FROM (SELECT json_extract(payload, '$.matched.eventId') AS action_event FROM actions WHERE treatment = 'income' AND usd IS NOT NULL) AS matched)
+     AND event_id IN (SELECT action_event FROM (SELECT json_extract(e.record, '$.matched.eventId') AS action_event FROM actions a JOIN action_events e ON e.id = a.event_id
+       WHERE a.treatment = 'income' AND a.usd IS NOT NULL) AS matched)
      ORDER BY id LIMIT 1`,
   );
   if (!base) throw new Error("no matched cash dividend to correct");

@@ -11,7 +11,8 @@ import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
-import { demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
+import { storeOnceMigration, takeActionsBack } from "../support/actions-before.ts";
+import { demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -29,14 +30,19 @@ function schemaBefore(): unknown[] {
   return schema;
 }
 
-/** The demo ledger taken back to 0011: the rows that code booked are these, less the portfolios. */
+/**
+ * The demo ledger taken back to 0011: the rows that code booked are these, less the portfolios
+ * (and with each action's rows as they were before 0015, test/support/actions-before.ts).
+ */
 async function demoAt0011(): Promise<string> {
   const dir = await demoDataDir();
+  await withLedger(dir, (l) => takeActionsBack(l.db));
   const db = new Database(join(dir, "ledger.db"));
   const later = embeddedMigrations.slice(before.length);
   expect(later[0]!.tag).toBe("0012_portfolio_read_model");
-  // Each later migration adds tables (and 0012 marks wallets dirty, which booking clears): dropping them takes the file back.
-  for (const m of later) for (const [, table] of m.sql.matchAll(/CREATE TABLE `([^`]+)`/g)) db.exec(`DROP TABLE ${table}`);
+  // Each later migration adds tables (and 0012 marks wallets dirty, which booking clears): dropping
+  // them takes the file back; the one that stores each action once was taken back above.
+  for (const m of later) if (m.tag !== storeOnceMigration.sqlite) for (const [, table] of m.sql.matchAll(/CREATE TABLE `([^`]+)`/g)) db.exec(`DROP TABLE ${table}`);
   for (const m of later) {
     db.query("DELETE FROM __drizzle_migrations WHERE hash = ?").run(sha256Hex(m.sql));
     db.query("DELETE FROM __migrations_applied_at WHERE hash = ?").run(sha256Hex(m.sql));
@@ -54,7 +60,7 @@ describe("upgrading a ledger", () => {
   });
 
   test("from 0011, it serves the same portfolio before its wallets are booked again and after, then stored", async () => {
-    const srv = await serveDemo(await demoAt0011()); // applies 0012
+    const srv = await serveDemo(await demoAt0011()); // applies 0012 to 0015
     try {
       const db = srv.ledger.db;
       const answers = async () => {

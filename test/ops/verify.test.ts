@@ -7,6 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { closeSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
+import { eventSha256, WALLET_VALUES } from "../../src/ledger/action-rows.ts";
+import { actionRecords } from "../../src/ledger/queries/actions.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { copyLedger, dropTrigger, ledgerArgs, testEngine } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
@@ -45,7 +47,7 @@ async function verifyTampered(tamper: (db: Sql, dir: string) => Promise<unknown>
  * Rewrites the JSON in one column of the row of `table` whose id `id` (SQL) selects, by hand:
  * parsed, edited and written back as text, nothing else of the row changed.
  */
-async function editJson(db: Sql, table: "actions" | "issuer_revisions" | "journal", column: string, id: string, edit: (value: any) => void): Promise<void> {
+async function editJson(db: Sql, table: "issuer_revisions" | "journal", column: string, id: string, edit: (value: any) => void): Promise<void> {
   const row = await db.get<{ id: string | number; json: string }>(`SELECT id, ${column} AS json FROM ${table} WHERE id = ${id}`);
   if (!row) throw new Error(`no ${table} row with id ${id}`);
   const value = JSON.parse(row.json);
@@ -56,12 +58,33 @@ async function editJson(db: Sql, table: "actions" | "issuer_revisions" | "journa
 /** The id of the n-th action (from 0) in id order. */
 const nthAction = (n: number) => `(SELECT id FROM actions ORDER BY id LIMIT 1 OFFSET ${n})`;
 
+/** Rewrites one of an action's own values (action-rows.ts WALLET_VALUES) in its row, by hand. */
+async function editWalletValue(db: Sql, id: string, name: (typeof WALLET_VALUES)[number], edit: (value: any) => unknown): Promise<void> {
+  const row = (await db.get<{ id: string; wallet_values: string }>(`SELECT id, wallet_values FROM actions WHERE id = ${id}`))!;
+  const values = row.wallet_values.split("\u0001");
+  const at = WALLET_VALUES.indexOf(name) - 4; // the first four are the row's columns
+  values[at] = JSON.stringify(edit(JSON.parse(values[at]!)));
+  await db.run("UPDATE actions SET wallet_values = ? WHERE id = ?", values.join("\u0001"), row.id);
+}
+
+/**
+ * Rewrites a text column of the event row the action `id` shows; `rehash` keys the row by its
+ * new content, as a careful hand would.
+ */
+async function editEvent(db: Sql, id: string, column: "record" | "summary" | "detail" | "v1_entry", edit: (text: string) => string, rehash: boolean): Promise<void> {
+  const e = (await db.get<Record<string, string> & { id: number }>(`SELECT e.* FROM action_events e WHERE e.id = (SELECT event_id FROM actions WHERE id = ${id})`))!;
+  const edited = { ...e, [column]: edit(e[column]!) };
+  expect(edited[column]).not.toBe(e[column]);
+  const sha256 = rehash ? eventSha256(edited.record!, edited.summary!, edited.detail!, edited.v1_entry ?? null) : e.sha256!;
+  await db.run(`UPDATE action_events SET ${column} = ?, sha256 = ? WHERE id = ?`, edited[column]!, sha256, e.id);
+}
+
 describe("ca-ledger verify", () => {
   test("passes on the demo ledger with corrections, printing each check", async () => {
     const dir = await baseLedger();
     const r = verify(dir);
     expect(r.code).toBe(0);
-    for (const name of ["integrity_check", "issuer_revisions.payload_sha256", "actions.payload_sha256", "actions.evidence_sha256", "journal reversals",
+    for (const name of ["integrity_check", "issuer_revisions.payload_sha256", "actions.payload_sha256", "actions.evidence_sha256", "action_events.sha256", "journal reversals",
       "journal standing recognitions", "income equals journal", "replay matches stored bookings", "sealed rows match their seals", "derived tables match the engine"]) {
       expect(r.stdout).toContain(`ok    ${name} (`);
     }
@@ -78,16 +101,21 @@ describe("ca-ledger verify", () => {
   });
 
   test("a rewritten action payload fails its hash; a rehashed one still fails its evidence and the replay", async () => {
-    const plain = await verifyTampered((db) => db.run(`UPDATE actions SET payload = replace(payload, '"rawBalance":"', '"rawBalance":"1') WHERE id = ${nthAction(0)}`));
+    // The wallet's raw balance, one of the values its payload is put back together from.
+    const plain = await verifyTampered((db) => editWalletValue(db, nthAction(0), "rawBalance", (v: string) => `1${v}`));
     expect(plain.code).toBe(1);
     expect(plain.failed).toContain("actions.payload_sha256");
+    // The event's record, the rest of it: every action showing the event fails.
+    const record = await verifyTampered((db) => editEvent(db, nthAction(0), "record", (r) => r.replace('"reason":"', '"reason":"x'), true));
+    expect(record.code).toBe(1);
+    expect(record.failed).toContain("actions.payload_sha256");
+    expect(record.failed).not.toContain("action_events.sha256");
 
     const rehashed = await verifyTampered(async (db) => {
-      const a = (await db.get<{ id: string; payload: string }>("SELECT id, payload FROM actions ORDER BY id LIMIT 1"))!;
-      const record = JSON.parse(a.payload);
-      record.rawBalance = String(BigInt(record.rawBalance) + 1n); // part of the evidence payload
-      const payload = canonicalJson(record);
-      await db.run("UPDATE actions SET payload = ?, payload_sha256 = ? WHERE id = ?", payload, sha256Hex(payload), a.id);
+      const id = (await db.get<{ id: string }>(`SELECT ${nthAction(0)} AS id`))!.id;
+      await editWalletValue(db, `'${id}'`, "rawBalance", (v: string) => String(BigInt(v) + 1n)); // part of the evidence payload
+      const [a] = await actionRecords(db, "a.id = ?", id);
+      await db.run("UPDATE actions SET payload_sha256 = ? WHERE id = ?", sha256Hex(canonicalJson(a)), id);
     });
     expect(rehashed.code).toBe(1);
     expect(rehashed.failed).not.toContain("actions.payload_sha256");
@@ -100,11 +128,32 @@ describe("ca-ledger verify", () => {
     expect(r.failed).toContain("actions.evidence_sha256");
   });
 
-  test("a served read model that is not derived from its source fails, by name", async () => {
-    const summary = await verifyTampered((db) => editJson(db, "actions", "summary", "(SELECT min(id) FROM actions WHERE usd IS NOT NULL)", (s) => void (s.usd = "999")));
+  test("an event row whose content is not what it is keyed by, or that no action shows, fails, by name", async () => {
+    const edited = await verifyTampered((db) => editEvent(db, nthAction(2), "detail", (d) => d.replace('"reason":"', '"reason":"x'), false));
+    expect(edited.code).toBe(1);
+    expect(edited.failed).toEqual(["action_events.sha256", "read models match their sources"]);
+    const unshown = await verifyTampered((db) => db.run(
+      "INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) SELECT ?, mint, transition_key, record, summary, detail, v1_entry FROM action_events WHERE id = (SELECT min(id) FROM action_events)",
+      "0".repeat(64),
+    ));
+    expect(unshown.code).toBe(1);
+    expect(unshown.failed).toEqual(["action_events.sha256"]);
+    expect(unshown.out).toContain("stored, but no action shows it");
+  });
+
+  test("a served document that is not derived from its source fails, by name", async () => {
+    const incomeAction = "(SELECT min(id) FROM actions WHERE usd IS NOT NULL)";
+    // The list item's template, with the event keyed by its new content.
+    const summary = await verifyTampered((db) => editEvent(db, incomeAction, "summary", (t) => t.replace('"category":"income"', '"category":"basis"'), true));
     expect(summary.code).toBe(1);
     expect(summary.failed).toEqual(["read models match their sources"]);
-    const detail = await verifyTampered((db) => editJson(db, "actions", "detail", nthAction(1), (d) => void (d.type = "unknown")));
+    // A value the wallet shows people, not part of its payload.
+    const shown = await verifyTampered((db) => editWalletValue(db, incomeAction, "shown.usd", () => "999"));
+    expect(shown.failed).toEqual(["read models match their sources"]);
+  });
+
+  test("a served detail, a column or an income total that is not derived from its source fails, by name", async () => {
+    const detail = await verifyTampered((db) => editEvent(db, nthAction(1), "detail", (t) => t.replace(/"type":"[a-z_]+"/, '"type":"unknown"'), true));
     expect(detail.failed).toEqual(["read models match their sources"]);
     const column = await verifyTampered((db) => db.run("UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')"));
     expect(column.failed).toContain("read models match their sources");

@@ -110,7 +110,7 @@ describe("several servers on one PostgreSQL database", () => {
     expect(freed).toEqual(owners);
   });
 
-  test("two servers re-booking everything at once book each wallet once and the ledger verifies", async () => {
+  test("two servers re-booking everything at once book every wallet, append nothing twice, and the ledger verifies", async () => {
     const url = freshDatabase("rebook");
     const [a, b] = await servers(url, 2);
     const now = new Date("2026-09-20T00:00:00Z");
@@ -119,7 +119,10 @@ describe("several servers on one PostgreSQL database", () => {
     await a!.db.write((tx) => markEverythingDirty(tx, now.toISOString()));
     const [x, y] = await Promise.all([bookEverythingDirty(a!.db, now, { walletsPerChunk: 1, mintsPerChunk: 1 }), bookEverythingDirty(b!.db, now, { walletsPerChunk: 1, mintsPerChunk: 1 })]);
     const booked = [...x, ...y].filter((c) => c.kind === "wallets").reduce((n, c) => n + c.booked, 0);
-    expect(booked).toBe((await a!.db.all("SELECT DISTINCT owner FROM tenant_wallets")).length);
+    // At least once each: a mint booked on one server marks its holders again, so a wallet the other
+    // server booked just before is booked once more (seen under load); never at once, since the
+    // claim is per wallet, and never appending twice (the journal below).
+    expect(booked).toBeGreaterThanOrEqual((await a!.db.all("SELECT DISTINCT owner FROM tenant_wallets")).length);
     expect((await a!.db.get<{ n: number }>("SELECT count(*) AS n FROM journal"))!.n).toBe(journal); // nothing changed: nothing appended
     expect((await verifyLedger(a!.db)).ok).toBe(true);
   });

@@ -23,6 +23,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
 const servers: { stop(): void }[] = [];
@@ -67,9 +68,9 @@ describe("a closed token account", () => {
     expect((await q<{ signature: string }>(db, "SELECT signature FROM balance_changes WHERE owner = ? ORDER BY slot", s.owner)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = (await q<{ type: string; usd: string; effective_at: string; payload: string }>(db, "SELECT type, usd, effective_at, payload FROM actions WHERE owner = ?", s.owner));
+    const actions = (await q<{ type: string; usd: string; effective_at: string }>(db, "SELECT type, usd, effective_at FROM actions WHERE owner = ?", s.owner));
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
-    expect(JSON.parse(actions[0]!.payload).rawBalance).toBe(s.held.toString());
+    expect((await actionRecords(db, "a.owner = ?", s.owner))[0]!.rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
     const journal = (await q<{ usd: string }>(db, "SELECT usd FROM journal WHERE owner = ? AND entry_type = 'recognition'", s.owner));
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);

@@ -41,6 +41,7 @@ import { recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { actionQueries, actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const T0 = 1_780_000_000n;
 const DECIMALS = 6;
@@ -134,13 +135,13 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
       // Found in acme's wallet: another tenant is not told the mint exists (docs/api.md#tenancy).
       expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "globex"))).find((a) => a.mint === s.mint)).toBeUndefined();
-      const action = (await ledger.db.get("SELECT type, payload, summary FROM actions WHERE owner = ?", s.holder)) as { type: string; payload: string; summary: string };
-      expect(action.type).toBe("unknown");
-      expect(JSON.parse(action.payload)).toMatchObject({
+      const [action] = await actionRecords(ledger.db, "a.owner = ?", s.holder);
+      expect(action!.type).toBe("unknown");
+      expect(action).toMatchObject({
         symbol: "EXPRE",
         reason: "no issuer feed for this mint: a multiplier change of +2.5% that no record explains; add one with `ca-ledger import issuer-records`",
       });
-      expect(JSON.parse(action.summary).symbol).toBe("EXPRE");
+      expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRE");
       expect(((await ledger.db.all("SELECT symbol FROM journal WHERE owner = ?", s.holder)) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
       expect(JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload).symbol).toBe("EXPRE");
 
@@ -173,7 +174,7 @@ describe("a mint its issuer renames in its metadata", async () => {
       await bookEverythingDirty(ledger.db, now());
       const position = JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload);
       expect(position.symbol).toBe("EXPRA");
-      expect(JSON.parse(((await ledger.db.get("SELECT summary FROM actions WHERE owner = ?", s.holder)) as { summary: string }).summary).symbol).toBe("EXPRA");
+      expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRA");
     } finally {
       await close();
     }

@@ -18,6 +18,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -58,9 +59,9 @@ describe("sync worker", () => {
       s.addUpdate(1.0031, 1789500000);
       await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
       expect(await runSyncJob(deps, (await claimJob(deps.ledger.db))!)).toBe("complete");
-      const actions = (await deps.ledger.db.all("SELECT type, payload FROM actions WHERE owner = ?", s.owner)) as { type: string; payload: string }[];
+      const actions = await actionRecords(deps.ledger.db, "a.owner = ?", s.owner);
       expect(actions.map((a) => a.type)).toEqual(["unknown"]);
-      expect(JSON.parse(actions[0]!.payload).reason).toMatch(/no issuer record/i);
+      expect(actions[0]!.reason).toMatch(/no issuer record/i);
       const journal = ((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n;
       expect(journal).toBe(1);
 

@@ -6,8 +6,8 @@
 import type { Config } from "../../config.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { Db } from "../../ledger/sql/port.ts";
-import type { AuthDeps, Delegation } from "../auth.ts";
-import { clientAddress } from "../auth.ts";
+import type { AuthDeps } from "../auth.ts";
+import { clientAddress, delegate } from "../auth.ts";
 import { errorResponse } from "../errors.ts";
 import { assetServer } from "./assets.ts";
 import { readCookie, sessionCookieName } from "./cookies.ts";
@@ -34,7 +34,6 @@ export function createDashboard(deps: DashboardDeps) {
   const sessions = sessionStore(deps.db);
   const assets = assetServer();
   const session = sessionRoutes({ sessions, config: deps.config, auth: deps.auth });
-  const delegations = new WeakMap<Request, Delegation>();
 
   async function forward(request: Request, url: URL, address: string): Promise<Response> {
     const inner = url.pathname.slice(apiPrefix.length);
@@ -52,8 +51,7 @@ export function createDashboard(deps: DashboardDeps) {
     // A fixed origin: the API app routes by path, and the browser's Host plays no part.
     const body = isRead(request.method) ? undefined : request.body;
     const forwarded = new Request(`http://localhost${inner}${url.search}`, { method: request.method, headers, body, duplex: "half" } as RequestInit);
-    delegations.set(forwarded, { principal: current.principal, address });
-    const res = await deps.forward(forwarded);
+    const res = await deps.forward(delegate(forwarded, { principal: current.principal, address }));
     return withDefaults(res, { "cache-control": "no-store" });
   }
 
@@ -71,9 +69,6 @@ export function createDashboard(deps: DashboardDeps) {
   return {
     /** The paths the dashboard answers; every other path is the API's. */
     serves: (path: string): boolean => path === "/" || path === "/ui" || path.startsWith("/ui/"),
-
-    /** The session a forwarded request acts for (the API's auth reads it instead of a key header). */
-    delegation: (request: Request): Delegation | undefined => delegations.get(request),
 
     async handle(request: Request, url: URL, socketAddress: string): Promise<Response> {
       const address = clientAddress(request, socketAddress, deps.config.trustProxy);

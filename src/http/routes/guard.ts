@@ -1,31 +1,26 @@
 // What every wallet-scoped route checks after validation: the owner is a real address, and
 // this tenant registered it. Another tenant's wallet reads exactly like an unknown one.
 import { isAddress } from "@solana/kit";
+import * as S from "../../../schemas/index.ts";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
 import { registration, registrations } from "../../ledger/queries/common.ts";
-import type { AppContext } from "../app.ts";
 import { ApiFailure } from "../errors.ts";
+import { remembered } from "../remembered.ts";
+import type { RouteContext } from "../route.ts";
 
-export function principalOf(ctx: AppContext, request: Request): KeyPrincipal {
-  const p = ctx.states.get(request)?.principal;
-  if (!p) throw new Error("route reached without a principal"); // auth runs first; this is a bug
-  return p;
-}
+/** What a wallet-scoped route answers beyond every keyed route: a bad owner (400) and a wallet this tenant did not register (404). */
+export const walletErrors = { 400: S.errors[400], 404: S.errors[404] };
 
-// Base58 decoding costs tens of microseconds (BigInt); the same few wallets are asked for again
-// and again, so remember the valid ones (bounded, cleared when full).
-const validOwners = new Set<string>();
-const maxRemembered = 10_000;
+// Base58 decoding costs tens of microseconds (BigInt); the same few wallets are asked for again and again.
+const isOwner = remembered(isAddress, 10_000);
 
 export function checkOwner(owner: string): void {
-  if (validOwners.has(owner)) return;
-  if (!isAddress(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
-  if (validOwners.size >= maxRemembered) validOwners.clear();
-  validOwners.add(owner);
+  if (!isOwner(owner)) throw new ApiFailure("invalid_owner", "owner must be a base58 Solana address of 32 bytes.");
 }
 
-export async function registeredOwner(ctx: AppContext, request: Request, owner: string): Promise<KeyPrincipal> {
-  return (await ownerAndBooks(ctx, request, owner)).principal;
+/** Refuses a wallet this tenant did not register (after checking the address). */
+export async function registeredOwner(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<void> {
+  await booksVisible(app, principal, owner);
 }
 
 /**
@@ -33,17 +28,16 @@ export async function registeredOwner(ctx: AppContext, request: Request, owner: 
  * of it finished, else an owner that matches no row, so every read answers as for a wallet with
  * nothing booked yet (the tenant learns nothing from another tenant's earlier syncs).
  */
-export async function booksOwner(ctx: AppContext, request: Request, owner: string): Promise<string> {
-  return (await ownerAndBooks(ctx, request, owner)).booksVisible ? owner : NO_BOOKS;
+export async function booksOwner(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<string> {
+  return (await booksVisible(app, principal, owner)) ? owner : NO_BOOKS;
 }
 const NO_BOOKS = "";
 
-async function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
-  const principal = principalOf(ctx, request);
+async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<boolean> {
   checkOwner(owner);
-  const r = await registration(ctx.ledger.db, principal.tenantId, owner);
+  const r = await registration(app.ledger.db, principal.tenantId, owner);
   if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
-  return { principal, booksVisible: r.booksVisible };
+  return r.booksVisible;
 }
 
 /**
@@ -51,14 +45,14 @@ async function ownerAndBooks(ctx: AppContext, request: Request, owner: string) {
  * the tenant registered; and the ones among them whose books it may read (the others count as
  * empty, see booksOwner).
  */
-export async function tenantOwners(ctx: AppContext, request: Request, named: readonly string[] | undefined): Promise<{ owners: string[]; books: string[] }> {
+export async function tenantOwners(app: RouteContext, principal: KeyPrincipal, named: readonly string[] | undefined): Promise<{ owners: string[]; books: string[] }> {
   if (!named?.length) {
-    const all = await registrations(ctx.ledger.db, principalOf(ctx, request).tenantId);
+    const all = await registrations(app.ledger.db, principal.tenantId);
     return { owners: all.map((r) => r.owner), books: all.filter((r) => r.booksVisible).map((r) => r.owner) };
   }
   const owners = [...new Set(named)];
   const books: string[] = [];
-  for (const o of owners) if ((await ownerAndBooks(ctx, request, o)).booksVisible) books.push(o);
+  for (const o of owners) if (await booksVisible(app, principal, o)) books.push(o);
   return { owners, books };
 }
 

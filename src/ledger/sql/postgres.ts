@@ -29,37 +29,40 @@ export interface PostgresOptions {
   max?: number;
 }
 
+// SQLite's spelling of each text, rewritten once (dialect.ts).
+const texts = new Map<string, string>();
+const pg = (text: string): string => {
+  let t = texts.get(text);
+  if (t === undefined) texts.set(text, (t = toPostgres(text)));
+  return t;
+};
+
+const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
+  dialect: "postgres",
+  all: async (text, ...params) => numbers(await c.unsafe(pg(text), params)) as never[],
+  get: async (text, ...params) => ((numbers(await c.unsafe(pg(text), params))[0] ?? null) as never),
+  values: async (text, ...params) => (await c.unsafe(pg(text), params).values()).map(valueNumbers) as never[],
+  run: async (text, ...params) => runResult(await c.unsafe(pg(text), params)),
+  async *iterate(text, ...params) {
+    yield* numbers(await c.unsafe(pg(text), params)) as never[];
+  },
+});
+
+/** The port's queries inside a transaction of Bun's client (ours, or the migrations'). */
+export function transactionSql(c: TransactionSQL): Sql {
+  const tx: Sql = {
+    ...queriesOn(c),
+    write: (work) => work(tx),
+    claim: (work) => work(tx),
+    read: (work) => work(tx),
+    claimKeys: async (_scope, keys, max) => ({ keys: keys.slice(0, max), release: async () => {} }),
+  };
+  return tx;
+}
+
 export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb {
   const client = new SQL({ url, bigint: true, max: opts.max ?? 10 });
-  const texts = new Map<string, string>();
-  const pg = (text: string): string => {
-    let t = texts.get(text);
-    if (t === undefined) texts.set(text, (t = toPostgres(text)));
-    return t;
-  };
-
-  const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
-    dialect: "postgres",
-    all: async (text, ...params) => numbers(await c.unsafe(pg(text), params)) as never[],
-    get: async (text, ...params) => ((numbers(await c.unsafe(pg(text), params))[0] ?? null) as never),
-    values: async (text, ...params) => (await c.unsafe(pg(text), params).values()).map(valueNumbers) as never[],
-    run: async (text, ...params) => runResult(await c.unsafe(pg(text), params)),
-    async *iterate(text, ...params) {
-      yield* numbers(await c.unsafe(pg(text), params)) as never[];
-    },
-  });
-
-  const inTransaction = (c: TransactionSQL): Sql => {
-    const tx: Sql = {
-      ...queriesOn(c),
-      write: (work) => work(tx),
-      claim: (work) => work(tx),
-      read: (work) => work(tx),
-      claimKeys: async (_scope, keys, max) => ({ keys: keys.slice(0, max), release: async () => {} }),
-    };
-    return tx;
-  };
-
+  const inTransaction = transactionSql;
   const claims = keyClaims(client);
   const db: PostgresDb = {
     client,

@@ -1,0 +1,34 @@
+// v2 corporate actions of a wallet: the list, and one action with its lifecycle, timestamps,
+// issuer revisions, chain evidence and journal.
+import * as S from "../../../schemas/index.ts";
+import { ApiFailure } from "../errors.ts";
+import { jsonPage, jsonWith } from "../json-page.ts";
+import { DATE_FILTERS, dateRangeOf } from "../params.ts";
+import { route } from "../route.ts";
+import { booksOwner, paging, walletErrors } from "./guard.ts";
+
+export const actionRoutes = [
+  route({
+    method: "GET", path: "/v2/actions", scope: "ledger:read",
+    query: S.ActionsQuery,
+    response: { 200: S.ActionsList, ...walletErrors },
+    tag: "v2", summary: "Corporate actions of a wallet, newest first", description: DATE_FILTERS,
+    handler: async ({ principal, query }, app) => {
+      const range = dateRangeOf(query);
+      const books = await booksOwner(app, principal, query.owner);
+      return jsonPage({ owner: query.owner, dataset: app.dataset }, "actions", await app.queries.actions.listJson(books, paging(query), range));
+    },
+  }),
+  route({
+    method: "GET", path: "/v2/actions/:id", scope: "ledger:read",
+    params: S.ActionParams, query: S.ActionDetailQuery,
+    response: { 200: S.ActionDetail, ...walletErrors },
+    tag: "v2", summary: "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal",
+    handler: async ({ principal, params, query }, app) => {
+      const d = await app.queries.actions.detailJson(await booksOwner(app, principal, query.owner), params.id);
+      if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
+      const journal = d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt }));
+      return jsonWith(d.detail, { dataset: app.dataset, journal });
+    },
+  }),
+];

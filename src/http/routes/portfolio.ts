@@ -1,0 +1,19 @@
+// A wallet's positions, income totals and unclassified adjustments.
+import * as S from "../../../schemas/index.ts";
+import { jsonBefore } from "../json-page.ts";
+import { route } from "../route.ts";
+import { booksOwner, walletErrors } from "./guard.ts";
+
+export const portfolioRoutes = [
+  route({
+    method: "GET", path: "/v1/portfolio", scope: "ledger:read",
+    query: S.OwnerQuery,
+    response: { 200: S.Portfolio, ...walletErrors },
+    tag: "ledger", summary: "Positions, income totals and unclassified adjustments",
+    handler: async ({ principal, query }, app) => {
+      const books = await booksOwner(app, principal, query.owner);
+      // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
+      return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, await app.queries.portfolio.portfolio(books));
+    },
+  }),
+];

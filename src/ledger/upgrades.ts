@@ -1,0 +1,63 @@
+// The data steps of migrations: rows the SQL alone cannot rewrite, moved in TypeScript right after
+// their migration's SQL and in its transaction (migrations.ts runs them), so a ledger is upgraded
+// in place whole or not at all.
+import { canonicalJson } from "../domain/evidence.ts";
+import type { ActionRecord } from "../domain/types.ts";
+import { actionRow, storedAction, WALLET_VALUES } from "./action-rows.ts";
+import { actionDetailBase } from "./projections.ts";
+import { markDirty } from "./dirty.ts";
+import type { Sql } from "./sql/port.ts";
+import { actionWriter } from "./writers.ts";
+
+/** By migration tag (each engine's own); each returns how many rows it moved. */
+export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
+  "0015_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
+  "0006_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
+};
+
+interface ActionBefore {
+  id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null; payload: string; summary: string;
+  v1_entry: string | null; v1_kind: string | null; detail: string | null; payload_sha256: string; evidence_sha256: string; first_observed_active_at: string | null; updated_at: string;
+}
+
+const ROWS_PER_READ = 500;
+
+/**
+ * Moves each action row of before (its payload and the documents it was served as, in `from`) into
+ * the wallet's row and the event row it shows (docs/storage.md), then drops `from`. The documents
+ * are carried as they were served, byte for byte, and so are the row's columns and hashes; only
+ * the payload is not kept as text: it is the event's record with the wallet's values put back.
+ * A payload that does not come back byte for byte (written before every field it has now existed)
+ * gets its wallet booked again.
+ */
+async function storeEachActionOnce(tx: Sql, from: string): Promise<number> {
+  const writer = actionWriter(tx);
+  const rebook = new Set<string>();
+  let moved = 0;
+  for (let after = ""; ;) {
+    const rows = await tx.all<ActionBefore>(
+      `SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
+         first_observed_active_at, updated_at FROM "${from}" WHERE id > ? ORDER BY id LIMIT ${ROWS_PER_READ}`,
+      after,
+    );
+    for (const r of rows) {
+      const a = JSON.parse(r.payload) as ActionRecord;
+      const fields = a as unknown as Record<string, unknown>;
+      for (const f of WALLET_VALUES) if (!f.startsWith("shown.") && fields[f] === undefined) fields[f] = null;
+      // Rows from before migration 0004 have no detail: it was projected per request, as here.
+      const docs = { summary: JSON.parse(r.summary), detail: r.detail === null ? actionDetailBase(a) : JSON.parse(r.detail), v1: r.v1_entry === null ? null : JSON.parse(r.v1_entry) };
+      const row = actionRow(a, r.payload, r.payload_sha256, docs);
+      row.columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.v1_kind, r.payload_sha256, r.evidence_sha256, r.first_observed_active_at, row.columns.at(-1)!];
+      await writer.write(row, r.updated_at, null);
+      const back = storedAction({ ...r, wallet_values: row.columns.at(-1)! }, row.event.record);
+      if (canonicalJson(back) !== r.payload) rebook.add(r.owner);
+      moved++;
+    }
+    if (rows.length < ROWS_PER_READ) break;
+    after = rows.at(-1)!.id;
+  }
+  await writer.finish();
+  await tx.run(`DROP TABLE "${from}"`);
+  if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
+  return moved;
+}

@@ -1,0 +1,74 @@
+// A ledger taken back to the shape its actions had before each corporate action was stored once
+// (SQLite's migration 0014, PostgreSQL's 0005): one `actions` row per wallet × action holding its
+// canonical payload and the documents it was served as, written exactly as the code of before
+// wrote them. The rows are read back from the ledger as it is now (each payload checked against
+// its stored hash, each document as the API serves it, which test/fixtures/demo-answers-before.json
+// proves byte for byte what that code served), the new tables dropped, and the old table made by
+// the old migrations' own statements.
+import { Database } from "bun:sqlite";
+import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
+import { splice, storedAction, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
+import { migrationsOf } from "../../src/ledger/migrations.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
+
+/** The migration that stores each corporate action once, per engine. */
+export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
+
+const statements = (sql: string) => sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean);
+
+/** The migrations of the engine before the one that stores each action once. */
+export const migrationsBefore = (dialect: Sql["dialect"]) => {
+  const all = migrationsOf(dialect);
+  return all.slice(0, all.findIndex((m) => m.tag === storeOnceMigration[dialect]));
+};
+
+/**
+ * The statements that made the actions table and its indexes as they stood before: SQLite's read
+ * back from a scratch database the old migrations ran on; PostgreSQL's are its first migration's
+ * (no later one before the change touched the table).
+ */
+export function actionsTableBefore(dialect: Sql["dialect"]): string[] {
+  if (dialect === "postgres") {
+    const later = migrationsBefore("postgres").slice(1).flatMap((m) => statements(m.sql));
+    if (later.some((s) => s.includes('"actions"'))) throw new Error("a PostgreSQL migration after the first changed the actions table: take it into account here");
+    return statements(migrationsBefore("postgres")[0]!.sql).filter((s) => /^CREATE (TABLE|INDEX) "actions[^"]*"( ON "actions")?/.test(s) && /"actions"/.test(s));
+  }
+  const scratch = new Database(":memory:");
+  try {
+    for (const m of migrationsBefore("sqlite")) for (const s of statements(m.sql)) scratch.exec(s);
+    return (scratch.query("SELECT sql FROM sqlite_master WHERE tbl_name = 'actions' AND sql IS NOT NULL ORDER BY type DESC, name").all() as { sql: string }[]).map((r) => r.sql);
+  } finally {
+    scratch.close();
+  }
+}
+
+interface StoredRow extends StoredWallet {
+  mint: string; type: string; treatment: string; state: string; effective_at: string; v1_kind: string | null; payload_sha256: string;
+  first_observed_active_at: string | null; updated_at: string; record: string; summary: string; detail: string; v1_entry: string | null;
+}
+
+/** Takes the ledger's actions back to their shape before (see above); the migration's record goes too. */
+export async function takeActionsBack(db: Sql): Promise<number> {
+  const rows = await db.all<StoredRow>(
+    `SELECT a.*, e.record, e.summary, e.detail, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
+  );
+  const before = rows.map((r) => {
+    const payload = canonicalJson(storedAction(r, r.record));
+    if (sha256Hex(payload) !== r.payload_sha256) throw new Error(`action ${r.id}: its payload does not come back to its hash`);
+    const values = storedValues(r);
+    return [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, payload, splice(r.summary, values), r.v1_entry === null ? null : splice(r.v1_entry, values),
+      r.v1_kind, splice(r.detail, values), r.payload_sha256, r.evidence_sha256, r.first_observed_active_at, r.updated_at];
+  });
+  await db.write(async (tx) => {
+    await tx.run("DROP TABLE actions");
+    await tx.run("DROP TABLE action_events");
+    for (const s of actionsTableBefore(db.dialect)) await tx.run(s);
+    const insert = `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
+      first_observed_active_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    for (const values of before) await tx.run(insert, ...values);
+    const migration = migrationsOf(db.dialect).find((m) => m.tag === storeOnceMigration[db.dialect])!;
+    const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
+    for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(migration.sql));
+  });
+  return before.length;
+}
