@@ -19,5 +19,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0004_rebook_lineage_distributed", when: 1795734342985, sql: m4 },
   { tag: "0005_unbooked_revisions", when: 1795737573318, sql: m5 },
   { tag: "0006_action_events", when: 1795740505738, sql: m6 },
-  { tag: "0007_events_outbox", when: 1795744792065, sql: m7 },
+  { tag: "0007_events_outbox", when: 1795745448788, sql: m7 },
 ];

@@ -1,3 +1,12 @@
+CREATE TABLE `calendar_tokens` (
+	`token_sha256` text PRIMARY KEY NOT NULL,
+	`tenant_id` integer NOT NULL,
+	`created_at` text NOT NULL,
+	`revoked_at` text,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `calendar_tokens_tenant` ON `calendar_tokens` (`tenant_id`);--> statement-breakpoint
 CREATE TABLE `events` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`tenant_id` integer NOT NULL,

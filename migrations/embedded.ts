@@ -37,5 +37,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0013_rebook_lineage_distributed", when: 1795734341377, sql: m13 },
   { tag: "0014_unbooked_revisions", when: 1795737571638, sql: m14 },
   { tag: "0015_action_events", when: 1795740497602, sql: m15 },
-  { tag: "0016_events_outbox", when: 1795744791518, sql: m16 },
+  { tag: "0016_events_outbox", when: 1795745447264, sql: m16 },
 ];

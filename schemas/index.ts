@@ -12,3 +12,4 @@ export * from "./v2/taxonomy.ts";
 export * from "./v2/lineage.ts";
 export * from "./v2/reports.ts";
 export * from "./v2/lots.ts";
+export * from "./v2/calendar.ts";

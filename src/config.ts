@@ -81,7 +81,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "calendar-url" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -93,6 +93,7 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   keys: ["dataDir", "databaseUrl"],
   wallets: ["dataDir", "databaseUrl"],
   webhooks: ["dataDir", "databaseUrl"],
+  "calendar-url": ["dataDir", "databaseUrl", "host", "port"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],

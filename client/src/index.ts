@@ -24,6 +24,7 @@ export type TaxonomyResponse = Static<typeof schemas.TaxonomyResponse>;
 export type LineageResponse = Static<typeof schemas.LineageResponse>;
 export type IncomeReport = Static<typeof schemas.IncomeReport>;
 export type ReportCurrencies = Static<typeof schemas.ReportCurrencies>;
+export type CalendarResponse = Static<typeof schemas.CalendarResponse>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
 export type ExportDataset = (typeof schemas.exportDatasets)[number];
@@ -225,6 +226,10 @@ export function createClient(options: ClientOptions) {
         json<IncomeReport>(target(routes.getV2ReportsIncome), { year, owner: options.owners, currency: options.currency }),
       /** The currencies incomeReport can convert into (from the imported ECB rates), each with its first and last rate day. */
       reportCurrencies: () => json<ReportCurrencies>(target(routes.getV2ReportsCurrencies)),
+      /** Pending actions of your wallets (or of one) with what each wallet can expect. */
+      calendar: (wallet?: string) => json<CalendarResponse>(target(routes.getV2Calendar), { owner: wallet }),
+      /** The iCalendar feed of a calendar URL's token (`ca-ledger calendar-url`; no key needed). */
+      calendarFeed: (token: string) => text(target(routes.getV2CalendarByFile, { file: `${token}.ics` }), undefined, "text/calendar"),
     },
   };
 }

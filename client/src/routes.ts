@@ -22,4 +22,6 @@ export const routes = {
   getV2InstrumentsByMintLineage: { method: "GET", path: "/v2/instruments/:mint/lineage" },
   getV2ReportsIncome: { method: "GET", path: "/v2/reports/income" },
   getV2ReportsCurrencies: { method: "GET", path: "/v2/reports/currencies" },
+  getV2Calendar: { method: "GET", path: "/v2/calendar" },
+  getV2CalendarByFile: { method: "GET", path: "/v2/calendar/:file" },
 } as const;

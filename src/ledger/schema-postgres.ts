@@ -511,3 +511,16 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
+
+// Read-only iCalendar URLs (`ca-ledger calendar-url`; docs/events.md#the-calendar): the token is
+// the URL's only credential; only its SHA-256 is kept, as for API keys. Revoked, never deleted.
+export const calendarTokens = pgTable(
+  "calendar_tokens",
+  {
+    tokenSha256: text("token_sha256").primaryKey(),
+    tenantId: bigint("tenant_id", { mode: "number" }).notNull().references(() => tenants.id),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("calendar_tokens_tenant").on(t.tenantId)],
+);

@@ -584,3 +584,16 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
+
+// Read-only iCalendar URLs (`ca-ledger calendar-url`; docs/events.md#the-calendar): the token is
+// the URL's only credential; only its SHA-256 is kept, as for API keys. Revoked, never deleted.
+export const calendarTokens = sqliteTable(
+  "calendar_tokens",
+  {
+    tokenSha256: text("token_sha256").primaryKey(),
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("calendar_tokens_tenant").on(t.tenantId)],
+);

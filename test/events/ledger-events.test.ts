@@ -3,57 +3,16 @@
 // the Solana JSON-RPC and xStocks wire formats: each change's event, written with it, for each
 // tenant that follows the wallet and only for those (docs/events.md#event-types).
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { createKey } from "../../src/ledger/keys.ts";
-import { startServer, type ServerHandle } from "../../src/server.ts";
-import { createSharedClock, type SharedClock } from "../../src/sync/shared-clock.ts";
-import { call, tempDir } from "../harness/index.ts";
+import { createSharedClock } from "../../src/sync/shared-clock.ts";
 import { buildClosedScenario } from "../support/closed-chain.ts";
-import { ledgerFlags } from "../support/engine.ts";
-import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
-import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
+import { eventually, removeEventDirs, startEventServer, stopEventServers } from "../support/event-server.ts";
 import { until } from "../support/until.ts";
-import { addHolders, buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
+import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
 import { seededRandom } from "../support/chain.ts";
 
-const dirs: string[] = [];
-const running: { server: ServerHandle; rpc: RpcServer; issuer: IssuerServer }[] = [];
-afterEach(async () => {
-  for (const r of running.splice(0)) {
-    await r.server.stop();
-    r.rpc.stop();
-    r.issuer.stop();
-  }
-});
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-async function start(s: WalletScenario, env: Record<string, string>, clock?: SharedClock) {
-  const rpc = startRpcServer(s.chain);
-  const issuer = startIssuerServer(loadIssuerFixture());
-  const dataDir = tempDir("cal-events-");
-  dirs.push(dataDir);
-  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, {
-    quiet: true,
-    env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", RATE_LIMIT_PER_MINUTE: "1000000", ...env },
-    clock: clock?.buffer,
-  });
-  running.push({ server, rpc, issuer });
-  const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
-  const db = server.ledger.db;
-  /** Every event in the outbox, oldest first, with its tenant's slug and its body parsed. */
-  const events = async () => (await db.all<{ seq: number; tenant: string; type: string; owner: string | null; body: string }>(
-    "SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq",
-  )).map((e) => ({ ...e, seq: Number(e.seq), parsed: JSON.parse(e.body) as { type: string; timestamp: string; data: Record<string, any> } }));
-  const register = (k: string, owner: string) => call(server.url, "/v1/wallets/sync", { key: k, body: { owner } });
-  const read = async (k: string, path: string) => (await call(server.url, path, { key: k })).body;
-  return { server, rpc, issuer, key, db, events, register, read };
-}
-
-const eventually = async <T>(what: string, get: () => Promise<T>, holds: (v: T) => boolean): Promise<T> => {
-  let v!: T;
-  await until(what, async () => holds((v = await get())), 60_000);
-  return v;
-};
+afterEach(stopEventServers);
+afterAll(removeEventDirs);
+const start = startEventServer;
 
 describe("the ledger's events", () => {
   test("registration ends with wallet.synced; the history its first sync booked is not replayed; a later change is action.booked, as GET /v2/actions lists it, then wallet.synced", async () => {
