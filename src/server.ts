@@ -38,7 +38,7 @@ export async function startServer(flags: Record<string, unknown>, opts: ServeOpt
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
     await ledger.db.write((tx) => sealRows(tx)); // the label, and rows from before seals existed
-    // The webhook key is environment-only (docs/configuration.md#webhook-key): handed to the worker thread, which signs.
+    // The webhook key is environment-only (docs/events.md#secrets-at-rest): handed to the worker thread, which signs.
     return await serve(ledger, config, logger, lock, { ...opts, webhookKeyEnv: (opts.env ?? process.env).WEBHOOK_SECRET_KEY });
   } catch (e) {
     await ledger?.close();

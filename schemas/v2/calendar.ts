@@ -25,7 +25,7 @@ export const PendingActionItem = Type.Object(
     type: Type.String({ description: "The v2 action type (cash_dividend, forward_split, …)" }),
     expectedAt: describe(Timestamp, "When the change is expected to take effect"),
     state: literals(["announced", "confirmed"], { description: "confirmed: written on chain, waiting for its time; announced: an issuer record, nothing on chain yet" }),
-    wallets: Type.Array(CalendarWallet),
+    wallets: Type.Array(CalendarWallet, { description: "The tenant's wallets the change concerns, with what each can expect" }),
   },
   { title: "PendingAction", description: "A multiplier change known before it takes effect" },
 );

@@ -28,7 +28,7 @@ export interface WorkerThreadOptions {
   onRpc(method: string, outcome: string, n: number): void;
   /** Webhook delivery attempts by outcome, as the delivery worker on the thread recorded them. */
   onWebhooks?(outcome: OutcomeKind, n: number): void;
-  /** WEBHOOK_SECRET_KEY as the server was started with it (docs/configuration.md#webhook-key). */
+  /** WEBHOOK_SECRET_KEY as the server was started with it (docs/events.md#secrets-at-rest). */
   webhookKeyEnv?: string;
   /** A database error the worker met (health.noteError). */
   onDatabaseError?(error: Error): void;
