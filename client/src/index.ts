@@ -230,6 +230,8 @@ export function createClient(options: ClientOptions) {
       calendar: (wallet?: string) => json<CalendarResponse>(target(routes.getV2Calendar), { owner: wallet }),
       /** The iCalendar feed of a calendar URL's token (`ca-ledger calendar-url`; no key needed). */
       calendarFeed: (token: string) => text(target(routes.getV2CalendarByFile, { file: `${token}.ics` }), undefined, "text/calendar"),
+      /** The live stream (Server-Sent Events) as the open Response: read its body with an SSE parser; after `lastEventId` when given, else from now. */
+      events: (lastEventId?: string) => send(target(routes.getV2Events), { lastEventId }, undefined, "text/event-stream"),
     },
   };
 }

@@ -24,4 +24,5 @@ export const routes = {
   getV2ReportsCurrencies: { method: "GET", path: "/v2/reports/currencies" },
   getV2Calendar: { method: "GET", path: "/v2/calendar" },
   getV2CalendarByFile: { method: "GET", path: "/v2/calendar/:file" },
+  getV2Events: { method: "GET", path: "/v2/events" },
 } as const;

@@ -46,3 +46,7 @@ export const EventStreamText = Type.String({
   description: "Server-Sent Events: one message per event (id: the event id, event: its type, data: its body); a keep-alive comment every 15 s",
   contentMediaType: "text/event-stream",
 });
+
+export const EventsQuery = Type.Object({
+  lastEventId: Type.Optional(Type.String({ maxLength: 40, description: "Resume after this event id (evt_<n>), for clients that cannot send the Last-Event-ID header; the header wins" })),
+});

@@ -74,6 +74,8 @@ interface HandlerContext extends StateHolder {
   query: unknown;
   params: unknown;
   body?: unknown;
+  /** Parsed by Elysia only for a handler that destructures it (a route that declares `headers`). */
+  headers?: Record<string, string | undefined>;
   set: { headers: Record<string, unknown> };
 }
 
@@ -95,14 +97,19 @@ export function registerRoutes(app: AnyElysia, served: readonly Served[], contex
  * that declares none.
  */
 function elysiaHandler(route: Route, app: RouteContext) {
+  const named = route.headers;
+  if (named) {
+    return ({ query, params, headers, set, requestState }: HandlerContext) =>
+      answer(route, app, requestState, set, query, params, undefined, Object.fromEntries(named.map((n) => [n, headers?.[n]])));
+  }
   return route.body
     ? ({ query, params, body, set, requestState }: HandlerContext) => answer(route, app, requestState, set, query, params, body)
     : ({ query, params, set, requestState }: HandlerContext) => answer(route, app, requestState, set, query, params, undefined);
 }
 
-async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"], query: unknown, params: unknown, body: unknown): Promise<unknown> {
+async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"], query: unknown, params: unknown, body: unknown, headers?: Record<string, string | undefined>): Promise<unknown> {
   if (!state || (route.scope !== null && !state.principal)) throw new Error(`${route.path} reached without its checks`); // onRequest runs first: a bug
-  const reply = await route.handler({ principal: state.principal, query, params, body } as Caller, app);
+  const reply = await route.handler({ principal: state.principal, query, params, body, headers } as Caller, app);
   // Text the handler serialised is sent as it is, in one Response with every header (Elysia
   // would copy a Response to add headers to it).
   if (reply instanceof Serialized) return new Response(reply.text, { headers: { "content-type": reply.contentType, ...reply.headers, ...state.headers } });

@@ -67,6 +67,8 @@ export interface Caller<S extends Scope | null = Scope | null, Q = unknown, P = 
   query: Q;
   params: P;
   body: B;
+  /** The request headers the route declares it reads (`headers`), by lower-case name. */
+  headers?: Record<string, string | undefined>;
 }
 
 /**
@@ -74,7 +76,7 @@ export interface Caller<S extends Scope | null = Scope | null, Q = unknown, P = 
  * CSV's file name): sent as it is, without Elysia's response-schema check (the tests check it).
  */
 export class Serialized {
-  constructor(readonly text: string, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
+  constructor(readonly text: string | ReadableStream<Uint8Array>, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
 }
 
 /** A success other than 200, with its body (none for 204). */
@@ -102,6 +104,8 @@ export interface RouteDeclaration<S extends Scope | null, Q extends TObject | un
   query?: Q;
   params?: P;
   body?: B;
+  /** Request headers the handler reads (lower-case; e.g. last-event-id): only these are parsed. A route that reads headers takes no body. */
+  headers?: readonly string[];
   /** The route's success and its own errors; every keyed route also answers 401, 403, 429, 500 and 503. */
   response: R;
   tag: Tag;
@@ -119,6 +123,7 @@ export interface Route {
   query?: TObject;
   params?: TObject;
   body?: TObject;
+  headers?: readonly string[];
   response: Responses;
   tag: Tag;
   summary: string;

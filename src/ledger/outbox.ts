@@ -129,3 +129,25 @@ export async function writeSyncEndEvents(tx: Sql, watch: SyncEndWatch, gaps: { a
   }
   return written;
 }
+
+/** One event as the live stream sends it (docs/events.md#the-live-stream). */
+export interface StreamedEvent { seq: bigint; type: string; body: string }
+
+/**
+ * The tenant's events after `afterSeq`, oldest first, at most `limit` (pings, which go to one
+ * subscription only, left out). Event numbers follow commit order (writeEvent), so reading on from
+ * the last one seen misses none.
+ */
+export async function tenantEventsAfter(db: Sql, tenantId: number, afterSeq: bigint, limit = 100): Promise<StreamedEvent[]> {
+  const rows = await db.all<{ seq: number | string; type: string; body: string }>(
+    "SELECT seq, type, body FROM events WHERE tenant_id = ? AND seq > ? AND type <> 'ping' ORDER BY seq LIMIT ?",
+    tenantId, Number(afterSeq), limit,
+  );
+  return rows.map((r) => ({ seq: BigInt(r.seq), type: r.type, body: r.body }));
+}
+
+/** The newest event number of the tenant (0 when none): where a stream without Last-Event-ID starts. */
+export async function latestTenantEvent(db: Sql, tenantId: number): Promise<bigint> {
+  const row = await db.get<{ seq: number | string | null }>("SELECT max(seq) AS seq FROM events WHERE tenant_id = ?", tenantId);
+  return BigInt(row?.seq ?? 0);
+}

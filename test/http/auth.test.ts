@@ -57,6 +57,7 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
     "GET /v2/reports/income": { path: `/v2/reports/income?year=2025&owner=${owner}`, ok: 200 },
     "GET /v2/reports/currencies": { path: "/v2/reports/currencies", ok: 200 },
     "GET /v2/calendar": { path: `/v2/calendar?owner=${owner}`, ok: 200 },
+    "GET /v2/events": { path: "/v2/events", ok: 200 },
     "GET /v2/calendar/:file": { path: async () => `/v2/calendar/${await createCalendarToken(srv.db, "acme")}.ics`, ok: 200 },
   };
   const s = samples[`${method} ${template}`];
@@ -71,7 +72,7 @@ const specScopes: Record<string, Scope | null> = {
   "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
-  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null,
+  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null, "GET /v2/events": "ledger:read",
 };
 
 describe("scope matrix: every route × every scope", () => {

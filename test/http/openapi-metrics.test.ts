@@ -40,6 +40,7 @@ const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v2/actions": paged,
   "/v2/actions/:id": [{ name: "owner", required: true }],
   "/v2/calendar": [{ name: "owner", required: false }],
+  "/v2/events": [{ name: "lastEventId", required: false }],
   "/v2/reports/income": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "currency", required: false }],
 };
 
