@@ -8,7 +8,7 @@ import type { Logger } from "../log.ts";
 import type { Sql } from "../ledger/sql/port.ts";
 import type { OutcomeKind } from "./delivery-store.ts";
 import { createSecretBox, type SecretBox } from "./secret-box.ts";
-import { sqlDeliveryStore } from "./sql-store.ts";
+import { releaseOrphanedLeases, sqlDeliveryStore } from "./sql-store.ts";
 import { createWebhookTransport } from "./transport.ts";
 import { loadWebhookKey } from "./webhook-key.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "./worker.ts";
@@ -25,7 +25,13 @@ export interface ServeDeliveriesOptions {
   onOutcome?: (kind: OutcomeKind) => void;
 }
 
-export function startServeDeliveries(o: ServeDeliveriesOptions): DeliveryWorker {
+export async function startServeDeliveries(o: ServeDeliveriesOptions): Promise<DeliveryWorker> {
+  // SQLite: this server holds the data dir's lock, so no other one delivers from it; a lease left
+  // by a killed server is freed now instead of waited out (docs/events.md#delivery-and-retries).
+  if (o.engine === "sqlite") {
+    const freed = await releaseOrphanedLeases(o.db);
+    if (freed) o.logger.info("webhook deliveries resumed after an unclean stop", { deliveries: freed });
+  }
   let box: SecretBox | null = null;
   // Opened on first use; a key that cannot be loaded (PostgreSQL without the variable, a key file
   // others can read) fails that attempt with the reason, and is tried again at the next one.

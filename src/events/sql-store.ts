@@ -110,3 +110,13 @@ export function sqlDeliveryStore(db: Sql): DeliveryStore {
     },
   };
 }
+
+/**
+ * Frees every delivery lease. Only for a SQLite ledger as `serve` starts: the data dir's lock
+ * lets one server at a time deliver from it, so a lease found then was left by a server that was
+ * killed mid-attempt, and waiting it out would only delay the delivery (the killed attempt still
+ * counts; the next one sends the same webhook-id). Returns how many were freed.
+ */
+export async function releaseOrphanedLeases(db: Sql): Promise<number> {
+  return (await db.run("UPDATE webhook_deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL")).changes;
+}

@@ -45,7 +45,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         if (load.synced || load.failed) logger.info("demo loaded", { wallets: load.synced, failed: load.failed, ms: load.ms });
       }
       const sources = m.demo ? demoSources(m.config) : { config: m.config, fetch: undefined };
-      deliveries = startServeDeliveries({
+      deliveries = await startServeDeliveries({
         db: ledger.db, engine: ledger.engine, dataDir: m.config.dataDir, keyEnv: m.webhookKeyEnv, logger, now: clockOf(m.clock),
         onOutcome: (kind) => delivered.set(kind, (delivered.get(kind) ?? 0) + 1),
       });
