@@ -97,11 +97,21 @@ describe("ca-ledger webhooks, delivered by serve", () => {
     expect(thirdRow).toMatchObject({ status: "delivered", attempts: 2 });
     expect(mine.received.filter((r) => r.headers["webhook-id"] === third).map((r) => r.verdicts)).toEqual([["ok"], ["ok"]]);
 
+    // Metrics: attempts by outcome (relayed from the worker thread about once a second) and the queue's age.
+    const ops = JSON.parse((await run(["keys", "create", "ops", "--tenant", "acme", "--scopes", "ops:read", "--json"])).stdout).key as string;
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${restarted.url}/v1/ops/metrics`, { headers: { authorization: `Bearer ${ops}` } })).text();
+      return Number(text.split("\n").find((l) => l.startsWith(`${name} `))?.slice(name.length + 1) ?? NaN);
+    };
+    await until("the delivery counted", async () => (await metric('caledger_webhook_deliveries_total{outcome="delivered"}')) >= 1);
+    expect(await metric("caledger_webhook_queue_age_seconds")).toBeGreaterThan(0); // the dead endpoint's delivery waits
+
     const removed = await run(["webhooks", "remove", dead.id]);
     expect(removed.code).toBe(0);
     const afterRemove = JSON.parse((await run(["webhooks", "deliveries", dead.id, "--json"])).stdout);
     expect(afterRemove[0]).toMatchObject({ status: "failed", lastAnswer: "not sent: the subscription was removed" });
     expect((await run(["webhooks", "remove", dead.id])).code).toBe(1);
+    expect(await metric("caledger_webhook_queue_age_seconds")).toBe(0); // nothing waits for a live subscription now
     await restarted.stop();
   }, 240_000);
 
@@ -124,5 +134,33 @@ describe("ca-ledger webhooks, delivered by serve", () => {
     expect((await run(["webhooks", "deliveries", "whs_none"])).code).toBe(1);
     expect((await run(["webhooks", "test", "whs_none"])).code).toBe(1);
     expect((await run(["webhooks", "list", "--json"])).stdout).toBe("[]\n");
+  }, 120_000);
+});
+
+describe("ca-ledger calendar-url", () => {
+  test("prints a URL a running server answers with iCalendar, without a key; --revoke ends it; --json; an unknown tenant exits 1", async () => {
+    const dir = join(tempDir(), "ledger");
+    const run = (args: string[]) => cliAsync([...args, ...ledgerArgs(dir)], env);
+    expect((await run(["keys", "create", "k", "--tenant", "acme"])).code).toBe(0);
+    const server = await serveBinary(ledgerArgs(dir), env);
+    running.push(server);
+    const made = await run(["calendar-url", "--tenant", "acme", "--base-url", server.url + "/", "--json"]);
+    expect(made.code).toBe(0);
+    const { url } = JSON.parse(made.stdout);
+    expect(url).toMatch(new RegExp(`^${server.url}/v2/calendar/calt_[A-Za-z0-9_-]{43}\\.ics$`));
+    const feed = await fetch(url);
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get("content-type")).toStartWith("text/calendar");
+    expect(await feed.text()).toStartWith("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+    const plain = await run(["calendar-url", "--tenant", "acme"]);
+    expect(plain.stdout).toMatch(/^http:\/\/127\.0\.0\.1:4600\/v2\/calendar\/calt_\S+\.ics\n/); // the settings' HOST:PORT by default
+
+    const revoked = await run(["calendar-url", "--tenant", "acme", "--revoke", "--json"]);
+    expect(JSON.parse(revoked.stdout)).toEqual({ tenant: "acme", revoked: 2 });
+    expect((await fetch(url)).status).toBe(404);
+    expect((await run(["calendar-url", "--tenant", "nobody"])).code).toBe(1);
+    expect((await run(["calendar-url", "--tenant", "acme", "--base-url", "ftp://x"])).code).toBe(2);
+    expect((await run(["calendar-url"])).code).toBe(2);
+    await server.stop();
   }, 120_000);
 });
