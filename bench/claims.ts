@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedger } from "../src/ledger/db.ts";
 import { ensureTenant } from "../src/ledger/keys.ts";
-import { claimJob } from "../src/sync/queue.ts";
+import { claimJob } from "../src/ledger/queue.ts";
+import { q } from "../test/support/sql.ts";
 
 const JOBS = 10_000, TENANTS = 100, CLAIMS = 200;
 const dataDir = mkdtempSync(join(tmpdir(), "cal-bench-claims-"));
@@ -18,7 +19,7 @@ const tenants: number[] = [];
 for (let t = 0; t < TENANTS; t++) tenants.push(await ensureTenant(ledger.db, `bench-${t}`));
 const at = new Date().toISOString();
 await ledger.db.write(async (tx) => {
-  for (let i = 0; i < JOBS; i++) await tx.run("INSERT INTO sync_jobs (tenant_id, owner, status, requested_at) VALUES (?, ?, 'queued', ?)", tenants[i % TENANTS]!, `wallet-${i}`, at);
+  for (let i = 0; i < JOBS; i++) await tx.run(...q`INSERT INTO sync_jobs (tenant_id, owner, status, requested_at) VALUES (${tenants[i % TENANTS]!}, ${`wallet-${i}`}, 'queued', ${at})`);
 });
 const mean = async (claim: () => Promise<unknown>) => {
   const started = performance.now();

@@ -11,6 +11,10 @@
 // against the same minimum: before and after in one table.
 //
 //   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rebuild] [--baseline old-binary] [--json out.json]
+//
+// With `--before PATH` (another build of the binary, e.g. main's), only the demo ledger's routes,
+// each binary serving its own demo, the two measured in turn for `--rounds` rounds (default 3):
+// requests/s and p99 before and after, medians over the rounds.
 // @ts-expect-error autocannon ships no types
 import autocannon from "autocannon";
 import { Database } from "bun:sqlite";
@@ -18,6 +22,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScaleRun } from "./lib/scale-run.ts";
+import { q } from "../test/support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..");
 const binary = join(repoRoot, "dist", "ca-ledger");
@@ -247,20 +252,56 @@ async function growLedger(wallets: number) {
   await run.grow(0, wallets, wallets);
   const heavyOwner = run.scale.heavyWallet();
   await run.register(heavyOwner);
-  await run.until("the heavy wallet synced", async () => (await run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavyOwner)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
-  const counts = await run.one<{ actions: number; journal: number }>("SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal");
+  await run.until("the heavy wallet synced", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavyOwner} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  const counts = await run.one(q<{ actions: number; journal: number }>`SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal`);
   await run.stop();
   return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
 }
 
-async function readKeyFromCli(dataDir: string, tenant = "demo"): Promise<string> {
-  const r = Bun.spawnSync([binary, "keys", "create", `bench-${Date.now()}`, "--tenant", tenant, "--scopes", "ledger:read", "--json", "--data-dir", dataDir], { env: env() });
+async function readKeyFromCli(dataDir: string, tenant = "demo", bin = binary): Promise<string> {
+  const r = Bun.spawnSync([bin, "keys", "create", `bench-${Date.now()}`, "--tenant", tenant, "--scopes", "ledger:read", "--json", "--data-dir", dataDir], { env: env() });
   if (r.exitCode !== 0) throw new Error("keys create failed: " + r.stderr.toString());
   return (JSON.parse(r.stdout.toString()) as { key: string }).key;
 }
 
+/** The demo's routes on two builds, in turn, round after round (see the head of this file). */
+async function compareDemo(before: string) {
+  const rounds = Number(opt("rounds", "3"));
+  const sides = [];
+  for (const [label, bin] of [["before", before], ["after", binary]] as const) {
+    const dir = tmp(`cal-bench-${label}-`);
+    const s = serve(dir, true, bin);
+    await waitHealthy(s.url);
+    sides.push({ label, bin, s, key: await readKeyFromCli(dir, "demo", bin), routes: pickRoutes(join(dir, "ledger.db")).routes });
+  }
+  const runs = new Map<string, Load[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, route] of sides[0]!.routes.entries()) {
+      for (const side of round % 2 ? [...sides].reverse() : sides) {
+        const path = side.routes[i]!.path;
+        const headers = { authorization: `Bearer ${side.key}` };
+        await cannon(side.s.url + path, headers, WARMUP);
+        const l = await cannon(side.s.url + path, headers);
+        if (l.non2xx || l.errors) console.error(`warning: ${side.label} ${route.name}: ${l.non2xx} non-2xx, ${l.errors} errors`);
+        runs.set(`${side.label} ${route.name}`, [...(runs.get(`${side.label} ${route.name}`) ?? []), l]);
+        console.error(`  round ${round + 1} ${side.label} ${route.name}: ${Math.round(l.rps)}/s, p99 ${l.p99} ms`);
+      }
+    }
+  }
+  for (const side of sides) await stop(side.s);
+  console.log(`\nbench/http --before — demo ledger, ${CONNECTIONS} connections, ${DURATION} s per run, ${rounds} rounds in turn; medians`);
+  console.log(`before: ${before}\nafter:  ${binary}\n`);
+  console.log("| route | before req/s | after req/s | after/before | before p99 ms | after p99 ms |\n|---|---|---|---|---|---|");
+  for (const route of sides[0]!.routes) {
+    const [b, a] = ["before", "after"].map((l) => runs.get(`${l} ${route.name}`)!);
+    const rps = (xs: Load[]) => median(xs.map((x) => x.rps)), p99 = (xs: Load[]) => median(xs.map((x) => x.p99));
+    console.log(`| ${route.name} | ${rps(b!).toFixed(0)} | ${rps(a!).toFixed(0)} | ${(rps(a!) / rps(b!)).toFixed(3)} | ${p99(b!)} | ${p99(a!)} |`);
+  }
+}
+
 try {
-  await main();
+  const before = opt("before", "");
+  await (before ? compareDemo(before) : main());
 } finally {
   for (const c of children) { try { c.kill(); } catch { /* gone */ } }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { openLedger } from "../src/ledger/db.ts";
 import type { Sql } from "../src/ledger/sql/port.ts";
 import { binary, startScaleRun, type ScaleRun } from "./lib/scale-run.ts";
+import { q } from "../test/support/sql.ts";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
@@ -55,7 +56,7 @@ interface DriverRow { engine: string; sequentialUs: number; inTransactionUs: num
 async function driver(engine: string, target: Parameters<typeof openLedger>[0]): Promise<DriverRow> {
   const ledger = await openLedger(target);
   const n = 1000;
-  const read = (db: Sql, i: number) => db.get("SELECT id FROM api_keys WHERE key_sha256 = ?", String(i));
+  const read = (db: Sql, i: number) => db.get(...q`SELECT id FROM api_keys WHERE key_sha256 = ${String(i)}`);
   const time = async (f: () => Promise<unknown>) => { const t = performance.now(); await f(); return ((performance.now() - t) * 1000) / n; };
   try {
     await time(async () => { for (let i = 0; i < n; i++) await read(ledger.db, i); }); // warm: statements prepared
@@ -102,7 +103,7 @@ async function cannon(urls: string[], path: string, key: string, duration = DURA
 }
 
 async function routesOf(run: ScaleRun, heavy: string) {
-  const action = (await run.one<{ id: string }>("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1", heavy)).id;
+  const action = (await run.one(q<{ id: string }>`SELECT id FROM actions WHERE owner = ${heavy} ORDER BY effective_at DESC LIMIT 1`)).id;
   return [
     { name: "portfolio", path: `/v1/portfolio?owner=${heavy}` },
     { name: "income (limit=50)", path: `/v1/income?owner=${heavy}&limit=50` },
@@ -171,7 +172,7 @@ async function main() {
   const growS = await run.grow(0, WALLETS, WALLETS);
   const heavy = run.scale.heavyWallet();
   await run.register(heavy);
-  await run.until("the heavy wallet synced", async () => (await run.one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE owner = ? AND status = 'complete'", heavy)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  await run.until("the heavy wallet synced", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavy} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
   const routes = await routesOf(run, heavy);
   await run.stop();
   const databaseUrl = await freshDatabase();

@@ -24,6 +24,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { HONX_HOLDERS } from "./lib/scale-chain.ts";
 import { startScaleRun } from "./lib/scale-run.ts";
+import { q } from "../test/support/sql.ts";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
@@ -65,7 +66,7 @@ const writtenBytes = () => {
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)![1]);
   return { handed: field("wchar"), disk: field("write_bytes") - field("cancelled_write_bytes") };
 };
-const followed = async () => (await one<{ n: number }>("SELECT count(DISTINCT owner) AS n FROM tenant_wallets")).n;
+const followed = async () => (await one(q<{ n: number }>`SELECT count(DISTINCT owner) AS n FROM tenant_wallets`)).n;
 
 /** Pages per table and index of the stopped server's database. */
 function whereTheBytesAre(): { name: string; bytes: number }[] {
@@ -99,10 +100,10 @@ async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wa
   const top = Math.max(...issuerData.history.filter((r) => r.eventId === base.eventId).map((r) => r.version));
   const net = (Number(base.netCashflowUsd ?? "0.5") + (k + 1) / 1000).toFixed(6);
   issuerData.history.push({ ...base, version: top + 1, netCashflowUsd: net, status: "Corrected" });
-  const reversals = async () => (await one<{ n: number }>("SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'")).n;
+  const reversals = async () => (await one(q<{ n: number }>`SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'`)).n;
   const reversalsBefore = await reversals();
-  await until("the revision stored", async () => (await one<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions WHERE event_id = ? AND version = ?", base.eventId, top + 1)).n === 1, 30_000);
-  const storedAt = Date.parse((await one<{ at: string }>("SELECT ingested_at AS at FROM issuer_revisions WHERE event_id = ? AND version = ?", base.eventId, top + 1)).at);
+  await until("the revision stored", async () => (await one(q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions WHERE event_id = ${base.eventId} AND version = ${top + 1}`)).n === 1, 30_000);
+  const storedAt = Date.parse((await one(q<{ at: string }>`SELECT ingested_at AS at FROM issuer_revisions WHERE event_id = ${base.eventId} AND version = ${top + 1}`)).at);
   await until("the re-booking", async () => (await run.pendingMarks()) === 0 && (await reversals()) >= reversalsBefore + HONX_HOLDERS, 600_000);
   const wallets = (await reversals()) - reversalsBefore;
   const after = writtenBytes();

@@ -14,12 +14,13 @@ import { openLedger } from "../src/ledger/db.ts";
 import { ensureTenant } from "../src/ledger/keys.ts";
 import { createLogger } from "../src/log.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../src/sources/solana/wire.ts";
-import { claimJob, registerAndEnqueue } from "../src/sync/queue.ts";
+import { claimJob, registerAndEnqueue } from "../src/ledger/queue.ts";
 import { runSyncJob } from "../src/sync/job.ts";
 import { bookEverythingDirty } from "../src/ledger/booking.ts";
 import { loadDemo } from "../src/demo/load.ts";
 import { closeAccountTx, encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx, updateMultiplierTx, XSTOCKS_AUTHORITY } from "../test/support/chain.ts";
 import { addTransaction, emptyChain, startRpcServer, type ChainState } from "../test/support/rpc-server.ts";
+import { q } from "../test/support/sql.ts";
 
 const STEPS = 8;
 
@@ -79,8 +80,8 @@ async function syncOnce(wallet: { chain: ChainState; owner: string }, fastPath: 
     const seconds = (performance.now() - t) / 1000;
     const byMethod: Record<string, number> = {};
     for (const l of server.log) byMethod[l.method] = (byMethod[l.method] ?? 0) + 1;
-    const actions = (await db.get<{ n: number }>("SELECT count(*) AS n FROM actions"))!.n;
-    const gaps = await db.all<{ address: string; reason: string }>("SELECT address, reason FROM wallet_gaps");
+    const actions = (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM actions`))!.n;
+    const gaps = await db.all(...q<{ address: string; reason: string }>`SELECT address, reason FROM wallet_gaps`);
     await ledger.close();
     return { outcome, calls: server.requests, byMethod, seconds, actions, gaps };
   } finally {

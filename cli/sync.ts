@@ -8,7 +8,7 @@ import { createLogger } from "../src/log.ts";
 import { bookEverythingDirty } from "../src/ledger/booking.ts";
 import { pollIssuer } from "../src/sync/issuer-poll.ts";
 import { runSyncJob } from "../src/sync/job.ts";
-import { claimWalletJob, registerAndEnqueue, type JobRow } from "../src/sync/queue.ts";
+import { claimWalletJob, jobById, registerAndEnqueue } from "../src/ledger/queue.ts";
 import { fail, openFrom, settingArgs } from "./common.ts";
 
 const defaultTenant = "local";
@@ -65,7 +65,7 @@ export const syncCommand = defineCommand({
 
 /** What went wrong, from the job row, and what happens next. */
 async function failureReport(ledger: Ledger, id: number): Promise<string> {
-  const job = (await ledger.db.get<JobRow>("SELECT * FROM sync_jobs WHERE id = ?", id))!;
+  const job = (await jobById(ledger.db, id))!;
   const next = job.status === "queued" && job.next_retry_at ? `ca-ledger serve retries it after ${job.next_retry_at}; run sync again to retry now` : `no more automatic retries (attempt ${job.attempts}); run sync again to retry`;
   return `error: ${job.error ?? "unknown"}\n${next}\n`;
 }

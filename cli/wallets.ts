@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { isAddress } from "@solana/kit";
 import { ledgerName } from "../src/ledger/db.ts";
 import { findTenant } from "../src/ledger/keys.ts";
-import { unregisterWallet } from "../src/sync/queue.ts";
+import { unregisterWallet } from "../src/ledger/queue.ts";
 import { fail, openExisting, settingArgs } from "./common.ts";
 
 const remove = defineCommand({

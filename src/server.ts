@@ -4,12 +4,12 @@ import { describeUrl } from "./describe-url.ts";
 import { ledgerName, newLedgerLocation, openLedger, type Ledger } from "./ledger/db.ts";
 import { allScopes, createKey, revokeKeysNamed } from "./ledger/keys.ts";
 import { holdDataDir, type DataDirLock } from "./ledger/data-dir-lock.ts";
-import { readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
+import { holdsAnyWallet, readDatasetLabel, writeDatasetLabel } from "./ledger/queries/common.ts";
 import { sealRows } from "./ledger/seals.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createApp } from "./http/app.ts";
 import { startWorkerThread, type WorkerThread } from "./sync/host.ts";
-import { registerAndEnqueue, unregisterWallet } from "./sync/queue.ts";
+import { registerAndEnqueue, unregisterWallet } from "./ledger/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
@@ -121,7 +121,7 @@ async function checkDataset(ledger: Ledger, config: Config, opts: { demo?: boole
   const label = await readDatasetLabel(ledger.db);
   if (opts.demo) {
     // A wallet no tenant follows any more still holds live data (its observations stay).
-    const live = await ledger.db.get("SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM tenant_wallets) OR EXISTS (SELECT 1 FROM token_accounts) OR EXISTS (SELECT 1 FROM balance_changes)");
+    const live = await holdsAnyWallet(ledger.db);
     if ((label && label.kind !== "synthetic") || (!label && live)) {
       throw new Error(`data dir ${config.dataDir} holds live data; --demo needs an empty data dir or the demo's own (use --data-dir)`);
     }

@@ -12,7 +12,7 @@ const SKIP = new Set(["node_modules", "dist"]);
 // Built from parts so that this file does not match itself.
 const SECTION = "\u00a7";
 const SPEC_CITE = new RegExp(`\\b(decisions|domain\\.md|domain|interface|real-cases)[^a-z\\n]*${SECTION}`, "i");
-const SPEC_PATH = new RegExp(`\\bspec/(decisions|domain|interface|real-cases)\\.md`, "i");
+const SPEC_PATH = /\bspec\/(decisions|domain|interface|real-cases)\.md/i;
 const DOC_REF = /\bdocs\/([A-Za-z0-9_./-]+\.md)(?:#([A-Za-z0-9_-]+))?/g;
 
 function* files(dir: string): Generator<string> {

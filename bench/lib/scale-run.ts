@@ -10,6 +10,7 @@ import { loadIssuerFixture, startIssuerServer, type IssuerData } from "../../tes
 import { startRpcServer, type RpcServer } from "../../test/support/rpc-server.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { buildScaleChain, type ScaleChain } from "./scale-chain.ts";
+import { q, type Statement } from "../../test/support/sql.ts";
 
 export const binary = join(import.meta.dir, "..", "..", "dist", "ca-ledger");
 
@@ -26,7 +27,7 @@ export interface ScaleRun {
   urls: string[];
   /** The bench's own view of the ledger (it watches the workers' progress through it). */
   ledger: Ledger;
-  one<T>(sql: string, ...params: (string | number)[]): Promise<T>;
+  one<T>(stmt: Statement<T>): Promise<T>;
   /** Registers a wallet, through the servers in turn. */
   register(owner: string): Promise<void>;
   /** Registers wallets [from, to) over HTTP, 16 at a time, and waits until all are synced and booked. */
@@ -68,9 +69,9 @@ export async function startScaleRun(extraEnv: Record<string, string> = {}, opts:
   const url = urls[0]!;
 
   const ledger = await openLedger({ dataDir, databaseUrl: opts.databaseUrl ?? null }, { migrate: false });
-  const one = async <T>(sql: string, ...p: (string | number)[]) => (await ledger.db.get<T>(sql, ...p))!;
-  const finishedJobs = async () => (await one<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status IN ('complete', 'partial')")).n;
-  const pendingMarks = async () => (await one<{ n: number }>("SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n")).n;
+  const one = async <T>([stmt, values]: Statement<T>) => (await ledger.db.get(stmt, values))!;
+  const finishedJobs = async () => (await one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE status IN ('complete', 'partial')`)).n;
+  const pendingMarks = async () => (await one(q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n`)).n;
   let turn = 0;
   const register = (owner: string) => fetch(`${urls[turn++ % urls.length]}/v1/wallets/sync`, { method: "POST", headers, body: JSON.stringify({ owner }) }).then((r) => { if (r.status !== 202) throw new Error(`register: ${r.status}`); });
   const until = async (what: string, check: () => Promise<boolean> | boolean, ms: number) => {

@@ -5,11 +5,11 @@ import { loadConfig, type Config } from "../config.ts";
 import { bookEverythingDirty } from "../ledger/booking.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { ensureTenant } from "../ledger/keys.ts";
-import { writeDatasetLabel } from "../ledger/queries/common.ts";
+import { actionCount, writeDatasetLabel } from "../ledger/queries/common.ts";
 import { createLogger } from "../log.ts";
 import { pollIssuer } from "../sync/issuer-poll.ts";
 import { runSyncJob } from "../sync/job.ts";
-import { claimJob, registerAndEnqueue } from "../sync/queue.ts";
+import { claimJob, registerAndEnqueue } from "../ledger/queue.ts";
 import recording from "./recording.json" with { type: "json" };
 import { DEMO_LABEL, demoTenant } from "./identity.ts";
 import { demoFetch, demoIssuerUrl, demoRpcUrl, type DemoRecording } from "./transport.ts";
@@ -29,7 +29,7 @@ export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = 
   const { db } = ledger;
   await writeDatasetLabel(db, DEMO_LABEL, now);
   const result: DemoLoad = { synced: 0, failed: 0, ms: 0 };
-  if ((await db.get<{ n: number }>("SELECT count(*) AS n FROM actions"))!.n > 0) return result; // already loaded
+  if ((await actionCount(db)) > 0) return result; // already loaded
   const book = async () => void (await bookEverythingDirty(db, now));
   const deps = { db, ...demoSources(base), logger: createLogger("warn"), now: () => now, book };
   await pollIssuer(deps);

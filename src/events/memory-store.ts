@@ -110,7 +110,7 @@ export class MemoryDeliveryStore implements DeliveryStore {
 
   async recordAttempt(claim: { deliveryId: string; attempt: number }, outcome: AttemptOutcome): Promise<boolean> {
     const r = this.rows.find((x) => x.deliveryId === claim.deliveryId);
-    if (!r || r.status !== "pending" || r.attempts !== claim.attempt) return false;
+    if (r?.status !== "pending" || r.attempts !== claim.attempt) return false;
     r.lastAttemptAt = outcome.at;
     r.lastStatus = outcome.status;
     r.lastAnswer = outcome.answer;

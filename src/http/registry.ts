@@ -7,7 +7,7 @@ import type { TObject } from "@sinclair/typebox";
 import * as S from "../../schemas/index.ts";
 import { coercedQuery } from "./params.ts";
 import { queryRules, type QueryRules } from "./query-check.ts";
-import { type StateHolder } from "./request-state.ts";
+import type { StateHolder } from "./request-state.ts";
 import { Serialized, WithStatus, type Caller, type Method, type Responses, type Route, type RouteContext } from "./route.ts";
 
 /** The error responses every keyed route may give, beyond its own. */

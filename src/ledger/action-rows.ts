@@ -81,9 +81,15 @@ export interface ActionRow {
   id: string;
   owner: string;
   payloadSha256: string;
-  /** id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, wallet_values. */
-  columns: (string | null)[];
+  /** The columns of its `actions` row, but the event it shows (found or written with the event). */
+  columns: ActionColumns;
   event: EventRow;
+}
+
+/** An `actions` row's own columns, as written (tables/actions.ts). */
+export interface ActionColumns {
+  id: string; owner: string; mint: string; type: string; treatment: string; state: string; effectiveAt: string; usd: string | null; v1Kind: string | null;
+  payloadSha256: string; evidenceSha256: string; firstObservedActiveAt: string | null; walletValues: string;
 }
 
 /**
@@ -98,8 +104,11 @@ export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sh
     id: a.id,
     owner: a.owner,
     payloadSha256: hash,
-    columns: [a.id, a.owner, a.mint, a.type, a.treatment, a.lifecycle.state, actionListedAt(a), a.usd, v1?.kind ?? null, hash, a.evidenceSha256,
-      a.timestamps.firstObservedActiveAt, values.slice(COLUMN_VALUES).join(MARK)],
+    columns: {
+      id: a.id, owner: a.owner, mint: a.mint, type: a.type, treatment: a.treatment, state: a.lifecycle.state, effectiveAt: actionListedAt(a), usd: a.usd,
+      v1Kind: v1?.kind ?? null, payloadSha256: hash, evidenceSha256: a.evidenceSha256, firstObservedActiveAt: a.timestamps.firstObservedActiveAt,
+      walletValues: values.slice(COLUMN_VALUES).join(MARK),
+    },
     event,
   };
 }

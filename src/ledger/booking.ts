@@ -14,13 +14,23 @@ import { reversalOf } from "../domain/journal.ts";
 import { computeCensus } from "../domain/taxonomy.ts";
 import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
-import { clearDirty, markDirty, markEverythingDirty, readDirty, type DirtyKind, type DirtyMark } from "./dirty.ts";
+import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
-import { bookingEventsBefore, writeBookingEvents } from "./outbox.ts";
+import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
 import { storePortfolios } from "./queries/portfolio.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionSql } from "./tables/actions.ts";
+import { censusInstanceFromRow, censusSql } from "./tables/census.ts";
+import { journalSql } from "./tables/journal.ts";
+import { lineageSql } from "./tables/lineage.ts";
+import { mintScheduleSql } from "./tables/mint-schedule.ts";
+import { ownerSql } from "./tables/owners.ts";
+import { positionSql } from "./tables/positions.ts";
+import { transitionSeenSql } from "./tables/transitions-seen.ts";
+import { unbookedRevisionSql } from "./tables/unbooked-revisions.ts";
+import { yieldSql } from "./tables/yields.ts";
 import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
@@ -48,8 +58,6 @@ export interface ChunkResult {
   /** Events written to the outbox (one per changed action and tenant told). */
   events: number;
 }
-
-const IN_LIST = "(SELECT value FROM json_each(?1))";
 
 /** A chunk the engine or the database failed on: which marks it held, and why. */
 export class ChunkFailed extends Error {
@@ -143,7 +151,7 @@ export function totalsOf(chunks: ChunkResult[]): BookingTotals {
 
 /** Marks the mints whose books change by the clock alone by `now` (a schedule took force). */
 export async function markDueClockChanges(db: Sql, now: Date): Promise<number> {
-  const due = await db.all<{ mint: string }>("SELECT mint FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ?", Math.floor(now.getTime() / 1000));
+  const due = await db.all(mintScheduleSql.due, { now: Math.floor(now.getTime() / 1000) });
   if (!due.length) return 0;
   await db.write((tx) => markDirty(tx, "mint", due.map((r) => r.mint), now.toISOString()));
   return due.length;
@@ -163,14 +171,14 @@ async function bookMints(db: Sql, marks: DirtyMark[], now: Date): Promise<ChunkR
   const out = runEngine(input);
   const result = emptyResult("mints");
   await db.write(async (tx) => {
-    const current = await stillMarked(tx, "dirty_mints", "mint", marks);
+    const current = await stillMarked(tx, "mint", marks);
     if (!current.length) return;
     const keep = new Set(current.map((m) => m.key));
     if (!(await recordSightings(tx, sightings.filter((s) => keep.has(s.mint))))) return;
     await writeLineage(tx, out.lineage.filter((l) => keep.has(l.mint)), at);
     await writeCensus(tx, [...keep], out.censusInstances.filter((c) => keep.has(c.mint)), at);
     await writeSchedule(tx, out.clockChanges.filter((c) => keep.has(c.mint)), at);
-    const holders = await tx.all<{ owner: string }>(`SELECT owner FROM token_accounts WHERE mint IN ${IN_LIST} UNION SELECT owner FROM balance_changes WHERE mint IN ${IN_LIST}`, JSON.stringify([...keep]));
+    const holders = await tx.all(ownerSql.holdersOf, { mints: [...keep] });
     await markDirty(tx, "wallet", holders.map((h) => h.owner), at);
     await clearDirty(tx, "mint", current);
     result.booked = current.length;
@@ -180,33 +188,24 @@ async function bookMints(db: Sql, marks: DirtyMark[], now: Date): Promise<ChunkR
 }
 
 async function writeLineage(tx: Sql, lineage: EngineOutput["lineage"], at: string): Promise<void> {
-  const up = "INSERT INTO lineage (mint, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at";
-  for (const l of lineage) await tx.run(up, l.mint, JSON.stringify(l), at);
+  for (const l of lineage) await tx.run(lineageSql.upsert, { mint: l.mint, payload: JSON.stringify(l), at });
 }
 
 /** Replaces the mints' census instances and re-sums the taxonomy from every mint's. */
 async function writeCensus(tx: Sql, mints: string[], instances: CensusInstance[], at: string): Promise<void> {
-  await tx.run(`DELETE FROM census_instances WHERE mint IN ${IN_LIST}`, JSON.stringify(mints));
-  const ins = "INSERT INTO census_instances (transition_key, mint, type, event_id, version, reconciled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
-  for (const c of instances) await tx.run(ins, c.transitionKey, c.mint, c.type, c.eventId, c.version, c.reconciled ? 1 : 0);
+  await tx.run(censusSql.deleteOfMints, { mints });
+  for (const c of instances) await tx.run(censusSql.insert, { transitionKey: c.transitionKey, mint: c.mint, type: c.type, eventId: c.eventId, version: c.version, reconciled: c.reconciled });
   const all = await storedCensusInstances(tx);
-  const up = `INSERT INTO taxonomy_census (type, payload, updated_at) VALUES (?, ?, ?)
-    ON CONFLICT(type) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at WHERE taxonomy_census.payload IS DISTINCT FROM excluded.payload`;
-  for (const entry of computeCensus(all)) await tx.run(up, entry.type, JSON.stringify(entry), at);
+  for (const entry of computeCensus(all)) await tx.run(censusSql.upsertType, { type: entry.type, payload: JSON.stringify(entry), at });
 }
 
 /** The stored census instances (of some mints, or all), in the order the taxonomy is summed in. */
 export async function storedCensusInstances(db: Sql, mints?: string[]): Promise<CensusInstance[]> {
-  const where = mints ? `WHERE mint IN ${IN_LIST}` : "";
-  return (await db.all<{ transition_key: string; mint: string; type: CensusInstance["type"]; event_id: string; version: number; reconciled: number }>(
-    `SELECT transition_key, mint, type, event_id, version, reconciled FROM census_instances ${where} ORDER BY mint, transition_key`,
-    ...(mints ? [JSON.stringify(mints)] : []),
-  )).map((r) => ({ transitionKey: r.transition_key, mint: r.mint, type: r.type, eventId: r.event_id, version: r.version, reconciled: r.reconciled === 1 }));
+  return (await (mints ? db.all(censusSql.instancesOf, { mints }) : db.all(censusSql.instances))).map(censusInstanceFromRow);
 }
 
 async function writeSchedule(tx: Sql, changes: EngineOutput["clockChanges"], at: string): Promise<void> {
-  const up = "INSERT INTO mint_schedule (mint, next_activation_ts, updated_at) VALUES (?, ?, ?) ON CONFLICT(mint) DO UPDATE SET next_activation_ts = excluded.next_activation_ts, updated_at = excluded.updated_at";
-  for (const c of changes) await tx.run(up, c.mint, c.at, at);
+  for (const c of changes) await tx.run(mintScheduleSql.upsert, { mint: c.mint, next: c.at, at });
 }
 
 // ---- wallets ------------------------------------------------------------------------------
@@ -220,7 +219,7 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
   // Serialised before the transaction, so it holds the write lock only to write.
   const rows = await changedActionRows(db, marks.map((m) => m.key), out.actions, result);
   await db.write(async (tx) => {
-    const current = await stillMarked(tx, "dirty_wallets", "owner", marks);
+    const current = await stillMarked(tx, "wallet", marks);
     if (!current.length) return;
     const owners = current.map((m) => m.key);
     const keep = new Set(owners);
@@ -249,7 +248,7 @@ interface ActionChanges { rows: (ActionRow & { shown: number | null })[]; gone: 
  * longer derives goes (its journal keeps the history).
  */
 async function changedActionRows(db: Sql, owners: string[], actions: EngineOutput["actions"], result: ChunkResult): Promise<ActionChanges> {
-  const storedRows = await db.all<{ id: string; owner: string; payload_sha256: string; event_id: number }>(`SELECT id, owner, payload_sha256, event_id FROM actions WHERE owner IN ${IN_LIST}`, JSON.stringify(owners));
+  const storedRows = await db.all(actionSql.hashesOfOwners, { owners });
   const stored = new Map(storedRows.map((r) => [r.id, r]));
   const rows: ActionChanges["rows"] = [];
   // One copy of each event's text for the chunk: the wallets holding it share it until written.
@@ -287,11 +286,9 @@ async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges
  */
 async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBooking[], at: string, result: ChunkResult): Promise<Set<string>> {
   const restatedActions = new Set<string>();
-  const standing = `SELECT j.id, j.payload FROM journal j WHERE j.owner = ? AND j.entry_type = 'recognition'
-     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
   const wanted = groupBy(bookings, (b) => b.owner);
   for (const owner of owners) {
-    const rows = await tx.all<{ id: number; payload: string }>(standing, owner);
+    const rows = await tx.all(journalSql.standing, { owner });
     const standingBookings = rows.map((r) => JSON.parse(r.payload) as JournalBooking);
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
@@ -314,32 +311,22 @@ async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBoo
  * the event and the revision's hash are kept, never the wallet.
  */
 async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], restatedIds: Set<string>, at: string): Promise<void> {
-  const ins = "INSERT INTO unbooked_revisions (event_id, payload_sha256, noted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
   const noted = new Set<string>();
   for (const a of actions) {
     if (!a.matched || !restatedIds.has(a.id) || noted.has(a.matched.sha256)) continue;
     noted.add(a.matched.sha256);
-    await tx.run(ins, a.matched.eventId, a.matched.sha256, at);
+    await tx.run(unbookedRevisionSql.insert, { eventId: a.matched.eventId, sha256: a.matched.sha256, at });
   }
 }
 
 async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
-  await tx.run(`DELETE FROM positions WHERE owner IN ${IN_LIST}`, JSON.stringify([...owners]));
-  const insPosition = "INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)";
-  for (const p of out.positions) if (owners.has(p.owner)) await tx.run(insPosition, p.owner, p.mint, JSON.stringify(p), at);
+  await tx.run(positionSql.deleteOfOwners, { owners: [...owners] });
+  for (const p of out.positions) if (owners.has(p.owner)) await tx.run(positionSql.insert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
   const yields = groupBy(out.yields, (y) => y.owner);
-  const upYield = "INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at";
-  for (const owner of owners) await tx.run(upYield, owner, JSON.stringify(yields.get(owner) ?? []), at);
+  for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: JSON.stringify(yields.get(owner) ?? []), at });
 }
 
 // ---- shared -------------------------------------------------------------------------------
-
-/** The marks as they are now, keeping only those whose seq is still the one read. */
-async function stillMarked(tx: Sql, table: string, column: string, marks: DirtyMark[]): Promise<DirtyMark[]> {
-  const rows = await tx.all<DirtyMark>(`SELECT ${column} AS key, seq FROM ${table} WHERE ${column} IN ${IN_LIST}`, JSON.stringify(marks.map((m) => m.key)));
-  const now = new Map(rows.map((m) => [m.key, m.seq]));
-  return marks.filter((m) => now.get(m.key) === m.seq);
-}
 
 interface Sighting { key: string; mint: string; at: string }
 
@@ -364,9 +351,8 @@ function newSightings(input: EngineInput, at: string): Sighting[] {
  * this chunk's engine output does not carry): the chunk then writes nothing and is booked again.
  */
 async function recordSightings(tx: Sql, sightings: Sighting[]): Promise<boolean> {
-  const ins = "INSERT INTO transitions_seen (key, first_observed_active_at) VALUES (?, ?) ON CONFLICT DO NOTHING";
   let all = true;
-  for (const s of sightings) if ((await tx.run(ins, s.key, s.at)).changes === 0) all = false;
+  for (const s of sightings) if ((await tx.run(transitionSeenSql.insert, { key: s.key, at: s.at })).changes === 0) all = false;
   return all;
 }
 

@@ -1,17 +1,12 @@
 // The calendar of pending actions (docs/events.md#the-calendar): each multiplier change known for
 // a tenant's wallets and not in force yet, with what each wallet can expect; and the read-only
-// iCalendar URLs' tokens (`ca-ledger calendar-url`). All of this module's SQL reads `actions` /
-// `action_events` for the tenant's wallets, or the `calendar_tokens` table.
+// iCalendar URLs' tokens (`ca-ledger calendar-url`).
 import { createHash, randomBytes } from "node:crypto";
 import type { PendingAction } from "../domain/events/icalendar.ts";
-import { splice, storedValues, type StoredWallet } from "./action-rows.ts";
 import { findTenant } from "./keys.ts";
 import type { Sql } from "./sql/port.ts";
-
-/** The lifecycle states of an action known before it takes effect. */
-const PENDING_STATES = ["announced", "confirmed"] as const;
-
-type PendingRow = StoredWallet & { template: string; mint: string; transition_key: string | null; effective_at: string };
+import { actionDocument, actionSql } from "./tables/actions.ts";
+import { calendarTokenSql } from "./tables/calendar-tokens.ts";
 
 /** The v2 detail fields the calendar reads (projections.ts actionDetailBase). */
 interface DetailFields {
@@ -26,16 +21,10 @@ interface DetailFields {
  * `owner` when given.
  */
 export async function pendingActions(db: Sql, tenantId: number, owner: string | null = null): Promise<PendingAction[]> {
-  const rows = await db.all<PendingRow>(
-    `SELECT e.detail AS template, e.mint, e.transition_key, a.effective_at, a.id, a.owner, a.evidence_sha256, a.usd, a.wallet_values
-       FROM tenant_wallets w JOIN actions a ON a.owner = w.owner JOIN action_events e ON e.id = a.event_id
-      WHERE w.tenant_id = ?1 AND w.first_synced_at IS NOT NULL AND (CAST(?2 AS TEXT) IS NULL OR w.owner = ?2) AND a.state IN (?3, ?4)
-      ORDER BY a.effective_at, e.mint, a.owner`,
-    tenantId, owner, ...PENDING_STATES,
-  );
+  const rows = await db.all(actionSql.pendingOfTenant, { tenantId, owner });
   const byKey = new Map<string, PendingAction>();
   for (const r of rows) {
-    const d = JSON.parse(splice(r.template, storedValues(r))) as DetailFields;
+    const d = JSON.parse(actionDocument(r)) as DetailFields;
     const key = `${r.mint}:${r.transition_key ?? `${d.type}@${r.effective_at}`}`;
     let p = byKey.get(key);
     if (!p) {
@@ -66,7 +55,7 @@ export async function createCalendarToken(db: Sql, tenant: string, now = new Dat
   await db.write(async (tx) => {
     const tenantId = await findTenant(tx, tenant);
     if (tenantId === null) throw new CalendarTokenError(`no tenant ${JSON.stringify(tenant)} (a tenant is made by its first key: ca-ledger keys create <name> --tenant ${tenant})`);
-    await tx.run("INSERT INTO calendar_tokens (token_sha256, tenant_id, created_at) VALUES (?, ?, ?)", sha256(token), tenantId, now.toISOString());
+    await tx.run(calendarTokenSql.insert, { sha256: sha256(token), tenantId, at: now.toISOString() });
   });
   return token;
 }
@@ -76,13 +65,13 @@ export async function revokeCalendarTokens(db: Sql, tenant: string, now = new Da
   return db.write(async (tx) => {
     const tenantId = await findTenant(tx, tenant);
     if (tenantId === null) throw new CalendarTokenError(`no tenant ${JSON.stringify(tenant)}`);
-    return (await tx.run("UPDATE calendar_tokens SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL", now.toISOString(), tenantId)).changes;
+    return (await tx.run(calendarTokenSql.revokeOfTenant, { tenantId, at: now.toISOString() })).changes;
   });
 }
 
 /** The tenant a live token reads for; null for an unknown or revoked one. */
 export async function tenantOfCalendarToken(db: Sql, token: string): Promise<number | null> {
   if (!CALENDAR_TOKEN.test(token)) return null;
-  const row = await db.get<{ tenant_id: number | string }>("SELECT tenant_id FROM calendar_tokens WHERE token_sha256 = ? AND revoked_at IS NULL", sha256(token));
+  const row = await db.get(calendarTokenSql.tenantOf, { sha256: sha256(token) });
   return row ? Number(row.tenant_id) : null;
 }

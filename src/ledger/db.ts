@@ -7,6 +7,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { join } from "node:path";
 import { describeUrl } from "../describe-url.ts";
 import { applyPostgresMigrations, applySqliteMigrations, migrationStatus } from "./migrations.ts";
+import { ping } from "./sql/dialect.ts";
 import { postgresDb, type PostgresDb } from "./sql/postgres.ts";
 import { BUSY_TIMEOUT_MS, sqliteDb, type SqliteDb } from "./sql/sqlite.ts";
 
@@ -119,7 +120,7 @@ async function openPostgres(url: string, opts: { migrate?: boolean }): Promise<P
   const db = postgresDb(url);
   try {
     if (opts.migrate !== false) await applyPostgresMigrations(db.client);
-    else await db.get("SELECT 1 AS one"); // connects now, so a wrong URL fails here and not later
+    else await ping(db); // connects now, so a wrong URL fails here and not later
   } catch (e) {
     await db.close();
     throw new Error(`cannot open the ledger at ${describeUrl(url)}: ${(e as Error).message}`);

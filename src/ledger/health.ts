@@ -18,6 +18,7 @@ import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { Ledger } from "./db.ts";
+import { ping as answers } from "./sql/dialect.ts";
 import type { Sql } from "./sql/port.ts";
 
 export interface DatabaseFault {
@@ -100,7 +101,7 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
     pinging = true;
     let timeout: ReturnType<typeof setTimeout> | undefined;
     try {
-      await Promise.race([db.get("SELECT 1"), new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS)))]);
+      await Promise.race([answers(db), new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS)))]);
       if (unreachable) opts.logger?.info("ledger database reachable again", { since: unreachable.since });
       unreachable = null;
     } catch (e) {

@@ -3,6 +3,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
 import type { Db, Sql } from "./sql/port.ts";
+import { apiKeySql, type PrincipalRow } from "./tables/api-keys.ts";
+import { tenantSql } from "./tables/tenants.ts";
 
 import { allScopes, defaultScopes, type Scope } from "../domain/scopes.ts";
 
@@ -41,13 +43,13 @@ export interface CreatedKey { id: string; key: string; name: string; tenant: str
 
 export async function ensureTenant(db: Sql, slug: string, maxWallets = 100, now = new Date()): Promise<number> {
   if (!tenantSlugPattern.test(slug)) throw new KeyError(`tenant slug ${JSON.stringify(slug)} must match ${tenantSlugPattern.source}`, true);
-  await db.run("INSERT INTO tenants (slug, max_wallets, created_at) VALUES (?, ?, ?) ON CONFLICT(slug) DO NOTHING", slug, maxWallets, now.toISOString());
-  return (await db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", slug))!.id;
+  await db.run(tenantSql.ensure, { slug, maxWallets, at: now.toISOString() });
+  return (await db.get(tenantSql.idOf, { slug }))!.id;
 }
 
 /** The id of the tenant with this slug, or null when there is none (nothing is created). */
 export async function findTenant(db: Sql, slug: string): Promise<number | null> {
-  return (await db.get<{ id: number }>("SELECT id FROM tenants WHERE slug = ?", slug))?.id ?? null;
+  return (await db.get(tenantSql.idOf, { slug }))?.id ?? null;
 }
 
 export async function createKey(db: Sql, input: { name: string; tenant: string; scopes?: Scope[] }, now = new Date()): Promise<CreatedKey> {
@@ -59,8 +61,7 @@ export async function createKey(db: Sql, input: { name: string; tenant: string; 
   const createdAt = now.toISOString();
   await db.write(async (tx) => {
     const tenantId = await ensureTenant(tx, input.tenant, undefined, now);
-    await tx.run("INSERT INTO api_keys (id, tenant_id, name, prefix, key_sha256, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      id, tenantId, name, key.slice(0, 12), hashKey(key), scopes.join(","), createdAt);
+    await tx.run(apiKeySql.insert, { id, tenantId, name, prefix: key.slice(0, 12), keySha256: hashKey(key), scopes: scopes.join(","), at: createdAt });
   });
   return { id, key, name, tenant: input.tenant, scopes, createdAt };
 }
@@ -68,12 +69,7 @@ export async function createKey(db: Sql, input: { name: string; tenant: string; 
 export interface KeyListing { id: string; prefix: string; tenant: string; name: string; scopes: Scope[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; revoked: boolean }
 
 export async function listKeys(db: Sql, tenant?: string): Promise<KeyListing[]> {
-  const rows = await db.all<{ id: string; prefix: string; tenant: string; name: string; scopes: string; created_at: string; last_used_at: string | null; revoked_at: string | null }>(
-    `SELECT k.id, k.prefix, t.slug AS tenant, k.name, k.scopes, k.created_at, k.last_used_at, k.revoked_at
-     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-     WHERE (CAST(?1 AS TEXT) IS NULL OR t.slug = ?1) ORDER BY k.created_at, k.id`,
-    tenant ?? null,
-  );
+  const rows = await db.all(apiKeySql.list, { tenant: tenant ?? null });
   return rows.map((r) => ({
     id: r.id, prefix: r.prefix, tenant: r.tenant, name: r.name, scopes: r.scopes.split(",") as Scope[],
     createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at, revoked: r.revoked_at !== null,
@@ -82,24 +78,17 @@ export async function listKeys(db: Sql, tenant?: string): Promise<KeyListing[]> 
 
 /** Revokes a key; false when the id is unknown or already revoked. */
 export async function revokeKey(db: Sql, id: string, now = new Date()): Promise<boolean> {
-  const res = await db.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", now.toISOString(), id);
+  const res = await db.run(apiKeySql.revoke, { id, at: now.toISOString() });
   return res.changes === 1;
 }
 
 /** Revokes a tenant's active keys whose name starts with `namePrefix`; returns how many. */
 export async function revokeKeysNamed(db: Sql, tenant: string, namePrefix: string, now = new Date()): Promise<number> {
-  const res = await db.run(
-    `UPDATE api_keys SET revoked_at = ?1 WHERE revoked_at IS NULL AND substr(name, 1, length(CAST(?2 AS TEXT))) = ?2
-     AND tenant_id = (SELECT id FROM tenants WHERE slug = ?3)`,
-    now.toISOString(), namePrefix, tenant,
-  );
+  const res = await db.run(apiKeySql.revokeNamed, { at: now.toISOString(), prefix: namePrefix, tenant });
   return res.changes;
 }
 
 export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
-
-const principalColumns = "k.id, k.key_sha256, k.scopes, k.revoked_at, t.id AS tenant_id, t.slug";
-interface PrincipalRow { id: string; key_sha256: string; scopes: string; revoked_at: string | null; tenant_id: number; slug: string }
 
 function toPrincipal(row: PrincipalRow): KeyPrincipal {
   return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };
@@ -111,9 +100,8 @@ function toPrincipal(row: PrincipalRow): KeyPrincipal {
  * the CLI in another process ends the session at its next request.
  */
 export function keyById(db: Sql) {
-  const byId = `SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`;
   return async (keyId: string): Promise<KeyPrincipal | null> => {
-    const row = await db.get<PrincipalRow>(byId, keyId);
+    const row = await db.get(apiKeySql.principalById, { id: keyId });
     return row && row.revoked_at === null ? toPrincipal(row) : null;
   };
 }
@@ -123,13 +111,11 @@ export function keyById(db: Sql) {
  * made by the CLI in another process takes effect on the next request.
  */
 export function keyLookup(db: Db) {
-  const byHash = `SELECT ${principalColumns} FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_sha256 = ?`;
-  const touch = "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)";
   const touched = new Map<string, string>(); // key id -> minute last written by this process
   return async (key: string, now = new Date()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const row = await db.get<PrincipalRow>(byHash, digest);
+    const row = await db.get(apiKeySql.principalByHash, { keySha256: digest });
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const expected = Buffer.from(row?.key_sha256 ?? "0".repeat(64), "hex");
     const ok = timingSafeEqual(Buffer.from(digest, "hex"), expected) && row !== null && row.revoked_at === null;
@@ -137,7 +123,7 @@ export function keyLookup(db: Db) {
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = new Date(Math.floor(now.getTime() / 60000) * 60000).toISOString();
     if (touched.get(row.id) !== minute) {
-      if (await db.writeIfFree((tx) => tx.run(touch, minute, row.id, minute))) touched.set(row.id, minute); // busy: a later request writes it
+      if (await db.writeIfFree((tx) => tx.run(apiKeySql.touch, { id: row.id, minute }))) touched.set(row.id, minute); // busy: a later request writes it
     }
     return toPrincipal(row);
   };

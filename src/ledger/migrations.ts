@@ -10,6 +10,7 @@ import { embeddedMigrations as sqliteMigrations, type EmbeddedMigration } from "
 import { embeddedMigrations as postgresMigrations } from "../../migrations-postgres/embedded.ts";
 import { sha256Hex } from "../domain/evidence.ts";
 import type { Dialect, Sql } from "./sql/port.ts";
+import { byEngine, query, sql, statements as named, type Query } from "./sql/statement.ts";
 import { transactionSql } from "./sql/postgres.ts";
 import type { SqliteDb } from "./sql/sqlite.ts";
 import { dataSteps } from "./upgrades.ts";
@@ -108,18 +109,24 @@ function pending(all: EmbeddedMigration[], last: { created_at: number | string }
   return all.filter((m) => m.when > lastWhen);
 }
 
+// The records as the port reads them (`migrate --status`, a new ledger's check).
+const recordSql = named("migration_records", {
+  applied: query<Record<never, never>, { hash: string }>(() => byEngine({ sqlite: sql`SELECT hash FROM __drizzle_migrations`, postgres: sql`SELECT hash FROM drizzle."__drizzle_migrations"` })),
+  appliedAt: query<Record<never, never>, { hash: string; applied_at: string }>(() =>
+    byEngine({ sqlite: sql`SELECT hash, applied_at FROM __migrations_applied_at`, postgres: sql`SELECT hash, applied_at FROM drizzle."__migrations_applied_at"` })),
+});
+
 /** Every embedded migration of the engine, applied or pending. */
 export async function migrationStatus(db: Sql): Promise<MigrationStatus[]> {
-  const names = records[db.dialect];
-  const has = async (table: string) => {
+  const read = async <R>(q: Query<Record<never, never>, R>): Promise<R[]> => {
     try {
-      return await db.all<{ hash: string; applied_at?: string }>(`SELECT * FROM ${table}`);
+      return await db.all(q);
     } catch {
-      return null; // not created yet: nothing applied
+      return []; // not created yet: nothing applied
     }
   };
-  const applied = new Set((await has(names.migrations))?.map((r) => r.hash) ?? []);
-  const recorded = new Map(((await has(names.appliedAt)) ?? []).map((r) => [r.hash, r.applied_at!]));
+  const applied = new Set((await read(recordSql.applied)).map((r) => r.hash));
+  const recorded = new Map((await read(recordSql.appliedAt)).map((r) => [r.hash, r.applied_at]));
   return migrationsOf(db.dialect).map((m) => {
     const hash = sha256Hex(m.sql);
     return { tag: m.tag, when: m.when, hash, applied: applied.has(hash), appliedAt: recorded.get(hash) ?? null };

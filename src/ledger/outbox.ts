@@ -1,133 +1,104 @@
-// What the ledger's changes tell the tenants that follow a wallet (docs/events.md#event-types).
-// Each event is written to the outbox (src/events/sql-store.ts) inside the transaction of the
-// change that causes it, so it exists if and only if the change does:
-// - a booking chunk: `action.booked` for an action's first recognition, `action.revised` when a
-//   booked action's entries were reversed (and replaced, or not), `action.scheduled` when an action
-//   is newly pending (a multiplier change scheduled on chain, or announced by the issuer);
-// - the end of a sync: `wallet.synced` when the wallet's journal has entries the tenant was not
-//   yet told of (and always at the end of its first sync: registration ends there), `wallet.gap`
-//   when the sync ended with named gaps other than the last sync's.
-// A tenant is told of a wallet's actions once its own first sync of the wallet has finished, as it
-// sees the wallet's books only from then on; the history that sync books is not replayed as
-// events, the first `wallet.synced` says the books are there. Each tenant gets its own events
-// (one row each): a subscription never sees another tenant's wallet.
-import type { EventType } from "../domain/events/types.ts";
-import type { LifecycleState } from "../domain/types.ts";
-import { eventText, type ActionData } from "../events/bodies.ts";
-import { writeEvent } from "../events/sql-store.ts";
-import { groupBy } from "./group.ts";
-import { actionQueries } from "./queries/actions.ts";
-import { walletStatus } from "./queries/wallets.ts";
+// The outbox on the ledger's database, both engines (docs/events.md#the-outbox-the-worker-needs),
+// with its statements in tables/events.ts, webhook-subscriptions.ts and webhook-deliveries.ts
+// (src/events/sql-store.ts re-exports it for the delivery worker):
+// `writeEvent` runs inside the transaction of the ledger change that causes the event; the
+// `DeliveryStore` half is what the delivery worker claims from and records into. The tables are
+// the ledger's (its migrations create them); the SQL goes through the ledger's port, written
+// once. Claims lock what they take (`FOR UPDATE SKIP LOCKED` on PostgreSQL, as the sync queue's):
+// servers sharing one database never hold the same subscription at once.
+import { subscribesTo } from "../domain/events/subscription.ts";
+import { formatEventId, isEventType, type DeliveredType, type EventType } from "../domain/events/types.ts";
+import type { AttemptOutcome, ClaimRequest, DeliveryStore, DueDelivery } from "../events/delivery-store.ts";
 import type { Sql } from "./sql/port.ts";
+import { eventSql } from "./tables/events.ts";
+import { webhookDeliverySql } from "./tables/webhook-deliveries.ts";
+import { webhookSubscriptionSql } from "./tables/webhook-subscriptions.ts";
 
-const IN_LIST = "(SELECT value FROM json_each(?1))";
+export interface OutboxEvent {
+  tenantId: number;
+  type: DeliveredType;
+  /** The wallet the event concerns; null for a ping. */
+  owner: string | null;
+  /** The serialized body (eventText / serializeEventBody): what every attempt sends. */
+  body: string;
+  at: Date;
+}
 
-/** States in which an action is pending: known before it takes force. */
-const PENDING: ReadonlySet<LifecycleState> = new Set(["announced", "confirmed"]);
-
-/** What a booking chunk's events need from before its writes (see bookingEventsBefore). */
-export interface BookingWatch {
-  /** The tenants that see each wallet's books; empty: nobody is told, nothing more was read. */
-  tenants: Map<string, number[]>;
-  /** The newest journal entry before the chunk's: its entries are the ones after. */
-  journalBefore: number;
-  /** Pending actions of the chunk whose stored state was another (or which are new). */
-  newlyPending: { owner: string; id: string }[];
-  /** The list items of actions the chunk deletes, read while they were there. */
-  goneItems: Map<string, string>;
+/** The event types a subscription row asks for: null for all. */
+export function parseStoredFilter(text: string | null): EventType[] | null {
+  return text === null ? null : text.split(",").filter(isEventType);
 }
 
 /**
- * Read inside a booking chunk's transaction before it writes: who is told of these wallets, the
- * journal's end, the actions becoming pending, and the actions about to go.
+ * Writes one event and a delivery for each live subscription of its tenant that wants its type,
+ * or only for `onlySubscription` (`webhooks test`). Call it inside the ledger's write transaction
+ * (`db.write`), which serializes writers: event numbers then follow commit order, so a stream
+ * reader that saw event n never misses an event below n committed later. Returns the event id.
  */
-export async function bookingEventsBefore(tx: Sql, chunk: { owners: string[]; actions: { id: string; owner: string; lifecycle: { state: LifecycleState } }[]; gone: { id: string; owner: string }[] }): Promise<BookingWatch> {
-  const rows = await tx.all<{ tenant_id: number; owner: string }>(
-    `SELECT tenant_id, owner FROM tenant_wallets WHERE first_synced_at IS NOT NULL AND owner IN ${IN_LIST} ORDER BY tenant_id`,
-    JSON.stringify(chunk.owners),
-  );
-  const tenants = new Map([...groupBy(rows, (r) => r.owner)].map(([owner, rs]) => [owner, rs.map((r) => Number(r.tenant_id))]));
-  const watch: BookingWatch = { tenants, journalBefore: 0, newlyPending: [], goneItems: new Map() };
-  if (!tenants.size) return watch;
-  watch.journalBefore = Number((await tx.get<{ id: number | null }>("SELECT max(id) AS id FROM journal"))!.id ?? 0);
-  const pending = chunk.actions.filter((a) => tenants.has(a.owner) && PENDING.has(a.lifecycle.state));
-  if (pending.length) {
-    const stored = new Map((await tx.all<{ id: string; state: string }>(`SELECT id, state FROM actions WHERE id IN ${IN_LIST}`, JSON.stringify(pending.map((a) => a.id)))).map((r) => [r.id, r.state]));
-    watch.newlyPending = pending.filter((a) => stored.get(a.id) !== a.lifecycle.state).map((a) => ({ owner: a.owner, id: a.id }));
+export async function writeEvent(tx: Sql, e: OutboxEvent, onlySubscription?: string): Promise<string> {
+  const at = e.at.toISOString();
+  const seq = (await tx.get(eventSql.insert, { tenantId: e.tenantId, type: e.type, owner: e.owner, body: e.body, at }))!.seq;
+  const subs = await tx.all(webhookSubscriptionSql.live, { tenantId: e.tenantId, only: onlySubscription ?? null });
+  for (const s of subs) {
+    if (onlySubscription === undefined && !subscribesTo(parseStoredFilter(s.events), e.type)) continue;
+    await tx.run(webhookDeliverySql.insert, { subscriptionId: s.id, seq, at });
   }
-  const actions = actionQueries(tx);
-  for (const g of chunk.gone) {
-    if (!tenants.has(g.owner)) continue;
-    const item = await actions.itemJson(g.owner, g.id);
-    if (item) watch.goneItems.set(g.id, item);
-  }
-  return watch;
+  return formatEventId(BigInt(seq));
+}
+
+export function sqlDeliveryStore(db: Sql): DeliveryStore {
+  return {
+    claimDue(req: ClaimRequest): Promise<DueDelivery[]> {
+      const now = req.now.toISOString();
+      return db.claim(async (tx) => {
+        const picked = await tx.all(webhookDeliverySql.due, { now, limit: Math.max(0, Math.floor(req.limit)) });
+        const out: DueDelivery[] = [];
+        for (const { id } of picked) {
+          await tx.run(webhookDeliverySql.lease, { id, until: req.leaseUntil.toISOString() });
+          const r = (await tx.get(webhookDeliverySql.claimed, { id }))!;
+          out.push({
+            deliveryId: String(r.id), subscriptionId: r.subscription_id, attempt: Number(r.attempts), eventId: formatEventId(BigInt(r.event_seq)), body: r.body,
+            url: r.url, sealedSecrets: JSON.parse(r.sealed_secrets) as string[], dueSince: new Date(r.due_since),
+          });
+        }
+        return out;
+      });
+    },
+
+    async recordAttempt(claim, outcome: AttemptOutcome): Promise<boolean> {
+      const status = outcome.kind === "retry" ? "pending" : outcome.kind;
+      const next = outcome.kind === "retry" ? outcome.nextAttemptAt.toISOString() : null;
+      const r = await db.run(webhookDeliverySql.recordAttempt, {
+        id: claim.deliveryId, attempt: claim.attempt, status, next, at: outcome.at.toISOString(), answerStatus: outcome.status, answer: outcome.answer,
+      });
+      return r.changes > 0;
+    },
+  };
 }
 
 /**
- * Written inside the chunk's transaction after its actions and journal entries: one event per
- * changed action for each tenant that sees its wallet. Returns how many events were written.
+ * One more delivery of an event already written, to one subscription (`webhooks test` sending
+ * the latest event again): the same id and body, queued after the subscription's pending ones.
+ * Returns the delivery's id.
  */
-export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date): Promise<number> {
-  if (!watch.tenants.size) return 0;
-  const told = new Map<string, { owner: string; type: EventType }>();
-  for (const p of watch.newlyPending) told.set(p.id, { owner: p.owner, type: "action.scheduled" });
-  const entries = await tx.all<{ action_id: string; owner: string; entry_type: string }>(
-    `SELECT action_id, owner, entry_type FROM journal WHERE id > ?2 AND owner IN ${IN_LIST} ORDER BY id`,
-    JSON.stringify([...watch.tenants.keys()]), watch.journalBefore,
-  );
-  for (const e of entries) {
-    // A reversal among the action's new entries: its booking was changed, not made.
-    const type: EventType = e.entry_type === "reversal" || told.get(e.action_id)?.type === "action.revised" ? "action.revised" : "action.booked";
-    told.set(e.action_id, { owner: e.owner, type });
-  }
-  const actions = actionQueries(tx);
-  let written = 0;
-  for (const [id, { owner, type }] of told) {
-    const item = (await actions.itemJson(owner, id)) ?? watch.goneItems.get(id);
-    if (!item) continue;
-    const body = eventText(type, at, JSON.parse(item) as ActionData);
-    for (const tenantId of watch.tenants.get(owner) ?? []) {
-      await writeEvent(tx, { tenantId, type, owner, body, at });
-      written++;
-    }
-  }
-  return written;
+export async function insertDelivery(tx: Sql, subscriptionId: string, eventSeq: number | string, at: Date): Promise<string> {
+  return String((await tx.get(webhookDeliverySql.add, { subscriptionId, seq: eventSeq, at: at.toISOString() }))!.id);
 }
 
-/** A job's tenant and wallet, and what its last sync had told, read before the job is finished. */
-export interface SyncEndWatch { tenantId: number; owner: string; firstSync: boolean; syncedJournalId: number | null; previousGaps: string }
-
-export async function syncEndBefore(tx: Sql, jobId: number): Promise<SyncEndWatch | null> {
-  const r = await tx.get<{ tenant_id: number; owner: string; gaps: string; first_synced_at: string | null; synced_journal_id: number | null }>(
-    `SELECT j.tenant_id, j.owner, j.gaps, w.first_synced_at, w.synced_journal_id
-       FROM sync_jobs j JOIN tenant_wallets w ON w.tenant_id = j.tenant_id AND w.owner = j.owner WHERE j.id = ?`,
-    jobId,
-  );
-  if (!r) return null; // the wallet was removed meanwhile: nobody is told
-  return { tenantId: Number(r.tenant_id), owner: r.owner, firstSync: r.first_synced_at === null, syncedJournalId: r.synced_journal_id === null ? null : Number(r.synced_journal_id), previousGaps: r.gaps };
+/**
+ * Frees every delivery lease. Only for a SQLite ledger as `serve` starts: the data dir's lock
+ * lets one server at a time deliver from it, so a lease found then was left by a server that was
+ * killed mid-attempt, and waiting it out would only delay the delivery (the killed attempt still
+ * counts; the next one sends the same webhook-id). Returns how many were freed.
+ */
+export async function releaseOrphanedLeases(db: Sql): Promise<number> {
+  return (await db.run(webhookDeliverySql.releaseLeases, {})).changes;
 }
 
-/** A set of gaps as one comparable text (addresses and reasons, in order). */
-const gapKey = (gaps: { address: string; reason: string }[]): string => JSON.stringify(gaps.map((g) => [g.address, g.reason]).sort());
-
-/** Written inside the transaction that finishes the job, after it: `wallet.synced` and `wallet.gap`. */
-export async function writeSyncEndEvents(tx: Sql, watch: SyncEndWatch, gaps: { address: string; reason: string }[], at: Date): Promise<EventType[]> {
-  const { tenantId, owner } = watch;
-  const status = await walletStatus(tx, tenantId, owner);
-  if (!status) return [];
-  const written: EventType[] = [];
-  const newest = Number((await tx.get<{ id: number | null }>("SELECT max(id) AS id FROM journal WHERE owner = ?", owner))!.id ?? 0);
-  if (watch.firstSync || newest > (watch.syncedJournalId ?? 0)) {
-    await writeEvent(tx, { tenantId, type: "wallet.synced", owner, body: eventText("wallet.synced", at, status), at });
-    await tx.run("UPDATE tenant_wallets SET synced_journal_id = ? WHERE tenant_id = ? AND owner = ?", newest || null, tenantId, owner);
-    written.push("wallet.synced");
-  }
-  if (gaps.length && gapKey(gaps) !== gapKey(JSON.parse(watch.previousGaps) as { address: string; reason: string }[])) {
-    await writeEvent(tx, { tenantId, type: "wallet.gap", owner, body: eventText("wallet.gap", at, status), at });
-    written.push("wallet.gap");
-  }
-  return written;
+/** How long the longest-waiting delivery of a live subscription has been due, in seconds (0: none waits). */
+export async function deliveryQueueAgeSeconds(db: Sql, now: Date): Promise<number> {
+  const t = (await db.get(webhookDeliverySql.oldestPendingDue, {}))?.t ?? null;
+  return t ? Math.max(0, Math.round((now.getTime() - Date.parse(t)) / 1000)) : 0;
 }
 
 /** One event as the live stream sends it (docs/events.md#the-live-stream). */
@@ -139,15 +110,11 @@ export interface StreamedEvent { seq: bigint; type: string; body: string }
  * the last one seen misses none.
  */
 export async function tenantEventsAfter(db: Sql, tenantId: number, afterSeq: bigint, limit = 100): Promise<StreamedEvent[]> {
-  const rows = await db.all<{ seq: number | string; type: string; body: string }>(
-    "SELECT seq, type, body FROM events WHERE tenant_id = ? AND seq > ? AND type <> 'ping' ORDER BY seq LIMIT ?",
-    tenantId, Number(afterSeq), limit,
-  );
+  const rows = await db.all(eventSql.afterOfTenant, { tenantId, after: Number(afterSeq), limit });
   return rows.map((r) => ({ seq: BigInt(r.seq), type: r.type, body: r.body }));
 }
 
 /** The newest event number of the tenant (0 when none): where a stream without Last-Event-ID starts. */
 export async function latestTenantEvent(db: Sql, tenantId: number): Promise<bigint> {
-  const row = await db.get<{ seq: number | string | null }>("SELECT max(seq) AS seq FROM events WHERE tenant_id = ?", tenantId);
-  return BigInt(row?.seq ?? 0);
+  return BigInt((await db.get(eventSql.newestOfTenant, { tenantId }))?.seq ?? 0);
 }

@@ -7,6 +7,7 @@ import { EUR_PER_EUR, usdRate, type EcbDay } from "../domain/reference-rates.ts"
 import { formatExact, parseDecimal } from "../domain/numbers.ts";
 import { rowSeal, sealedTables } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
+import { referenceRateSql, type RateWrite } from "./tables/reference-rates.ts";
 
 export interface RatesImport {
   days: number;
@@ -25,10 +26,6 @@ export interface RatesImport {
  * its seal (seals.ts), so the import never re-reads what it wrote.
  */
 export async function importRates(db: Sql, history: { currencies: string[]; days: Iterable<EcbDay> | AsyncIterable<EcbDay> }, now = new Date()): Promise<RatesImport> {
-  const stored = `SELECT currency, per_eur FROM reference_rates WHERE date = ?2 AND currency IN (SELECT value FROM json_each(?1))`;
-  const put = `INSERT INTO reference_rates (currency, date, per_eur, imported_at, row_sha256)
-     SELECT json_extract(value, '$.currency'), ?2, json_extract(value, '$.perEur'), ?3, json_extract(value, '$.seal') FROM json_each(?1) WHERE true
-     ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = excluded.row_sha256`;
   const at = now.toISOString();
   const result: RatesImport = { days: 0, currencies: history.currencies.length, first: "", last: "", added: 0, changed: 0, unchanged: 0 };
   await db.write(async (tx) => {
@@ -36,8 +33,8 @@ export async function importRates(db: Sql, history: { currencies: string[]; days
       result.days++;
       if (result.first === "" || day.date < result.first) result.first = day.date;
       if (day.date > result.last) result.last = day.date;
-      const before = new Map((await tx.all<{ currency: string; per_eur: string }>(stored, JSON.stringify([...day.perEur.keys()]), day.date)).map((r) => [r.currency, r.per_eur]));
-      const writes = [];
+      const before = new Map((await tx.all(referenceRateSql.ofDay, { currencies: [...day.perEur.keys()], date: day.date })).map((r) => [r.currency, r.per_eur]));
+      const writes: RateWrite[] = [];
       for (const [currency, perEur] of day.perEur) {
         const old = before.get(currency);
         if (old === perEur) {
@@ -48,7 +45,7 @@ export async function importRates(db: Sql, history: { currencies: string[]; days
         else result.changed++;
         writes.push({ currency, perEur, seal: rowSeal(REFERENCE_RATES, { currency, date: day.date, per_eur: perEur, imported_at: at }, "") });
       }
-      if (writes.length) await tx.run(put, JSON.stringify(writes), day.date, at);
+      if (writes.length) await tx.run(referenceRateSql.put, { writes, date: day.date, at });
     }
   });
   return result;
@@ -62,14 +59,10 @@ const REFERENCE_RATES = sealedTables.find((t) => t.name === "reference_rates")!;
  * backwards, once per day, before the report (pure) asks for them.
  */
 export async function conversionTo(db: Sql, currency: string, days: Iterable<string>): Promise<Conversion> {
-  const dollar = "SELECT date, per_eur AS usd FROM reference_rates WHERE currency = 'USD' AND date <= ? ORDER BY date DESC LIMIT 1";
-  const both = `SELECT u.date AS date, u.per_eur AS usd, x.per_eur AS x FROM reference_rates u
-     JOIN reference_rates x ON x.currency = ?2 AND x.date = u.date
-     WHERE u.currency = 'USD' AND u.date <= ?1 ORDER BY u.date DESC LIMIT 1`;
   const quotes = new Map<string, RateQuote | null>();
   for (const day of days) {
     if (quotes.has(day)) continue;
-    const row = await (currency === "EUR" ? db.get<{ date: string; usd: string }>(dollar, day) : db.get<{ date: string; usd: string; x: string }>(both, day, currency));
+    const row = await (currency === "EUR" ? db.get(referenceRateSql.dollarOn, { day }) : db.get(referenceRateSql.bothOn, { day, currency }));
     quotes.set(day, row && quoteOf(row));
   }
   return { currency, quoteOn: (day) => quotes.get(day) ?? null };
@@ -94,21 +87,10 @@ export interface ReportCurrency {
  * euro rate needs the dollar alone), so the USD row is listed as EUR; USD itself, the ledger's
  * own currency, is not listed. The currencies are found by skipping along the primary key
  * (currency, date), one probe per currency, so the read costs the same whether the history holds
- * a month or 25 years.
+ * a month or 25 years (tables/reference-rates.ts).
  */
 export async function reportCurrencies(db: Sql): Promise<ReportCurrency[]> {
-  const quotedWithDollar = "EXISTS (SELECT 1 FROM reference_rates u WHERE u.currency = 'USD' AND u.date = x.date)";
-  const rows = await db.all<{ currency: string; firstRateDate: string | null; lastRateDate: string | null }>(
-    `WITH RECURSIVE listed(currency) AS (
-       SELECT MIN(currency) FROM reference_rates
-       UNION ALL
-       SELECT (SELECT r.currency FROM reference_rates r WHERE r.currency > listed.currency ORDER BY r.currency LIMIT 1)
-       FROM listed WHERE listed.currency IS NOT NULL)
-     SELECT currency,
-       (SELECT x.date FROM reference_rates x WHERE x.currency = listed.currency AND ${quotedWithDollar} ORDER BY x.date LIMIT 1) AS "firstRateDate",
-       (SELECT x.date FROM reference_rates x WHERE x.currency = listed.currency AND ${quotedWithDollar} ORDER BY x.date DESC LIMIT 1) AS "lastRateDate"
-     FROM listed WHERE currency IS NOT NULL`,
-  );
+  const rows = await db.all(referenceRateSql.currencies);
   return rows
     .filter((r): r is ReportCurrency => r.firstRateDate !== null && r.lastRateDate !== null)
     .map((r) => (r.currency === "USD" ? { ...r, currency: "EUR" } : r))

@@ -6,6 +6,7 @@
 // (a disk, a bad restore, a hand edit), not a writer who recomputes them.
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import type { Sql, SqlValue } from "./sql/port.ts";
+import { ident, join, query, sql, statements, type Params } from "./sql/statement.ts";
 
 /**
  * `key` is the table's primary key: rows are named, found and sealed by it, and sealed in its
@@ -40,9 +41,29 @@ export function rowSeal(table: SealedTable, row: Row, previous: string): string 
   return sha256Hex(table.chained ? `${previous}\n${content}` : content);
 }
 
-const select = (t: SealedTable) => `SELECT ${t.columns.map((c) => `"${c}"`).join(", ")}, row_sha256 FROM "${t.name}"`;
-const order = (t: SealedTable) => `ORDER BY ${t.key.map((c) => `"${c}"`).join(", ")}`;
 const keyOf = (t: SealedTable, row: Row): SqlValue[] => t.key.map((c) => row[c] ?? null);
+const keyParams = (t: SealedTable, row: Row): Record<string, SqlValue> => Object.fromEntries(t.key.map((c) => [c, row[c] ?? null]));
+
+type SealedRow = Row & { row_sha256: string | null };
+
+/** Each sealed table's statements, its columns and key named from `sealedTables`. */
+function sealStatements(t: SealedTable) {
+  const table = ident(t.name);
+  const select = sql`SELECT ${join(t.columns.map(ident))}, row_sha256 FROM ${table}`;
+  const order = sql`ORDER BY ${join(t.key.map(ident))}`;
+  const byKey = (p: Params<Record<string, SqlValue>>) => join(t.key.map((c) => sql`${ident(c)} = ${p[c]!}`), " AND ");
+  const [first] = t.key;
+  return {
+    unsealed: query<Record<never, never>, SealedRow>(() => sql`${select} WHERE row_sha256 IS NULL ${order}`),
+    seal: query<Record<string, SqlValue>>((p) => sql`UPDATE ${table} SET row_sha256 = ${p.row_sha256!} WHERE ${byKey(p)}`),
+    /** The seal before a row (chained tables have a one-column integer key). */
+    previous: query<{ key: SqlValue }, { row_sha256: string | null }>((p) => sql`SELECT row_sha256 FROM ${table} WHERE ${ident(first!)} < ${p.key} ORDER BY ${ident(first!)} DESC LIMIT 1`),
+    all: query<Record<never, never>, SealedRow>(() => sql`${select} ${order}`),
+    count: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM ${table}`),
+  };
+}
+
+const sealSql = statements("seals", Object.fromEntries(sealedTables.map((t) => [t.name, sealStatements(t)])));
 
 /**
  * Seals every row that has no seal yet. Call it last in each transaction that writes a sealed
@@ -52,13 +73,13 @@ const keyOf = (t: SealedTable, row: Row): SqlValue[] => t.key.map((c) => row[c] 
 export async function sealRows(tx: Sql): Promise<number> {
   let sealed = 0;
   for (const t of sealedTables) {
-    const rows = await tx.all<Row>(`${select(t)} WHERE row_sha256 IS NULL ${order(t)}`);
+    const statements = sealSql[t.name]!;
+    const rows = await tx.all(statements.unsealed);
     if (!rows.length) continue;
-    const set = `UPDATE "${t.name}" SET row_sha256 = ? WHERE ${t.key.map((c) => `"${c}" = ?`).join(" AND ")}`;
-    let previous = t.chained ? await previousSeal(tx, t, rows[0]!) : "";
+    let previous = t.chained ? ((await tx.get(statements.previous, { key: rows[0]![t.key[0]!] ?? null }))?.row_sha256 ?? "") : "";
     for (const r of rows) {
       const seal = rowSeal(t, r, previous);
-      await tx.run(set, seal, ...keyOf(t, r));
+      await tx.run(statements.seal, { ...keyParams(t, r), row_sha256: seal });
       previous = seal;
       sealed++;
     }
@@ -66,18 +87,11 @@ export async function sealRows(tx: Sql): Promise<number> {
   return sealed;
 }
 
-/** The seal before a chained row (chained tables have a one-column integer key). */
-async function previousSeal(tx: Sql, t: SealedTable, row: Row): Promise<string> {
-  const [key] = t.key;
-  const r = await tx.get<{ row_sha256: string | null }>(`SELECT row_sha256 FROM "${t.name}" WHERE "${key}" < ? ORDER BY "${key}" DESC LIMIT 1`, row[key!] ?? null);
-  return r?.row_sha256 ?? "";
-}
-
 /** Every stored row whose content no longer matches its seal, or that was never sealed; `key` names the row. */
 export async function* brokenSeals(db: Sql): AsyncGenerator<{ table: string; key: string; problem: string }, void, undefined> {
   for (const t of sealedTables) {
     let previous = "";
-    for await (const r of db.iterate<Row & { row_sha256: string | null }>(`${select(t)} ${order(t)}`)) {
+    for await (const r of db.iterate(sealSql[t.name]!.all)) {
       const seal = rowSeal(t, r, previous);
       const key = keyOf(t, r).join(" ");
       if (r.row_sha256 === null) yield { table: t.name, key, problem: "was never sealed" };
@@ -91,6 +105,6 @@ export async function* brokenSeals(db: Sql): AsyncGenerator<{ table: string; key
 /** How many rows of sealed tables verify looks at. */
 export async function sealedRowCount(db: Sql): Promise<number> {
   let n = 0;
-  for (const t of sealedTables) n += (await db.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n;
+  for (const t of sealedTables) n += (await db.get(sealSql[t.name]!.count))!.n;
   return n;
 }

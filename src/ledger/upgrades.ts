@@ -7,39 +7,31 @@ import { actionRow, storedAction, WALLET_VALUES } from "./action-rows.ts";
 import { actionDetailBase } from "./projections.ts";
 import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionsBeforeEventsSql } from "./tables/actions-before-events.ts";
 import { actionWriter } from "./writers.ts";
 
 /** By migration tag (each engine's own); each returns how many rows it moved. */
 export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
-  "0015_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
-  "0006_action_events": (tx) => storeEachActionOnce(tx, "actions_before_events"),
+  "0015_action_events": storeEachActionOnce,
+  "0006_action_events": storeEachActionOnce,
 };
-
-interface ActionBefore {
-  id: string; owner: string; mint: string; type: string; treatment: string; state: string; effective_at: string; usd: string | null; payload: string; summary: string;
-  v1_entry: string | null; v1_kind: string | null; detail: string | null; payload_sha256: string; evidence_sha256: string; first_observed_active_at: string | null; updated_at: string;
-}
 
 const ROWS_PER_READ = 500;
 
 /**
- * Moves each action row of before (its payload and the documents it was served as, in `from`) into
- * the wallet's row and the event row it shows (docs/storage.md), then drops `from`. The documents
- * are carried as they were served, byte for byte, and so are the row's columns and hashes; only
- * the payload is not kept as text: it is the event's record with the wallet's values put back.
- * A payload that does not come back byte for byte (written before every field it has now existed)
- * gets its wallet booked again.
+ * Moves each action row of before (its payload and the documents it was served as, in
+ * actions_before_events) into the wallet's row and the event row it shows (docs/storage.md), then
+ * drops that table. The documents are carried as they were served, byte for byte, and so are the
+ * row's columns and hashes; only the payload is not kept as text: it is the event's record with
+ * the wallet's values put back. A payload that does not come back byte for byte (written before
+ * every field it has now existed) gets its wallet booked again.
  */
-async function storeEachActionOnce(tx: Sql, from: string): Promise<number> {
+async function storeEachActionOnce(tx: Sql): Promise<number> {
   const writer = actionWriter(tx);
   const rebook = new Set<string>();
   let moved = 0;
   for (let after = ""; ;) {
-    const rows = await tx.all<ActionBefore>(
-      `SELECT id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
-         first_observed_active_at, updated_at FROM "${from}" WHERE id > ? ORDER BY id LIMIT ${ROWS_PER_READ}`,
-      after,
-    );
+    const rows = await tx.all(actionsBeforeEventsSql.page, { after, limit: ROWS_PER_READ });
     for (const r of rows) {
       const a = JSON.parse(r.payload) as ActionRecord;
       const fields = a as unknown as Record<string, unknown>;
@@ -47,9 +39,12 @@ async function storeEachActionOnce(tx: Sql, from: string): Promise<number> {
       // Rows from before migration 0004 have no detail: it was projected per request, as here.
       const docs = { summary: JSON.parse(r.summary), detail: r.detail === null ? actionDetailBase(a) : JSON.parse(r.detail), v1: r.v1_entry === null ? null : JSON.parse(r.v1_entry) };
       const row = actionRow(a, r.payload, r.payload_sha256, docs);
-      row.columns = [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, r.v1_kind, r.payload_sha256, r.evidence_sha256, r.first_observed_active_at, row.columns.at(-1)!];
+      row.columns = {
+        id: r.id, owner: r.owner, mint: r.mint, type: r.type, treatment: r.treatment, state: r.state, effectiveAt: r.effective_at, usd: r.usd, v1Kind: r.v1_kind,
+        payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256, firstObservedActiveAt: r.first_observed_active_at, walletValues: row.columns.walletValues,
+      };
       await writer.write(row, r.updated_at, null);
-      const back = storedAction({ ...r, wallet_values: row.columns.at(-1)! }, row.event.record);
+      const back = storedAction({ ...r, wallet_values: row.columns.walletValues }, row.event.record);
       if (canonicalJson(back) !== r.payload) rebook.add(r.owner);
       moved++;
     }
@@ -57,7 +52,7 @@ async function storeEachActionOnce(tx: Sql, from: string): Promise<number> {
     after = rows.at(-1)!.id;
   }
   await writer.finish();
-  await tx.run(`DROP TABLE "${from}"`);
+  await tx.run(actionsBeforeEventsSql.drop);
   if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
   return moved;
 }

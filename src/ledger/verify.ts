@@ -11,12 +11,25 @@ import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/typ
 import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
-import { eventSha256, splice, storedAction, storedValues, type StoredWallet } from "./action-rows.ts";
+import { eventSha256, splice, storedValues } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { renderPortfolios } from "./queries/portfolio.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
+import { markedKeys } from "./dirty.ts";
 import { integrityProblems } from "./sql/dialect.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionEventSql } from "./tables/action-events.ts";
+import { actionDocument, actionFromRow, actionSql, type ActionWithEventRow } from "./tables/actions.ts";
+import { censusSql } from "./tables/census.ts";
+import { incomeTotalSql } from "./tables/income-totals.ts";
+import { issuerRevisionSql } from "./tables/issuer-revisions.ts";
+import { journalSql } from "./tables/journal.ts";
+import { lineageSql } from "./tables/lineage.ts";
+import { mintScheduleSql } from "./tables/mint-schedule.ts";
+import { ownerSql } from "./tables/owners.ts";
+import { portfolioSql } from "./tables/portfolios.ts";
+import { positionSql } from "./tables/positions.ts";
+import { yieldSql } from "./tables/yields.ts";
 
 export interface CheckResult {
   name: string;
@@ -57,7 +70,7 @@ export async function checkIntegrity(db: Sql): Promise<CheckResult> {
 
 export async function checkIssuerRevisionHashes(db: Sql): Promise<CheckResult> {
   const c = new Check("issuer_revisions.payload_sha256");
-  for await (const r of db.iterate<{ id: number; payload: string; payload_sha256: string }>("SELECT id, payload, payload_sha256 FROM issuer_revisions ORDER BY id")) {
+  for await (const r of db.iterate(issuerRevisionSql.hashes)) {
     c.checked++;
     if (sha256Hex(r.payload) !== r.payload_sha256) c.fail(`issuer revision ${r.id}: payload hashes to ${sha256Hex(r.payload)}, stored ${r.payload_sha256}`);
   }
@@ -72,23 +85,13 @@ export async function checkSeals(db: Sql): Promise<CheckResult> {
   return c.result();
 }
 
-/** An action's row and the event row it shows (null columns: the event row is missing). */
-interface StoredActionRow extends StoredWallet {
-  mint: string; type: string; treatment: string; state: string; effective_at: string; v1_kind: string | null; payload_sha256: string;
-  first_observed_active_at: string | null; event_id: number; record: string | null; summary: string | null; detail: string | null; v1_entry: string | null;
-}
-
-const storedActionRows = (db: Sql) => db.iterate<StoredActionRow>(
-  `SELECT a.id, a.owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, a.first_observed_active_at,
-     a.wallet_values, a.event_id, e.record, e.summary, e.detail, e.v1_entry
-   FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
-);
+const storedActionRows = (db: Sql) => db.iterate(actionSql.withEvents);
 
 /** The action record an action's rows stand for, or why it cannot be read back. */
-function readBack(r: StoredActionRow): ActionRecord | string {
+function readBack(r: ActionWithEventRow): ActionRecord | string {
   if (r.record === null) return `its event row ${r.event_id} is missing`;
   try {
-    return storedAction(r, r.record);
+    return actionFromRow({ ...r, record: r.record });
   } catch {
     return "its event's record or its wallet values are not JSON";
   }
@@ -122,10 +125,7 @@ export async function checkActionHashes(db: Sql): Promise<CheckResult[]> {
 
 async function checkActionEvents(db: Sql): Promise<CheckResult> {
   const c = new Check("action_events.sha256");
-  const rows = db.iterate<{ id: number; sha256: string; mint: string; transition_key: string | null; record: string; summary: string; detail: string; v1_entry: string | null; shown: number }>(
-    `SELECT e.id, e.sha256, e.mint, e.transition_key, e.record, e.summary, e.detail, e.v1_entry, (SELECT count(*) FROM actions a WHERE a.event_id = e.id) AS shown
-     FROM action_events e ORDER BY e.id`,
-  );
+  const rows = db.iterate(actionEventSql.withShown);
   for await (const e of rows) {
     c.checked++;
     const hash = eventSha256(e.record, e.summary, e.detail, e.v1_entry);
@@ -142,10 +142,7 @@ async function checkActionEvents(db: Sql): Promise<CheckResult> {
   return c.result();
 }
 
-interface JournalRow {
-  id: number; owner: string; action_id: string; entry_type: string; reverses_id: number | null; mint: string; type: string; treatment: string;
-  units_delta: string; principal_units_delta: string; income_units: string; usd: string | null; evidence_sha256: string; payload: string;
-}
+type JournalRow = Awaited<ReturnType<typeof readJournal>>[number];
 
 const AMOUNT_COLUMNS = [
   ["units_delta", "unitsDelta"],
@@ -162,11 +159,8 @@ const isNegationOf = (a: string | null, b: string | null): boolean => {
   return eq(parseDecimal(a), nb);
 };
 
-function readJournal(db: Sql): Promise<JournalRow[]> {
-  return db.all<JournalRow>(
-    `SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
-     FROM journal ORDER BY id`,
-  );
+function readJournal(db: Sql) {
+  return db.all(journalSql.all);
 }
 
 /**
@@ -242,13 +236,9 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
     journalSum.set(r.owner, add(journalSum.get(r.owner) ?? ZERO, parseDecimal(r.usd)));
   }
   const actionSum = new Map<string, Rat>();
-  const incomeRows = db.iterate<StoredWallet & { v1_entry: string }>(
-    `SELECT a.id, a.owner, a.evidence_sha256, a.usd, a.wallet_values, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id
-     WHERE a.v1_kind IS NOT NULL AND a.treatment = 'income'`,
-  );
-  for await (const r of incomeRows) {
+  for await (const r of db.iterate(actionSql.v1Income)) {
     // v1 shows USD rounded for people; the exact amount it stands for is under `exact`.
-    const entry = JSON.parse(splice(r.v1_entry, storedValues(r))) as { usd: string | null; exact?: { usd: string | null } };
+    const entry = JSON.parse(actionDocument(r)) as { usd: string | null; exact?: { usd: string | null } };
     const usd = entry.exact ? entry.exact.usd : entry.usd;
     if (usd !== null) actionSum.set(r.owner, add(actionSum.get(r.owner) ?? ZERO, parseDecimal(usd)));
   }
@@ -298,7 +288,7 @@ export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<Chec
     else if (r.entry_type === "recognition" && !reversed.has(r.id)) t.unvalued++;
     sums.set(k, t);
   }
-  const totals = await db.all<{ owner: string; mint: string; usd: string; unvalued_events: number }>("SELECT owner, mint, usd, unvalued_events FROM income_totals");
+  const totals = await db.all(incomeTotalSql.all);
   for (const t of totals) {
     c.checked++;
     const k = key(t.owner, t.mint);
@@ -324,10 +314,10 @@ const PORTFOLIOS_PER_READ = 500;
  * wallet with none (booked before migration 0012) is rendered per request, so it is not missing.
  */
 async function comparePortfolios(db: Sql, c: Check): Promise<void> {
-  const owners = (await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner);
+  const owners = (await db.all(portfolioSql.owners)).map((r) => r.owner);
   for (let i = 0; i < owners.length; i += PORTFOLIOS_PER_READ) {
     const part = owners.slice(i, i + PORTFOLIOS_PER_READ);
-    const stored = await db.all<{ owner: string; body: string }>("SELECT owner, body FROM portfolios WHERE owner IN (SELECT value FROM json_each(?1))", JSON.stringify(part));
+    const stored = await db.all(portfolioSql.ofOwners, { owners: part });
     const rendered = await renderPortfolios(db, part);
     for (const r of stored) {
       c.checked++;
@@ -349,7 +339,7 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
   const waiting = await pendingOwners(db);
   const settled = <T extends { owner: string }>(xs: T[]) => xs.filter((x) => !waiting.has(x.owner));
 
-  const stored = new Map((await db.all<{ id: string; owner: string; payload_sha256: string }>("SELECT id, owner, payload_sha256 FROM actions"))
+  const stored = new Map((await db.all(actionSql.ownerHashes))
     .filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
   for (const a of settled(out.actions)) {
     c.checked++;
@@ -396,46 +386,42 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
     }
     for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
   };
-  const rows = async (sql: string, ...params: string[]) => new Map((await db.all<{ k: string; v: string }>(sql, ...params)).map((r) => [r.k, r.v]));
+  const keyed = (rows: { k: string; v: string }[]) => new Map(rows.map((r) => [r.k, r.v]));
   const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
-  const IN_LIST = "(SELECT value FROM json_each(?1))";
 
-  const dirtyMints = new Set((await db.all<{ mint: string }>("SELECT mint FROM dirty_mints")).map((r) => r.mint));
-  const mintsAt = groupBy((await db.all<{ mint: string; updated_at: string }>("SELECT mint, updated_at FROM mint_schedule")).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const dirtyMints = await markedKeys(db, "mint");
+  const mintsAt = groupBy((await db.all(mintScheduleSql.bookedAt)).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
   const checkedMints = new Set<string>();
   for (const [at, group] of mintsAt) {
     const mints = group.map((r) => r.mint);
-    const list = JSON.stringify(mints);
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners: [], mints }));
     const inGroup = new Set(mints);
-    compare("lineage", await rows(`SELECT mint AS k, payload AS v FROM lineage WHERE mint IN ${IN_LIST}`, list),
+    compare("lineage", keyed(await db.all(lineageSql.keyedOfMints, { mints })),
       new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
     compare("census_instances", new Map((await storedCensusInstances(db, mints)).map((i) => [i.transitionKey, instanceRow(i)])),
       new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
     for (const m of mints) checkedMints.add(m);
   }
-  for (const { mint } of await db.all<{ mint: string }>("SELECT mint FROM lineage")) {
+  for (const { mint } of await db.all(lineageSql.mints)) {
     if (!checkedMints.has(mint) && !dirtyMints.has(mint)) c.fail(`lineage ${mint}: stored, but the mint has no booking time`);
   }
   // A type with no stored row is served as its empty census (a ledger never booked has none).
-  const census = await rows("SELECT type AS k, payload AS v FROM taxonomy_census");
+  const census = keyed(await db.all(censusSql.keyedTypes));
   for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
   compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
   const waiting = await pendingOwners(db);
-  const ownersAt = groupBy((await db.all<{ owner: string; updated_at: string }>("SELECT owner, updated_at FROM yields")).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const ownersAt = groupBy((await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
   const checkedOwners = new Set<string>();
   for (const [at, group] of ownersAt) {
     const owners = group.map((r) => r.owner);
-    const list = JSON.stringify(owners);
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
     const yields = groupBy(out.yields, (y) => y.owner);
-    compare("positions", await rows(`SELECT owner || ' ' || mint AS k, payload AS v FROM positions WHERE owner IN ${IN_LIST}`, list),
-      new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
-    compare("yields", await rows(`SELECT owner AS k, payload AS v FROM yields WHERE owner IN ${IN_LIST}`, list), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    compare("positions", keyed(await db.all(positionSql.keyedOfOwners, { owners })), new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
+    compare("yields", keyed(await db.all(yieldSql.keyedOfOwners, { owners })), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
     for (const o of owners) checkedOwners.add(o);
   }
-  for (const { owner } of await db.all<{ owner: string }>("SELECT DISTINCT owner FROM positions")) {
+  for (const { owner } of await db.all(positionSql.owners)) {
     if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
   }
   return c.result();
@@ -457,16 +443,12 @@ function sameJson(stored: string, projected: unknown): boolean {
 
 /** Owners waiting to be booked: marked dirty themselves, or holding a mint that is. */
 async function pendingOwners(db: Sql): Promise<Set<string>> {
-  const rows = await db.all<{ owner: string }>(
-    `SELECT owner FROM dirty_wallets UNION SELECT owner FROM token_accounts WHERE mint IN (SELECT mint FROM dirty_mints)
-     UNION SELECT owner FROM balance_changes WHERE mint IN (SELECT mint FROM dirty_mints)`,
-  );
-  return new Set(rows.map((r) => r.owner));
+  return new Set((await db.all(ownerSql.pending)).map((r) => r.owner));
 }
 
 /** When the ledger was last booked: every booking rewrites the booked wallets' yields rows. */
 export async function lastReplayAt(db: Sql): Promise<Date | null> {
-  const r = (await db.get<{ at: string | null }>("SELECT max(updated_at) AS at FROM yields"))!;
+  const r = (await db.get(yieldSql.lastBookedAt))!;
   return r.at ? new Date(r.at) : null;
 }
 

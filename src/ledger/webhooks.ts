@@ -9,9 +9,11 @@ import { generateSecret } from "../domain/events/signature.ts";
 import { checkWebhookUrl, parseEventFilter } from "../domain/events/subscription.ts";
 import { formatEventId, pingBody, serializeEventBody, type EventType } from "../domain/events/types.ts";
 import type { SecretBox } from "../events/secret-box.ts";
-import { insertDelivery, parseStoredFilter, writeEvent } from "../events/sql-store.ts";
 import { findTenant } from "./keys.ts";
+import { insertDelivery, parseStoredFilter, writeEvent } from "./outbox.ts";
 import type { Sql } from "./sql/port.ts";
+import { webhookDeliverySql, type DeliveryListingRow } from "./tables/webhook-deliveries.ts";
+import { webhookSubscriptionSql } from "./tables/webhook-subscriptions.ts";
 
 export class WebhookError extends Error {
   constructor(readonly code: "tenant_not_found" | "subscription_not_found", message: string) {
@@ -53,10 +55,7 @@ export async function addSubscription(db: Sql, box: Pick<SecretBox, "seal">, inp
   await db.write(async (tx) => {
     const tenantId = await findTenant(tx, input.tenant);
     if (tenantId === null) throw new WebhookError("tenant_not_found", `no tenant ${JSON.stringify(input.tenant)} (a tenant is made by its first key: ca-ledger keys create <name> --tenant ${input.tenant})`);
-    await tx.run(
-      "INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      id, tenantId, url, events?.join(",") ?? null, JSON.stringify([box.seal(secret, id)]), createdAt,
-    );
+    await tx.run(webhookSubscriptionSql.insert, { id, tenantId, url, events: events?.join(",") ?? null, sealedSecrets: JSON.stringify([box.seal(secret, id)]), at: createdAt });
   });
   return { id, tenant: input.tenant, receiver: describeUrl(url), events, secret, createdAt };
 }
@@ -74,15 +73,7 @@ export interface SubscriptionListing {
 }
 
 export async function listSubscriptions(db: Sql, tenant?: string): Promise<SubscriptionListing[]> {
-  const rows = await db.all<{ id: string; tenant: string; url: string; events: string | null; created_at: string; removed_at: string | null; pending: number; delivered: number; failed: number; last_attempt_at: string | null }>(
-    `SELECT s.id, t.slug AS tenant, s.url, s.events, s.created_at, s.removed_at,
-       count(d.id) FILTER (WHERE d.status = 'pending') AS pending, count(d.id) FILTER (WHERE d.status = 'delivered') AS delivered,
-       count(d.id) FILTER (WHERE d.status = 'failed') AS failed, max(d.last_attempt_at) AS last_attempt_at
-     FROM webhook_subscriptions s JOIN tenants t ON t.id = s.tenant_id LEFT JOIN webhook_deliveries d ON d.subscription_id = s.id
-     WHERE (CAST(?1 AS TEXT) IS NULL OR t.slug = ?1)
-     GROUP BY s.id, t.slug, s.url, s.events, s.created_at, s.removed_at ORDER BY s.created_at, s.id`,
-    tenant ?? null,
-  );
+  const rows = await db.all(webhookSubscriptionSql.listing, { tenant: tenant ?? null });
   return rows.map((r) => ({
     id: r.id, tenant: r.tenant, receiver: describeUrl(r.url), events: parseStoredFilter(r.events), createdAt: r.created_at, removedAt: r.removed_at,
     deliveries: { pending: Number(r.pending), delivered: Number(r.delivered), failed: Number(r.failed) }, lastAttemptAt: r.last_attempt_at,
@@ -97,12 +88,9 @@ export async function listSubscriptions(db: Sql, tenant?: string): Promise<Subsc
 export async function removeSubscription(db: Sql, id: string, now = new Date()): Promise<boolean> {
   const at = now.toISOString();
   return db.write(async (tx) => {
-    const r = await tx.run("UPDATE webhook_subscriptions SET removed_at = ? WHERE id = ? AND removed_at IS NULL", at, id);
+    const r = await tx.run(webhookSubscriptionSql.remove, { id, at });
     if (r.changes === 0) return false;
-    await tx.run(
-      "UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL, next_attempt_at = NULL, last_answer = 'not sent: the subscription was removed' WHERE subscription_id = ? AND status = 'pending'",
-      id,
-    );
+    await tx.run(webhookDeliverySql.failPendingOf, { subscriptionId: id, answer: "not sent: the subscription was removed" });
     return true;
   });
 }
@@ -122,28 +110,21 @@ export interface DeliveryListing {
   lastAnswer: string | null;
 }
 
-type DeliveryRow = { id: number | string; event_seq: number | string; type: string; status: DeliveryListing["status"]; attempts: number; due_since: string; next_attempt_at: string | null; last_attempt_at: string | null; last_status: number | null; last_answer: string | null };
-
-const deliveryColumns = "d.id, d.event_seq, e.type, d.status, d.attempts, d.due_since, d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_answer";
-
-const listing = (r: DeliveryRow): DeliveryListing => ({
+const listing = (r: DeliveryListingRow): DeliveryListing => ({
   id: String(r.id), eventId: formatEventId(BigInt(r.event_seq)), type: r.type, status: r.status, attempts: Number(r.attempts), dueSince: r.due_since,
   nextAttemptAt: r.status === "pending" ? r.next_attempt_at : null, lastAttemptAt: r.last_attempt_at, lastStatus: r.last_status === null ? null : Number(r.last_status), lastAnswer: r.last_answer,
 });
 
 /** A subscription's deliveries, newest first (at most `limit`); null when there is no such subscription. */
 export async function listDeliveries(db: Sql, subscriptionId: string, limit = 50): Promise<DeliveryListing[] | null> {
-  if (!(await db.get("SELECT 1 AS one FROM webhook_subscriptions WHERE id = ?", subscriptionId))) return null;
-  const rows = await db.all<DeliveryRow>(
-    `SELECT ${deliveryColumns} FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.subscription_id = ? ORDER BY d.id DESC LIMIT ?`,
-    subscriptionId, limit,
-  );
+  if (!(await db.get(webhookSubscriptionSql.exists, { id: subscriptionId }))) return null;
+  const rows = await db.all(webhookDeliverySql.ofSubscription, { subscriptionId, limit });
   return rows.map(listing);
 }
 
 /** One delivery as `webhooks deliveries` shows it (`webhooks test` waits on it). */
 export async function deliveryById(db: Sql, id: string): Promise<DeliveryListing | null> {
-  const r = await db.get<DeliveryRow>(`SELECT ${deliveryColumns} FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.id = ?`, id);
+  const r = await db.get(webhookDeliverySql.byId, { id });
   return r ? listing(r) : null;
 }
 
@@ -155,19 +136,16 @@ export interface QueuedTest { subscriptionId: string; deliveryId: string; eventI
  */
 export async function queueTestDelivery(db: Sql, subscriptionId: string, now = new Date()): Promise<QueuedTest> {
   return db.write(async (tx) => {
-    const sub = await tx.get<{ tenant_id: number }>("SELECT tenant_id FROM webhook_subscriptions WHERE id = ? AND removed_at IS NULL", subscriptionId);
+    const sub = await tx.get(webhookSubscriptionSql.liveById, { id: subscriptionId });
     if (!sub) throw new WebhookError("subscription_not_found", `no live webhook subscription ${subscriptionId}`);
-    const latest = await tx.get<{ seq: number | string; type: string }>(
-      "SELECT e.seq, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.subscription_id = ? ORDER BY d.event_seq DESC LIMIT 1",
-      subscriptionId,
-    );
+    const latest = await tx.get(webhookDeliverySql.latestEventOf, { subscriptionId });
     if (latest) {
       const deliveryId = await insertDelivery(tx, subscriptionId, latest.seq, now);
       return { subscriptionId, deliveryId, eventId: formatEventId(BigInt(latest.seq)), type: latest.type, again: true };
     }
     const body = serializeEventBody(pingBody(now.toISOString(), subscriptionId));
     const eventId = await writeEvent(tx, { tenantId: Number(sub.tenant_id), type: "ping", owner: null, body, at: now }, subscriptionId);
-    const delivery = (await tx.get<{ id: number | string }>("SELECT id FROM webhook_deliveries WHERE subscription_id = ? ORDER BY id DESC LIMIT 1", subscriptionId))!;
+    const delivery = (await tx.get(webhookDeliverySql.ofSubscription, { subscriptionId, limit: 1 }))!;
     return { subscriptionId, deliveryId: String(delivery.id), eventId, type: "ping", again: false };
   });
 }

@@ -3,7 +3,7 @@
 import type { Config } from "../config.ts";
 import type { OutcomeKind } from "../events/delivery-store.ts";
 import type { Logger } from "../log.ts";
-import { QuotaExceeded, type EnqueueResult } from "./queue.ts";
+import { QuotaExceeded, type EnqueueResult } from "../ledger/queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 
 /** A registration or removal the worker has not answered in this time fails (a worker restarting, a stuck one). */

@@ -2,18 +2,16 @@
 // cursors, store it (which marks the wallet dirty), have it booked, finish the job. Each write is
 // its own transaction and idempotent, so a run cut short at any point is simply run again.
 import type { Config } from "../config.ts";
-import type { BalanceChangeObs, MultiplierUpdateObs } from "../domain/observations.ts";
-import { UPDATE_COLUMNS, updateFromRow, type UpdateRow } from "../ledger/engine-input.ts";
 import { releaseLogSpace } from "../ledger/sql/dialect.ts";
 import { isDiskFull } from "../ledger/sql/errors.ts";
 import type { Db, Sql } from "../ledger/sql/port.ts";
-import { readCursors, scannedOf, storeObservations, type StoredCursor } from "../ledger/store.ts";
+import { readCursors, scannedOf, storedChangesOf, storedUpdatesOf, storeObservations, tokenAccountsOf, walkedAddresses, type StoredCursor } from "../ledger/store.ts";
 import type { Logger } from "../log.ts";
 import { syncWalletChain } from "../sources/solana/chain-read/pipeline.ts";
 import type { SyncCursors, SyncProgress } from "../sources/solana/chain-read/types.ts";
 import { createRpc, type RpcMethod, type RpcOutcome } from "../sources/solana/rpc.ts";
 import type { FetchLike } from "../net/http-transport.ts";
-import { failJob, finishJob, reportProgress, type JobRow } from "./queue.ts";
+import { failJob, finishJob, reportProgress, type JobRow } from "../ledger/queue.ts";
 
 export interface SyncDeps {
   db: Db;
@@ -65,7 +63,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
         onProgress?.(p);
       },
       storedChanges: storedChangesOf(db),
-      knownAccounts: await db.all<{ tokenAccount: string; mint: string }>(`SELECT address AS "tokenAccount", mint FROM token_accounts WHERE owner = ?`, job.owner),
+      knownAccounts: await tokenAccountsOf(db, job.owner),
       storedUpdates: storedUpdatesOf(db),
       alreadyScanned: scannedOf(db, job.owner),
       signal,
@@ -135,8 +133,8 @@ const historyKey = (owner: string): string => `history:${owner}`;
  * history, and every authority's shared cursor.
  */
 async function cursorsFor(db: Sql, scope: string, owner: string): Promise<SyncCursors> {
-  const accounts = (await db.all<{ address: string }>("SELECT address FROM token_accounts WHERE owner = ?", owner)).map((r) => r.address);
-  const authorities = (await db.all<{ address: string }>("SELECT address FROM walk_cursors WHERE scope = ?", AUTHORITY_SCOPE)).map((r) => r.address);
+  const accounts = (await tokenAccountsOf(db, owner)).map((a) => a.tokenAccount);
+  const authorities = await walkedAddresses(db, AUTHORITY_SCOPE);
   const history = (await readCursors(db, scope, [historyKey(owner)]))[historyKey(owner)];
   return {
     accounts: await readCursors(db, scope, [...accounts, owner]),
@@ -175,35 +173,6 @@ function progressWriter(db: Sql, id: number, now: () => Date, onFailure: (e: unk
       await done;
       if (failed) throw failed;
     },
-  };
-}
-
-/** Multiplier updates stored for these mints, oldest first: each mint is checked against its whole known history. */
-function storedUpdatesOf(db: Sql) {
-  const q = `SELECT ${UPDATE_COLUMNS} FROM multiplier_updates WHERE mint IN (SELECT value FROM json_each(?1)) ORDER BY slot, block_time, signature, ix_index`;
-  return async (mints: string[]): Promise<MultiplierUpdateObs[]> => (await db.all<UpdateRow>(q, JSON.stringify(mints))).map(updateFromRow);
-}
-
-/** Balance changes already stored, so a second tenant's first sync does not fetch them again. */
-function storedChangesOf(db: Sql) {
-  const q = `SELECT signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw, owner_signed, by_permanent_delegate
-     FROM balance_changes WHERE token_account = ?1 AND signature IN (SELECT value FROM json_each(?2))`;
-  return async (tokenAccount: string, signatures: string[]): Promise<Map<string, BalanceChangeObs[]>> => {
-    const out = new Map<string, BalanceChangeObs[]>();
-    if (!signatures.length) return out;
-    for (const c of await db.all<{
-      signature: string; token_account: string; owner: string; mint: string; slot: number; block_time: number; pre_raw: string; post_raw: string;
-      owner_signed: number | null; by_permanent_delegate: number | null;
-    }>(q, tokenAccount, JSON.stringify(signatures))) {
-      const change: BalanceChangeObs = {
-        owner: c.owner, tokenAccount: c.token_account, mint: c.mint, signature: c.signature, slot: c.slot, blockTime: c.block_time,
-        preRaw: BigInt(c.pre_raw), postRaw: BigInt(c.post_raw),
-        ...(c.owner_signed === null ? {} : { ownerSigned: c.owner_signed === 1 }),
-        ...(c.by_permanent_delegate === null ? {} : { byPermanentDelegate: c.by_permanent_delegate === 1 }),
-      };
-      out.set(c.signature, [...(out.get(c.signature) ?? []), change]);
-    }
-    return out;
   };
 }
 

@@ -6,7 +6,7 @@
 // come due are marked dirty, so it is booked when it takes force, without any wallet sync.
 import type { InstrumentObs, MintStateObs, MultiplierUpdateObs } from "../domain/observations.ts";
 import { markDueClockChanges } from "../ledger/booking.ts";
-import { markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
+import { heldMints, markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import { walkAuthorityHistory } from "../sources/solana/chain-read/authorities.ts";
 import { readMintAccount } from "../sources/solana/chain-read/mint-states.ts";
 import { createRpc } from "../sources/solana/rpc.ts";
@@ -17,9 +17,7 @@ export interface MintPollResult { mints: number; changed: number; updates: numbe
 export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollResult> {
   const { db, config, logger } = deps;
   const now = (deps.now ?? (() => new Date()))();
-  const held = (await db.all<{ mint: string }>(
-    `SELECT DISTINCT a.mint FROM token_accounts a WHERE a.raw_balance <> '0' AND a.owner IN (SELECT owner FROM tenant_wallets) ORDER BY a.mint`,
-  )).map((r) => r.mint);
+  const held = await heldMints(db);
   const result: MintPollResult = { mints: held.length, changed: 0, updates: 0, due: 0 };
   const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
   try {

@@ -4,7 +4,7 @@
 // loads the key only when it first signs a delivery.
 import type { Config } from "../config.ts";
 import type { OutcomeKind } from "../events/delivery-store.ts";
-import type { EnqueueResult } from "./queue.ts";
+import type { EnqueueResult } from "../ledger/queue.ts";
 
 export type ToWorker =
   | { type: "start"; config: Config; demo: boolean; pollNetwork: boolean; clock?: SharedArrayBuffer; webhookKeyEnv?: string }

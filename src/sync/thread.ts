@@ -10,7 +10,7 @@ import { openLedger } from "../ledger/db.ts";
 import { classifyDatabaseError } from "../ledger/health.ts";
 import type { Db } from "../ledger/sql/port.ts";
 import { createLogger } from "../log.ts";
-import { QuotaExceeded, registerAndEnqueue, unregisterWallet } from "./queue.ts";
+import { QuotaExceeded, registerAndEnqueue, unregisterWallet } from "../ledger/queue.ts";
 import { clockOf } from "./shared-clock.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
 import { startWorker, type Worker as SyncWorker } from "./worker.ts";

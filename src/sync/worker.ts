@@ -5,13 +5,13 @@
 // own SQLite connection, so neither the engine nor a booking transaction ever runs on the thread
 // that answers HTTP. Every step writes through the store and the booking, which are
 // transactional and idempotent, so a crash at any point is repaired by running the step again.
-import { markDirty } from "../ledger/dirty.ts";
+import { markStaleWallets } from "../ledger/dirty.ts";
 import type { Logger } from "../log.ts";
 import { createBooker, type Booker } from "./booker.ts";
 import { pollIssuer } from "./issuer-poll.ts";
 import { runSyncJob, type SyncDeps } from "./job.ts";
 import { pollMints } from "./mint-poll.ts";
-import { claimJob, type JobRow } from "./queue.ts";
+import { claimJob, type JobRow } from "../ledger/queue.ts";
 
 export type WorkerDeps = Omit<SyncDeps, "book" | "signal">;
 
@@ -72,7 +72,9 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
     }
     if (deps.pollNetwork && nowMs - lastRefresh >= 60_000) {
       lastRefresh = nowMs;
-      if (await markStale(deps, clock())) track("refresh", booker.request());
+      // Books last derived a day ago or more: yields and announced events move with the clock.
+      const now = clock();
+      if (await markStaleWallets(deps.db, new Date(now.getTime() - REFRESH_SECONDS * 1000), now)) track("refresh", booker.request());
     }
     // Jobs: up to SYNC_CONCURRENCY at once (polls share the RPC limits but not these slots).
     while (deps.pollNetwork && jobsInFlight < deps.config.syncConcurrency) {
@@ -128,19 +130,4 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
       await Promise.race([Promise.all([done, ...running]), new Promise((r) => setTimeout(r, 1000))]);
     },
   };
-}
-
-/**
- * Wallets whose books were last derived a day ago or more are marked dirty, a few hundred at a
- * time: yield windows and announced events move with the clock, not only with observations.
- */
-async function markStale(deps: WorkerDeps, now: Date): Promise<number> {
-  const before = new Date(now.getTime() - REFRESH_SECONDS * 1000).toISOString();
-  const stale = await deps.db.all<{ owner: string }>(
-    `SELECT owner FROM yields WHERE updated_at < ? AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
-    before,
-  );
-  if (!stale.length) return 0;
-  await deps.db.write((tx) => markDirty(tx, "wallet", stale.map((r) => r.owner), now.toISOString()));
-  return stale.length;
 }

@@ -11,6 +11,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, tempDir, type Answer, type TestServer } from "../harness/index.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 let srv: TestServer;
 const owner = address("dashboard:owner");
@@ -55,11 +56,11 @@ describe("sign-in", () => {
     const k = await srv.key();
     const b = await signIn(srv, k.key);
     const id = b.cookie.split("=")[1]!;
-    const rows = (await srv.db.all("SELECT * FROM dashboard_sessions WHERE key_id = ?", k.id)) as Record<string, string>[];
+    const rows = (await srv.db.all(...q`SELECT * FROM dashboard_sessions WHERE key_id = ${k.id}`)) as Record<string, string>[];
     expect(rows).toHaveLength(1);
     expect(rows[0]!.id_sha256).toBe(sha256Hex(id));
     expect(rows[0]!.csrf_token).toBe(b.csrf);
-    const dump = JSON.stringify((await srv.db.all("SELECT * FROM dashboard_sessions"))) + JSON.stringify((await srv.db.all("SELECT * FROM api_keys")));
+    const dump = JSON.stringify((await srv.db.all(...q`SELECT * FROM dashboard_sessions`))) + JSON.stringify((await srv.db.all(...q`SELECT * FROM api_keys`)));
     expect(dump).not.toContain(id);
     expect(dump).not.toContain(k.key);
   });
@@ -70,11 +71,11 @@ describe("sign-in", () => {
     const again = await call(srv.url, "/ui/session", { body: { key: k.key }, headers: { origin: first.origin, cookie: first.cookie } });
     expect(again.status).toBe(201);
     expect((await read(srv, first, "/ui/api/v1/wallets")).body.code).toBe("session_required");
-    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", k.id))).toEqual({ n: 1 });
+    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`))).toEqual({ n: 1 });
   });
 
   test("the API's own refusals: no key, an unknown key, a revoked key; none opens a session", async () => {
-    const before = (await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions")) as { n: number };
+    const before = (await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions`)) as { n: number };
     const revoked = await srv.key();
     await revokeKey(srv.db, revoked.id);
     for (const [key, code] of [["", "missing_api_key"], ["cal_" + "x".repeat(43), "invalid_api_key"], [revoked.key, "invalid_api_key"]] as const) {
@@ -82,7 +83,7 @@ describe("sign-in", () => {
       expect({ status: b.answer.status, code: b.answer.body.code }).toEqual({ status: 401, code });
       expect(b.answer.headers.get("set-cookie")).toBeNull();
     }
-    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions"))).toEqual(before);
+    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions`))).toEqual(before);
   });
 
   test("a sign-in from another page (no Origin, a foreign Origin, or cross-site) is refused", async () => {
@@ -115,7 +116,7 @@ describe("sign-in", () => {
 });
 
 describe("sign-ins are bounded", () => {
-  const sessionsOf = async (s: TestServer, keyId: string) => ((await s.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", keyId)) as { n: number }).n;
+  const sessionsOf = async (s: TestServer, keyId: string) => ((await s.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${keyId}`)) as { n: number }).n;
 
   test("a sign-in counts against the key's rate limit: past it, 429 rate_limited and no session opened", async () => {
     const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: "5" });
@@ -243,7 +244,7 @@ describe("/ui/api/: the API as the session's key", () => {
 });
 
 describe("writes need the page's origin and the session's CSRF token", () => {
-  const registered = async (o: string) => ((await srv.db.get("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?", o)) as { n: number }).n;
+  const registered = async (o: string) => ((await srv.db.get(...q`SELECT count(*) AS n FROM tenant_wallets WHERE owner = ${o}`)) as { n: number }).n;
 
   test("a POST without the token, with a wrong one or from another origin is refused and registers nothing", async () => {
     const b = await signIn(srv, (await srv.key()).key);
@@ -286,7 +287,7 @@ describe("the session ends", async () => {
     const a = await read(srv, b, "/ui/api/v1/wallets");
     expect({ status: a.status, code: a.body.code }).toEqual({ status: 401, code: "session_required" });
     expect(a.headers.get("set-cookie")).toContain("Max-Age=0");
-    expect((await srv.db.get("SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ?", k.id))).toEqual({ n: 0 });
+    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`))).toEqual({ n: 0 });
   });
 
   test("on sign-out (which itself needs the token), and the old cookie is then worthless", async () => {

@@ -117,7 +117,7 @@ describe("dividends and cash", () => {
     expect(b.refundNote).toContain("passes back tax withheld");
     expect(b.usd).toBe(decMul(U0(1.003841218823), "0.1232128"));
     expect(b.matched?.version).toBe(2);
-    expect(a.matched?.eventId).toBe(b.matched?.eventId!);
+    expect(a.matched?.eventId).toBe(b.matched?.eventId as string);
     expect(decSub("0.411554", "0.2883412")).toBe("0.1232128");
     expect(a.v1.kind).toBe("dividend");
     expect(b.v1.kind).toBe("dividend");
@@ -173,7 +173,7 @@ describe("income breakdown: gross, withholding tax, retention, net, to a million
     for (const [exact, shown] of [[a.grossUsd, gross], [a.withholdingTaxUsd, withholding], [a.retainedUsd, retained], [a.usd, net]]) {
       expect(usdTextForPeople(exact ?? null)).toBe(shown === null ? null : decUsd6(shown!));
     }
-    if (gross !== null && net !== null) expect(decSub(decSub(gross, withholding!), retained!)).toBe(net);
+    if (gross != null && net != null) expect(decSub(decSub(gross, withholding!), retained!)).toBe(net);
   });
 
   test("SPYx 2026-06-18 reads $13.376701 net, $19.109573 gross, $5.732872 tax withheld (they add up)", () => {

@@ -11,6 +11,7 @@ import { randomAddress, repoRoot, schemaErrors, tempDir, waitFor } from "../harn
 import { withLedger } from "../ops/helpers.ts";
 import { newLedgerLine } from "./trust-helpers.ts";
 import { ledgerArgs, testEngine } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const binary = join(repoRoot, "dist", "ca-ledger");
 const bun = join(repoRoot, "node_modules", ".bin", "bun");
@@ -134,7 +135,7 @@ describe("ca-ledger binary", () => {
     expect(created).toMatchObject({ name: "e2e", tenant: "acme", scopes: ["assets:read", "ledger:read", "wallets:sync", "ops:read"] });
     expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
     // Stored in the ledger the test names: the data dir's file, or on PostgreSQL runs its database.
-    const stored = await withLedger(dataDir, (l) => l.db.all("SELECT id, name FROM api_keys"));
+    const stored = await withLedger(dataDir, (l) => l.db.all(...q`SELECT id, name FROM api_keys`));
     expect(stored).toEqual([{ id: created.id, name: "e2e" }]);
     // Nothing is written beside the binary or in the cwd but what --data-dir names.
     expect(readdirSync(cwd)).toEqual([]);

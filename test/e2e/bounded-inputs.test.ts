@@ -15,6 +15,7 @@ import { ledgerEnv } from "../support/engine.ts";
 import { hostileHistoryServer } from "../support/hostile-issuer.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { baseEnv, serveBinary, type Served } from "./trust-helpers.ts";
+import { q } from "../support/sql.ts";
 
 const MiB = 1024 * 1024;
 const running: Served[] = [];
@@ -54,9 +55,9 @@ async function untilPolled(s: Awaited<ReturnType<typeof serveWithFeed>>, done: (
 }
 
 const stored = (dir: string) => withLedger(dir, async (l) => ({
-  instruments: (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM instruments"))!.n,
-  revisions: (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n,
-  rejections: (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_rejections"))!.n,
+  instruments: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM instruments`))!.n,
+  revisions: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions`))!.n,
+  rejections: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_rejections`))!.n,
 }));
 
 describe("an issuer feed of 400 MB", () => {
@@ -107,7 +108,7 @@ async function measured(args: string[]) {
 }
 
 const sample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
-const rates = (dir: string) => withLedger(dir, async (l) => (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM reference_rates"))!.n);
+const rates = (dir: string) => withLedger(dir, async (l) => (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM reference_rates`))!.n);
 const CODES = Intl.supportedValuesOf("currency").filter((c) => c !== "EUR" && c !== "USD");
 
 /**

@@ -277,7 +277,7 @@ describe("the dashboard in a browser", () => {
     report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
       const [month, symbol, events, gross, withheld, retained, net, unvalued, unvaluedGross] = rows[i]!;
       expect({ month, symbol, events: Number(events), unvalued: Number(unvalued || 0) }).toEqual({ month: r.month, symbol: r.symbol ?? "", events: r.events, unvalued: r.unvaluedEvents });
-      const onPage = [gross, withheld, retained, net].map(centsShown);
+      const onPage = [gross, withheld, retained, net].map((t) => centsShown(t ?? null));
       expect({ month, symbol, onPage }).toEqual({ month, symbol: r.symbol ?? "", onPage: breakdownOf(r.exact, "unknown", noneValued(r)) });
       expect({ month, symbol, addsUp: addsUpOnPage(...(onPage as [string, string, string, string])) }).toEqual({ month, symbol: r.symbol ?? "", addsUp: true });
       expect(unvaluedGross!.trim() === "" ? null : centsShown(unvaluedGross!)).toBe(r.unvaluedEvents === 0 ? null : cents(r.exact.unvaluedGrossUsd!));
@@ -358,7 +358,7 @@ describe("the dashboard in a browser", () => {
     report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
       const [, , gross, withheld, retained, net, days] = converted[i]!;
       const c = r.converted!;
-      expect([gross, withheld, retained, net].map(centsShown)).toEqual(convertedBreakdown(c.exact, c.reason ? "no rate" : "unknown", noneValued(r)));
+      expect([gross, withheld, retained, net].map((t) => centsShown(t ?? null))).toEqual(convertedBreakdown(c.exact, c.reason ? "no rate" : "unknown", noneValued(r)));
       expect(days).toContain("2026-01-09");
     });
     await shot("03c-income-eur");
@@ -398,14 +398,14 @@ describe("the dashboard in a browser", () => {
     const summary = list.actions.find((a: { id: string }) => a.id === id);
     const amounts = await row.locator("td .num, td .unknown").allTextContents();
     const [gross, withheld, , net] = breakdownOf(summary.exact);
-    expect(amounts.slice(1).map(centsShown)).toEqual([gross, withheld, net]);
+    expect(amounts.slice(1).map(centsShown)).toEqual([gross!, withheld!, net!]);
     expect(summary.withholdingTaxRate).toBe("0.3");
 
     await row.locator("a").click();
     await page.waitForSelector("#breakdown");
     const detail = await apiJson(`/v2/actions/${encodeURIComponent(id)}?owner=${owner}`);
     const facts = Object.fromEntries(await page.$$eval("#breakdown dt", (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.querySelector(".num, .unknown")?.textContent ?? null])));
-    const onPage = ["Gross USD", "Withholding tax", "Retained by the issuer", "Net USD"].map((label) => centsShown(facts[label]));
+    const onPage = ["Gross USD", "Withholding tax", "Retained by the issuer", "Net USD"].map((label) => centsShown(facts[label] ?? null));
     expect(onPage).toEqual(breakdownOf(detail.exact));
     expect(addsUpOnPage(...(onPage as [string, string, string, string]))).toBe(true);
     expect(await page.getAttribute("#breakdown dd strong .num", "title")).toBe(`${detail.exact.usd} USD (exact)`);

@@ -11,6 +11,7 @@ import { cli, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { readFixture } from "../support/chain.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
 import { HONX_DIVIDEND_AT } from "../support/closed-chain.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -20,7 +21,7 @@ function honxDividend(overrides: Record<string, unknown> = {}) {
   return { ...issuer, eventId: "operator-honx-2026-08", version: 1, mint: HONX_MINT, ...overrides };
 }
 
-const revisionCount = (dir: string) => withLedger(dir, async (l) => (await l.db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n);
+const revisionCount = (dir: string) => withLedger(dir, async (l) => (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions`))!.n);
 
 function fileWith(name: string, text: string): string {
   const path = join(tempDir("cal-records-"), name);

@@ -14,6 +14,7 @@ import { startRpcServer } from "../support/rpc-server.ts";
 import { readFixture } from "../support/chain.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
 import { baseEnv, serveBinary } from "./trust-helpers.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -24,9 +25,7 @@ function honxDividend(overrides: Record<string, unknown> = {}) {
 }
 
 const revisions = (dir: string) =>
-  withLedger(dir, (l) => l.db.all<{ event_id: string; version: number; source: string; mint: string; payload: string; payload_sha256: string }>(
-    "SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id",
-  ));
+  withLedger(dir, (l) => l.db.all(...q<{ event_id: string; version: number; source: string; mint: string; payload: string; payload_sha256: string }>`SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id`));
 
 function fileWith(name: string, text: string): string {
   const path = join(tempDir("cal-records-"), name);

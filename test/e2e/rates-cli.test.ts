@@ -6,12 +6,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { newLedgerLine } from "./trust-helpers.ts";
+import { q } from "../support/sql.ts";
 
 const sample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
 afterAll(removeTempDirs);
 
 const stored = (dir: string) =>
-  withLedger(dir, (l) => l.db.all<{ currency: string; date: string; per_eur: string; imported_at: string }>("SELECT currency, date, per_eur, imported_at FROM reference_rates ORDER BY currency, date"));
+  withLedger(dir, (l) => l.db.all(...q<{ currency: string; date: string; per_eur: string; imported_at: string }>`SELECT currency, date, per_eur, imported_at FROM reference_rates ORDER BY currency, date`));
 
 describe("rates import", async () => {
   test("the real sample imports whole; importing it again changes nothing", async () => {

@@ -29,8 +29,8 @@ const sha256 = (file: string) => createHash("sha256").update(readFileSync(file))
 /** What a file's header says it is: format, CPU (ELF e_machine, Mach-O cputype, PE machine). */
 function executableKind(file: string): string {
   const b = readFileSync(file).subarray(0, 4096);
-  if (b.readUInt32BE(0) === 0x7f454c46) return `elf ${({ 0x3e: "x64", 0xb7: "arm64" } as Record<number, string>)[b.readUInt16LE(18)] ?? b.readUInt16LE(18)}`;
-  if (b.readUInt32LE(0) === 0xfeedfacf) return `macho ${({ 0x01000007: "x64", 0x0100000c: "arm64" } as Record<number, string>)[b.readUInt32LE(4)] ?? b.readUInt32LE(4)}`;
+  if (b.readUInt32BE(0) === 0x7f454c46) return `elf ${({ 62: "x64", 183: "arm64" } as Record<number, string>)[b.readUInt16LE(18)] ?? b.readUInt16LE(18)}`;
+  if (b.readUInt32LE(0) === 0xfeedfacf) return `macho ${({ 16777223: "x64", 16777228: "arm64" } as Record<number, string>)[b.readUInt32LE(4)] ?? b.readUInt32LE(4)}`;
   if (b.toString("latin1", 0, 2) === "MZ") {
     const pe = b.readUInt32LE(0x3c);
     if (b.toString("latin1", pe, pe + 4) === "PE\0\0") return `pe ${b.readUInt16LE(pe + 4) === 0x8664 ? "x64" : b.readUInt16LE(pe + 4)}`;

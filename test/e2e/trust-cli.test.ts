@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { settingsFor, type CommandName } from "../../src/config.ts";
 import { demoOwners } from "../../src/demo/load.ts";
 import { createKey, ensureTenant } from "../../src/ledger/keys.ts";
-import { registerAndEnqueue } from "../../src/sync/queue.ts";
+import { registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { randomAddress } from "../harness/index.ts";
 import { cli, cliAsync, ensureBinary, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { ledgerEnv, testEngine } from "../support/engine.ts";
@@ -18,6 +18,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { startRpcServer, emptyChain } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
 import { api, baseEnv, freePort, newLedgerLine, runFor, serveBinary, type Served } from "./trust-helpers.ts";
+import { q } from "../support/sql.ts";
 
 const home = tempDir("cal-trust-home-");
 const env = baseEnv(home);
@@ -109,7 +110,7 @@ if (testEngine === "sqlite") describe("the demo is never mixed with live data", 
     const wallets = await api(demo.url, "/v1/wallets", firstKey);
     expect(wallets.body.wallets.map((w: { owner: string }) => w.owner)).not.toContain(other);
     expect(await demo.stop()).toBe(0);
-    await withLedger(demoDir, async (l) => expect((await l.db.get("SELECT count(*) AS n FROM tenant_wallets WHERE owner = ?", other))).toEqual({ n: 0 }));
+    await withLedger(demoDir, async (l) => expect((await l.db.get(...q`SELECT count(*) AS n FROM tenant_wallets WHERE owner = ${other}`))).toEqual({ n: 0 }));
   }, 30_000);
 
   test("a second serve --demo revokes the earlier demo key, prints a fresh one and says so", async () => {
@@ -125,14 +126,14 @@ if (testEngine === "sqlite") describe("the demo is never mixed with live data", 
   }, 30_000);
 
   test("serve without --demo and sync refuse the demo's data dir, naming the flag, and write nothing", async () => {
-    const before = await withLedger(demoDir, async (l) => (await l.db.get("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r")));
+    const before = await withLedger(demoDir, async (l) => (await l.db.get(...q`SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r`)));
     const served = await runFor(["serve", "--port", String(await freePort()), "--data-dir", demoDir], env, 8_000);
     expect(served.code).toBe(1);
     expect(served.stderr).toMatch(/synthetic demo ledger.*--demo/);
     const synced = await runFor(["sync", randomAddress(), "--data-dir", demoDir], env, 8_000);
     expect(synced.code).toBe(1);
     expect(synced.stderr).toMatch(/synthetic demo ledger.*--data-dir/);
-    const after = await withLedger(demoDir, async (l) => (await l.db.get("SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r")));
+    const after = await withLedger(demoDir, async (l) => (await l.db.get(...q`SELECT (SELECT count(*) FROM tenant_wallets) AS w, (SELECT count(*) FROM tenants) AS t, (SELECT count(*) FROM issuer_revisions) AS r`)));
     expect(after).toEqual(before);
   }, 30_000);
 });
@@ -204,7 +205,7 @@ describe("a strict CLI", () => {
         expect(r.stderr).toMatch(/error: .*401/);
         expect(r.stderr).not.toContain("taken by");
       }
-      await withLedger(d, async (l) => expect((await l.db.get("SELECT status, attempts FROM sync_jobs WHERE owner = ?", waiting))).toEqual({ status: "queued", attempts: 0 }));
+      await withLedger(d, async (l) => expect((await l.db.get(...q`SELECT status, attempts FROM sync_jobs WHERE owner = ${waiting}`))).toEqual({ status: "queued", attempts: 0 }));
     } finally {
       rpc.stop();
     }
@@ -228,7 +229,7 @@ describe("a strict CLI", () => {
     const lines = r.stdout.split("\n");
     expect(lines.filter((l) => l.length > 80)).toEqual([]);
     // Each flag's paragraph: its line and the indented description lines below it.
-    const paragraphs = r.stdout.split(/\n(?=  --)/).map((p) => p.replace(/\n\s+/g, " "));
+    const paragraphs = r.stdout.split(/\n(?= {2}--)/).map((p) => p.replace(/\n\s+/g, " "));
     for (const s of settingsFor("serve")) {
       const text = paragraphs.find((p) => p.startsWith(`  --${s.flag} `) || p.startsWith(`  --${s.flag}\n`)) ?? "";
       expect({ flag: s.flag, shows: /default \S/.test(text) }).toEqual({ flag: s.flag, shows: true });
@@ -268,7 +269,7 @@ describe("the wallet quota", () => {
     const dir = join(tempDir(), "q");
     const key = newKey(dir);
     // The tenant row keys create wrote carries its own (unused) number: the server's setting rules.
-    await withLedger(dir, async (l) => expect((await l.db.get("SELECT max_wallets AS n FROM tenants WHERE slug = 'acme'"))).toEqual({ n: 100 }));
+    await withLedger(dir, async (l) => expect((await l.db.get(...q`SELECT max_wallets AS n FROM tenants WHERE slug = 'acme'`))).toEqual({ n: 100 }));
     const srv = await serve(["--data-dir", dir, "--max-wallets", "2", "--rate-limit-per-minute", "100000"], ledgerEnv(dir));
     const answers = await Promise.all(Array.from({ length: 150 }, () => api(srv.url, "/v1/wallets/sync", key, { owner: randomAddress() })));
     const tally: Record<string, number> = {};

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ensureTenant } from "../../src/ledger/keys.ts";
-import { registerAndEnqueue } from "../../src/sync/queue.ts";
+import { registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { randomAddress } from "../harness/index.ts";
 import { cliAsync, removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { ledgerArgs } from "../support/engine.ts";

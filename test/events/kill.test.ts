@@ -14,6 +14,7 @@ import { sqlDeliveryStore, writeEvent } from "../../src/events/sql-store.ts";
 import { createWebhookTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { addSubscription } from "../support/outbox.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
 import { until } from "../support/until.ts";
@@ -47,7 +48,7 @@ test("a delivering process killed mid-attempt: after the lease, the next worker 
     child.kill("SIGKILL");
     await child.exited;
     expect(child.signalCode).toBe("SIGKILL");
-    const held = (await ledger.db.get<{ status: string; attempts: number; lease_until: string | null }>("SELECT status, attempts, lease_until FROM webhook_deliveries"))!;
+    const held = (await ledger.db.get(...q<{ status: string; attempts: number; lease_until: string | null }>`SELECT status, attempts, lease_until FROM webhook_deliveries`))!;
     expect({ status: held.status, attempts: Number(held.attempts), leased: held.lease_until !== null }).toEqual({ status: "pending", attempts: 1, leased: true });
 
     receiver.behaviour = "verify";
@@ -57,14 +58,14 @@ test("a delivering process killed mid-attempt: after the lease, the next worker 
     setSystemTime(new Date(Date.parse(held.lease_until!) + 1));
     const worker = startDeliveryWorker({ store, send: createWebhookTransport(), secrets: box, now: () => new Date(), pollMs: 50 });
     try {
-      await until("delivered after the lease", async () => (await ledger.db.get<{ status: string }>("SELECT status FROM webhook_deliveries"))!.status === "delivered");
+      await until("delivered after the lease", async () => (await ledger.db.get(...q<{ status: string }>`SELECT status FROM webhook_deliveries`))!.status === "delivered");
     } finally {
       await worker.stop();
     }
     expect(receiver.received.map((r) => r.headers["webhook-id"])).toEqual(["evt_1", "evt_1"]);
     expect(receiver.received[1]!.verdicts).toEqual(["ok"]);
     expect(receiver.received[1]!.body).toBe(body);
-    expect(Number((await ledger.db.get<{ attempts: number }>("SELECT attempts FROM webhook_deliveries"))!.attempts)).toBe(2);
+    expect(Number((await ledger.db.get(...q<{ attempts: number }>`SELECT attempts FROM webhook_deliveries`))!.attempts)).toBe(2);
   } finally {
     receiver.stop();
     await ledger.close();

@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createSharedClock } from "../../src/sync/shared-clock.ts";
 import { buildClosedScenario } from "../support/closed-chain.ts";
 import { eventually, removeEventDirs, startEventServer, stopEventServers } from "../support/event-server.ts";
+import { q } from "../support/sql.ts";
 import { until } from "../support/until.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
 import { seededRandom } from "../support/chain.ts";
@@ -63,7 +64,7 @@ describe("the ledger's events", () => {
     expect((await read(k, `/v2/actions?owner=${s.owner}`)).actions).toEqual([action]);
 
     // Later polls and bookings of the unchanged schedule tell nothing more.
-    const lastPoll = async () => (await db.get<{ at: string }>("SELECT last_success_at AS at FROM feed_status WHERE name = 'mint_poll'"))?.at;
+    const lastPoll = async () => (await db.get(...q<{ at: string }>`SELECT last_success_at AS at FROM feed_status WHERE name = 'mint_poll'`))?.at;
     const polls = new Set([await lastPoll()]);
     await until("two more mint polls", async () => polls.add(await lastPoll()).size >= 3, 60_000);
     expect((await events()).filter((e) => e.type === "action.scheduled")).toHaveLength(1);

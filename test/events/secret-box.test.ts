@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { generateSecret } from "../../src/domain/events/signature.ts";
-import { SecretBoxError, createSecretBox } from "../../src/events/secret-box.ts";
-import { WEBHOOK_KEY_FILE, WebhookKeyError, loadWebhookKey } from "../../src/events/webhook-key.ts";
+import { type SecretBoxError, createSecretBox } from "../../src/events/secret-box.ts";
+import { WEBHOOK_KEY_FILE, type WebhookKeyError, loadWebhookKey } from "../../src/events/webhook-key.ts";
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { sqlDeliveryStore, writeEvent } from "../../src/events/sql-store.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { addSubscription, ensureTenant } from "../support/outbox.ts";
 import { deliveryStoreContract, type StoreHarness } from "./store-contract.ts";
 
@@ -32,19 +33,17 @@ deliveryStoreContract(`the ledger's outbox (${testEngine === "postgres" ? "Postg
     store: sqlDeliveryStore(db),
     addSubscription: (s) => addSubscription(db, s),
     updateSubscription: async (id, patch) => {
-      if (patch.url !== undefined) await db.write((tx) => tx.run("UPDATE webhook_subscriptions SET url = ? WHERE id = ?", patch.url!, id));
-      if (patch.sealedSecrets !== undefined) await db.write((tx) => tx.run("UPDATE webhook_subscriptions SET sealed_secrets = ? WHERE id = ?", JSON.stringify(patch.sealedSecrets), id));
+      if (patch.url !== undefined) await db.write((tx) => tx.run(...q`UPDATE webhook_subscriptions SET url = ${patch.url!} WHERE id = ${id}`));
+      if (patch.sealedSecrets !== undefined) await db.write((tx) => tx.run(...q`UPDATE webhook_subscriptions SET sealed_secrets = ${JSON.stringify(patch.sealedSecrets)} WHERE id = ${id}`));
     },
     enqueue: async (e, at) => {
       const id = await db.write((tx) => writeEvent(tx, { tenantId: 1, type: e.type, owner: null, body: e.body, at }));
       expect(id).toBe(e.id);
-      const rows = await db.all<{ id: number | string }>("SELECT d.id FROM webhook_deliveries d WHERE d.event_seq = ? ORDER BY d.id", Number(id.slice(4)));
+      const rows = await db.all(...q<{ id: number | string }>`SELECT d.id FROM webhook_deliveries d WHERE d.event_seq = ${Number(id.slice(4))} ORDER BY d.id`);
       return rows.map((r) => String(r.id));
     },
     state: async (id) => {
-      const r = (await db.get<{ status: "pending" | "delivered" | "failed"; attempts: number; last_status: number | null; last_answer: string | null; next_attempt_at: string | null }>(
-        "SELECT status, attempts, last_status, last_answer, next_attempt_at FROM webhook_deliveries WHERE id = ?", id,
-      ))!;
+      const r = (await db.get(...q<{ status: "pending" | "delivered" | "failed"; attempts: number; last_status: number | null; last_answer: string | null; next_attempt_at: string | null }>`SELECT status, attempts, last_status, last_answer, next_attempt_at FROM webhook_deliveries WHERE id = ${id}`))!;
       return { status: r.status, attempts: Number(r.attempts), lastStatus: r.last_status === null ? null : Number(r.last_status), lastAnswer: r.last_answer, nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at) };
     },
     close: () => ledger.close(),
@@ -89,23 +88,21 @@ describe("the outbox on the ledger's database", () => {
       await addSubscription(ledger.db, { id: "sub_t1", url: "https://a.example/", sealedSecrets: ["s"], events: ["wallet.gap"] }, 1);
       await addSubscription(ledger.db, { id: "sub_t1_all", url: "https://b.example/", sealedSecrets: ["s"], events: null }, 1);
       await addSubscription(ledger.db, { id: "sub_t2", url: "https://c.example/", sealedSecrets: ["s"], events: null }, 2);
-      await ledger.db.write((tx) => tx.run("UPDATE webhook_subscriptions SET removed_at = ? WHERE id = 'sub_t1_all'", new Date().toISOString()));
+      await ledger.db.write((tx) => tx.run(...q`UPDATE webhook_subscriptions SET removed_at = ${new Date().toISOString()} WHERE id = 'sub_t1_all'`));
       const at = new Date();
       await expect(ledger.db.write(async (tx) => {
         await writeEvent(tx, { tenantId: 1, type: "wallet.gap", owner: "o", body: "{}", at });
         throw new Error("the ledger change failed");
       })).rejects.toThrow("the ledger change failed");
-      expect(await ledger.db.all("SELECT seq FROM events")).toEqual([]);
-      expect(await ledger.db.all("SELECT id FROM webhook_deliveries")).toEqual([]);
+      expect(await ledger.db.all(...q`SELECT seq FROM events`)).toEqual([]);
+      expect(await ledger.db.all(...q`SELECT id FROM webhook_deliveries`)).toEqual([]);
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "wallet.gap", owner: "o", body: "{}", at }));
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "wallet.synced", owner: "o", body: "{}", at }));
-      const rows = await ledger.db.all<{ subscription_id: string; type: string }>(
-        "SELECT d.subscription_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq ORDER BY d.id",
-      );
+      const rows = await ledger.db.all(...q<{ subscription_id: string; type: string }>`SELECT d.subscription_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq ORDER BY d.id`);
       expect(rows).toEqual([{ subscription_id: "sub_t1", type: "wallet.gap" }]);
       // webhooks test: a ping to one subscription only.
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 2, type: "ping", owner: null, body: "{}", at }, "sub_t2"));
-      expect((await ledger.db.all<{ subscription_id: string }>("SELECT subscription_id FROM webhook_deliveries ORDER BY id")).map((r) => r.subscription_id)).toEqual(["sub_t1", "sub_t2"]);
+      expect((await ledger.db.all(...q<{ subscription_id: string }>`SELECT subscription_id FROM webhook_deliveries ORDER BY id`)).map((r) => r.subscription_id)).toEqual(["sub_t1", "sub_t2"]);
     } finally {
       await ledger.close();
     }
@@ -115,9 +112,9 @@ describe("the outbox on the ledger's database", () => {
     const { ledger } = await freshLedger();
     try {
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "wallet.synced", owner: "o", body: "{}", at: new Date() }));
-      await expect(ledger.db.write((tx) => tx.run("UPDATE events SET body = '{\"forged\":1}'"))).rejects.toThrow("events is append-only");
-      await expect(ledger.db.write((tx) => tx.run("DELETE FROM events"))).rejects.toThrow("events is append-only");
-      expect(await ledger.db.all("SELECT body FROM events")).toEqual([{ body: "{}" }]);
+      await expect(ledger.db.write((tx) => tx.run(...q`UPDATE events SET body = ${'{"forged":1}'}`))).rejects.toThrow("events is append-only");
+      await expect(ledger.db.write((tx) => tx.run(...q`DELETE FROM events`))).rejects.toThrow("events is append-only");
+      expect(await ledger.db.all(...q`SELECT body FROM events`)).toEqual([{ body: "{}" }]);
     } finally {
       await ledger.close();
     }

@@ -30,7 +30,7 @@ const LEASE = 60_000;
 const claim = (h: StoreHarness, nowMs: number, limit = 10) => h.store.claimDue({ now: at(nowMs), leaseUntil: at(nowMs + LEASE), limit });
 const bodyOf = (n: number) => JSON.stringify({ type: "action.booked", timestamp: at(0).toISOString(), data: { n } });
 const event = (n: number, type: DeliveredType = "action.booked") => ({ id: `evt_${n}`, type, body: bodyOf(n) });
-const delivered = (d: DueDelivery, ms: number) => ({ kind: "delivered" as const, at: at(ms), status: 204, answer: "HTTP 204" });
+const delivered = (_d: DueDelivery, ms: number) => ({ kind: "delivered" as const, at: at(ms), status: 204, answer: "HTTP 204" });
 const retry = (ms: number, nextMs: number) => ({ kind: "retry" as const, at: at(ms), status: 500, answer: "HTTP 500: down", nextAttemptAt: at(nextMs) });
 const failed = (ms: number) => ({ kind: "failed" as const, at: at(ms), status: 500, answer: "HTTP 500: down" });
 const key = (d: DueDelivery) => ({ deliveryId: d.deliveryId, attempt: d.attempt });

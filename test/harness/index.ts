@@ -15,6 +15,7 @@ import { appendJournal, refreshIncomeTotals, writeAction } from "../../src/ledge
 import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 import { ledgerFlags } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 export { allScopes, type Scope };
 
@@ -92,13 +93,10 @@ export async function registerWallet(db: Sql, tenant: string, owner: string, sta
   const iso = at.toISOString();
   // A finished first sync is what lets the tenant see the wallet's books.
   const synced = status === "complete" || status === "partial" ? iso : null;
-  await db.run("INSERT INTO tenant_wallets (tenant_id, owner, registered_at, first_synced_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", tenantId, owner, iso, synced);
-  await db.run(
-    `INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
-     VALUES (?, ?, ?, ?, ?, ?, 1, 'done', 3, 3, 7)
-     ON CONFLICT(tenant_id, owner) DO UPDATE SET status = excluded.status`,
-    tenantId, owner, status, iso, iso, status === "complete" ? iso : null,
-  );
+  await db.run(...q`INSERT INTO tenant_wallets (tenant_id, owner, registered_at, first_synced_at) VALUES (${tenantId}, ${owner}, ${iso}, ${synced}) ON CONFLICT DO NOTHING`);
+  await db.run(...q`INSERT INTO sync_jobs (tenant_id, owner, status, requested_at, started_at, finished_at, attempts, phase, progress_done, progress_total, transactions_fetched)
+     VALUES (${tenantId}, ${owner}, ${status}, ${iso}, ${iso}, ${status === "complete" ? iso : null}, 1, 'done', 3, 3, 7)
+     ON CONFLICT(tenant_id, owner) DO UPDATE SET status = excluded.status`);
 }
 
 export type Flavor = "cash_dividend" | "forward_split" | "stock_dividend" | "announced";
@@ -202,10 +200,7 @@ export function makePosition(owner: string, inst: { mint: string; symbol: string
 }
 
 export async function insertPosition(db: Sql, p: PositionRecord): Promise<void> {
-  await db.run(
-    "INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner, mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
-    p.owner, p.mint, JSON.stringify(p), new Date().toISOString(),
-  );
+  await db.run(...q`INSERT INTO positions (owner, mint, payload, updated_at) VALUES (${p.owner}, ${p.mint}, ${JSON.stringify(p)}, ${new Date().toISOString()}) ON CONFLICT(owner, mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`);
 }
 
 export async function insertYields(db: Sql, owner: string, inst: { mint: string; symbol: string }): Promise<void> {
@@ -215,23 +210,14 @@ export async function insertYields(db: Sql, owner: string, inst: { mint: string;
     status: window === "tracked" ? "partial" : "ok", partialCode: window === "tracked" ? "history_starts_after_window" : null,
     incomeUsd: "1.75", incomeUnits: "0.025", averageQuantity: "10", shareYield: "0.0025", annualisedShareYield: "0.0304", distributionPerShareUsd: "0.175",
   });
-  await db.run(
-    "INSERT INTO yields (owner, payload, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at",
-    owner, JSON.stringify([rec("trailing_30d", 30), rec("trailing_365d", 365), rec("tracked", 400)]), new Date().toISOString(),
-  );
+  await db.run(...q`INSERT INTO yields (owner, payload, updated_at) VALUES (${owner}, ${JSON.stringify([rec("trailing_30d", 30), rec("trailing_365d", 365), rec("tracked", 400)])}, ${new Date().toISOString()}) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`);
 }
 
 export async function insertInstrument(db: Sql, inst: { mint: string; symbol: string; decimals: number }, name = "NVIDIA xStock"): Promise<void> {
-  await db.run(
-    `INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  await db.run(...q`INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at) VALUES (${inst.mint}, ${inst.symbol}, ${name}, ${inst.symbol.replace(/x$/, "")}, ${"US67066G1040"}, ${inst.decimals}, ${new Date().toISOString()})
      ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = excluded.underlying, isin = excluded.isin,
-       decimals = excluded.decimals, updated_at = excluded.updated_at`,
-    inst.mint, inst.symbol, name, inst.symbol.replace(/x$/, ""), "US67066G1040", inst.decimals, new Date().toISOString(),
-  );
-  await db.run(
-    "INSERT INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    inst.mint, 300_000_000, inst.decimals, address("authority"), "1.0025", "1.0025", 1_735_689_600, Math.floor(Date.now() / 1000),
-  );
+       decimals = excluded.decimals, updated_at = excluded.updated_at`);
+  await db.run(...q`INSERT INTO mint_states (mint, slot, decimals, authority, multiplier, new_multiplier, new_multiplier_effective_ts, observed_at) VALUES (${inst.mint}, ${300_000_000}, ${inst.decimals}, ${address("authority")}, ${"1.0025"}, ${"1.0025"}, ${1_735_689_600}, ${Math.floor(Date.now() / 1000)}) ON CONFLICT DO NOTHING`);
 }
 
 export interface SeededWallet { owner: string; actions: ActionRecord[]; journalIds: number[] }

@@ -12,11 +12,12 @@ import { join } from "node:path";
 import { isAddress } from "@solana/kit";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { createKey, ensureTenant, keyPattern } from "../../src/ledger/keys.ts";
-import { registerAndEnqueue } from "../../src/sync/queue.ts";
+import { registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { routeMatcher, servedRoutes } from "../../src/http/registry.ts";
 import { routes } from "../../src/http/routes/index.ts";
 import { dashboardRoutes } from "../../src/http/app.ts";
 import { errorProblems, pool, randomKey, rawRequest, send, snapshot, visible, type Outgoing } from "./lib.ts";
+import { q } from "../support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 const bunBin = process.execPath;
@@ -49,10 +50,7 @@ function freshAddress(): string {
  */
 async function bookerIdle(db: ServerHandle["ledger"]["db"]): Promise<void> {
   for (const deadline = Date.now() + 30_000; ; await Bun.sleep(20)) {
-    const pending = (await db.get<{ n: number }>(
-      "SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) + (SELECT count(*) FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ?) AS n",
-      Math.floor(Date.now() / 1000),
-    ))!.n;
+    const pending = (await db.get(...q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) + (SELECT count(*) FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ${Math.floor(Date.now() / 1000)}) AS n`))!.n;
     if (pending === 0) return;
     if (Date.now() > deadline) throw new Error(`the worker still has ${pending} marks to book after 30 s`);
   }
@@ -86,16 +84,16 @@ beforeAll(async () => {
   otherKey = (await createKey(db, { name: "other-all", tenant: "other", scopes: [...allScopes] })).key;
   otherReadKey = (await createKey(db, { name: "other-read", tenant: "other", scopes: ["assets:read", "ledger:read", "ops:read"] })).key;
   otherOpsKey = (await createKey(db, { name: "other-ops", tenant: "other", scopes: ["ops:read"] })).key;
-  demoOwners = (await db.all<{ owner: string }>("SELECT owner FROM tenant_wallets ORDER BY owner")).map((r) => r.owner);
+  demoOwners = (await db.all(...q<{ owner: string }>`SELECT owner FROM tenant_wallets ORDER BY owner`)).map((r) => r.owner);
   otherWallet = freshAddress();
   neverRegistered = freshAddress();
   // The offline demo answers 409 demo_offline for a wallet it has no recording of, so the other
   // tenant's wallet is registered through the queue, as the route would register it.
   const reg = await registerAndEnqueue(db, await ensureTenant(db, "other"), srv.config.maxWallets, otherWallet);
   expect(reg.registration).toBe("registered");
-  demoActionId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? ORDER BY effective_at DESC LIMIT 1", demoOwners[0]!))!.id;
-  demoIncomeId = (await db.get<{ id: string }>("SELECT id FROM actions WHERE owner = ? AND v1_kind IS NOT NULL LIMIT 1", demoOwners[0]!))!.id;
-  demoMint = (await db.get<{ mint: string }>("SELECT mint FROM instruments LIMIT 1"))!.mint;
+  demoActionId = (await db.get(...q<{ id: string }>`SELECT id FROM actions WHERE owner = ${demoOwners[0]!} ORDER BY effective_at DESC LIMIT 1`))!.id;
+  demoIncomeId = (await db.get(...q<{ id: string }>`SELECT id FROM actions WHERE owner = ${demoOwners[0]!} AND v1_kind IS NOT NULL LIMIT 1`))!.id;
+  demoMint = (await db.get(...q<{ mint: string }>`SELECT mint FROM instruments LIMIT 1`))!.mint;
   await bookerIdle(db); // the worker's start-up booking writes before the snapshot, never after
   before = await snapshot(db);
   demoWalletsBefore = new Set(demoOwners);
@@ -114,7 +112,7 @@ const hostileStrings = [
   '=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\t=1", "\r=1",
   "NaN", "Infinity", "-Infinity", "-1", "-0", "0", "1", "200", "201", "1e3", "1.5", "0x10", " 5", "9".repeat(40),
   "null", "undefined", "true", "[]", "{}", "__proto__", "constructor", "ünïcödé", "日本語", "🙂🙃", "\u202e", "\uFEFF",
-  "<script>alert(1)</script>", "${7*7}", "{{7*7}}", "a".repeat(64), "a".repeat(65), "A".repeat(3000),
+  "<script>alert(1)</script>", "$" + "{7*7}", "{{7*7}}", "a".repeat(64), "a".repeat(65), "A".repeat(3000),
 ];
 
 function encodeLoose(s: string): string {
@@ -267,10 +265,10 @@ function headSize(req: Outgoing): number {
   for (const [k, v] of Object.entries(req.headers ?? {})) n += k.length + Buffer.byteLength(v) + 4;
   return n;
 }
-let transport431 = 0;
 
 function checkReply(c: FuzzCase, status: number, headers: Headers, text: string): string[] {
-  if (status === 431 && headSize(c.req) > 15_000) { transport431++; return []; }
+  // Bun refuses a head over 16 KiB before any route sees it: that 431 is the transport's, not ours.
+  if (status === 431 && headSize(c.req) > 15_000) return [];
   const problems = errorProblems(status, headers, text, c.req.method);
   // The demo tenant's keys never read the other tenant's wallet.
   // fetch normalises the path (e.g. "//v1/health" -> "/v1/health"): judge what the server saw.
@@ -426,7 +424,7 @@ describe("key guessing", () => {
     const locked = await start({ ...highLimits, AUTH_FAILURES_PER_MINUTE: "20" }, true);
     try {
       const valid = (await createKey(locked.ledger.db, { name: "valid", tenant: "demo", scopes: ["ledger:read", "assets:read"] })).key;
-      const owner = ((await locked.ledger.db.get("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }).owner;
+      const owner = ((await locked.ledger.db.get(...q`SELECT owner FROM tenant_wallets LIMIT 1`)) as { owner: string }).owner;
       expect((await send(locked.url, { method: "GET", path: `/v1/portfolio?owner=${owner}`, headers: { authorization: `Bearer ${valid}` } })).status).toBe(200);
       const keys = Array.from({ length: 2000 }, randomKey);
       const answers = await pool(keys, 16, async (k, i) => {
@@ -463,7 +461,7 @@ describe("key guessing", () => {
   test("a key revoked with the CLI is refused on the next request", async () => {
     const s = await start(highLimits, true);
     try {
-      const owner = ((await s.ledger.db.get("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }).owner;
+      const owner = ((await s.ledger.db.get(...q`SELECT owner FROM tenant_wallets LIMIT 1`)) as { owner: string }).owner;
       const env = { ...process.env, NO_COLOR: "1" };
       const created = Bun.spawnSync([bunBin, "cli/main.ts", "keys", "create", "soon-revoked", "--tenant", "demo", "--json", "--data-dir", s.dataDir], { cwd: repoRoot, env });
       expect(created.exitCode).toBe(0);
@@ -569,7 +567,7 @@ describe("after the run", () => {
 
   test("the only wallets registered are valid 32-byte base58 owners answered 202", async () => {
     const db = srv.ledger.db;
-    const demo = (await db.all<{ owner: string }>("SELECT w.owner FROM tenant_wallets w JOIN tenants t ON t.id = w.tenant_id WHERE t.slug = 'demo'")).map((r) => r.owner);
+    const demo = (await db.all(...q<{ owner: string }>`SELECT w.owner FROM tenant_wallets w JOIN tenants t ON t.id = w.tenant_id WHERE t.slug = 'demo'`)).map((r) => r.owner);
     const added = demo.filter((o) => !demoWalletsBefore.has(o));
     for (const o of added) {
       expect(isAddress(o)).toBe(true);
@@ -577,9 +575,9 @@ describe("after the run", () => {
     }
     expect(demo).not.toContain(otherWallet);
     // Every registration has its job; no job exists without a registration.
-    const orphans = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs j WHERE NOT EXISTS (SELECT 1 FROM tenant_wallets w WHERE w.tenant_id = j.tenant_id AND w.owner = j.owner)"))!;
+    const orphans = (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs j WHERE NOT EXISTS (SELECT 1 FROM tenant_wallets w WHERE w.tenant_id = j.tenant_id AND w.owner = j.owner)`))!;
     expect(orphans.n).toBe(0);
-    const bad = (await db.all<{ owner: string }>("SELECT owner FROM tenant_wallets")).filter((r) => !isAddress(r.owner));
+    const bad = (await db.all(...q<{ owner: string }>`SELECT owner FROM tenant_wallets`)).filter((r) => !isAddress(r.owner));
     expect(bad).toEqual([]);
   });
 });

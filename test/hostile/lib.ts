@@ -5,6 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { tableNames } from "../../src/ledger/sql/dialect.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { errorCodes } from "../../schemas/errors.ts";
+import { q, raw } from "../support/sql.ts";
 
 export const knownCodes = errorCodes as Record<string, number>;
 
@@ -134,7 +135,7 @@ export async function snapshot(db: Sql): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const t of await tableNames(db)) {
     if (skip.has(t)) continue;
-    let rows = await db.all(`SELECT * FROM "${t}"`);
+    let rows = await db.all(...q`SELECT * FROM "${raw(t)}"`);
     if (t === "api_keys") rows = rows.map(({ last_used_at: _ignored, ...rest }) => rest);
     const lines = rows.map((r) => JSON.stringify(r)).sort();
     out[t] = `${rows.length} rows ${createHash("sha256").update(lines.join("\n")).digest("hex").slice(0, 16)}`;

@@ -100,7 +100,7 @@ describe("IPv6: canonical text, counted by /64", () => {
 
 describe("anything a client sends", () => {
   test("never throws; whatever parses is a fixed point of canonicalisation", () => {
-    const junk = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-fA-F:.\[\]%]{0,45}$/));
+    const junk = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-fA-F:.[\]%]{0,45}$/));
     fc.assert(fc.property(junk, (s) => {
       const c = canonicalAddress(s);
       if (c !== null) expect(canonicalAddress(c)).toBe(c);

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { createClient } from "../../client/src/index.ts";
-import { listSql } from "../../src/ledger/queries/actions.ts";
-import { incomeEntriesSql } from "../../src/ledger/queries/income-report.ts";
-import { journalSql } from "../../src/ledger/queries/journal.ts";
-import { taxEventsSql } from "../../src/ledger/queries/tax-events.ts";
+import { bind, type Query } from "../../src/ledger/sql/statement.ts";
+import { actionSql } from "../../src/ledger/tables/actions.ts";
+import { journalSql } from "../../src/ledger/tables/journal.ts";
 import { sqliteOf } from "../../src/ledger/db.ts";
 import { address, allScopes, call, registerWallet, seedWallet, startTestServer, type Answer, type TestServer } from "../harness/index.ts";
+import { q } from "../support/sql.ts";
 
 let srv: TestServer;
 let key: string;
@@ -140,18 +140,18 @@ describe("the client", () => {
 });
 
 describe("the list queries read indexes on owner × effective_at", () => {
-  const plan = async (sql: string) => {
-    const n = new Set(sql.match(/\?[1-9]/g)).size;
-    // The kind filters' JSON list is the last parameter (?4 on a count, ?6 on a page).
-    const params = [...[owner, "2025-01-01", "2025-02-01", 50, 0].slice(0, sql.includes("json_each") ? n - 1 : n), '["dividend","split"]'];
-    if (srv.ledger.engine === "sqlite") {
-      return (sqliteOf(srv.ledger).query(`EXPLAIN QUERY PLAN ${sql}`).all(...params.slice(0, n)) as { detail: string }[]).map((r) => r.detail).join(" | ");
+  // Each statement's own parameters, from these (a page of 50, two v1 kinds).
+  const params = { owner, from: "2025-01-01", before: "2025-02-01", limit: 50, offset: 0, kinds: ["dividend", "split"] };
+  const plan = async (statement: Query): Promise<string> => {
+    const ledger = srv.ledger;
+    if (ledger.engine === "sqlite") {
+      return (sqliteOf(ledger).query(`EXPLAIN QUERY PLAN ${statement.sqlite.text}`).all(...bind(statement.sqlite, params)) as { detail: string }[]).map((r) => r.detail).join(" | ");
     }
     // PostgreSQL plans a table this small as a sequential scan: with that turned off, the plan
     // shows the index the query can be answered from.
-    return srv.db.read(async (tx) => {
-      await tx.run("SET LOCAL enable_seqscan = off");
-      return (await tx.all<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, ...params.slice(0, n))).map((r) => r["QUERY PLAN"]).join(" | ");
+    return ledger.db.client.begin(async (c) => {
+      await c.unsafe("SET LOCAL enable_seqscan = off");
+      return ((await c.unsafe(`EXPLAIN ${statement.postgres.text}`, bind(statement.postgres, params))) as { "QUERY PLAN": string }[]).map((r) => r["QUERY PLAN"]).join(" | ");
     });
   };
   /**
@@ -164,24 +164,24 @@ describe("the list queries read indexes on owner × effective_at", () => {
     expect(p).toMatch(/Index (Only )?Scan (Backward )?using (actions|journal)_owner\w* on .*Index Cond: \(+(\w+\.)?owner = /);
     expect(p).not.toMatch(/Seq Scan/);
   };
-  const cases: [string, string, RegExp][] = [
-    ["v2 count", listSql.count, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v2 page", listSql.page, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 count", listSql.v1Count, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 page", listSql.v1Page, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 count of kinds", listSql.v1CountOfKinds, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 page of kinds", listSql.v1PageOfKinds, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+  const cases: [string, Query, RegExp][] = [
+    ["v2 count", actionSql.count, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v2 page", actionSql.page, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 count", actionSql.v1Count, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 page", actionSql.v1Page, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 count of kinds", actionSql.v1CountOfKinds, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 page of kinds", actionSql.v1PageOfKinds, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal count", journalSql.count, /USING COVERING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     // The journal lists in effective-time order, ties by id: read off the index in its own order.
     ["journal page", journalSql.page, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal count of kinds", journalSql.countOfKinds, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal page of kinds", journalSql.pageOfKinds, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["year report", incomeEntriesSql, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["tax export", taxEventsSql, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["year report", journalSql.incomeEntries, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["tax export", actionSql.taxEvents, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
   ];
-  for (const [name, sql, want] of cases) {
+  for (const [name, statement, want] of cases) {
     test(name, async () => {
-      const p = await plan(sql);
+      const p = await plan(statement);
       expectIndex(p, want);
       expect(p).not.toMatch(/SCAN (actions|journal|a)\b(?! USING)/);
       expect(p).not.toContain("USE TEMP B-TREE FOR ORDER BY");

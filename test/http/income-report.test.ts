@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { call, registerWallet, schemaErrors, startTestServer } from "../harness/index.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, withLedger } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { q } from "../support/sql.ts";
 
 const sample = join(import.meta.dir, "..", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
 
@@ -47,7 +48,7 @@ type Group = { events: number; unvalued: number; valued: Record<string, Rat>; la
  * the gross of the others is apart.
  */
 async function journalSums(year: number, who: string[]) {
-  const rows = await srv.ledger.db.all<JournalRow>("SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ?", String(year));
+  const rows = await srv.ledger.db.all(...q<JournalRow>`SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ${String(year)}`);
   const groups = new Map<string, Group>();
   const bump = (key: string, r: JournalRow) => {
     const g = groups.get(key) ?? { events: 0, unvalued: 0, valued: {}, lacking: {}, unvaluedGross: ZERO, unvaluedLackingGross: 0 };
@@ -95,7 +96,7 @@ async function report(query: string) {
 
 describe("the report is the sum of the journal", () => {
   test("the journal holds a reversal (the correction), so reversals are summed too", async () => {
-    const n = (await srv.ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE treatment = 'income' AND entry_type = 'reversal'"))!;
+    const n = (await srv.ledger.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal WHERE treatment = 'income' AND entry_type = 'reversal'`))!;
     expect(n.n).toBeGreaterThan(0);
   });
 
@@ -229,10 +230,8 @@ describe("the currencies it can be given in", () => {
   test("every listed currency converts every 2026 event; the report's lastEventDate is the year's last event, after the rates end", async () => {
     const { currencies } = (await call(srv.url, "/v2/reports/currencies", { key: srv.key })).body as { currencies: { currency: string; lastRateDate: string }[] };
     // Days whose events stand: recognitions less reversals.
-    const days = await srv.ledger.db.all<{ day: string }>(
-      `SELECT substr(effective_at, 1, 10) AS day FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = '2026'
-       GROUP BY substr(effective_at, 1, 10) HAVING sum(CASE WHEN entry_type = 'reversal' THEN -1 ELSE 1 END) <> 0 ORDER BY day`,
-    );
+    const days = await srv.ledger.db.all(...q<{ day: string }>`SELECT substr(effective_at, 1, 10) AS day FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = '2026'
+       GROUP BY substr(effective_at, 1, 10) HAVING sum(CASE WHEN entry_type = 'reversal' THEN -1 ELSE 1 END) <> 0 ORDER BY day`);
     for (const { currency, lastRateDate } of currencies) {
       const r = await report(`year=2026&currency=${currency}`);
       expect({ currency, reason: r.totals.converted!.reason, net: r.totals.converted!.net === null }).toEqual({ currency, reason: null, net: false });

@@ -17,6 +17,7 @@ import { parseOperatorRecords } from "../../src/sources/operator/records.ts";
 import { call, schemaErrors } from "../harness/index.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { q } from "../support/sql.ts";
 
 const HONX = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
 const KRAQX = "XsAiRejKuvLAdq9KtedrMSrabz7SWdzKoVK6Qgac1Ki";
@@ -112,14 +113,14 @@ describe("what a spin-off or rights distribution distributed", () => {
   test("an operator record names the 2025 spin-off (distributedName): lineage and action name SOLS; the record is hashed as given; no other evidence hash moves; verify passes", async () => {
     const db = srv.ledger.db;
     const before = new Map((await actions()).map((a) => [a.id, a.evidenceSha256]));
-    const issuer = await db.get<{ payload: string }>("SELECT payload FROM issuer_revisions WHERE event_id = ? ORDER BY version DESC LIMIT 1", "13e01fd9-ce80-42bf-b1f1-c1ac4f145536");
+    const issuer = await db.get(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE event_id = ${"13e01fd9-ce80-42bf-b1f1-c1ac4f145536"} ORDER BY version DESC LIMIT 1`);
     const record = { ...JSON.parse(issuer!.payload), version: 2, status: "Corrected", mint: HONX, distributedName: "SOLS" };
     const [parsed] = parseOperatorRecords(JSON.stringify([record]), "records.json");
     expect(parsed).toEqual(record);
     await storeObservations(db, { operatorRecords: [parsed!] });
     await bookEverythingDirty(db);
 
-    const stored = await db.get<{ payload: string; payload_sha256: string; source: string }>("SELECT payload, payload_sha256, source FROM issuer_revisions WHERE event_id = ? AND version = 2", record.eventId);
+    const stored = await db.get(...q<{ payload: string; payload_sha256: string; source: string }>`SELECT payload, payload_sha256, source FROM issuer_revisions WHERE event_id = ${record.eventId} AND version = 2`);
     expect(stored!.source).toBe("operator");
     expect(stored!.payload_sha256).toBe(sha256Hex(canonicalJson(record)));
     // Without the field, the canonical JSON (and so the hash) is the record's as it always was.

@@ -248,7 +248,7 @@ describe("/v1/ops/metrics", () => {
     expect(text).not.toContain("cal_");
     expect(text).not.toContain("acme");
     for (const m of text.matchAll(/\{([^}]*)\}/g)) {
-      for (const [, name, value] of m[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) {
+      for (const [, name, value = ""] of m[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) {
         if (name === "route") expect(value).toMatch(/^(\/v[12](\/([a-z.]+|:[a-z]+))*|unmatched)$/);
         else if (name === "le") expect(value).toMatch(/^([0-9.]+|\+Inf)$/);
         else if (name === "version") expect(value).toBe(version);

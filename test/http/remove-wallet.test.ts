@@ -4,8 +4,9 @@
 // the route's refusals (scope, owner, method) and its metrics label; the client's removeWallet.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ApiError, createClient } from "../../client/src/index.ts";
-import { claimJob } from "../../src/sync/queue.ts";
+import { claimJob } from "../../src/ledger/queue.ts";
 import { address, call, registerWallet, seedWallet, startTestServer, type TestServer } from "../harness/index.ts";
+import { q, type Statement } from "../support/sql.ts";
 
 let srv: TestServer;
 let acme: string, globex: string, reader: string;
@@ -22,12 +23,12 @@ beforeAll(async () => {
 });
 afterAll(async () => { await srv?.close(); });
 
-const count = async (sql: string, ...params: string[]) => (await srv.db.get<{ n: number }>(sql, ...params))!.n;
+const count = async ([stmt, values]: Statement<{ n: number }>) => (await srv.db.get(stmt, values))!.n;
 const del = (owner: string, key: string) => call(srv.url, `/v1/wallets/${owner}`, { key, method: "DELETE" });
 
 describe("DELETE /v1/wallets/{owner}", () => {
   test("204 with no body; the tenant's reads answer 404 at once; the other tenant and every ledger row are untouched", async () => {
-    const rows = { journal: await count("SELECT count(*) AS n FROM journal WHERE owner = ?", shared), actions: await count("SELECT count(*) AS n FROM actions WHERE owner = ?", shared) };
+    const rows = { journal: await count(q`SELECT count(*) AS n FROM journal WHERE owner = ${shared}`), actions: await count(q`SELECT count(*) AS n FROM actions WHERE owner = ${shared}`) };
     const globexBefore = (await call(srv.url, `/v1/journal?owner=${shared}`, { key: globex })).body;
     expect(rows.journal).toBeGreaterThan(0);
     expect((await call(srv.url, `/v1/income?owner=${shared}`, { key: acme })).status).toBe(200);
@@ -47,7 +48,7 @@ describe("DELETE /v1/wallets/{owner}", () => {
 
     expect((await call(srv.url, `/v1/journal?owner=${shared}`, { key: globex })).body).toEqual(globexBefore);
     expect((await call(srv.url, `/v1/wallets/${shared}/status`, { key: globex })).status).toBe(200);
-    expect({ journal: await count("SELECT count(*) AS n FROM journal WHERE owner = ?", shared), actions: await count("SELECT count(*) AS n FROM actions WHERE owner = ?", shared) }).toEqual(rows);
+    expect({ journal: await count(q`SELECT count(*) AS n FROM journal WHERE owner = ${shared}`), actions: await count(q`SELECT count(*) AS n FROM actions WHERE owner = ${shared}`) }).toEqual(rows);
   });
 
   test("removing a wallet the tenant does not follow is 404 wallet_not_registered, the same bytes whether another tenant follows it or nobody does", async () => {
@@ -76,9 +77,9 @@ describe("DELETE /v1/wallets/{owner}", () => {
     const owner = address("remove:queued");
     await call(srv.url, "/v1/wallets/sync", { key: acme, body: { owner } });
     await call(srv.url, "/v1/wallets/sync", { key: globex, body: { owner } });
-    expect(await count("SELECT count(*) AS n FROM sync_jobs WHERE owner = ?", owner)).toBe(2);
+    expect(await count(q`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${owner}`)).toBe(2);
     expect((await del(owner, acme)).status).toBe(204);
-    const jobs = await srv.db.all<{ tenant_id: number }>("SELECT tenant_id FROM sync_jobs WHERE owner = ?", owner);
+    const jobs = await srv.db.all(...q<{ tenant_id: number }>`SELECT tenant_id FROM sync_jobs WHERE owner = ${owner}`);
     expect(jobs).toHaveLength(1);
     expect((await call(srv.url, `/v1/wallets/${owner}/status`, { key: globex })).body.status).toBe("queued");
     expect((await del(owner, globex)).status).toBe(204);

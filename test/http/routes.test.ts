@@ -8,6 +8,7 @@ import {
   startTestServer, type Answer, type SeededWallet, type TestServer,
 } from "../harness/index.ts";
 import { parseCsv } from "../harness/csv.ts";
+import { q } from "../support/sql.ts";
 
 let srv: TestServer;
 let key: string; // all scopes, tenant acme
@@ -386,11 +387,11 @@ describe("CSV export", () => {
     await registerWallet(srv.db, "acme", bigOwner);
     const a = makeAction(bigOwner, 0, "cash_dividend");
     const b = bookingOf(a);
-    const insert = `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-       VALUES (?, ?, 'recognition', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?, '{}', ?)`;
     const now = new Date().toISOString();
+    const [insert, values] = q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+       VALUES (${b.owner}, ${b.actionId}, 'recognition', NULL, ${b.mint}, ${b.symbol}, ${b.type}, ${b.treatment}, ${b.kind}, ${b.unitsDelta}, ${b.principalUnitsDelta}, ${b.incomeUnits}, ${b.usd}, NULL, ${b.effectiveAt!}, NULL, ${b.evidenceSha256}, '{}', ${now})`;
     await srv.db.write(async (tx) => {
-      for (let i = 0; i < 100_001; i++) await tx.run(insert, b.owner, b.actionId, b.mint, b.symbol, b.type, b.treatment, b.kind, b.unitsDelta, b.principalUnitsDelta, b.incomeUnits, b.usd, b.effectiveAt!, b.evidenceSha256, now);
+      for (let i = 0; i < 100_001; i++) await tx.run(insert, values);
     });
     const r = await get(`/v1/export?owner=${bigOwner}&dataset=journal`);
     expectError(r, 422, "export_too_large", /limit|offset|page/);

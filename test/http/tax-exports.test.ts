@@ -119,7 +119,7 @@ describe("each file", () => {
               expect(row).toMatchObject({ dataset: "synthetic", date: e.effectiveAt, wallet: owner, symbol: e.symbol, type: e.type, units: e.units, usd: e.usd ?? "" });
               expect(row.evidenceSha256).toMatch(/^[0-9a-f]{64}$/);
               expect(row.isin).toMatch(/^[A-Z]{2}[A-Z0-9]{9}\d$/);
-              expect(row.reason.length).toBeGreaterThan(0);
+              expect(row.reason!.length).toBeGreaterThan(0);
             }
             break;
         }

@@ -5,6 +5,7 @@ import {
   address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type Answer, type TestServer,
 } from "../harness/index.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
+import { q } from "../support/sql.ts";
 
 let srv: TestServer;
 let keyA: string;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   opsB = (await srv.key(["ops:read"], "globex")).key;
   await registerWallet(srv.db, "acme", walletA, "complete");
   // A synced once (its books are visible) and is re-syncing now.
-  await srv.db.run("UPDATE sync_jobs SET status = 'running' WHERE owner = ?", walletA);
+  await srv.db.run(...q`UPDATE sync_jobs SET status = 'running' WHERE owner = ${walletA}`);
   actionIdA = (await seedWallet(srv.db, walletA, 4)).actions[0]!.id;
   await registerWallet(srv.db, "globex", walletB, "complete");
   await seedWallet(srv.db, walletB, 2);
@@ -69,7 +70,7 @@ describe("tenant isolation", () => {
   });
 
   test("B registering A's wallet reads as a first registration with a fresh job, not A's", async () => {
-    const before = (await srv.db.get<{ requested_at: string }>("SELECT requested_at FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE t.slug = 'acme' AND owner = ?", walletA))!;
+    const before = (await srv.db.get(...q<{ requested_at: string }>`SELECT requested_at FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE t.slug = 'acme' AND owner = ${walletA}`))!;
     await Bun.sleep(5);
     const r = await call(srv.url, "/v1/wallets/sync", { key: keyB, body: { owner: walletA } });
     // A has a running job for this wallet; B must not learn it (no already_registered, no already_pending, no running).
@@ -177,7 +178,7 @@ describe("instruments found in wallets", () => {
       await registerWallet(s.db, "globex", walletA, "queued");
       expect(await mintsSeenBy(globex)).toEqual([feed, onlyB].sort());
       expect((await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: globex })).status).toBe(404);
-      await s.db.run("UPDATE tenant_wallets SET first_synced_at = ? WHERE owner = ? AND tenant_id = (SELECT id FROM tenants WHERE slug = 'globex')", new Date().toISOString(), walletA);
+      await s.db.run(...q`UPDATE tenant_wallets SET first_synced_at = ${new Date().toISOString()} WHERE owner = ${walletA} AND tenant_id = (SELECT id FROM tenants WHERE slug = 'globex')`);
       expect(await mintsSeenBy(globex)).toEqual([feed, onlyA, onlyB].sort());
       expect((await call(s.url, `/v2/instruments/${onlyA}/lineage`, { key: globex })).status).toBe(200);
       expect(await mintsSeenBy(acme)).toEqual([feed, onlyA].sort());

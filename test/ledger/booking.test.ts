@@ -10,15 +10,16 @@ import { createLogger } from "../../src/log.ts";
 import { createBooker } from "../../src/sync/booker.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q, type Statement } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
-const count = async (l: Ledger, sql: string, ...p: string[]) => (await l.db.get<{ n: number }>(sql, ...p))!.n;
+const count = async (l: Ledger, [stmt, values]: Statement<{ n: number }>) => (await l.db.get(stmt, values))!.n;
 
 describe("incremental booking", async () => {
   test("each chunk books at most its share of wallets, each in its own transaction", async () => {
     const l = await openLedger(ledgerTarget(await demoDataDir()));
-    const owners = ((await l.db.all("SELECT DISTINCT owner FROM tenant_wallets")) as { owner: string }[]).map((r) => r.owner);
+    const owners = ((await l.db.all(...q`SELECT DISTINCT owner FROM tenant_wallets`)) as { owner: string }[]).map((r) => r.owner);
     expect(owners.length).toBeGreaterThanOrEqual(2);
     const now = new Date();
     await l.db.write((tx) => markDirty(tx, "wallet", owners, now.toISOString()));
@@ -31,7 +32,7 @@ describe("incremental booking", async () => {
 
   test("a mark bumped by newer observations after the chunk read it is not cleared: the wallet is booked again", async () => {
     const l = await openLedger(ledgerTarget(await demoDataDir()));
-    const [owner] = ((await l.db.all("SELECT owner FROM tenant_wallets LIMIT 1")) as { owner: string }[]).map((r) => r.owner);
+    const [owner] = ((await l.db.all(...q`SELECT owner FROM tenant_wallets LIMIT 1`)) as { owner: string }[]).map((r) => r.owner);
     const now = new Date();
     await l.db.write((tx) => markDirty(tx, "wallet", [owner!], now.toISOString()));
     const read = await readDirty(l.db, "wallet", 10, now);
@@ -46,18 +47,18 @@ describe("incremental booking", async () => {
 
   test("a wallet the engine fails on is held back and named; the other wallets are booked", async () => {
     const l = await openLedger(ledgerTarget(await demoDataDir()));
-    const owners = ((await l.db.all("SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner")) as { owner: string }[]).map((r) => r.owner);
+    const owners = ((await l.db.all(...q`SELECT DISTINCT owner FROM tenant_wallets ORDER BY owner`)) as { owner: string }[]).map((r) => r.owner);
     const [bad, ...good] = owners;
     // A stored balance that is not a number (a damaged row): loading the wallet throws.
-    const mint = ((await l.db.get("SELECT mint FROM balance_changes WHERE owner = ? LIMIT 1", bad!)) as { mint: string }).mint;
-    (await l.db.run("INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw) VALUES ('damaged', 'acct', ?, ?, 1, 1, 'x', 'y')", bad!, mint));
+    const mint = ((await l.db.get(...q`SELECT mint FROM balance_changes WHERE owner = ${bad!} LIMIT 1`)) as { mint: string }).mint;
+    (await l.db.run(...q`INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw) VALUES ('damaged', 'acct', ${bad!}, ${mint}, 1, 1, 'x', 'y')`));
     const now = new Date();
     await l.db.write((tx) => markDirty(tx, "wallet", owners, now.toISOString()));
     const logs: string[] = [];
     const booker = createBooker(l.db, createLogger("error", (line) => logs.push(line)), { now: () => now });
     await booker.request();
     expect(booker.stats().chunks.filter((c) => c.kind === "wallets").reduce((n, c) => n + c.booked, 0)).toBe(good.length);
-    expect(await count(l, "SELECT count(*) AS n FROM dirty_wallets WHERE owner = ? AND not_before IS NOT NULL", bad!)).toBe(1);
+    expect(await count(l, q`SELECT count(*) AS n FROM dirty_wallets WHERE owner = ${bad!} AND not_before IS NOT NULL`)).toBe(1);
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, deferred: 1 });
     expect(JSON.parse(logs[0]!)).toMatchObject({ level: "error", msg: "booking failed; retried later", kind: "wallet", key: bad });
     const check = (await opsStatus(l.db, { now, issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) })).checks.find((c) => c.name === "booking_failures");

@@ -17,6 +17,7 @@ import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers.t
 import { usdForPeople } from "../../src/domain/display.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "cal-ledger-")); dirs.push(d); return d; };
@@ -37,10 +38,10 @@ describe("database", async () => {
 
   test("a SQLite ledger runs in WAL mode with its statement journals in memory, its migrations recorded where drizzle keeps them", async () => {
     const l = await openLedger(tempDir()); // a data dir alone: SQLite, whatever the test run's engine
-    expect(((await l.db.get("PRAGMA journal_mode")) as { journal_mode: string }).journal_mode).toBe("wal");
+    expect(((await l.db.get(...q`PRAGMA journal_mode`)) as { journal_mode: string }).journal_mode).toBe("wal");
     // 2: MEMORY (booking's statement journals would otherwise be temporary files, docs/storage.md#figures).
-    expect(((await l.db.get("PRAGMA temp_store")) as { temp_store: number }).temp_store).toBe(2);
-    expect(((await l.db.get("SELECT count(*) AS n FROM __drizzle_migrations")) as { n: number }).n).toBe((await migrationStatus(l.db)).length);
+    expect(((await l.db.get(...q`PRAGMA temp_store`)) as { temp_store: number }).temp_store).toBe(2);
+    expect(((await l.db.get(...q`SELECT count(*) AS n FROM __drizzle_migrations`)) as { n: number }).n).toBe((await migrationStatus(l.db)).length);
     await l.close();
   });
 
@@ -61,9 +62,9 @@ describe("database", async () => {
     const type = [...(await validations()).keys()][0]!;
     expect(await validations()).toBe(await validations()); // unchanged: the cached map itself
     const writer = await openLedger(ledgerTarget(dir)); // another connection, as the worker's is
-    const row = (await writer.db.get<{ payload: string }>("SELECT payload FROM taxonomy_census WHERE type = ?", type))!;
+    const row = (await writer.db.get(...q<{ payload: string }>`SELECT payload FROM taxonomy_census WHERE type = ${type}`))!;
     const entry = { ...JSON.parse(row.payload), validation: { marker: "changed elsewhere" } };
-    await writer.db.run("UPDATE taxonomy_census SET payload = ? WHERE type = ?", JSON.stringify(entry), type);
+    await writer.db.run(...q`UPDATE taxonomy_census SET payload = ${JSON.stringify(entry)} WHERE type = ${type}`);
     await writer.close();
     expect((await validations()).get(type)).toBe(JSON.stringify({ marker: "changed elsewhere" }));
     await reader.close();
@@ -96,23 +97,23 @@ describe("demo ledger synced through the adapters, store and replay", async () =
 
   test("re-booking everything again appends nothing and rewrites no action", async () => {
     await ready;
-    const before = ((await l.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n;
+    const before = ((await l.db.get(...q`SELECT count(*) AS n FROM journal`)) as { n: number }).n;
     expect(before).toBeGreaterThan(0);
     const r = await rebookEverything(l.db, now);
     expect(r.booked).toBeGreaterThan(0);
     expect(r).toMatchObject({ recognitions: 0, reversals: 0, actionsWritten: 0 });
-    expect(r.actionsUnchanged).toBe(((await l.db.get("SELECT count(*) AS n FROM actions")) as { n: number }).n);
-    expect(((await l.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(before);
+    expect(r.actionsUnchanged).toBe(((await l.db.get(...q`SELECT count(*) AS n FROM actions`)) as { n: number }).n);
+    expect(((await l.db.get(...q`SELECT count(*) AS n FROM journal`)) as { n: number }).n).toBe(before);
   });
 
   test("portfolio income equals the v2 income-treatment USD of the same wallet", async () => {
     await ready;
-    const q = portfolioQueries(l.db);
+    const portfolios = portfolioQueries(l.db);
     for (const owner of demoOwners()) {
-      const v2 = ((await l.db.all("SELECT usd FROM actions WHERE owner = ? AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL", owner)) as { usd: string }[])
+      const v2 = ((await l.db.all(...q`SELECT usd FROM actions WHERE owner = ${owner} AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL`)) as { usd: string }[])
         .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
       // The total is the sum of the exact values, rounded once for people.
-      const { totals } = JSON.parse(await q.portfolio(owner));
+      const { totals } = JSON.parse(await portfolios.portfolio(owner));
       expect(totals.exact.incomeUsd).toBe(formatExact(v2));
       expect(totals.incomeUsd).toBe(usdForPeople(v2));
     }
@@ -121,32 +122,33 @@ describe("demo ledger synced through the adapters, store and replay", async () =
   test("stored observations mark their mint dirty in their transaction; booking clears it after re-booking the holders", async () => {
     await ready;
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 0 });
-    const row = (await l.db.get("SELECT payload, symbol FROM issuer_revisions ORDER BY id LIMIT 1")) as { payload: string; symbol: string };
+    const row = (await l.db.get(...q`SELECT payload, symbol FROM issuer_revisions ORDER BY id LIMIT 1`)) as { payload: string; symbol: string };
     await storeObservations(l.db, { issuerRecords: [{ ...JSON.parse(row.payload), version: 999, notes: "a later revision" }] });
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 1 }); // a crash here is booked at the next start
     const chunks = await bookEverythingDirty(l.db, now);
-    const holders = (await l.db.get("SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ?)", row.symbol)) as { n: number };
+    const holders = (await l.db.get(...q`SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ${row.symbol})`)) as { n: number };
     expect(chunks.map((c) => [c.kind, c.booked])).toEqual([["mints", 1], ["wallets", holders.n]]);
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 0 });
   });
 
   test("an issuer correction after activation appends a reversal and a replacement; nothing is rewritten", async () => {
     await ready;
-    const [before] = await actionRecords(l.db, "a.id = (SELECT min(id) FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL)");
+    const { id } = (await l.db.get(...q<{ id: string }>`SELECT min(id) AS id FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL`))!;
+    const [before] = await actionRecords(l.db, { id });
     const row = { id: before!.id };
     // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.
-    const matched = JSON.parse(((await l.db.get("SELECT payload FROM issuer_revisions WHERE payload_sha256 = ?", before!.matched!.sha256)) as { payload: string }).payload);
-    const journalBefore = (await l.db.all("SELECT * FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    const matched = JSON.parse(((await l.db.get(...q`SELECT payload FROM issuer_revisions WHERE payload_sha256 = ${before!.matched!.sha256}`)) as { payload: string }).payload);
+    const journalBefore = (await l.db.all(...q`SELECT * FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     const later = new Date(now.getTime() + 86_400_000);
     // The net amount changes (a revision that changes no figure books nothing: docs/journal.md#revisions-that-change-no-figure).
     await storeObservations(l.db, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.4", withholdingTaxRate: "0.2" }] }, later);
     expect(totalsOf(await bookEverythingDirty(l.db, later))).toMatchObject({ recognitions: 1, reversals: 1 });
-    const journal = (await l.db.all("SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ? ORDER BY id", row.id)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    const journal = (await l.db.all(...q`SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);
     expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before!.usd, change_reason: "issuer correction" });
     expect(replacement).toMatchObject({ entry_type: "recognition", reverses_id: null, change_reason: "issuer correction" });
-    const [after] = await actionRecords(l.db, "a.id = ?", row.id);
+    const [after] = await actionRecords(l.db, { id: row.id });
     expect(after!.matched!.version).toBe(matched.version + 1);
     expect(after!.lifecycle.state).toBe("corrected");
     expect(replacement!.usd).toBe(after!.usd!);
@@ -154,13 +156,13 @@ describe("demo ledger synced through the adapters, store and replay", async () =
 
   test("an issuer record edited without a new version is stored again and flagged", async () => {
     await ready;
-    const row = (await l.db.get("SELECT payload FROM issuer_revisions WHERE event_id LIKE 'b32055bf%' AND version = 6")) as { payload: string };
+    const row = (await l.db.get(...q`SELECT payload FROM issuer_revisions WHERE event_id LIKE 'b32055bf%' AND version = 6`)) as { payload: string };
     const record = JSON.parse(row.payload);
     const first = await storeObservations(l.db, { issuerRecords: [record] });
     expect(first.issuerRevisionsAdded).toBe(0); // same content: nothing new
     const edited = await storeObservations(l.db, { issuerRecords: [{ ...record, notes: "edited in place" }] });
     expect(edited).toMatchObject({ issuerRevisionsAdded: 1, editedRevisions: 1 });
-    const rows = (await l.db.all("SELECT edited FROM issuer_revisions WHERE event_id = ? AND version = 6 ORDER BY id", record.eventId)) as { edited: number }[];
+    const rows = (await l.db.all(...q`SELECT edited FROM issuer_revisions WHERE event_id = ${record.eventId} AND version = 6 ORDER BY id`)) as { edited: number }[];
     expect(rows.map((r) => r.edited)).toEqual([0, 1]);
   });
 });

@@ -14,6 +14,7 @@ import { demoDataDir, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { serveDemo, type DemoServer } from "../support/demo-server.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { DAY, history, observations } from "../support/random-history.ts";
 
 afterAll(removeTempDirs);
@@ -32,7 +33,7 @@ describe("the demo's portfolio, stored at booking", () => {
 
   test("served from the stored rows, each wallet's answer is byte for byte main's", async () => {
     expect(owners.length).toBe(2);
-    const stored = await srv.ledger.db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner");
+    const stored = await srv.ledger.db.all(...q<{ owner: string }>`SELECT owner FROM portfolios ORDER BY owner`);
     expect(stored.map((r) => r.owner)).toEqual([...owners].sort());
     for (const owner of owners) {
       const text = await answer(owner);
@@ -41,7 +42,7 @@ describe("the demo's portfolio, stored at booking", () => {
   });
 
   test("with the stored rows gone (a ledger from before them), rendered per request: the same bytes", async () => {
-    await srv.ledger.db.run("DELETE FROM portfolios");
+    await srv.ledger.db.run(...q`DELETE FROM portfolios`);
     for (const owner of owners) {
       const text = await answer(owner);
       expect(text).toBe(mainsAnswer(text, owner));
@@ -85,7 +86,7 @@ describe("over random histories, booked in two rounds", () => {
           const together = await renderPortfolios(ledger.db, owners);
           const round: string[] = [];
           for (const owner of owners) {
-            const stored = await ledger.db.get<{ body: string }>("SELECT body FROM portfolios WHERE owner = ?", owner);
+            const stored = await ledger.db.get(...q<{ body: string }>`SELECT body FROM portfolios WHERE owner = ${owner}`);
             if (!stored) continue; // a wallet with no balance change yet has never been booked
             expect(stored.body).toBe((await renderPortfolios(ledger.db, [owner])).get(owner)!);
             expect(stored.body).toBe(together.get(owner)!);

@@ -1,5 +1,5 @@
-// The two schema definitions (src/ledger/schema.ts for SQLite, schema-postgres.ts for
-// PostgreSQL) describe the same ledger: the same tables, columns (name, kind, nullability,
+// PostgreSQL's schema (src/ledger/schema-postgres.ts) is derived from SQLite's (schema.ts); this
+// checks the derivation: both describe the same ledger, with the same tables, columns (name, kind, nullability,
 // default), keys, unique columns, foreign keys and indexes (columns, uniqueness, partial
 // condition). Kinds compare as the ledger stores them: text is text (collated bytewise on
 // PostgreSQL), every integer an integer (64-bit in both, flags 0 or 1). Each identifier fits

@@ -30,6 +30,7 @@ import { removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { migrationsBefore, takeActionsBack } from "../support/actions-before.ts";
 import { demoAnswers, loadCorrectedDemo, type DemoAnswers } from "../support/demo-answers.ts";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { DAY, history, observations, T0 } from "../support/random-history.ts";
 
 afterAll(removeTempDirs);
@@ -80,7 +81,7 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
     const dir = tempDir("cal-once-up-");
     await loadCorrectedDemo(dir);
     const fresh = await withLedger(dir, (l) => catalog(l.db));
-    const eventsOf = (db: Sql) => db.all<{ id: string; sha256: string }>("SELECT a.id, e.sha256 FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id");
+    const eventsOf = (db: Sql) => db.all(...q<{ id: string; sha256: string }>`SELECT a.id, e.sha256 FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
     const booked = await withLedger(dir, (l) => eventsOf(l.db));
     await withLedger(dir, async (l) => {
       expect(await takeActionsBack(l.db)).toBe(Object.keys(recorded.hashes.actions).length);
@@ -96,7 +97,7 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
       const report = await verifyLedger(l.db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       expect(report.checks.find((c) => c.name === "action_events.sha256")!.checked).toBeGreaterThan(0);
-      expect(await l.db.all("SELECT owner FROM dirty_wallets")).toEqual([]);
+      expect(await l.db.all(...q`SELECT owner FROM dirty_wallets`)).toEqual([]);
     });
   }, 60_000);
 });
@@ -125,12 +126,12 @@ describe("over random histories, booked in two rounds", () => {
           const reads = actionQueries(db);
           const validations = await instrumentQueries(db).validations();
           const withValidation = (doc: object, type: ActionRecord["type"]) => `${JSON.stringify(doc).slice(0, -1)},"validation":${validations.get(type)}}`;
-          const stored = new Map((await actionRecords(db, `a.owner IN ('${owners.join("','")}')`)).map((a) => [a.id, a]));
+          const stored = new Map((await actionRecords(db, { owners })).map((a) => [a.id, a]));
           expect([...stored.keys()].sort()).toEqual(out.actions.map((a) => a.id).sort());
           for (const a of out.actions) {
             seen.actions++;
             expect(canonicalJson(stored.get(a.id))).toBe(canonicalJson(a));
-            const row = (await db.get<{ payload_sha256: string; evidence_sha256: string }>("SELECT payload_sha256, evidence_sha256 FROM actions WHERE id = ?", a.id))!;
+            const row = (await db.get(...q<{ payload_sha256: string; evidence_sha256: string }>`SELECT payload_sha256, evidence_sha256 FROM actions WHERE id = ${a.id}`))!;
             expect(row).toEqual({ payload_sha256: sha256Hex(canonicalJson(a)), evidence_sha256: a.evidenceSha256 });
             expect((await reads.detailJson(a.owner, a.id))!.detail).toBe(withValidation(actionDetailBase(a), a.type));
             const v1 = v1Entry(a);
@@ -145,8 +146,8 @@ describe("over random histories, booked in two rounds", () => {
             const v1Page = await reads.incomeListJson(owner, { limit: 200, offset: 0 });
             expect(new Set(v1Page.rows)).toEqual(new Set(mine.map(v1Entry).filter((e) => e !== null).map((e) => JSON.stringify(e))));
           }
-          seen.shared += (await db.get<{ n: number }>(
-            `SELECT count(*) AS n FROM action_events e WHERE (SELECT count(*) FROM actions a WHERE a.event_id = e.id AND a.owner IN ('${owners.join("','")}')) > 1`))!.n;
+          const ours = (await db.all(...q<{ event_id: number; owner: string }>`SELECT event_id, owner FROM actions`)).filter((r) => owners.includes(r.owner));
+          seen.shared += [...Map.groupBy(ours, (r) => r.event_id).values()].filter((rows) => rows.length > 1).length;
         }
       }),
       { numRuns: 20 },
@@ -201,12 +202,12 @@ describe("one event row per corporate action", () => {
       for (const owner of owners) await registerWallet(db, "shared", owner);
       await storeObservations(db, sharedHistory(), at);
       await bookEverythingDirty(db, at, { walletsPerChunk: 2 });
-      const shown = () => db.all<{ event_id: number; wallets: number; key: string | null }>(
-        "SELECT a.event_id, count(*) AS wallets, e.transition_key AS key FROM actions a JOIN action_events e ON e.id = a.event_id GROUP BY a.event_id, e.transition_key ORDER BY e.transition_key");
+      const shown = () => db.all(...q<{ event_id: number; wallets: number; key: string | null }>`SELECT a.event_id, count(*) AS wallets, e.transition_key AS key
+        FROM actions a JOIN action_events e ON e.id = a.event_id GROUP BY a.event_id, e.transition_key ORDER BY e.transition_key`);
       const first = await shown();
       expect(first.map((e) => e.wallets)).toEqual([HOLDERS, HOLDERS, HOLDERS]);
-      expect((await db.get<{ n: number }>("SELECT count(*) AS n FROM action_events"))!.n).toBe(3);
-      const lastId = async () => (await db.get<{ id: number }>("SELECT max(id) AS id FROM action_events"))!.id;
+      expect((await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM action_events`))!.n).toBe(3);
+      const lastId = async () => (await db.get(...q<{ id: number }>`SELECT max(id) AS id FROM action_events`))!.id;
       const before = await lastId();
 
       // The first dividend corrected: each wallet's action of it changes (its amounts and the
@@ -223,7 +224,7 @@ describe("one event row per corporate action", () => {
       // and the row it replaced gone with its last wallet.
       expect(await lastId()).toBe(before + 1);
       expect(changed[0]!.event_id).toBe(before + 1);
-      expect((await db.get<{ n: number }>("SELECT count(*) AS n FROM action_events"))!.n).toBe(3);
+      expect((await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM action_events`))!.n).toBe(3);
       expect((await verifyLedger(db, later)).checks.filter((c) => !c.ok)).toEqual([]);
     } finally {
       await l.close();

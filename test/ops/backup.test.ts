@@ -10,6 +10,7 @@ import { startServer } from "../../src/server.ts";
 import { embeddedMigrations } from "../../migrations/embedded.ts";
 import { knownTables } from "../../src/ledger/backup.ts";
 import { appendCorrection, cli, cliAsync, count, demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -18,7 +19,7 @@ describe("ca-ledger backup", () => {
     const dir = await demoDataDir();
     const server = await startServer({ "data-dir": dir, port: "0", "log-level": "error" }, { offline: true, env: {}, quiet: true });
     const writer = await openLedger(dir, { migrate: false });
-    const journalBefore = await count(writer.db, "SELECT count(*) AS n FROM journal");
+    const journalBefore = await count(writer.db, q`SELECT count(*) AS n FROM journal`);
     let writing = true, appended = 0, served = 0;
     // The writer and a reader of the HTTP API run until the backups are done.
     const writes = (async () => {

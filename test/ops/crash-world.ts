@@ -5,11 +5,12 @@
 // through the port, so one rule serves both engines.
 import { openLedger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
-import { columnNames } from "../../src/ledger/sql/dialect.ts";
+import { wholeTableSql } from "../../src/ledger/tables/whole-tables.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import type { IssuerServer } from "../support/issuer-server.ts";
 import type { WalletScenario } from "../support/wallet-chain.ts";
 import { tempDir } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 /** A cash dividend on chain (multiplier update, activated in the past) and its issuer record. */
 export function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, from: number): { eventId: string; multiplier: number } {
@@ -90,26 +91,24 @@ export async function serve(bin: string, dataDir: string, env: Record<string, st
 /** Dirty marks left by a kill: observations stored whose booking had not finished. */
 export async function pendingBooking(db: Sql): Promise<boolean> {
   try {
-    return (await db.get<{ n: number }>("SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n"))!.n > 0;
+    return (await db.get(...q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n`))!.n > 0;
   } catch {
     return false; // killed before the first migration
   }
 }
 
 export async function jobStates(db: Sql): Promise<Record<string, number>> {
-  return Object.fromEntries((await db.all<{ status: string; n: number }>("SELECT status, count(*) AS n FROM sync_jobs GROUP BY status")).map((r) => [r.status, r.n]));
+  return Object.fromEntries((await db.all(...q<{ status: string; n: number }>`SELECT status, count(*) AS n FROM sync_jobs GROUP BY status`)).map((r) => [r.status, r.n]));
 }
 
 export interface Standing { rows: { id: number; owner: string; action_id: string; payload: string }[]; income: { owner: string; usd: string }[] }
 
 /** Standing recognitions per owner × action, and each owner's income figures, as the journal holds them. */
 export async function standing(db: Sql): Promise<Standing> {
-  const rows = await db.all<Standing["rows"][number]>(
-    `SELECT id, owner, action_id, payload FROM journal j WHERE entry_type = 'recognition'
-     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) ORDER BY id`,
-  );
+  const rows = await db.all(...q<Standing["rows"][number]>`SELECT id, owner, action_id, payload FROM journal j WHERE entry_type = 'recognition'
+     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) ORDER BY id`);
   const figures = new Map<string, string[]>();
-  for (const r of await db.all<{ owner: string; usd: string }>("SELECT owner, usd FROM journal WHERE treatment = 'income' AND usd IS NOT NULL ORDER BY id")) {
+  for (const r of await db.all(...q<{ owner: string; usd: string }>`SELECT owner, usd FROM journal WHERE treatment = 'income' AND usd IS NOT NULL ORDER BY id`)) {
     figures.set(r.owner, [...(figures.get(r.owner) ?? []), r.usd]);
   }
   return { rows, income: [...figures].map(([owner, usd]) => ({ owner, usd: usd.join(" ") })) };
@@ -123,13 +122,7 @@ export async function cleanRebuild(from: Sql): Promise<Standing> {
   const fresh = await openLedger(tempDir("cal-rebuild-"));
   try {
     await fresh.db.write(async (tx) => {
-      for (const t of OBSERVATIONS) {
-        const columns = await columnNames(from, t);
-        const list = columns.map((c) => `"${c}"`).join(", ");
-        for (const row of await from.all<Record<string, string | number | null>>(`SELECT ${list} FROM "${t}"`)) {
-          await tx.run(`INSERT INTO "${t}" (${list}) VALUES (${columns.map(() => "?").join(", ")})`, ...columns.map((c) => row[c] ?? null));
-        }
-      }
+      for (const t of OBSERVATIONS) await tx.run(wholeTableSql.insert[t]!, { rows: await from.all(wholeTableSql.rows[t]!) });
     });
     await rebookEverything(fresh.db);
     return await standing(fresh.db);

@@ -16,6 +16,7 @@ import { startRpcServer } from "../support/rpc-server.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
 import { cleanRebuild, jobStates, movingWorld, pendingBooking, serve, standing, sumDecimals } from "./crash-world.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "./helpers.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -37,7 +38,7 @@ describe("crash safety", () => {
     const env = {
       PATH: process.env.PATH ?? "", HOME: dataDir, NO_COLOR: "1", LOG_LEVEL: "warn",
       SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1",
-      // Honoured once src/sync/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
+      // Honoured once src/ledger/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
       CA_LEDGER_SYNC_LEASE_SECONDS: "2",
       // One wallet per booking transaction, so kills also land between a round's chunks.
       CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
@@ -103,7 +104,7 @@ describe("crash safety", () => {
       expect((states.complete ?? 0) + (states.partial ?? 0)).toBe(owners.length * keys.length);
 
       expect(await integrityProblems(db)).toEqual([]);
-      const reversals = (await db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'"))!.n;
+      const reversals = (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'`))!.n;
       expect(reversals).toBeGreaterThan(0); // re-booking really happened under the kills
 
       const crashed = await standing(db);

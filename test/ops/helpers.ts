@@ -11,6 +11,7 @@ import { importRates } from "../../src/ledger/reference-rates.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
+import { jsonText, q, raw, type Statement } from "../support/sql.ts";
 
 export const root = join(import.meta.dir, "..", "..");
 export const binary = join(root, "dist", "ca-ledger");
@@ -100,15 +101,13 @@ export async function demoDataDir(): Promise<string> {
  * Every wallet holding the mint then gets a reversal and a new recognition.
  */
 export async function appendCorrection(db: Sql, step: number, now = new Date()): Promise<void> {
-  const base = await db.get<{ payload: string }>(
-    `SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend'
-     AND event_id IN (SELECT action_event FROM (SELECT json_extract(e.record, '$.matched.eventId') AS action_event FROM actions a JOIN action_events e ON e.id = a.event_id
+  const base = await db.get(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend'
+     AND event_id IN (SELECT action_event FROM (SELECT ${jsonText(raw("e.record"), "matched.eventId")} AS action_event FROM actions a JOIN action_events e ON e.id = a.event_id
        WHERE a.treatment = 'income' AND a.usd IS NOT NULL) AS matched)
-     ORDER BY id LIMIT 1`,
-  );
+     ORDER BY id LIMIT 1`);
   if (!base) throw new Error("no matched cash dividend to correct");
   const record = JSON.parse(base.payload);
-  const top = (await db.get<{ v: number }>("SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ?", record.eventId))!;
+  const top = (await db.get(...q<{ v: number }>`SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ${record.eventId}`))!;
   const gross = (0.5 + step / 100).toFixed(2);
   const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
   await db.write(async (tx) => {
@@ -121,8 +120,8 @@ export async function appendCorrection(db: Sql, step: number, now = new Date()):
 export const ecbSample = join(root, "test", "fixtures", "ecb", "eurofxref-hist-2025-12-01-to-2026-01-09.csv");
 export const importEcbSample = (db: Sql) => importRates(db, parseEcbHistory(readFileSync(ecbSample, "utf8"), "2026-01-09"));
 
-export async function count(db: Sql, sql: string, ...params: (string | number)[]): Promise<number> {
-  return (await db.get<{ n: number }>(sql, ...params))!.n;
+export async function count(db: Sql, [stmt, values]: Statement): Promise<number> {
+  return Number((await db.get(stmt, values))!.n);
 }
 
 export async function withLedger<T>(dir: string, fn: (l: Ledger) => T | Promise<T>): Promise<T> {

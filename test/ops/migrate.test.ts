@@ -8,6 +8,7 @@ import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { tableNames, triggerNames } from "../../src/ledger/sql/dialect.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
 import { cli, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -30,7 +31,7 @@ async function ledgerAtFirstMigration(): Promise<string> {
   const first = embeddedMigrations[0]!;
   await ledger.db.exec(create);
   for (const stmt of first.sql.split("--> statement-breakpoint")) if (stmt.trim()) await ledger.db.exec(stmt);
-  await ledger.db.run(`INSERT INTO ${table} (hash, created_at) VALUES (?, ?)`, sha256Hex(first.sql), first.when);
+  await ledger.db.run(...q`INSERT INTO ${raw(table)} (hash, created_at) VALUES (${sha256Hex(first.sql)}, ${first.when})`);
   await ledger.close();
   return dir;
 }

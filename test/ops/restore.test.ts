@@ -5,7 +5,6 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServer } from "../../src/server.ts";
-import { embeddedMigrations } from "../../migrations/embedded.ts";
 import { knownTables } from "../../src/ledger/backup.ts";
 import { cli, demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
 

@@ -13,6 +13,7 @@ import { copyLedger, dropTrigger, ledgerFlags, ledgerTarget } from "../support/e
 import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 import { importRates } from "../../src/ledger/reference-rates.ts";
 import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -52,7 +53,7 @@ describe("row seals", () => {
 
   test("the demo load and a correction leave every row sealed and every seal right", async () => {
     const { ledger, db } = await copy();
-    for (const t of sealedTables) expect({ t: t.name, n: (await db.get<{ n: number }>(`SELECT count(*) AS n FROM "${t.name}"`))!.n > 0 }).toEqual({ t: t.name, n: true });
+    for (const t of sealedTables) expect({ t: t.name, n: (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM "${raw(t.name)}"`))!.n > 0 }).toEqual({ t: t.name, n: true });
     expect(await broken(db)).toEqual([]);
     await ledger.close();
   });
@@ -63,17 +64,17 @@ describe("row seals", () => {
       "UPDATE mint_states SET authority = NULL WHERE id = 1", "UPDATE issuer_revisions SET ingested_at = '2020-01-01T00:00:00.000Z' WHERE id = 1",
       "UPDATE multiplier_updates SET authority = 'x' WHERE signature = (SELECT min(signature) FROM multiplier_updates)", "DELETE FROM journal WHERE id = 1",
       "DELETE FROM balance_changes WHERE signature = (SELECT min(signature) FROM balance_changes)"]) {
-      await expect(db.run(sql)).rejects.toThrow(/append-only/);
+      await expect(db.run(...q`${raw(sql)}`)).rejects.toThrow(/append-only/);
     }
     await ledger.close();
   });
 
   test("an instrument changed by the store is sealed again; changed by hand it shows as unsealed", async () => {
     const { dir, ledger } = await copy();
-    const row = (await ledger.db.get<{ mint: string; symbol: string; name: string | null; underlying: string | null }>("SELECT mint, symbol, name, underlying FROM instruments LIMIT 1"))!;
+    const row = (await ledger.db.get(...q<{ mint: string; symbol: string; name: string | null; underlying: string | null }>`SELECT mint, symbol, name, underlying FROM instruments LIMIT 1`))!;
     await storeObservations(ledger.db, { instruments: [{ ...row, isin: "US0000000001", decimals: null }] });
     expect(await broken(ledger.db)).toEqual([]);
-    await ledger.db.run("UPDATE instruments SET isin = 'US0000000002' WHERE mint = ?", row.mint);
+    await ledger.db.run(...q`UPDATE instruments SET isin = 'US0000000002' WHERE mint = ${row.mint}`);
     // A row is named by its primary key.
     expect(await broken(ledger.db)).toEqual([`instruments ${row.mint}: was never sealed`]);
     await ledger.close();
@@ -88,7 +89,7 @@ describe("row seals", () => {
     const r = await importRates(db, corrected);
     expect(r.changed).toBeGreaterThan(0);
     expect(await broken(db)).toEqual([]);
-    await db.run("UPDATE reference_rates SET per_eur = '0.8701' WHERE currency = 'GBP' AND date = '2026-01-09'");
+    await db.run(...q`UPDATE reference_rates SET per_eur = '0.8701' WHERE currency = 'GBP' AND date = '2026-01-09'`);
     expect(await broken(db)).toEqual(["reference_rates GBP 2026-01-09: hashes to …, sealed …"]);
     await ledger.close();
     const v = cli(["verify", "--data-dir", dir]);
@@ -99,7 +100,7 @@ describe("row seals", () => {
   test("the journal's chain names the entry after one that was removed", async () => {
     const { ledger, db } = await copy();
     await dropTrigger(db, "journal", "journal_no_delete");
-    await db.run("DELETE FROM journal WHERE id = 5");
+    await db.run(...q`DELETE FROM journal WHERE id = 5`);
     expect(await broken(db)).toEqual([`journal 6: hashes to …, sealed …`]);
     await ledger.close();
   });
@@ -108,7 +109,7 @@ describe("row seals", () => {
     const { dir, ledger, db } = await copy();
     for (const t of sealedTables) {
       for (const name of await triggerNames(db, t.name)) await dropTrigger(db, t.name, name);
-      await db.run(`UPDATE "${t.name}" SET row_sha256 = NULL`);
+      await db.run(...q`UPDATE "${raw(t.name)}" SET row_sha256 = NULL`);
     }
     expect((await broken(db)).length).toBeGreaterThan(100);
     await ledger.close();

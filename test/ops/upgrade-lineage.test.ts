@@ -16,6 +16,7 @@ import { storeOnceMigration, takeActionsBack } from "../support/actions-before.t
 import { serveDemo } from "../support/demo-server.ts";
 import { testEngine } from "../support/engine.ts";
 import { demoDataDir, removeTempDirs, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -30,13 +31,13 @@ const records = testEngine === "sqlite" ? ["__drizzle_migrations", "__migrations
 async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, string> }> {
   const dir = await demoDataDir();
   const evidence = await withLedger(dir, async ({ db }) => {
-    const before = new Map((await db.all<{ id: string; evidence_sha256: string }>("SELECT id, evidence_sha256 FROM actions")).map((r) => [r.id, r.evidence_sha256]));
+    const before = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
     await db.write(async (tx) => {
-      for (const [mint, payload] of Object.entries(golden.lineage)) await tx.run("UPDATE lineage SET payload = ? WHERE mint = ?", payload, mint);
+      for (const [mint, payload] of Object.entries(golden.lineage)) await tx.run(...q`UPDATE lineage SET payload = ${payload} WHERE mint = ${mint}`);
       const writer = actionWriter(tx);
       for (const [id, old] of Object.entries(oldActions)) {
-        const [a] = await actionRecords(tx, "a.id = ?", id);
-        const { updated_at } = (await tx.get<{ updated_at: string }>("SELECT updated_at FROM actions WHERE id = ?", id))!;
+        const [a] = await actionRecords(tx, { id });
+        const { updated_at } = (await tx.get(...q<{ updated_at: string }>`SELECT updated_at FROM actions WHERE id = ${id}`))!;
         await writer.write(actionRow({ ...a!, ...old }), updated_at);
       }
       await writer.finish();
@@ -58,8 +59,8 @@ async function beforeMigration(dir: string): Promise<void> {
   await withLedger(dir, ({ db }) => db.write(async (tx) => {
     for (const m of undone) {
       if (m.tag === storeOnceMigration[testEngine]) continue;
-      for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(m.sql));
-      for (const [, created] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(`DROP TABLE ${created}`);
+      for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
+      for (const [, created = ""] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
     }
   }));
 }
@@ -84,20 +85,20 @@ describe("upgrading a ledger booked before distributions were described", () => 
     expect(waiting.checks.filter((c) => !c.ok)).toEqual([]); // the marked mints and their wallets wait their booking
     try {
       const db = srv.ledger.db;
-      expect((await db.all<{ mint: string }>("SELECT mint FROM dirty_mints ORDER BY mint")).map((r) => r.mint)).toEqual(
-        (await db.all<{ mint: string }>("SELECT mint FROM mint_schedule ORDER BY mint")).map((r) => r.mint),
+      expect((await db.all(...q<{ mint: string }>`SELECT mint FROM dirty_mints ORDER BY mint`)).map((r) => r.mint)).toEqual(
+        (await db.all(...q<{ mint: string }>`SELECT mint FROM mint_schedule ORDER BY mint`)).map((r) => r.mint),
       );
       await bookEverythingDirty(db);
       const report = await verifyLedger(db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       expect(report.checks.find((c) => c.name === "derived tables match the engine")!.problemCount).toBe(0);
-      const honx = JSON.parse((await db.get<{ payload: string }>("SELECT payload FROM lineage WHERE mint = 'XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2'"))!.payload);
+      const honx = JSON.parse((await db.get(...q<{ payload: string }>`SELECT payload FROM lineage WHERE mint = 'XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2'`))!.payload);
       expect(honx.links[0].distributed.description).toBe("a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)");
       for (const id of Object.keys(oldActions)) {
-        const [a] = await actionRecords(db, "a.id = ?", id);
+        const [a] = await actionRecords(db, { id });
         expect(a!.lineageLink?.actionId).toBe(id);
       }
-      const after = new Map((await db.all<{ id: string; evidence_sha256: string }>("SELECT id, evidence_sha256 FROM actions")).map((r) => [r.id, r.evidence_sha256]));
+      const after = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
       expect(after).toEqual(evidence);
     } finally {
       await srv.stop();

@@ -13,6 +13,7 @@ import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
 import { storeOnceMigration, takeActionsBack } from "../support/actions-before.ts";
 import { demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -70,11 +71,11 @@ describe("upgrading a ledger", () => {
           expect(text).toBe(mainsAnswer(text, owner));
         }
       };
-      expect((await db.all<{ owner: string }>("SELECT owner FROM dirty_wallets ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
-      expect(await db.all("SELECT owner FROM portfolios")).toEqual([]);
+      expect((await db.all(...q<{ owner: string }>`SELECT owner FROM dirty_wallets ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      expect(await db.all(...q`SELECT owner FROM portfolios`)).toEqual([]);
       await answers(); // rendered per request
       await bookEverythingDirty(db); // what the server's booker does next
-      expect((await db.all<{ owner: string }>("SELECT owner FROM portfolios ORDER BY owner")).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      expect((await db.all(...q<{ owner: string }>`SELECT owner FROM portfolios ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
       await answers(); // stored
       const report = await verifyLedger(db);
       expect(report.checks.filter((c) => !c.ok)).toEqual([]);

@@ -13,6 +13,7 @@ import type { Sql } from "../../src/ledger/sql/port.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { copyLedger, dropTrigger, ledgerArgs, ledgerTarget } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -148,8 +149,8 @@ function flipCharacter(text: string, rand: () => number): { value: string; where
  */
 function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: number; v: string }> {
   return {
-    cells: (table, column) => db.all(`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${column}") AS TEXT) AS type, pg_column_size("${column}") AS width,
-      CAST("${column}" AS TEXT) AS v FROM "${table}" AS r WHERE "${column}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`),
+    cells: (table, column) => db.all(...q<{ ctid: string; type: string; width: number; v: string }>`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${raw(column)}") AS TEXT) AS type, pg_column_size("${raw(column)}") AS width,
+      CAST("${raw(column)}" AS TEXT) AS v FROM "${raw(table)}" AS r WHERE "${raw(column)}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`),
     flipped(c, rand) {
       if (c.type === "text") return flipCharacter(c.v, rand);
       const bit = Math.floor(rand() * 8 * c.width);
@@ -157,7 +158,7 @@ function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: nu
     },
     async write(table, column, c, value) {
       const set = (v: string, ctid: string) =>
-        db.get<{ ctid: string }>(`UPDATE "${table}" SET "${column}" = CAST(CAST(? AS TEXT) AS ${c.type}) WHERE ctid = CAST(CAST(? AS TEXT) AS tid) RETURNING CAST(ctid AS TEXT) AS ctid`, v, ctid);
+        db.get(...q<{ ctid: string }>`UPDATE "${raw(table)}" SET "${raw(column)}" = CAST(CAST(${v} AS TEXT) AS ${raw(c.type)}) WHERE ctid = CAST(CAST(${ctid} AS TEXT) AS tid) RETURNING CAST(ctid AS TEXT) AS ctid`);
       const moved = await set(value as string, c.ctid);
       if (!moved) throw new Error(`no row at ${c.ctid}`);
       return () => set(c.v, moved.ctid);
@@ -189,7 +190,7 @@ async function rawCopy(): Promise<{ dir: string; ledger: Ledger }> {
   const ledger = await openLedger(ledgerTarget(dir), { migrate: false });
   for (const table of await tableNames(ledger.db)) for (const name of await triggerNames(ledger.db, table)) await dropTrigger(ledger.db, table, name);
   if (ledger.engine === "sqlite") ledger.sqlite.exec("PRAGMA foreign_keys = OFF");
-  else await ledger.db.run('ALTER TABLE "actions" DROP CONSTRAINT "actions_event_id_action_events_id_fk"');
+  else await ledger.db.run(...q`ALTER TABLE "actions" DROP CONSTRAINT "actions_event_id_action_events_id_fk"`);
   return { dir, ledger };
 }
 

@@ -12,6 +12,7 @@ import { actionRecords } from "../../src/ledger/queries/actions.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { copyLedger, dropTrigger, ledgerArgs, testEngine } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -48,11 +49,11 @@ async function verifyTampered(tamper: (db: Sql, dir: string) => Promise<unknown>
  * parsed, edited and written back as text, nothing else of the row changed.
  */
 async function editJson(db: Sql, table: "issuer_revisions" | "journal", column: string, id: string, edit: (value: any) => void): Promise<void> {
-  const row = await db.get<{ id: string | number; json: string }>(`SELECT id, ${column} AS json FROM ${table} WHERE id = ${id}`);
+  const row = await db.get(...q<{ id: string | number; json: string }>`SELECT id, ${raw(column)} AS json FROM ${raw(table)} WHERE id = ${raw(id)}`);
   if (!row) throw new Error(`no ${table} row with id ${id}`);
   const value = JSON.parse(row.json);
   edit(value);
-  await db.run(`UPDATE ${table} SET ${column} = ? WHERE id = ?`, JSON.stringify(value), row.id);
+  await db.run(...q`UPDATE ${raw(table)} SET ${raw(column)} = ${JSON.stringify(value)} WHERE id = ${row.id}`);
 }
 
 /** The id of the n-th action (from 0) in id order. */
@@ -60,11 +61,11 @@ const nthAction = (n: number) => `(SELECT id FROM actions ORDER BY id LIMIT 1 OF
 
 /** Rewrites one of an action's own values (action-rows.ts WALLET_VALUES) in its row, by hand. */
 async function editWalletValue(db: Sql, id: string, name: (typeof WALLET_VALUES)[number], edit: (value: any) => unknown): Promise<void> {
-  const row = (await db.get<{ id: string; wallet_values: string }>(`SELECT id, wallet_values FROM actions WHERE id = ${id}`))!;
+  const row = (await db.get(...q<{ id: string; wallet_values: string }>`SELECT id, wallet_values FROM actions WHERE id = ${raw(id)}`))!;
   const values = row.wallet_values.split("\u0001");
   const at = WALLET_VALUES.indexOf(name) - 4; // the first four are the row's columns
   values[at] = JSON.stringify(edit(JSON.parse(values[at]!)));
-  await db.run("UPDATE actions SET wallet_values = ? WHERE id = ?", values.join("\u0001"), row.id);
+  await db.run(...q`UPDATE actions SET wallet_values = ${values.join("\u0001")} WHERE id = ${row.id}`);
 }
 
 /**
@@ -72,11 +73,11 @@ async function editWalletValue(db: Sql, id: string, name: (typeof WALLET_VALUES)
  * new content, as a careful hand would.
  */
 async function editEvent(db: Sql, id: string, column: "record" | "summary" | "detail" | "v1_entry", edit: (text: string) => string, rehash: boolean): Promise<void> {
-  const e = (await db.get<Record<string, string> & { id: number }>(`SELECT e.* FROM action_events e WHERE e.id = (SELECT event_id FROM actions WHERE id = ${id})`))!;
+  const e = (await db.get(...q<Record<string, string> & { id: number }>`SELECT e.* FROM action_events e WHERE e.id = (SELECT event_id FROM actions WHERE id = ${raw(id)})`))!;
   const edited = { ...e, [column]: edit(e[column]!) };
   expect(edited[column]).not.toBe(e[column]);
   const sha256 = rehash ? eventSha256(edited.record!, edited.summary!, edited.detail!, edited.v1_entry ?? null) : e.sha256!;
-  await db.run(`UPDATE action_events SET ${column} = ?, sha256 = ? WHERE id = ?`, edited[column]!, sha256, e.id);
+  await db.run(...q`UPDATE action_events SET ${raw(column)} = ${edited[column]!}, sha256 = ${sha256} WHERE id = ${e.id}`);
 }
 
 describe("ca-ledger verify", () => {
@@ -112,10 +113,10 @@ describe("ca-ledger verify", () => {
     expect(record.failed).not.toContain("action_events.sha256");
 
     const rehashed = await verifyTampered(async (db) => {
-      const id = (await db.get<{ id: string }>(`SELECT ${nthAction(0)} AS id`))!.id;
+      const id = (await db.get(...q<{ id: string }>`SELECT ${raw(nthAction(0))} AS id`))!.id;
       await editWalletValue(db, `'${id}'`, "rawBalance", (v: string) => String(BigInt(v) + 1n)); // part of the evidence payload
-      const [a] = await actionRecords(db, "a.id = ?", id);
-      await db.run("UPDATE actions SET payload_sha256 = ? WHERE id = ?", sha256Hex(canonicalJson(a)), id);
+      const [a] = await actionRecords(db, { id });
+      await db.run(...q`UPDATE actions SET payload_sha256 = ${sha256Hex(canonicalJson(a))} WHERE id = ${id}`);
     });
     expect(rehashed.code).toBe(1);
     expect(rehashed.failed).not.toContain("actions.payload_sha256");
@@ -123,7 +124,7 @@ describe("ca-ledger verify", () => {
   });
 
   test("a stored evidence hash that is not the payload's fails", async () => {
-    const r = await verifyTampered((db) => db.run(`UPDATE actions SET evidence_sha256 = '${"0".repeat(64)}' WHERE id = ${nthAction(1)}`));
+    const r = await verifyTampered((db) => db.run(...q`UPDATE actions SET evidence_sha256 = '${raw("0".repeat(64))}' WHERE id = ${raw(nthAction(1))}`));
     expect(r.code).toBe(1);
     expect(r.failed).toContain("actions.evidence_sha256");
   });
@@ -132,10 +133,8 @@ describe("ca-ledger verify", () => {
     const edited = await verifyTampered((db) => editEvent(db, nthAction(2), "detail", (d) => d.replace('"reason":"', '"reason":"x'), false));
     expect(edited.code).toBe(1);
     expect(edited.failed).toEqual(["action_events.sha256", "read models match their sources"]);
-    const unshown = await verifyTampered((db) => db.run(
-      "INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) SELECT ?, mint, transition_key, record, summary, detail, v1_entry FROM action_events WHERE id = (SELECT min(id) FROM action_events)",
-      "0".repeat(64),
-    ));
+    const unshown = await verifyTampered((db) => db.run(...q`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry)
+      SELECT ${"0".repeat(64)}, mint, transition_key, record, summary, detail, v1_entry FROM action_events WHERE id = (SELECT min(id) FROM action_events)`));
     expect(unshown.code).toBe(1);
     expect(unshown.failed).toEqual(["action_events.sha256"]);
     expect(unshown.out).toContain("stored, but no action shows it");
@@ -155,11 +154,11 @@ describe("ca-ledger verify", () => {
   test("a served detail, a column or an income total that is not derived from its source fails, by name", async () => {
     const detail = await verifyTampered((db) => editEvent(db, nthAction(1), "detail", (t) => t.replace(/"type":"[a-z_]+"/, '"type":"unknown"'), true));
     expect(detail.failed).toEqual(["read models match their sources"]);
-    const column = await verifyTampered((db) => db.run("UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')"));
+    const column = await verifyTampered((db) => db.run(...q`UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')`));
     expect(column.failed).toContain("read models match their sources");
     const total = await verifyTampered(async (db) => {
-      const t = (await db.get<{ owner: string; mint: string }>("SELECT owner, mint FROM income_totals ORDER BY owner, mint LIMIT 1"))!;
-      await db.run("UPDATE income_totals SET usd = '12345' WHERE owner = ? AND mint = ?", t.owner, t.mint);
+      const t = (await db.get(...q<{ owner: string; mint: string }>`SELECT owner, mint FROM income_totals ORDER BY owner, mint LIMIT 1`))!;
+      await db.run(...q`UPDATE income_totals SET usd = '12345' WHERE owner = ${t.owner} AND mint = ${t.mint}`);
     });
     expect(total.code).toBe(1);
     expect(total.failed).toEqual(["read models match their sources"]);
@@ -168,13 +167,13 @@ describe("ca-ledger verify", () => {
   test("a stored portfolio one byte off its rendering fails, by name", async () => {
     let owner = "";
     const r = await verifyTampered(async (db) => {
-      const row = (await db.get<{ owner: string; body: string }>("SELECT owner, body FROM portfolios WHERE body LIKE '%\"rawBalance\":\"%' ORDER BY owner LIMIT 1"))!;
+      const row = (await db.get(...q<{ owner: string; body: string }>`SELECT owner, body FROM portfolios WHERE body LIKE '%"rawBalance":"%' ORDER BY owner LIMIT 1`))!;
       owner = row.owner;
       // One digit of the first raw balance, so the text still parses as the same shape.
       const at = row.body.indexOf('"rawBalance":"') + '"rawBalance":"'.length;
       const body = row.body.slice(0, at) + (row.body[at] === "9" ? "8" : String(Number(row.body[at]) + 1)) + row.body.slice(at + 1);
       expect(body.length).toBe(row.body.length);
-      await db.run("UPDATE portfolios SET body = ? WHERE owner = ?", body, owner);
+      await db.run(...q`UPDATE portfolios SET body = ${body} WHERE owner = ${owner}`);
     });
     expect(r.code).toBe(1);
     expect(r.failed).toEqual(["read models match their sources"]);
@@ -182,40 +181,38 @@ describe("ca-ledger verify", () => {
   });
 
   test("journal tampering: amounts, duplicates, lost and forged reversals", async () => {
-    const usd = await verifyTampered((db) => db.run(`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
+    const usd = await verifyTampered((db) => db.run(...q`UPDATE journal SET usd = '1000000' WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL)`));
     expect(usd.code).toBe(1);
     expect(usd.failed).toEqual(expect.arrayContaining(["journal rows match their payload", "income equals journal"]));
 
-    const dup = await verifyTampered((db) => db.run(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const dup = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
        FROM journal WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL AND entry_type = 'recognition'
          AND id NOT IN (SELECT reverses_id FROM journal WHERE reverses_id IS NOT NULL))`));
     expect(dup.code).toBe(1);
     expect(dup.failed).toEqual(expect.arrayContaining(["journal standing recognitions", "income equals journal"]));
 
-    const lost = await verifyTampered((db) => db.run("DELETE FROM journal WHERE id = (SELECT max(id) FROM journal)"));
+    const lost = await verifyTampered((db) => db.run(...q`DELETE FROM journal WHERE id = (SELECT max(id) FROM journal)`));
     expect(lost.code).toBe(1);
     expect(lost.failed).toContain("replay matches stored bookings");
 
     const firstReversal = "(SELECT min(id) FROM journal WHERE entry_type = 'reversal')";
     const badReversal = await verifyTampered(async (db) => {
-      await db.run(`UPDATE journal SET units_delta = '0' WHERE id = ${firstReversal}`);
+      await db.run(...q`UPDATE journal SET units_delta = '0' WHERE id = ${raw(firstReversal)}`);
       await editJson(db, "journal", "payload", firstReversal, (b) => void (b.unitsDelta = "0"));
     });
     expect(badReversal.code).toBe(1);
     // The edit also breaks the entry's seal.
     expect(badReversal.failed).toEqual(["sealed rows match their seals", "journal reversals"]);
 
-    const twice = await verifyTampered((db) => db.run(
-      `INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const twice = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
-       FROM journal WHERE id = ${firstReversal}`));
+       FROM journal WHERE id = ${raw(firstReversal)}`));
     expect(twice.code).toBe(1);
     expect(twice.failed).toContain("journal reversals");
     expect(twice.out).toMatch(/reversed 2 times/);
 
-    const orphan = await verifyTampered((db) => db.run(`UPDATE journal SET reverses_id = 999999 WHERE id = ${firstReversal}`));
+    const orphan = await verifyTampered((db) => db.run(...q`UPDATE journal SET reverses_id = 999999 WHERE id = ${raw(firstReversal)}`));
     expect(orphan.code).toBe(1);
     expect(orphan.failed).toContain("journal reversals");
   });
@@ -228,8 +225,8 @@ describe("ca-ledger verify", () => {
       let corrupt = { file: "", offset: 0 };
       const r = await verifyTampered(async (db, dir) => {
         // Scribble over the cell area of an index page: the index no longer matches its table.
-        const { rootpage } = (await db.get<{ rootpage: number }>("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'"))!;
-        const { page_size } = (await db.get<{ page_size: number }>("PRAGMA page_size"))!;
+        const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'`))!;
+        const { page_size } = (await db.get(...q<{ page_size: number }>`PRAGMA page_size`))!;
         corrupt = { file: join(dir, "ledger.db"), offset: rootpage * page_size - 600 };
       }, () => {
         const fd = openSync(corrupt.file, "r+");

@@ -17,6 +17,7 @@ import { freshDatabase } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
+import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -111,7 +112,7 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
       expect(asked.every((calls) => calls > 0)).toBe(true);
       expect(Object.keys(states).filter((k) => k !== "complete" && k !== "partial")).toEqual([]);
       expect((states.complete ?? 0) + (states.partial ?? 0)).toBe(owners.length * keys.length);
-      expect((await db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'"))!.n).toBeGreaterThan(0);
+      expect((await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal WHERE entry_type = 'reversal'`))!.n).toBeGreaterThan(0);
 
       const crashed = await standing(db);
       const clean = await cleanRebuild(db);

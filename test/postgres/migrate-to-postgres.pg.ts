@@ -13,6 +13,7 @@ import { startServer } from "../../src/server.ts";
 import { call } from "../harness/index.ts";
 import { appendCorrection, cli, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { freshDatabase } from "../support/engine.ts";
+import { q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -23,7 +24,7 @@ async function sqliteLedger(): Promise<{ dir: string; key: string; owner: string
   await loadDemo(ledger, new Date("2026-09-20T00:00:00Z"));
   await appendCorrection(ledger.db, 1);
   const { key } = await createKey(ledger.db, { name: "mover", tenant: "demo", scopes: [...allScopes] });
-  const { owner } = (await ledger.db.get<{ owner: string }>("SELECT owner FROM tenant_wallets ORDER BY owner LIMIT 1"))!;
+  const { owner } = (await ledger.db.get(...q<{ owner: string }>`SELECT owner FROM tenant_wallets ORDER BY owner LIMIT 1`))!;
   await ledger.close();
   return { dir, key, owner };
 }
@@ -32,7 +33,7 @@ async function everyRow(l: Ledger) {
   const out: Record<string, unknown[]> = {};
   for (const table of tablesInCopyOrder) {
     const columns = (await columnNames(l.db, table)).map((c) => `"${c}"`).join(", ");
-    out[table] = await l.db.all(`SELECT ${columns} FROM "${table}" ORDER BY ${columns}`);
+    out[table] = await l.db.all(...q`SELECT ${raw(columns)} FROM "${raw(table)}" ORDER BY ${raw(columns)}`);
   }
   return out;
 }

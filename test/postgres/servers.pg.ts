@@ -11,9 +11,10 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { migrationStatus } from "../../src/ledger/migrations.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
-import { claimJob, QuotaExceeded, registerAndEnqueue, type JobRow } from "../../src/sync/queue.ts";
+import { claimJob, QuotaExceeded, registerAndEnqueue, type JobRow } from "../../src/ledger/queue.ts";
 import { address, tempDir } from "../harness/index.ts";
 import { freshDatabase } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const open = new Set<Ledger>();
 afterEach(async () => {
@@ -34,7 +35,7 @@ describe("several servers on one PostgreSQL database", () => {
     const [first, ...rest] = await servers(url, 4);
     const status = await migrationStatus(first!.db);
     expect(status.every((m) => m.applied)).toBe(true);
-    expect((await first!.db.get<{ n: number }>(`SELECT count(*) AS n FROM drizzle."__drizzle_migrations"`))!.n).toBe(status.length);
+    expect((await first!.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM drizzle."__drizzle_migrations"`))!.n).toBe(status.length);
     for (const l of rest) expect((await migrationStatus(l.db)).every((m) => m.applied)).toBe(true);
   });
 
@@ -52,7 +53,7 @@ describe("several servers on one PostgreSQL database", () => {
     expect(ids.length).toBe(60);
     expect(new Set(ids).size).toBe(60);
     expect(taken.filter((t) => t.length > 0).length).toBeGreaterThan(1); // they really competed
-    expect((await ledgers[0]!.db.all<{ attempts: number }>("SELECT attempts FROM sync_jobs")).every((j) => j.attempts === 1)).toBe(true);
+    expect((await ledgers[0]!.db.all(...q<{ attempts: number }>`SELECT attempts FROM sync_jobs`)).every((j) => j.attempts === 1)).toBe(true);
   });
 
   test("two servers claiming at once share the slots between tenants: a tenant with 20 queued wallets does not take every one", async () => {
@@ -75,15 +76,15 @@ describe("several servers on one PostgreSQL database", () => {
     const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => registerAndEnqueue((i % 2 ? a : b)!.db, tenant, 5, address(`quota:${i}`))));
     expect(results.filter((r) => r.status === "fulfilled").length).toBe(5);
     expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof QuotaExceeded)).toBe(true);
-    expect((await a!.db.get<{ n: number }>("SELECT count(*) AS n FROM tenant_wallets"))!.n).toBe(5);
-    expect((await a!.db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs"))!.n).toBe(5); // each registration with its job
+    expect((await a!.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM tenant_wallets`))!.n).toBe(5);
+    expect((await a!.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs`))!.n).toBe(5); // each registration with its job
   });
 
   test("dirty marks: a mark one server holds is not another's to book; released, or dead with its holder, it is", async () => {
     const url = freshDatabase("marks");
     const [a, b] = await servers(url, 2);
     await loadDemo(a!, new Date("2026-09-20T00:00:00Z"));
-    const owners = (await a!.db.all<{ owner: string }>("SELECT owner FROM tenant_wallets ORDER BY owner")).map((r) => r.owner);
+    const owners = (await a!.db.all(...q<{ owner: string }>`SELECT owner FROM tenant_wallets ORDER BY owner`)).map((r) => r.owner);
     const held = await a!.db.claimKeys("dirty_wallet", owners, owners.length);
     expect(held.keys).toEqual(owners);
     expect((await b!.db.claimKeys("dirty_wallet", owners, owners.length)).keys).toEqual([]);
@@ -115,15 +116,15 @@ describe("several servers on one PostgreSQL database", () => {
     const [a, b] = await servers(url, 2);
     const now = new Date("2026-09-20T00:00:00Z");
     await loadDemo(a!, now);
-    const journal = (await a!.db.get<{ n: number }>("SELECT count(*) AS n FROM journal"))!.n;
+    const journal = (await a!.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal`))!.n;
     await a!.db.write((tx) => markEverythingDirty(tx, now.toISOString()));
     const [x, y] = await Promise.all([bookEverythingDirty(a!.db, now, { walletsPerChunk: 1, mintsPerChunk: 1 }), bookEverythingDirty(b!.db, now, { walletsPerChunk: 1, mintsPerChunk: 1 })]);
     const booked = [...x, ...y].filter((c) => c.kind === "wallets").reduce((n, c) => n + c.booked, 0);
     // At least once each: a mint booked on one server marks its holders again, so a wallet the other
     // server booked just before is booked once more (seen under load); never at once, since the
     // claim is per wallet, and never appending twice (the journal below).
-    expect(booked).toBeGreaterThanOrEqual((await a!.db.all("SELECT DISTINCT owner FROM tenant_wallets")).length);
-    expect((await a!.db.get<{ n: number }>("SELECT count(*) AS n FROM journal"))!.n).toBe(journal); // nothing changed: nothing appended
+    expect(booked).toBeGreaterThanOrEqual((await a!.db.all(...q`SELECT DISTINCT owner FROM tenant_wallets`)).length);
+    expect((await a!.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal`))!.n).toBe(journal); // nothing changed: nothing appended
     expect((await verifyLedger(a!.db)).ok).toBe(true);
   });
 });

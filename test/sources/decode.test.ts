@@ -89,7 +89,7 @@ describe("UpdateMultiplier in recorded transactions", () => {
       expect(updates.map((u) => ({ mint: u.mint, multiplier: u.multiplier, effective: iso(u.effectiveTimestamp) }))).toEqual(
         f.decoded.map((d: any) => ({ mint: d.mint, multiplier: d.multiplier, effective: d.effective })),
       );
-      const [reassert, schedule] = updates;
+      const [reassert, schedule] = updates as [typeof updates[number], typeof updates[number]];
       for (const u of updates) {
         expect(u.authority).toBe(XSTOCKS_AUTHORITY);
         expect(u.signature).toBe(f.signature);
@@ -129,7 +129,7 @@ describe("UpdateMultiplier in recorded transactions", () => {
     const f = readFixture("chain/tx-update-multiplier-0.json");
     const tx: WireTransaction = structuredClone(f.result);
     // Move the mint out of the static keys into a lookup table: index 4 = first loaded writable.
-    const mint = tx.transaction.message.accountKeys.splice(1, 1)[0];
+    const mint = tx.transaction.message.accountKeys.splice(1, 1)[0]!;
     tx.transaction.message.accountKeys.splice(1, 0, "Mem1111111111111111111111111111111111111111"); // keep other indexes stable
     tx.meta!.loadedAddresses = { writable: [mint], readonly: [] };
     for (const ix of tx.transaction.message.instructions) if (ix.accounts[0] === 1) ix.accounts[0] = 4;
@@ -222,7 +222,7 @@ describe("raw balances from transaction metadata", () => {
 
   test("an unreadable raw amount is an error", () => {
     const tx = transferTx({ slot: 5, blockTime: 100, owner: "W1", tokenAccount: "TA1", mint: "M1", signature: "s", pre: 1n, post: 2n });
-    tx.meta!.postTokenBalances![0].uiTokenAmount.amount = "2.5";
+    tx.meta!.postTokenBalances![0]!.uiTokenAmount.amount = "2.5";
     expect(() => extractBalanceChanges(tx, "W1")).toThrow(DecodeError);
   });
 });
@@ -268,7 +268,7 @@ describe("properties: what the token-2022 encoders write, the decoders read back
     fc.assert(
       fc.property(f64, fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), fc.boolean(), (multiplier, ts, inner) => {
         const tx = updateMultiplierTx({ signature: "s", slot: 1, blockTime: 2, authority: XSTOCKS_AUTHORITY, inner, updates: [{ mint: "M1", multiplier, effectiveTimestamp: ts }] });
-        const [u] = findMultiplierUpdates(tx);
+        const u = findMultiplierUpdates(tx)[0]!;
         expect(Object.is(u.multiplier, multiplier)).toBe(true);
         expect(u.effectiveTimestamp).toBe(ts);
         expect(u.mint).toBe("M1");

@@ -83,8 +83,8 @@ describe("a full sync, then incremental ones", () => {
     expect(first.rpcCalls).toBe(server.requests);
     // The wallet's own address is walked too (closed accounts are found there).
     expect(first.cursors).toEqual({
-      accounts: { [s.tokenAccount]: at(s.chain.signatures.get(s.tokenAccount)![0].signature), [s.owner]: at(s.chain.signatures.get(s.owner)![0].signature) },
-      authorities: { [XSTOCKS_AUTHORITY]: at(s.chain.signatures.get(XSTOCKS_AUTHORITY)![0].signature) },
+      accounts: { [s.tokenAccount]: at(s.chain.signatures.get(s.tokenAccount)![0]!.signature), [s.owner]: at(s.chain.signatures.get(s.owner)![0]!.signature) },
+      authorities: { [XSTOCKS_AUTHORITY]: at(s.chain.signatures.get(XSTOCKS_AUTHORITY)![0]!.signature) },
     });
     for (const phase of ["accounts", "mints", "account_history", "multiplier_history"]) {
       const p = phases.get(phase)!;
@@ -114,7 +114,7 @@ describe("a full sync, then incremental ones", () => {
     expect(next.gaps).toEqual([]);
     expect(next.transactionsFetched).toBe(4);
     expect(next.balanceChanges.map((c) => c.signature)).toEqual(added);
-    expect(next.accounts[0].rawBalance).toBe(s.balance);
+    expect(next.accounts[0]!.rawBalance).toBe(s.balance);
     expect(next.multiplierUpdates.map((u) => [u.signature, u.multiplier, u.effectiveTimestamp])).toEqual([
       [update, 1.0011576563945983, 1786667400],
       [update, 1.0030000000000001, 1_792_000_000],
@@ -184,7 +184,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
 
   test("a transaction that never comes back is a named gap; the account's cursor does not advance", async () => {
     const s = small();
-    const lost = s.transfers[120].signature;
+    const lost = s.transfers[120]!.signature;
     const server = serve(s);
     server.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === lost, fault: { kind: "status", status: 500 } });
     const r = await syncWalletChain(client(server, { maxRetries: 2 }), s.owner, {}, opts);
@@ -199,7 +199,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
 
   test("a transaction the node does not have (null) is a named gap", async () => {
     const s = small();
-    const missing = s.transfers[5].signature;
+    const missing = s.transfers[5]!.signature;
     s.chain.transactions.delete(missing);
     // Walked from before the start: pretend an earlier sync's cursor is an unknown signature.
     const r = await syncWalletChain(client(serve(s)), s.owner, { accounts: { [s.tokenAccount]: at("keep-me") } }, opts);
@@ -215,7 +215,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     const r = await syncWalletChain(client(server, { maxRetries: 1 }), s.owner, {}, opts);
     expect(r.gaps).toHaveLength(1);
     expect(r.gaps[0]).toMatchObject({ address: s.tokenAccount });
-    expect(r.gaps[0].reason).toMatch(/^signature page \(before \w+\) unavailable/);
+    expect(r.gaps[0]!.reason).toMatch(/^signature page \(before \w+\) unavailable/);
     const firstPage = new Set(s.chain.signatures.get(s.tokenAccount)!.slice(0, 100).map((x) => x.signature));
     expect(r.balanceChanges.length).toBeGreaterThan(0);
     expect(r.balanceChanges.every((c) => firstPage.has(c.signature))).toBe(true);
@@ -234,14 +234,14 @@ describe("faults: correct data, a named gap, or a clear error", () => {
 
   test("a transaction whose balances are off by one unit breaks the chain of balances: a named gap", async () => {
     const s = small();
-    const bad = s.transfers[200].signature;
+    const bad = s.transfers[200]!.signature;
     const tx = s.chain.transactions.get(bad)!;
     const row = tx.meta!.postTokenBalances!.find((b) => b.owner === s.owner)!;
     row.uiTokenAmount.amount = (BigInt(row.uiTokenAmount.amount) + 1n).toString();
     const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
     expect(r.gaps).toHaveLength(1);
-    expect(r.gaps[0].reason).toContain("does not chain");
-    expect(r.gaps[0].reason).toContain(s.transfers[201].signature);
+    expect(r.gaps[0]!.reason).toContain("does not chain");
+    expect(r.gaps[0]!.reason).toContain(s.transfers[201]!.signature);
   });
 
   test("a node whose history stops short (pruned) is a named gap: the history does not start at 0", async () => {
@@ -249,7 +249,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     s.chain.signatures.get(s.tokenAccount)!.splice(-10); // the 10 oldest are gone
     const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([s.tokenAccount]);
-    expect(r.gaps[0].reason).toContain("not 0");
+    expect(r.gaps[0]!.reason).toContain("not 0");
   });
 
   test("a mint whose state no update found explains is a named gap (missing multiplier history)", async () => {
@@ -258,7 +258,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     list.splice(list.findIndex((x) => x.signature === s.updateSignatures.at(-1)), 1);
     const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
-    expect(r.gaps[0].reason).toContain("updates are missing");
+    expect(r.gaps[0]!.reason).toContain("updates are missing");
     expect(r.cursors.authorities[XSTOCKS_AUTHORITY]).toBeUndefined();
   });
 
@@ -268,7 +268,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     server.inject({ method: "getMultipleAccounts", times: Infinity, fault: { kind: "status", status: 500 } });
     const r = await syncWalletChain(client(server, { maxRetries: 1 }), s.owner, {}, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
-    expect(r.gaps[0].reason).toContain("mint state unavailable");
+    expect(r.gaps[0]!.reason).toContain("mint state unavailable");
     expect(r.mints).toEqual([]);
     expect(r.balanceChanges).toHaveLength(s.transfers.length);
   });

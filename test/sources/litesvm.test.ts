@@ -90,7 +90,7 @@ describe("LiteSVM: real Token-2022 program state through our decoders, sync and 
     const ext = program.extensions.__option === "Some" ? program.extensions.value.find((e) => e.__kind === "ScaledUiAmountConfig") : undefined;
     const ours = decodeMintAccount(s.mint, { data: Buffer.from(s.chain.accounts.get(s.mint)!.data).toString("base64"), owner: TOKEN_2022_PROGRAM_ADDRESS }, { slot: 1, observedAt: s.now })!;
     expect(ext && ext.__kind === "ScaledUiAmountConfig").toBe(true);
-    if (!ext || ext.__kind !== "ScaledUiAmountConfig") return;
+    if (ext?.__kind !== "ScaledUiAmountConfig") return;
     expect(ours.decimals).toBe(DECIMALS);
     expect(ours.multiplierAuthority).toBe(s.issuer);
     expect(ours.multiplier).toBe(ext.multiplier);

@@ -59,10 +59,10 @@ describe("wire format", () => {
 
     const byMethod = Object.fromEntries(server.log.map((l) => [l.method, l.params]));
     expect(byMethod.getTokenAccountsByOwner).toEqual([OWNER, { programId: TOKEN_2022_PROGRAM_ID }, { commitment: "finalized", encoding: "base64" }]);
-    expect(byMethod.getAccountInfo[1]).toEqual({ commitment: "finalized", encoding: "base64" });
-    expect(byMethod.getMultipleAccounts[1]).toEqual({ commitment: "finalized", encoding: "base64" });
-    expect(byMethod.getSignaturesForAddress[1]).toEqual({ commitment: "finalized", limit: 1000 });
-    expect(byMethod.getTransaction[1]).toEqual({ commitment: "finalized", encoding: "json", maxSupportedTransactionVersion: 0 });
+    expect(byMethod.getAccountInfo![1]).toEqual({ commitment: "finalized", encoding: "base64" });
+    expect(byMethod.getMultipleAccounts![1]).toEqual({ commitment: "finalized", encoding: "base64" });
+    expect(byMethod.getSignaturesForAddress![1]).toEqual({ commitment: "finalized", limit: 1000 });
+    expect(byMethod.getTransaction![1]).toEqual({ commitment: "finalized", encoding: "json", maxSupportedTransactionVersion: 0 });
     expect(byMethod.getSlot).toEqual([{ commitment: "finalized" }]);
     expect(outcomes.every(([, o]) => o === "ok")).toBe(true);
     expect(r.stats()).toEqual({ requests: 8, retries: 0, failures: 0 });

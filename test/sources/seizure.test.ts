@@ -20,6 +20,7 @@ import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
 import { XSTOCKS_AUTHORITY, encodeTokenAccount, randomAddress, randomSignature, seededRandom, transferTx } from "../support/chain";
 import { addTransaction, emptyChain, startRpcServer } from "../support/rpc-server";
 import { ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 test("a permanent-delegate transfer without the owner's signature is booked as a seizure", async () => {
   const random = seededRandom(99);
@@ -67,10 +68,10 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
     const dir = mkdtempSync(join(tmpdir(), "cal-seizure-"));
     const ledger = await openLedger(ledgerTarget(dir));
     try {
-      (await ledger.db.run("INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (?, ?, ?)", await ensureTenant(ledger.db, "acme"), owner, new Date().toISOString()));
+      (await ledger.db.run(...q`INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (${await ensureTenant(ledger.db, "acme")}, ${owner}, ${new Date().toISOString()})`));
       await storeObservations(ledger.db, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
       await rebookEverything(ledger.db, new Date((t0 + 1000) * 1000));
-      expect(((await ledger.db.all("SELECT type FROM actions WHERE owner = ?", owner)) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
+      expect(((await ledger.db.all(...q`SELECT type FROM actions WHERE owner = ${owner}`)) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
     } finally {
       ledger.close();
       rmSync(dir, { recursive: true, force: true });

@@ -168,7 +168,7 @@ describe("row validation: good rows pass, bad rows are kept as rejections", () =
     const { instruments, rejections } = await client(server).assets();
     expect(instruments).toHaveLength(fixture.assets.length);
     expect(rejections).toHaveLength(1);
-    expect(rejections[0].reason).toContain("deployments[0].address");
+    expect(rejections[0]!.reason).toContain("deployments[0].address");
     const honx = instruments.find((i) => i.symbol === "HONx")!;
     expect(honx).toEqual({ mint: "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2", symbol: "HONx", name: honx.name, underlying: "HON", isin: null, decimals: null });
     const withIsin = attachIsins(instruments, fixture.history);
@@ -216,7 +216,7 @@ describe("evidence: canonical JSON, SHA-256, edits without a new version", () =>
     const next = toIssuerRevisions(second.records, { ingestedAt: "2026-09-13T17:00:00.000Z", knownHashes: known });
     expect(next.unchanged).toBe(fixture.history.length - 1);
     expect(next.revisions).toHaveLength(1);
-    const [edit] = next.revisions;
+    const edit = next.revisions[0]!;
     expect(edit).toMatchObject({ edited: true, ingestedAt: "2026-09-13T17:00:00.000Z" });
     expect(edit.record).toMatchObject({ eventId: target.eventId, version: target.version, netCashflowUsd: "0.5" });
     expect(edit.sha256).not.toBe(hashIssuerRecord(target));

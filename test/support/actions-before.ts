@@ -10,6 +10,7 @@ import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import { splice, storedAction, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
+import { q, raw } from "./sql.ts";
 
 /** The migration that stores each corporate action once, per engine. */
 export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
@@ -49,26 +50,34 @@ interface StoredRow extends StoredWallet {
 
 /** Takes the ledger's actions back to their shape before (see above); the migration's record goes too. */
 export async function takeActionsBack(db: Sql): Promise<number> {
-  const rows = await db.all<StoredRow>(
-    `SELECT a.*, e.record, e.summary, e.detail, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
-  );
+  const rows = await db.all(...q<StoredRow>`SELECT a.*, e.record, e.summary, e.detail, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
   const before = rows.map((r) => {
     const payload = canonicalJson(storedAction(r, r.record));
     if (sha256Hex(payload) !== r.payload_sha256) throw new Error(`action ${r.id}: its payload does not come back to its hash`);
     const values = storedValues(r);
-    return [r.id, r.owner, r.mint, r.type, r.treatment, r.state, r.effective_at, r.usd, payload, splice(r.summary, values), r.v1_entry === null ? null : splice(r.v1_entry, values),
-      r.v1_kind, splice(r.detail, values), r.payload_sha256, r.evidence_sha256, r.first_observed_active_at, r.updated_at];
+    return q`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
+      first_observed_active_at, updated_at) VALUES (${r.id}, ${r.owner}, ${r.mint}, ${r.type}, ${r.treatment}, ${r.state}, ${r.effective_at}, ${r.usd}, ${payload},
+      ${splice(r.summary, values)}, ${r.v1_entry === null ? null : splice(r.v1_entry, values)}, ${r.v1_kind}, ${splice(r.detail, values)}, ${r.payload_sha256},
+      ${r.evidence_sha256}, ${r.first_observed_active_at}, ${r.updated_at})`;
   });
   await db.write(async (tx) => {
-    await tx.run("DROP TABLE actions");
-    await tx.run("DROP TABLE action_events");
-    for (const s of actionsTableBefore(db.dialect)) await tx.run(s);
-    const insert = `INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
-      first_observed_active_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-    for (const values of before) await tx.run(insert, ...values);
+    await tx.run(...q`DROP TABLE actions`);
+    await tx.run(...q`DROP TABLE action_events`);
+    for (const s of actionsTableBefore(db.dialect)) await tx.run(...q`${raw(s)}`);
+    for (const insert of before) await tx.run(...insert);
     const migration = migrationsOf(db.dialect).find((m) => m.tag === storeOnceMigration[db.dialect])!;
     const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
-    for (const table of records) await tx.run(`DELETE FROM ${table} WHERE hash = ?`, sha256Hex(migration.sql));
+    for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
   });
   return before.length;
+}
+
+/**
+ * The tables that exist only while a migration's data step runs (src/ledger/upgrades.ts), so the
+ * step's statements can be prepared on a migrated ledger: the actions of before, renamed as the
+ * migration renames them.
+ */
+export function dataStepTables(dialect: Sql["dialect"]): string[] {
+  const table = actionsTableBefore(dialect).find((s) => /^CREATE TABLE/.test(s))!;
+  return [table.replace(/^CREATE TABLE [`"]?actions[`"]?/, "CREATE TABLE actions_before_events")];
 }

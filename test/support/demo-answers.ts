@@ -23,6 +23,7 @@ import { startServer } from "../../src/server.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ledgerFlags, ledgerTarget } from "./engine.ts";
+import { jsonText, q, raw } from "./sql.ts";
 
 /** When the demo is loaded and corrected: after every event it holds. */
 export const DEMO_AT = new Date("2026-10-01T00:00:00.000Z");
@@ -54,9 +55,9 @@ export async function loadCorrectedDemo(dataDir: string): Promise<void> {
  * new recognition.
  */
 async function correctADividend(db: Sql, step: number, now: Date): Promise<void> {
-  const rows = await db.all<{ payload: string }>("SELECT payload FROM issuer_revisions WHERE json_extract(payload, '$.caType') = 'CashDividend' AND json_extract(payload, '$.netCashflowUsd') IS NOT NULL ORDER BY id");
+  const rows = await db.all(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend' AND ${jsonText(raw("payload"), "netCashflowUsd")} IS NOT NULL ORDER BY id`);
   const record = JSON.parse(rows[step * 3]!.payload);
-  const top = (await db.get<{ v: number }>("SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ?", record.eventId))!;
+  const top = (await db.get(...q<{ v: number }>`SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ${record.eventId}`))!;
   const gross = (0.5 + step / 100).toFixed(2);
   const corrected = { ...record, version: top.v + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" };
   await db.write(async (tx) => {
@@ -123,13 +124,13 @@ export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
       await get(`/v2/reports/income?year=${year}&currency=CHF`);
       for (const owner of owners) await get(`/v2/reports/income?year=${year}&owner=${owner}`);
     }
-    const mints = (await db.all<{ mint: string }>("SELECT mint FROM instruments ORDER BY mint")).map((r) => r.mint);
+    const mints = (await db.all(...q<{ mint: string }>`SELECT mint FROM instruments ORDER BY mint`)).map((r) => r.mint);
     for (const mint of mints) await get(`/v2/instruments/${mint}/lineage`);
 
-    const actions = Object.fromEntries((await db.all<{ id: string; payload_sha256: string; evidence_sha256: string }>("SELECT id, payload_sha256, evidence_sha256 FROM actions ORDER BY id"))
+    const actions = Object.fromEntries((await db.all(...q<{ id: string; payload_sha256: string; evidence_sha256: string }>`SELECT id, payload_sha256, evidence_sha256 FROM actions ORDER BY id`))
       .map((r) => [r.id, { payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256 }]));
-    const journalSeals = (await db.all<{ row_sha256: string }>("SELECT row_sha256 FROM journal ORDER BY id")).map((r) => r.row_sha256);
-    const issuerRevisions = (await db.all<{ row_sha256: string }>("SELECT row_sha256 FROM issuer_revisions ORDER BY id")).map((r) => r.row_sha256);
+    const journalSeals = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM journal ORDER BY id`)).map((r) => r.row_sha256);
+    const issuerRevisions = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM issuer_revisions ORDER BY id`)).map((r) => r.row_sha256);
     return { answers, hashes: { actions, journalSeals, issuerRevisions } };
   } finally {
     await server.stop();

@@ -10,6 +10,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerTarget } from "../../src/ledger/db.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
+import { ident, q } from "./sql.ts";
 
 /** The PostgreSQL server tests may use (an admin URL), or null. */
 export const testPostgresUrl: string | null = process.env.CA_LEDGER_TEST_POSTGRES || null;
@@ -61,7 +62,7 @@ export function copyLedger(from: string, to: string): void {
 
 /** Drops a trigger, as a hand editing the database could. */
 export async function dropTrigger(db: Sql, table: string, name: string): Promise<void> {
-  await db.run(db.dialect === "sqlite" ? `DROP TRIGGER "${name}"` : `DROP TRIGGER "${name}" ON "${table}"`);
+  await db.run(...(db.dialect === "sqlite" ? q`DROP TRIGGER ${ident(name)}` : q`DROP TRIGGER ${ident(name)} ON ${ident(table)}`));
 }
 
 /** Where a test's ledger lives: its data dir, and on PostgreSQL runs the database paired with it. */

@@ -10,6 +10,7 @@ import { call, tempDir } from "../harness/index.ts";
 import { ledgerFlags } from "./engine.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "./issuer-server.ts";
 import { startRpcServer, type RpcServer } from "./rpc-server.ts";
+import { q } from "./sql.ts";
 import { until } from "./until.ts";
 import type { WalletScenario } from "./wallet-chain.ts";
 
@@ -40,8 +41,8 @@ export async function startEventServer(s: WalletScenario, env: Record<string, st
   const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
   const db = server.ledger.db;
   /** Every event in the outbox, oldest first, with its tenant's slug and its body parsed. */
-  const events = async () => (await db.all<{ seq: number; tenant: string; type: string; owner: string | null; body: string }>(
-    "SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq",
+  const events = async () => (await db.all(
+    ...q<{ seq: number; tenant: string; type: string; owner: string | null; body: string }>`SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq`,
   )).map((e) => ({ ...e, seq: Number(e.seq), parsed: JSON.parse(e.body) as { type: string; timestamp: string; data: Record<string, any> } }));
   const register = (k: string, owner: string) => call(server.url, "/v1/wallets/sync", { key: k, body: { owner } });
   const read = async (k: string, path: string) => (await call(server.url, path, { key: k })).body;

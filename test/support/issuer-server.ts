@@ -73,7 +73,7 @@ export function startIssuerServer(data: IssuerData, options: IssuerServerOptions
     const m = /^\/public\/assets\/([^/]+)\/multiplier\/history$/.exec(p);
     if (m) {
       if (params.get("network") !== "Solana") return Response.json({ message: "network is required" }, { status: 400 });
-      const rows = data.multiplierHistory[decodeURIComponent(m[1])];
+      const rows = data.multiplierHistory[decodeURIComponent(m[1]!)];
       if (!rows) return Response.json({ message: "Asset not found" }, { status: 404 });
       return Response.json(paging === "none" ? rows : { nodes: rows });
     }

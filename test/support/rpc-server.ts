@@ -4,7 +4,6 @@
 import { getBase64Encoder } from "@solana/kit";
 import type { WireSignatureInfo, WireTransaction } from "../../src/sources/solana/wire";
 import { answerRpc, type ChainState, type Misreport } from "../../src/sources/solana/recorded";
-import { toBase64 } from "./chain";
 
 export type { ChainAccount, ChainState } from "../../src/sources/solana/recorded";
 

@@ -17,12 +17,13 @@ import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline.ts
 import { createRpc } from "../../src/sources/solana/rpc.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
-import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { buildClosedScenario, HONX_DIVIDEND_AT } from "../support/closed-chain.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { HONX_MINT } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { q, type Statement } from "../support/sql.ts";
 import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
@@ -56,7 +57,7 @@ async function ledgerSynced(rpcUrl: string, owner: string, tenants = ["acme"]) {
   return { ledger, db: ledger.db, outcomes, deps };
 }
 
-const q = <T>(db: Sql, sql: string, ...params: (string | number)[]) => db.all<T>(sql, ...params);
+const rows = <T>(db: Sql, [stmt, values]: Statement<T>) => db.all(stmt, values);
 
 describe("a closed token account", () => {
   test("is found through the wallet's own history; the dividend received before the close stays in the books", async () => {
@@ -64,20 +65,20 @@ describe("a closed token account", () => {
     const rpc = serve(s.chain, false);
     const { db, outcomes } = await ledgerSynced(rpc.url, s.owner);
     expect(outcomes).toEqual(["complete"]);
-    expect((await q(db, "SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ?", s.owner))).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
-    expect((await q<{ signature: string }>(db, "SELECT signature FROM balance_changes WHERE owner = ? ORDER BY slot", s.owner)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
+    expect((await rows(db, q`SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ${s.owner}`))).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
+    expect((await rows(db, q<{ signature: string }>`SELECT signature FROM balance_changes WHERE owner = ${s.owner} ORDER BY slot`)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = (await q<{ type: string; usd: string; effective_at: string }>(db, "SELECT type, usd, effective_at FROM actions WHERE owner = ?", s.owner));
+    const actions = (await rows(db, q<{ type: string; usd: string; effective_at: string }>`SELECT type, usd, effective_at FROM actions WHERE owner = ${s.owner}`));
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
-    expect((await actionRecords(db, "a.owner = ?", s.owner))[0]!.rawBalance).toBe(s.held.toString());
+    expect((await actionRecords(db, { owners: [s.owner] }))[0]!.rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
-    const journal = (await q<{ usd: string }>(db, "SELECT usd FROM journal WHERE owner = ? AND entry_type = 'recognition'", s.owner));
+    const journal = (await rows(db, q<{ usd: string }>`SELECT usd FROM journal WHERE owner = ${s.owner} AND entry_type = 'recognition'`));
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);
-    const income = (await q<{ usd: string }>(db, "SELECT usd FROM income_totals WHERE owner = ?", s.owner));
+    const income = (await rows(db, q<{ usd: string }>`SELECT usd FROM income_totals WHERE owner = ${s.owner}`));
     expect(income.map((i) => i.usd)).toEqual([actions[0]!.usd]);
     // The position ends at 0 and keeps its income.
-    const position = JSON.parse((await q<{ payload: string }>(db, "SELECT payload FROM positions WHERE owner = ?", s.owner))[0]!.payload);
+    const position = JSON.parse((await rows(db, q<{ payload: string }>`SELECT payload FROM positions WHERE owner = ${s.owner}`))[0]!.payload);
     expect(position).toMatchObject({ mint: HONX_MINT, rawBalance: "0", status: "ok" });
   });
 
@@ -87,14 +88,14 @@ describe("a closed token account", () => {
     const { db, outcomes, deps } = await ledgerSynced(rpc.url, s.owner, ["acme"]);
     expect(outcomes).toEqual(["complete"]);
     const fetched = rpc.log.length;
-    const journal = (await q(db, "SELECT id FROM journal")).length;
+    const journal = (await rows(db, q`SELECT id FROM journal`)).length;
     await registerAndEnqueue(db, await ensureTenant(db, "globex"), 100, s.owner);
     expect(await runSyncJob(deps, (await claimJob(db))!)).toBe("complete");
     // Only the close is read again: it changed no balance, so no stored change stands for it.
     expect(rpc.log.slice(fetched).filter((l) => l.method === "getTransaction").map((l) => l.params[0])).toEqual([s.signatures[2]]);
-    expect((await q(db, "SELECT id FROM journal")).length).toBe(journal);
+    expect((await rows(db, q`SELECT id FROM journal`)).length).toBe(journal);
     // Both tenants' walks of the wallet's address and of the closed account stand at their newest signature.
-    const cursors = (await q<{ scope: string; address: string; newest_signature: string }>(db, "SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address"));
+    const cursors = (await rows(db, q<{ scope: string; address: string; newest_signature: string }>`SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address`));
     expect(cursors.map((c) => c.newest_signature)).toEqual(Array(4).fill(s.signatures[2]));
   });
 });
@@ -107,7 +108,7 @@ describe("getTransactionsForAddress", () => {
     const a = await ledgerSynced(standard.url, s.owner);
     const b = await ledgerSynced(fast.url, s.owner);
     expect(b.outcomes).toEqual(["complete"]);
-    const books = (db: Sql) => q(db, "SELECT id, type, usd, payload_sha256 FROM actions ORDER BY id");
+    const books = (db: Sql) => rows(db, q`SELECT id, type, usd, payload_sha256 FROM actions ORDER BY id`);
     expect(await books(b.db)).toEqual(await books(a.db));
     expect(await books(b.db)).toHaveLength(1);
     const walletCalls = (server: RpcServer) => server.log.filter((l) => l.method !== "getTransaction" || !s.chain.signatures.get(s.authority)!.some((x) => x.signature === l.params[0]));
@@ -161,7 +162,7 @@ describe("getTransactionsForAddress", () => {
 
   test("an account read the standard way with a gap keeps the wallet's history cursor: the next sync reads the stretch again", async () => {
     const s = buildClosedScenario({ seed: 12, incomingBuy: true });
-    const [buy] = s.signatures;
+    const buy = s.signatures[0]!;
     const faulty = serve(s.chain, true);
     faulty.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === buy, fault: { kind: "status", status: 500 } });
     const now = () => 1_790_000_000;

@@ -14,7 +14,7 @@ import { ensureTenant } from "../../src/ledger/keys.ts";
 import { walletStatus } from "../../src/ledger/queries/wallets.ts";
 import { createLogger } from "../../src/log.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
-import { claimJob, claimWalletJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimJob, claimWalletJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { tempDir } from "../harness/index.ts";
 import { testEngine } from "../support/engine.ts";
 import { startRpcServer } from "../support/rpc-server.ts";

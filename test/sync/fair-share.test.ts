@@ -8,7 +8,7 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { createKey, ensureTenant } from "../../src/ledger/keys.ts";
 import { opsStatus } from "../../src/ledger/queries/ops.ts";
 import { startServer, type ServerHandle } from "../../src/server.ts";
-import { claimJob, finishJob, leaseSeconds, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimJob, finishJob, leaseSeconds, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { address, call, tempDir } from "../harness/index.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";

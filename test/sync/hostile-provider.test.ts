@@ -14,13 +14,14 @@ import { createLogger } from "../../src/log.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { runSyncJob, tenantScope } from "../../src/sync/job.ts";
-import { claimWalletJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimWalletJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { tempDir } from "../harness/index.ts";
 import { encodeMint, encodeTokenAccount, randomAddress, randomSignature, seededRandom, XSTOCKS_AUTHORITY } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { addHolders, buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -71,7 +72,7 @@ describe("a signature history that never ends", () => {
       expect(badRun.outcome).toBe("partial");
       expect(badRun.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringMatching(/stopped after 3 pages/));
       expect(pagesFor(rpc, bad.tokenAccount)).toHaveLength(3);
-      const cursor = (await l.db.get("SELECT resume_before FROM walk_cursors WHERE scope = ? AND address = ?", tenantScope(l.tenant), bad.tokenAccount)) as { resume_before: string };
+      const cursor = (await l.db.get(...q`SELECT resume_before FROM walk_cursors WHERE scope = ${tenantScope(l.tenant)} AND address = ${bad.tokenAccount}`)) as { resume_before: string };
       expect(cursor.resume_before).toBeTruthy();
 
       // The next sync goes on from where this one stopped, again for 3 pages only.
@@ -89,7 +90,7 @@ describe("a signature history that never ends", () => {
     const { s, bad } = twoWallets(42);
     const random = seededRandom(4343);
     const rpc = startRpcServer(s.chain);
-    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
+    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
     const l = await ledgerFor(rpc.url, { "max-signature-pages": "2" });
     try {
       const run = await l.sync(bad.owner);
@@ -176,8 +177,8 @@ describe("answers of hundreds of megabytes", () => {
       const err = await pollIssuer({ db: l.db, config }).catch((e) => e);
       expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
       for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);
-      expect(((await l.db.get("SELECT count(*) AS n FROM issuer_revisions")) as { n: number }).n).toBe(0);
-      expect((await l.db.get("SELECT last_error FROM feed_status WHERE name = 'issuer'"))).toEqual({ last_error: expect.stringMatching(/larger than/) });
+      expect(((await l.db.get(...q`SELECT count(*) AS n FROM issuer_revisions`)) as { n: number }).n).toBe(0);
+      expect((await l.db.get(...q`SELECT last_error FROM feed_status WHERE name = 'issuer'`))).toEqual({ last_error: expect.stringMatching(/larger than/) });
     } finally {
       server.stop(true);
       l.ledger.close();
@@ -202,9 +203,9 @@ describe("impossible mint values", () => {
       try {
         const run = await l.sync(good);
         expect(run.status.gaps).toContainEqual({ address: mint, reason: expect.stringMatching(reason) });
-        expect(((await l.db.get("SELECT count(*) AS n FROM mint_states WHERE mint = ?", mint)) as { n: number }).n).toBe(0);
-        expect(((await l.db.get("SELECT count(*) AS n FROM actions WHERE owner = ? AND type = 'unknown'", good)) as { n: number }).n).toBe(1);
-        expect(((await l.db.get("SELECT count(*) AS n FROM journal WHERE owner = ?", good)) as { n: number }).n).toBe(1);
+        expect(((await l.db.get(...q`SELECT count(*) AS n FROM mint_states WHERE mint = ${mint}`)) as { n: number }).n).toBe(0);
+        expect(((await l.db.get(...q`SELECT count(*) AS n FROM actions WHERE owner = ${good} AND type = 'unknown'`)) as { n: number }).n).toBe(1);
+        expect(((await l.db.get(...q`SELECT count(*) AS n FROM journal WHERE owner = ${good}`)) as { n: number }).n).toBe(1);
       } finally {
         rpc.stop();
         l.ledger.close();

@@ -13,6 +13,7 @@ import { buildClosedScenario } from "../support/closed-chain.ts";
 import { ledgerFlags } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -52,7 +53,7 @@ describe("an issuer that edits only a record's notes", () => {
         return list.total > 0 ? list.actions[0] : undefined;
       });
       expect(action.type).toBe("cash_dividend");
-      const journal = () => db.all<{ entry_type: string; evidence_sha256: string }>("SELECT entry_type, evidence_sha256 FROM journal WHERE owner = ? ORDER BY id", s.owner);
+      const journal = () => db.all(...q<{ entry_type: string; evidence_sha256: string }>`SELECT entry_type, evidence_sha256 FROM journal WHERE owner = ${s.owner} ORDER BY id`);
       const booked = await journal();
       expect(booked.map((j) => j.entry_type)).toEqual(["recognition"]);
 
@@ -61,11 +62,11 @@ describe("an issuer that edits only a record's notes", () => {
       issuer.onServed = (path) => {
         if (path.endsWith("/corporate-actions/history") && edits < EDITS) issuer.editRecord(DIVIDEND.eventId, DIVIDEND.version, { notes: `Cash dividend; note edited ${++edits} time(s)` });
       };
-      const revisions = () => db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions WHERE event_id = ? AND version = ?", DIVIDEND.eventId, DIVIDEND.version).then((r) => r!.n);
+      const revisions = () => db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions WHERE event_id = ${DIVIDEND.eventId} AND version = ${DIVIDEND.version}`).then((r) => r!.n);
       await until("every edit stored", async () => ((await revisions()) === 1 + EDITS ? true : undefined));
       // Storing a revision marks its mint dirty in the same transaction: once none is left, every edit was booked.
       await until("every edit booked", async () => {
-        const dirty = (await db.get<{ n: number }>("SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n"))!.n;
+        const dirty = (await db.get(...q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n`))!.n;
         return dirty === 0 ? true : undefined;
       });
 

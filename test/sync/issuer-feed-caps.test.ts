@@ -14,6 +14,7 @@ import { tempDir } from "../harness/index.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { hostileHistoryServer } from "../support/hostile-issuer.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -27,9 +28,9 @@ async function ledger() {
 }
 
 const counts = async (db: Sql) => ({
-  instruments: (await db.get<{ n: number }>("SELECT count(*) AS n FROM instruments"))!.n,
-  revisions: (await db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n,
-  rejections: (await db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_rejections"))!.n,
+  instruments: (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM instruments`))!.n,
+  revisions: (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions`))!.n,
+  rejections: (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_rejections`))!.n,
 });
 
 const feedCheck = async (db: Sql) =>

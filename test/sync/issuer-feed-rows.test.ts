@@ -12,6 +12,7 @@ import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { tempDir } from "../harness/index.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer, type IssuerData } from "../support/issuer-server.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -25,8 +26,8 @@ async function pollOnce(data: IssuerData) {
   try {
     const config = loadConfig({ ...ledgerFlags(dir), "xstocks-api-url": issuer.url }, {});
     const result = await pollIssuer({ db: ledger.db, config });
-    const revisions = await ledger.db.all<{ event_id: string; version: number; payload: string }>("SELECT event_id, version, payload FROM issuer_revisions ORDER BY id");
-    const rejections = await ledger.db.all<{ payload: string; reason: string }>("SELECT payload, reason FROM issuer_rejections ORDER BY id");
+    const revisions = await ledger.db.all(...q<{ event_id: string; version: number; payload: string }>`SELECT event_id, version, payload FROM issuer_revisions ORDER BY id`);
+    const rejections = await ledger.db.all(...q<{ payload: string; reason: string }>`SELECT payload, reason FROM issuer_rejections ORDER BY id`);
     return { result, revisions, rejections };
   } finally {
     await ledger.close();

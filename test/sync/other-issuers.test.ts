@@ -36,11 +36,12 @@ import { decodeMintBytes } from "../../src/sources/solana/decode.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
-import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { actionQueries, actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const T0 = 1_780_000_000n;
@@ -135,15 +136,15 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
       // Found in acme's wallet: another tenant is not told the mint exists (docs/api.md#tenancy).
       expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "globex"))).find((a) => a.mint === s.mint)).toBeUndefined();
-      const [action] = await actionRecords(ledger.db, "a.owner = ?", s.holder);
+      const [action] = await actionRecords(ledger.db, { owners: [s.holder] });
       expect(action!.type).toBe("unknown");
       expect(action).toMatchObject({
         symbol: "EXPRE",
         reason: "no issuer feed for this mint: a multiplier change of +2.5% that no record explains; add one with `ca-ledger import issuer-records`",
       });
       expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRE");
-      expect(((await ledger.db.all("SELECT symbol FROM journal WHERE owner = ?", s.holder)) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
-      expect(JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload).symbol).toBe("EXPRE");
+      expect(((await ledger.db.all(...q`SELECT symbol FROM journal WHERE owner = ${s.holder}`)) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
+      expect(JSON.parse(((await ledger.db.get(...q`SELECT payload FROM positions WHERE owner = ${s.holder}`)) as { payload: string }).payload).symbol).toBe("EXPRE");
 
       // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
@@ -166,13 +167,13 @@ describe("a mint its issuer renames in its metadata", async () => {
 
       // Nothing changed: the poll stores nothing and marks nothing.
       await pollMints(deps);
-      expect((await ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM dirty_mints"))!.n).toBe(0);
+      expect((await ledger.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM dirty_mints`))!.n).toBe(0);
 
       await s.rename("EXPRA", "Example Corp NewStock");
       await pollMints(deps);
       expect(await named()).toMatchObject({ symbol: "EXPRA", name: "Example Corp NewStock", source: "token-metadata" });
       await bookEverythingDirty(ledger.db, now());
-      const position = JSON.parse(((await ledger.db.get("SELECT payload FROM positions WHERE owner = ?", s.holder)) as { payload: string }).payload);
+      const position = JSON.parse(((await ledger.db.get(...q`SELECT payload FROM positions WHERE owner = ${s.holder}`)) as { payload: string }).payload);
       expect(position.symbol).toBe("EXPRA");
       expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRA");
     } finally {

@@ -15,6 +15,7 @@ import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../supp
 import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
 import { ledgerFlags } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 const running: { server: ServerHandle; rpc: RpcServer; issuer: IssuerServer }[] = [];
@@ -59,7 +60,7 @@ const finished = (url: string, key: string, owner: string, after = "") => until(
 });
 const remove = (url: string, key: string, owner: string) => call(url, `/v1/wallets/${owner}`, { key, method: "DELETE" });
 const register = (url: string, key: string, owner: string) => call(url, "/v1/wallets/sync", { key, body: { owner } });
-const jobRows = (server: ServerHandle, owner: string) => server.ledger.db.all("SELECT tenant_id, status FROM sync_jobs WHERE owner = ?", owner);
+const jobRows = (server: ServerHandle, owner: string) => server.ledger.db.all(...q`SELECT tenant_id, status FROM sync_jobs WHERE owner = ${owner}`);
 const polledMints = (server: ServerHandle) => pollMints({ db: server.ledger.db, config: server.config, logger: createLogger("error") }).then((r) => r.mints);
 
 describe("removing a wallet", () => {
@@ -93,7 +94,7 @@ describe("removing a wallet", () => {
     // Nothing was erased: the ledger holds the same books and still verifies.
     const report = await verifyLedger(server.ledger.db);
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect((await server.ledger.db.get<{ n: number }>("SELECT count(*) AS n FROM journal WHERE owner = ?", s.owner))!.n).toBe(journal.total);
+    expect((await server.ledger.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM journal WHERE owner = ${s.owner}`))!.n).toBe(journal.total);
 
     // Registering again: its own sync first, then the same books (same ids, same journal).
     const again = await register(server.url, acme, s.owner);

@@ -9,6 +9,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cal-sync-cmd-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,9 +31,9 @@ test("sync runs one wallet to completion in the foreground", async () => {
     expect(err).toMatch(/account_history\s+\[#+\s*\]/); // the progress bar
     expect(err).toMatch(/sync complete/);
     const ledger = await openLedger(ledgerTarget(dir));
-    const job = (await ledger.db.get("SELECT j.status, t.slug FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE j.owner = ?", s.owner)) as { status: string; slug: string };
+    const job = (await ledger.db.get(...q`SELECT j.status, t.slug FROM sync_jobs j JOIN tenants t ON t.id = j.tenant_id WHERE j.owner = ${s.owner}`)) as { status: string; slug: string };
     expect(job).toEqual({ status: "complete", slug: "acme" });
-    expect(((await ledger.db.get("SELECT count(*) AS n FROM actions WHERE owner = ?", s.owner)) as { n: number }).n).toBe(1);
+    expect(((await ledger.db.get(...q`SELECT count(*) AS n FROM actions WHERE owner = ${s.owner}`)) as { n: number }).n).toBe(1);
     await ledger.close();
   } finally {
     rpc.stop();

@@ -10,6 +10,7 @@ import { createLogger } from "../../src/log.ts";
 import { startWorker } from "../../src/sync/worker.ts";
 import { tempDir } from "../harness/index.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -28,7 +29,7 @@ test("a step that fails again and again is logged once, not on every step; when 
   let reads = 0;
   const now = () => { reads++; return new Date(); };
   // Every step claims from the queue first: with its table gone, every step fails the same way.
-  await ledger.db.run("ALTER TABLE sync_jobs RENAME TO sync_jobs_away");
+  await ledger.db.run(...q`ALTER TABLE sync_jobs RENAME TO sync_jobs_away`);
   const worker = startWorker({ db: ledger.db, config, logger, now, pollNetwork: true });
   try {
     await until("the first failure", () => lines.some((l) => l.msg === "worker step failed"));
@@ -38,7 +39,7 @@ test("a step that fails again and again is logged once, not on every step; when 
     expect(failures).toHaveLength(1);
     expect(failures[0]!.error).toMatch(/sync_jobs/);
 
-    await ledger.db.run("ALTER TABLE sync_jobs_away RENAME TO sync_jobs");
+    await ledger.db.run(...q`ALTER TABLE sync_jobs_away RENAME TO sync_jobs`);
     worker.wake();
     await until("the step to work again", () => lines.some((l) => l.msg === "worker step works again"));
     const settled = reads;

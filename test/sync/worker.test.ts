@@ -9,7 +9,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import { ensureTenant } from "../../src/ledger/keys.ts";
 import { walletStatus } from "../../src/ledger/queries/wallets.ts";
 import { createLogger } from "../../src/log.ts";
-import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
+import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
@@ -18,6 +18,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
 import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
@@ -53,22 +54,22 @@ describe("sync worker", () => {
       expect(status.gaps).toEqual([]);
 
       // The scenario's transfers all come after HONx's recorded steps: nothing touched this wallet.
-      expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM actions WHERE owner = ?", s.owner)) as { n: number }).n).toBe(0);
+      expect(((await deps.ledger.db.get(...q`SELECT count(*) AS n FROM actions WHERE owner = ${s.owner}`)) as { n: number }).n).toBe(0);
 
       // The issuer changes the multiplier while the wallet holds HONx, with no issuer record.
       s.addUpdate(1.0031, 1789500000);
       await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
       expect(await runSyncJob(deps, (await claimJob(deps.ledger.db))!)).toBe("complete");
-      const actions = await actionRecords(deps.ledger.db, "a.owner = ?", s.owner);
+      const actions = await actionRecords(deps.ledger.db, { owners: [s.owner] });
       expect(actions.map((a) => a.type)).toEqual(["unknown"]);
       expect(actions[0]!.reason).toMatch(/no issuer record/i);
-      const journal = ((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n;
+      const journal = ((await deps.ledger.db.get(...q`SELECT count(*) AS n FROM journal`)) as { n: number }).n;
       expect(journal).toBe(1);
 
       await registerAndEnqueue(deps.ledger.db, tenant, 100, s.owner);
       const again = (await claimJob(deps.ledger.db))!;
       expect(await runSyncJob(deps, again)).toBe("complete");
-      expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(journal);
+      expect(((await deps.ledger.db.get(...q`SELECT count(*) AS n FROM journal`)) as { n: number }).n).toBe(journal);
       await deps.ledger.close();
     } finally {
       rpc.stop();
@@ -90,7 +91,7 @@ describe("sync worker", () => {
     expect(status.attempts).toBe(1);
     expect(status.error).toBeTruthy();
     expect(Date.parse(status.nextRetryAt!)).toBeGreaterThan(Date.parse("2026-09-20T00:00:00Z"));
-    expect(((await deps.ledger.db.get("SELECT count(*) AS n FROM journal")) as { n: number }).n).toBe(0);
+    expect(((await deps.ledger.db.get(...q`SELECT count(*) AS n FROM journal`)) as { n: number }).n).toBe(0);
     await deps.ledger.close();
   });
 });
@@ -112,8 +113,8 @@ describe("mint polling", () => {
     });
     const before = new Date((activation - 3600) * 1000);
     await bookEverythingDirty(ledger.db, before);
-    const state = async () => ((await ledger.db.get("SELECT state FROM actions WHERE owner = ?", owner)) as { state: string } | null)?.state;
-    const journal = async () => ((await ledger.db.get("SELECT count(*) AS n FROM journal WHERE owner = ?", owner)) as { n: number }).n;
+    const state = async () => ((await ledger.db.get(...q`SELECT state FROM actions WHERE owner = ${owner}`)) as { state: string } | null)?.state;
+    const journal = async () => ((await ledger.db.get(...q`SELECT count(*) AS n FROM journal WHERE owner = ${owner}`)) as { n: number }).n;
     expect(await state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
     expect(await journal()).toBe(0);
 

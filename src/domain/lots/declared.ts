@@ -96,7 +96,7 @@ export class DeclaredLots {
     const q = this.queues.get(key(m.owner, m.mint));
     let left: Rat = fromBigInt(m.rawDelta);
     const pieces: DeclaredPiece[] = [];
-    while (q && q.length && left.n > 0n && q[0]!.lot.acquiredAt <= m.at) {
+    while (q?.length && left.n > 0n && q[0]!.lot.acquiredAt <= m.at) {
       const p = q[0]!;
       const all = cmp(p.rawLeft, left) <= 0;
       const raw = all ? p.rawLeft : left;

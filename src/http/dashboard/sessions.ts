@@ -4,7 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../../domain/evidence.ts";
 import { keyById, type KeyPrincipal } from "../../ledger/keys.ts";
-import type { Db } from "../../ledger/sql/port.ts";
+import type { Db, Sql } from "../../ledger/sql/port.ts";
+import { deleteSession, deleteSessionsOfKey, findSession, storeSession, touchSession } from "../../ledger/dashboard-sessions.ts";
 
 /**
  * A session ends after 30 minutes without a request, and 12 hours after sign-in in any case. A key
@@ -19,16 +20,13 @@ export const sessionIdPattern = /^[A-Za-z0-9_-]{43}$/;
 
 export interface Session { principal: KeyPrincipal; csrfToken: string; createdAt: string; expiresAt: string }
 
-interface SessionRow { key_id: string; csrf_token: string; created_at: string; last_seen_at: string; expires_at: string }
-
 const randomToken = (): string => randomBytes(32).toString("base64url");
 
 export function sessionStore(db: Db, limits = sessionLimits) {
-  const remove = "DELETE FROM dashboard_sessions WHERE id_sha256 = ?";
   const principalOf = keyById(db);
   // A read must not fail, nor wait, because the worker holds the write lock: the bookkeeping is
   // skipped then, and done by a later request or the sweep.
-  const quietly = async (text: string, ...params: string[]) => void (await db.writeIfFree((tx) => tx.run(text, ...params)));
+  const quietly = async (write: (tx: Sql) => Promise<void>) => void (await db.writeIfFree(write));
 
   return {
     /** Opens a session for a key. The id goes into the cookie and is never stored. */
@@ -37,17 +35,9 @@ export function sessionStore(db: Db, limits = sessionLimits) {
       const createdAt = now.toISOString();
       const expiresAt = new Date(now.getTime() + limits.absoluteSeconds * 1000).toISOString();
       const session: Session = { principal, csrfToken: randomToken(), createdAt, expiresAt };
-      await db.write(async (tx) => {
-        await tx.run("DELETE FROM dashboard_sessions WHERE expires_at <= ?1 OR last_seen_at <= ?2", createdAt, new Date(now.getTime() - limits.idleSeconds * 1000).toISOString());
-        const hash = sha256Hex(id);
-        await tx.run("INSERT INTO dashboard_sessions (id_sha256, key_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-          hash, principal.keyId, session.csrfToken, createdAt, createdAt, expiresAt);
-        // The key's other sessions beyond the newest perKey - 1 end here, oldest first.
-        await tx.run(
-          `DELETE FROM dashboard_sessions WHERE key_id = ?1 AND id_sha256 <> ?2 AND id_sha256 NOT IN
-             (SELECT id_sha256 FROM dashboard_sessions WHERE key_id = ?1 AND id_sha256 <> ?2 ORDER BY created_at DESC, id_sha256 LIMIT ?3)`,
-          principal.keyId, hash, limits.perKey - 1,
-        );
+      // Ended sessions go, and the key's others beyond its newest perKey end here, oldest first.
+      await storeSession(db, { idSha256: sha256Hex(id), keyId: principal.keyId, csrfToken: session.csrfToken, at: createdAt, expiresAt }, {
+        idleBefore: new Date(now.getTime() - limits.idleSeconds * 1000).toISOString(), perKey: limits.perKey,
       });
       return { id, session };
     },
@@ -56,25 +46,25 @@ export function sessionStore(db: Db, limits = sessionLimits) {
     async find(id: string, now = new Date()): Promise<Session | null> {
       if (!sessionIdPattern.test(id)) return null;
       const hash = sha256Hex(id);
-      const row = await db.get<SessionRow>("SELECT key_id, csrf_token, created_at, last_seen_at, expires_at FROM dashboard_sessions WHERE id_sha256 = ?", hash);
+      const row = await findSession(db, hash);
       if (!row) return null;
       const t = now.getTime();
       const lastSeen = Date.parse(row.last_seen_at);
       if (Date.parse(row.expires_at) <= t || lastSeen + limits.idleSeconds * 1000 <= t) {
-        await quietly(remove, hash);
+        await quietly((tx) => deleteSession(tx, hash));
         return null;
       }
       const principal = await principalOf(row.key_id);
       if (!principal) {
-        await quietly("DELETE FROM dashboard_sessions WHERE key_id = ?", row.key_id);
+        await quietly((tx) => deleteSessionsOfKey(tx, row.key_id));
         return null;
       }
-      if (t - lastSeen >= touchEveryMs) await quietly("UPDATE dashboard_sessions SET last_seen_at = ? WHERE id_sha256 = ?", now.toISOString(), hash);
+      if (t - lastSeen >= touchEveryMs) await quietly((tx) => touchSession(tx, hash, now.toISOString()));
       return { principal, csrfToken: row.csrf_token, createdAt: row.created_at, expiresAt: row.expires_at };
     },
 
     async close(id: string): Promise<void> {
-      if (sessionIdPattern.test(id)) await db.run(remove, sha256Hex(id));
+      if (sessionIdPattern.test(id)) await deleteSession(db, sha256Hex(id));
     },
   };
 }

@@ -1,10 +1,14 @@
-// Helpers the read models share: the dataset label, registration checks, paging.
+// Helpers the read models share: the dataset label, what the ledger holds, registration checks, paging.
 import type { Sql } from "../sql/port.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { V1Kind } from "../../domain/types.ts";
+import { actionSql } from "../tables/actions.ts";
+import { datasetLabelSql } from "../tables/dataset-label.ts";
+import { ownerSql } from "../tables/owners.ts";
+import { tenantWalletSql } from "../tables/tenant-wallets.ts";
 
 export async function readDatasetLabel(db: Sql): Promise<DatasetLabel | null> {
-  const row = await db.get<DatasetLabel>("SELECT kind, description FROM dataset_label WHERE id = 1");
+  const row = await db.get(datasetLabelSql.read);
   return row ? { kind: row.kind, description: row.description } : null;
 }
 
@@ -14,7 +18,17 @@ export async function datasetLabelOrDefault(db: Sql): Promise<DatasetLabel> {
 }
 
 export async function writeDatasetLabel(db: Sql, label: DatasetLabel, now = new Date()): Promise<void> {
-  await db.run("INSERT INTO dataset_label (id, kind, description, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING", label.kind, label.description, now.toISOString());
+  await db.run(datasetLabelSql.write, { kind: label.kind, description: label.description, at: now.toISOString() });
+}
+
+/** Whether the ledger follows or holds any wallet (live data, or a demo's). */
+export async function holdsAnyWallet(db: Sql): Promise<boolean> {
+  return (await db.get(ownerSql.any)) !== null;
+}
+
+/** How many actions the ledger holds (wallet × transition). */
+export async function actionCount(db: Sql): Promise<number> {
+  return (await db.get(actionSql.total))!.n;
 }
 
 /**
@@ -22,13 +36,13 @@ export async function writeDatasetLabel(db: Sql, label: DatasetLabel, now = new 
  * own first sync of the wallet finished, whatever other tenants following it did before.
  */
 export async function registration(db: Sql, tenantId: number, owner: string): Promise<{ booksVisible: boolean } | null> {
-  const row = await db.get<{ first_synced_at: string | null }>("SELECT first_synced_at FROM tenant_wallets WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+  const row = await db.get(tenantWalletSql.registered, { tenantId, owner });
   return row ? { booksVisible: row.first_synced_at !== null } : null;
 }
 
 /** Every wallet this tenant registered, with whether it may see its books yet (as above). */
 export async function registrations(db: Sql, tenantId: number): Promise<{ owner: string; booksVisible: boolean }[]> {
-  const rows = await db.all<{ owner: string; first_synced_at: string | null }>("SELECT owner, first_synced_at FROM tenant_wallets WHERE tenant_id = ? ORDER BY owner", tenantId);
+  const rows = await db.all(tenantWalletSql.ofTenant, { tenantId });
   return rows.map((r) => ({ owner: r.owner, booksVisible: r.first_synced_at !== null }));
 }
 
@@ -36,9 +50,6 @@ export interface Page { limit: number; offset: number }
 
 /** The v1 kinds a list keeps (`kind=` on /v1/income and /v1/journal); undefined keeps every kind. */
 export type KindFilter = readonly V1Kind[] | undefined;
-
-/** SQL for "one of the kinds in the JSON list given as parameter `n`" (both engines read json_each). */
-export const kindList = (n: number): string => `(SELECT value FROM json_each(?${n}))`;
 
 export function nextOffset(page: Page, returned: number, total: number): number | null {
   const next = page.offset + returned;

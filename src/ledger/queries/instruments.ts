@@ -1,6 +1,9 @@
 // Taxonomy (always all 18 types, validation from the stored census) and lineage reads.
-import { dataVersion } from "../sql/dialect.ts";
+import { censusVersion } from "../sql/dialect.ts";
 import type { Sql } from "../sql/port.ts";
+import { censusSql } from "../tables/census.ts";
+import { instrumentSql } from "../tables/instruments.ts";
+import { lineageSql } from "../tables/lineage.ts";
 import { computeCensus } from "../../domain/taxonomy.ts";
 import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
 
@@ -9,7 +12,7 @@ const EMPTY_VALIDATIONS = new Map(computeCensus([]).map((e) => [e.type, JSON.str
 export function instrumentQueries(db: Sql) {
   let cached: { version: string; map: Map<ActionType, string> } | null = null;
   const taxonomy = async (): Promise<TaxonomyEntry[]> => {
-    const stored = new Map((await db.all<{ payload: string }>("SELECT payload FROM taxonomy_census")).map((r) => {
+    const stored = new Map((await db.all(censusSql.types)).map((r) => {
       const e = JSON.parse(r.payload) as TaxonomyEntry;
       return [e.type, e] as const;
     }));
@@ -24,18 +27,18 @@ export function instrumentQueries(db: Sql) {
      * without parsing the census payloads, over the fixed answer of an empty census.
      */
     async validations(): Promise<Map<ActionType, string>> {
-      // Read again only once the census may have changed (see dataVersion): between syncs it is
+      // Read again only once the census may have changed (see censusVersion): between syncs it is
       // one tiny read per request, measured on the detail route.
-      const version = await dataVersion(db, "taxonomy_census");
+      const version = await censusVersion(db);
       if (cached?.version === version) return cached.map;
       const map = new Map(EMPTY_VALIDATIONS);
-      for (const r of await db.all<{ type: ActionType; v: string }>("SELECT type, json_extract(payload, '$.validation') AS v FROM taxonomy_census")) map.set(r.type, r.v);
+      for (const r of await db.all(censusSql.validations)) map.set(r.type, r.v);
       cached = { version, map };
       return map;
     },
     async lineage(mint: string): Promise<(LineageRecord & { symbol: string | null }) | null> {
-      const row = await db.get<{ payload: string }>("SELECT payload FROM lineage WHERE mint = ?", mint);
-      const inst = await db.get<{ symbol: string; underlying: string | null; isin: string | null; updated_at: string }>("SELECT symbol, underlying, isin, updated_at FROM instruments WHERE mint = ?", mint);
+      const row = await db.get(lineageSql.ofMint, { mint });
+      const inst = await db.get(instrumentSql.identity, { mint });
       if (row) return { ...(JSON.parse(row.payload) as LineageRecord), symbol: inst?.symbol ?? null };
       if (!inst) return null;
       // Known instrument with no recorded change of identity: its one identity holds all basis.

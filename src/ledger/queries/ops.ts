@@ -1,10 +1,16 @@
 // The operator's status document: named checks, none of which names a tenant or a wallet.
-import { jobCounts, leaseSeconds } from "../../sync/queue.ts";
+import { deliveryQueueAgeSeconds } from "../outbox.ts";
+import { jobCounts, leaseSeconds } from "../queue.ts";
 import type { Gauges } from "../../http/metrics.ts";
 import { dirtyBacklog } from "../dirty.ts";
 import type { DatabaseHealth } from "../health.ts";
 import { probeSchema } from "../sql/dialect.ts";
 import type { Sql } from "../sql/port.ts";
+import { actionSql } from "../tables/actions.ts";
+import { feedStatusSql } from "../tables/feed-status.ts";
+import { issuerRevisionSql } from "../tables/issuer-revisions.ts";
+import { syncJobSql } from "../tables/sync-jobs.ts";
+import { unbookedRevisionSql } from "../tables/unbooked-revisions.ts";
 
 type Level = "ok" | "warn" | "critical";
 export interface Check { name: string; status: Level; value: number | string | null; threshold: number | string | null; message: string }
@@ -66,7 +72,7 @@ async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]
       checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
       continue;
     }
-    const row = await db.get<{ last_success_at: string | null; last_error: string | null; degraded: string | null }>("SELECT last_success_at, last_error, degraded FROM feed_status WHERE name = ?", feed);
+    const row = await db.get(feedStatusSql.read, { name: feed });
     const age = row?.last_success_at ? Math.round((now.getTime() - Date.parse(row.last_success_at)) / 1000) : null;
     const stale: Level = age === null ? "warn" : age > period * 3 ? "critical" : age > period * 1.5 ? "warn" : "ok";
     // A feed that answers with mostly refused rows is not fresh, whatever its age says.
@@ -91,10 +97,7 @@ export const CHURN = { revisions: 3, windowHours: 24 } as const;
  */
 async function churnCheck(db: Sql, now: Date): Promise<Check> {
   const since = new Date(now.getTime() - CHURN.windowHours * 3_600_000).toISOString();
-  const n = (await db.get<{ n: number }>(
-    "SELECT count(*) AS n FROM (SELECT event_id FROM unbooked_revisions WHERE noted_at >= ? GROUP BY event_id HAVING count(*) >= ?) AS churning",
-    since, CHURN.revisions,
-  ))!.n;
+  const n = (await db.get(unbookedRevisionSql.churning, { since, revisions: CHURN.revisions }))!.n;
   const rule = `revised at least ${CHURN.revisions} times in ${CHURN.windowHours} h without changing any booking`;
   return {
     name: "issuer_feed_churn", status: n > 0 ? "warn" : "ok", value: n, threshold: 0,
@@ -104,15 +107,11 @@ async function churnCheck(db: Sql, now: Date): Promise<Check> {
 
 /** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type, the webhook queue's age. */
 export async function readGauges(db: Sql, now = new Date()): Promise<Gauges> {
-  // Pending deliveries of live subscriptions only (a removed subscription's are never sent).
-  const oldest = await db.get<{ t: string | null }>(
-    `SELECT min(d.due_since) AS t FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.removed_at IS NULL`,
-  );
   return {
     syncJobs: await jobCounts(db),
-    issuerRecords: (await db.get<{ n: number }>("SELECT count(*) AS n FROM issuer_revisions"))!.n,
-    actionsByType: Object.fromEntries((await db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM actions GROUP BY type")).map((r) => [r.type, r.n])),
-    webhookQueueAgeSeconds: secondsSince(now, oldest?.t ?? null),
+    issuerRecords: (await db.get(issuerRevisionSql.count))!.n,
+    actionsByType: Object.fromEntries((await db.all(actionSql.countByType)).map((r) => [r.type, r.n])),
+    webhookQueueAgeSeconds: await deliveryQueueAgeSeconds(db, now),
   };
 }
 
@@ -125,15 +124,11 @@ const secondsSince = (now: Date, iso: string | null): number => (iso ? Math.max(
 async function syncChecks(db: Sql, now: Date, deadlineSeconds: number): Promise<Check[]> {
   const at = now.toISOString();
   const counts = await jobCounts(db);
-  const waiting = (await db.get<{ t: string | null }>(
-    `SELECT min(t) AS t FROM (SELECT min(requested_at) AS t FROM sync_jobs WHERE status = 'queued' AND (next_retry_at IS NULL OR next_retry_at <= ?1)
-     UNION ALL SELECT min(next_sync_at) FROM sync_jobs WHERE status IN ('complete', 'partial', 'failed') AND next_sync_at <= ?1) AS due`,
-    at,
-  ))!;
+  const waiting = (await db.get(syncJobSql.oldestDue, { at }))!;
   const waitSeconds = secondsSince(now, waiting.t);
   const stuckBefore = new Date(now.getTime() - deadlineSeconds * 1500).toISOString();
-  const stuck = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND started_at < ?", stuckBefore))!.n;
-  const overran = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE deadline_passed_at IS NOT NULL"))!.n;
+  const stuck = (await db.get(syncJobSql.runningSince, { before: stuckBefore }))!.n;
+  const overran = (await db.get(syncJobSql.overran))!.n;
   const behind = await waitingBehindStuck(db, now);
   return [
     {
@@ -169,14 +164,10 @@ const QUIET_SECONDS = 60;
  */
 async function waitingBehindStuck(db: Sql, now: Date): Promise<{ waiting: number; stuck: number }> {
   const quietSince = new Date(now.getTime() + (leaseSeconds - QUIET_SECONDS) * 1000).toISOString();
-  const stuck = (await db.get<{ n: number }>("SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND lease_until < ?", quietSince))!.n;
+  const stuck = (await db.get(syncJobSql.quiet, { quietSince }))!.n;
   if (stuck === 0) return { waiting: 0, stuck };
   const dueBefore = new Date(now.getTime() - QUIET_SECONDS * 1000).toISOString();
-  const waiting = (await db.get<{ n: number }>(
-    `SELECT count(*) AS n FROM sync_jobs WHERE (status = 'queued' AND coalesce(next_retry_at, requested_at) < ?1)
-     OR (status IN ('complete', 'partial', 'failed') AND next_sync_at < ?1)`,
-    dueBefore,
-  ))!.n;
+  const waiting = (await db.get(syncJobSql.dueBefore, { before: dueBefore }))!.n;
   return { waiting, stuck };
 }
 

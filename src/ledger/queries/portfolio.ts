@@ -9,6 +9,11 @@ import { add, cmp, formatExact, nearestF64, parseDecimal, sub, ZERO, type Rat } 
 import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
 import { groupBy } from "../group.ts";
 import type { Sql } from "../sql/port.ts";
+import { actionSql } from "../tables/actions.ts";
+import { incomeTotalSql, type IncomeTotalRow } from "../tables/income-totals.ts";
+import { portfolioSql } from "../tables/portfolios.ts";
+import { positionSql } from "../tables/positions.ts";
+import { yieldSql } from "../tables/yields.ts";
 
 /**
  * A position as its holder reads it: the quantity exactly as the wallet shows it (the program's
@@ -38,12 +43,8 @@ export function yieldShown(y: YieldRecord, decimals: number) {
   };
 }
 
-const IN_LIST = "(SELECT value FROM json_each(?1))";
-
-interface IncomeTotalRow { owner: string; mint: string; usd: string; unvalued_events: number }
-
 /** One wallet's portfolio from its stored rows: positions (by mint), income totals, unclassified count. */
-function portfolioShown(positions: PositionRecord[], income: IncomeTotalRow[], unclassifiedAdjustments: number) {
+function portfolioShown(positions: PositionRecord[], income: Omit<IncomeTotalRow, "updated_at">[], unclassifiedAdjustments: number) {
   const byMint = new Map(income.map((r) => [r.mint, parseDecimal(r.usd)]));
   let total = ZERO;
   const list = positions.map((p) => {
@@ -73,15 +74,9 @@ function portfolioShown(positions: PositionRecord[], income: IncomeTotalRow[], u
  * again to check what is stored.
  */
 export async function renderPortfolios(db: Sql, owners: string[]): Promise<Map<string, string>> {
-  const list = JSON.stringify(owners);
-  const positions = groupBy(
-    await db.all<{ owner: string; payload: string }>(`SELECT owner, payload FROM positions WHERE owner IN ${IN_LIST} ORDER BY owner, mint`, list),
-    (r) => r.owner,
-  );
-  const income = groupBy(await db.all<IncomeTotalRow>(`SELECT owner, mint, usd, unvalued_events FROM income_totals WHERE owner IN ${IN_LIST}`, list), (r) => r.owner);
-  const unclassified = new Map((await db.all<{ owner: string; n: number }>(
-    `SELECT owner, count(*) AS n FROM actions WHERE owner IN ${IN_LIST} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`, list,
-  )).map((r) => [r.owner, r.n]));
+  const positions = groupBy(await db.all(positionSql.ofOwners, { owners }), (r) => r.owner);
+  const income = groupBy(await db.all(incomeTotalSql.ofOwners, { owners }), (r) => r.owner);
+  const unclassified = new Map((await db.all(actionSql.unclassifiedOfOwners, { owners })).map((r) => [r.owner, r.n]));
   const rendered = new Map<string, string>();
   for (const owner of owners) {
     const records = (positions.get(owner) ?? []).map((r) => JSON.parse(r.payload) as PositionRecord);
@@ -92,27 +87,24 @@ export async function renderPortfolios(db: Sql, owners: string[]): Promise<Map<s
 
 /** Renders the wallets' portfolios and stores them (inside booking's transaction). */
 export async function storePortfolios(tx: Sql, owners: string[], at: string): Promise<void> {
-  const up = "INSERT INTO portfolios (owner, body, updated_at) VALUES (?, ?, ?) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at";
-  for (const [owner, body] of await renderPortfolios(tx, owners)) await tx.run(up, owner, body, at);
+  for (const [owner, body] of await renderPortfolios(tx, owners)) await tx.run(portfolioSql.upsert, { owner, body, at });
 }
 
 export function portfolioQueries(db: Sql) {
-  const positions = (owner: string) => db.all<{ payload: string }>("SELECT payload FROM positions WHERE owner = ? ORDER BY mint", owner);
-
   return {
     /**
      * The stored portfolio as JSON text. A wallet not booked since the portfolio was first stored
      * (a ledger from before migration 0012, until its wallets are booked again) is rendered now.
      */
     async portfolio(owner: string): Promise<string> {
-      const row = await db.get<{ body: string }>("SELECT body FROM portfolios WHERE owner = ?", owner);
+      const row = await db.get(portfolioSql.ofOwner, { owner });
       return row ? row.body : (await renderPortfolios(db, [owner])).get(owner)!;
     },
     async yield(owner: string) {
-      const row = await db.get<{ payload: string }>("SELECT payload FROM yields WHERE owner = ?", owner);
+      const row = await db.get(yieldSql.ofOwner, { owner });
       const records = row ? (JSON.parse(row.payload) as YieldRecord[]) : [];
       // Quantities are shown at each mint's decimals, which the position records carry.
-      const decimals = new Map((await positions(owner)).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
+      const decimals = new Map((await db.all(positionSql.ofOwner, { owner })).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
       const byMint = new Map<string, { mint: string; symbol: string | null; windows: ReturnType<typeof yieldShown>[] }>();
       for (const y of records) {
         let p = byMint.get(y.mint);

@@ -1,18 +1,14 @@
 import type { Sql } from "../sql/port.ts";
-import type { JobRow, JobStatus } from "../sync-jobs.ts";
+import { syncJobSql } from "../tables/sync-jobs.ts";
+import { tenantWalletSql } from "../tables/tenant-wallets.ts";
 
 export async function listWallets(db: Sql, tenantId: number) {
-  const rows = await db.all<{ owner: string; registered_at: string; status: JobStatus }>(
-    `SELECT w.owner, w.registered_at, coalesce(j.status, 'queued') AS status
-     FROM tenant_wallets w LEFT JOIN sync_jobs j ON j.tenant_id = w.tenant_id AND j.owner = w.owner
-     WHERE w.tenant_id = ? ORDER BY w.registered_at, w.owner`,
-    tenantId,
-  );
+  const rows = await db.all(tenantWalletSql.withStatus, { tenantId });
   return rows.map((r) => ({ owner: r.owner, registeredAt: r.registered_at, status: r.status }));
 }
 
 export async function walletStatus(db: Sql, tenantId: number, owner: string) {
-  const j = await db.get<JobRow>("SELECT * FROM sync_jobs WHERE tenant_id = ? AND owner = ?", tenantId, owner);
+  const j = await db.get(syncJobSql.ofWallet, { tenantId, owner });
   if (!j) return null;
   return {
     owner,

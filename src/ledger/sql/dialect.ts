@@ -1,58 +1,65 @@
-// Where SQLite and PostgreSQL differ, side by side. The ledger's SQL is written once, in SQLite's
-// spelling of the subset both engines share; `toPostgres` rewrites the few forms PostgreSQL spells
-// otherwise, and the functions below hold what has no common spelling.
-//
-// Written once, understood by both: `IS DISTINCT FROM` (not SQLite's `IS NOT`), `ON CONFLICT (…)
-// DO …` with a target and table-qualified columns, `INSERT … RETURNING id` (not last_insert_rowid),
-// `count(*) FILTER (WHERE …)`, `CAST(?1 AS TEXT) IS NULL` for a parameter that may be null, and
-// quoted camel-case aliases (PostgreSQL folds unquoted names to lower case).
+// Where SQLite and PostgreSQL differ beyond a statement's spelling: reads of each engine's own
+// catalog and state, side by side. (What both spell alike is written once in each statement;
+// statement.ts holds the helpers for the rest. Written once, understood by both: `IS DISTINCT
+// FROM` (not SQLite's `IS NOT`), `ON CONFLICT (…) DO …` with a target and table-qualified
+// columns, `INSERT … RETURNING id` (not last_insert_rowid), `count(*) FILTER (WHERE …)`,
+// `CAST(x AS TEXT) IS NULL` for a parameter that may be null, and quoted camel-case aliases
+// (PostgreSQL folds unquoted names to lower case).)
+import { ledgerTables, wholeTableSql } from "../tables/whole-tables.ts";
 import type { Sql } from "./port.ts";
+import { byEngine, query, sql, statements } from "./statement.ts";
 
-/**
- * SQLite's SQL as PostgreSQL reads it:
- * - `?N` and `?` placeholders become `$N` (a bare `?` takes the next number);
- * - `json_each(X)`, a JSON array given as text, becomes `jsonb_array_elements_text(X)`: both
- *   yield one row per element in a column named `value`;
- * - `json_extract(X, '$.a.b')` becomes `json #>> '{a,b}'` on the text: the element as text,
- *   objects as the stored JSON (the `json` type keeps the bytes, so both engines give the text
- *   JSON.stringify wrote), null for a JSON null or a missing key.
- * Parameters are cast to text first: Bun's client would otherwise encode a string as a JSON
- * string when PostgreSQL infers the parameter's type from the cast.
- */
-export function toPostgres(text: string): string {
-  let next = 0;
-  return text
-    .replace(/json_each\(([^()]+)\)/g, (_, arg: string) => `jsonb_array_elements_text(CAST(CAST(${arg} AS TEXT) AS jsonb))`)
-    .replace(/json_extract\(((?:[^()]|\([^()]*\))+?),\s*'\$\.([A-Za-z0-9_.]+)'\)/g, (_, arg: string, path: string) => `(CAST(${arg} AS json) #>> '{${path.split(".").join(",")}}')`)
-    .replace(/\?(\d*)/g, (_, n: string) => `$${n === "" ? ++next : Number(n)}`);
+const catalogSql = statements("catalog", {
+  /**
+   * A value that changes whenever the taxonomy census's rows do (a cache of a small, rarely
+   * written table): SQLite's `PRAGMA data_version` (it moves whenever another connection
+   * commits). PostgreSQL has no such counter: the transaction ids that wrote the table's rows
+   * (`xmin`; every write of a row makes a new one) stand in, read without the rows' content.
+   */
+  // The PRAGMA itself: read on every v2 request, and 5 times faster than pragma_data_version()
+  // (0.2 µs against 1 µs, measured here).
+  censusVersion: query<Record<never, never>, { data_version: string | number | null }>(() => byEngine({
+    sqlite: sql`PRAGMA data_version`,
+    postgres: sql`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS data_version FROM "taxonomy_census"`,
+  })),
+  /** A read of the schema itself: it fails when the database cannot be read at all. */
+  schema: query<Record<never, never>, { n: number }>(() => byEngine({
+    sqlite: sql`SELECT count(*) AS n FROM sqlite_master`,
+    postgres: sql`SELECT count(*) AS n FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`,
+  })),
+  integrityCheck: query<Record<never, never>, { integrity_check: string }>(() => sql`PRAGMA integrity_check`, { engines: ["sqlite"] }),
+  /** The database's own tables (the ledger's and the migration records), by name. */
+  tables: query<Record<never, never>, { name: string }>(() => byEngine({
+    sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    postgres: sql`SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename`,
+  })),
+  /** A table's columns in their declared order. */
+  columns: query<{ table: string }, { name: string }>((p) => byEngine({
+    sqlite: sql`SELECT name FROM pragma_table_info(${p.table}) ORDER BY cid`,
+    postgres: sql`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${p.table} ORDER BY ordinal_position`,
+  })),
+  /** The triggers on a table, by name (the append-only rules). */
+  triggers: query<{ table: string }, { name: string }>((p) => byEngine({
+    sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ${p.table} ORDER BY name`,
+    postgres: sql`SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(${p.table} AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname`,
+  })),
+  walCheckpoint: query(() => sql`PRAGMA wal_checkpoint(TRUNCATE)`, { engines: ["sqlite"] }),
+  ping: query<Record<never, never>, { one: number }>(() => sql`SELECT 1 AS one`),
+});
+
+/** The smallest round trip: it reads no page, it only says the database answers. */
+export async function ping(db: Sql): Promise<void> {
+  await db.get(catalogSql.ping);
 }
 
-/**
- * The row lock a queue claim takes on PostgreSQL: the rows this transaction selected are its own
- * until it ends; with `skipLocked` a claim running at the same time in another server skips them
- * instead of waiting. SQLite has one writer at a time and no row locks (its claim transaction is
- * IMMEDIATE), so the clause is empty there.
- */
-export function forUpdate(db: Sql, opts: { of?: string; skipLocked?: boolean } = {}): string {
-  if (db.dialect !== "postgres") return "";
-  return ` FOR UPDATE${opts.of ? ` OF ${opts.of}` : ""}${opts.skipLocked ? " SKIP LOCKED" : ""}`;
+/** See catalogSql.censusVersion. */
+export async function censusVersion(db: Sql): Promise<string> {
+  return String((await db.get(catalogSql.censusVersion))?.data_version ?? "");
 }
 
-/**
- * A value that changes whenever `table`'s rows do, for caches of small, rarely written tables:
- * SQLite's `PRAGMA data_version` (it moves whenever another connection commits). PostgreSQL has no
- * such counter: the transaction ids that wrote the table's rows (`xmin`; every write of a row
- * makes a new one) stand in, read without the rows' content.
- */
-export async function dataVersion(db: Sql, table: string): Promise<string> {
-  if (db.dialect === "sqlite") return String((await db.get<{ data_version: number }>("PRAGMA data_version"))!.data_version);
-  const row = await db.get<{ v: string | null }>(`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS v FROM "${table}"`);
-  return row!.v ?? "";
-}
-
-/** A read of the schema itself: it fails when the database cannot be read at all. */
+/** See catalogSql.schema. */
 export async function probeSchema(db: Sql): Promise<void> {
-  await db.get(db.dialect === "sqlite" ? "SELECT count(*) AS n FROM sqlite_master" : "SELECT count(*) AS n FROM pg_catalog.pg_tables WHERE schemaname = current_schema()");
+  await db.get(catalogSql.schema);
 }
 
 /**
@@ -61,47 +68,23 @@ export async function probeSchema(db: Sql): Promise<void> {
  * checksums, their bytes), so a read of every ledger table is the check there.
  */
 export async function integrityProblems(db: Sql): Promise<string[]> {
-  if (db.dialect === "sqlite") {
-    const rows = await db.all<{ integrity_check: string }>("PRAGMA integrity_check");
-    return rows.map((r) => r.integrity_check).filter((r) => r !== "ok");
-  }
-  const tables = await db.all<{ name: string }>("SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+  if (db.dialect === "sqlite") return (await db.all(catalogSql.integrityCheck)).map((r) => r.integrity_check).filter((r) => r !== "ok");
   const problems: string[] = [];
-  for (const { name } of tables) {
+  for (const table of ledgerTables) {
     try {
-      await db.get(`SELECT count(*) AS n FROM "${name}"`);
+      await db.get(wholeTableSql.count[table]!);
     } catch (e) {
-      problems.push(`${name}: ${(e as Error).message}`);
+      problems.push(`${table}: ${(e as Error).message}`);
     }
   }
   return problems;
 }
 
-/** The `name` column of a catalog query, spelled for each engine. */
-async function names(db: Sql, query: Record<Sql["dialect"], string>, ...params: string[]): Promise<string[]> {
-  return (await db.all<{ name: string }>(query[db.dialect], ...params)).map((r) => r.name);
-}
+const names = (rows: { name: string }[]) => rows.map((r) => r.name);
 
-/** The database's own tables (the ledger's and the migration records), by name. */
-export const tableNames = (db: Sql): Promise<string[]> =>
-  names(db, {
-    sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-    postgres: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
-  });
-
-/** A table's columns in their declared order. */
-export const columnNames = (db: Sql, table: string): Promise<string[]> =>
-  names(db, {
-    sqlite: "SELECT name FROM pragma_table_info(?) ORDER BY cid",
-    postgres: "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
-  }, table);
-
-/** The triggers on a table, by name (the append-only rules). */
-export const triggerNames = (db: Sql, table: string): Promise<string[]> =>
-  names(db, {
-    sqlite: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name",
-    postgres: "SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(? AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname",
-  }, table);
+export const tableNames = async (db: Sql): Promise<string[]> => names(await db.all(catalogSql.tables));
+export const columnNames = async (db: Sql, table: string): Promise<string[]> => names(await db.all(catalogSql.columns, { table }));
+export const triggerNames = async (db: Sql, table: string): Promise<string[]> => names(await db.all(catalogSql.triggers, { table }));
 
 /**
  * After a write failed because the disk is full: SQLite's write-ahead log is copied into the
@@ -109,5 +92,5 @@ export const triggerNames = (db: Sql, table: string): Promise<string[]> =>
  * marked failed, saying why) can still land. PostgreSQL manages its own log: nothing to do.
  */
 export async function releaseLogSpace(db: Sql): Promise<void> {
-  if (db.dialect === "sqlite") await db.get("PRAGMA wal_checkpoint(TRUNCATE)");
+  if (db.dialect === "sqlite") await db.get(catalogSql.walCheckpoint);
 }

@@ -1,13 +1,15 @@
 // The ledger's one door to its database, the same for SQLite and PostgreSQL. Every call is
 // asynchronous because Bun's PostgreSQL client is; bun:sqlite answers at once, so on SQLite the
-// promise is already settled when it is returned. SQL is written once, with SQLite's placeholders
-// (`?`, `?1`) and in the subset both engines share; dialect.ts rewrites the few forms PostgreSQL
-// spells differently and holds, side by side, what cannot be written once.
+// promise is already settled when it is returned. A query runs a statement defined once
+// (statement.ts: rendered for each engine when its module loads) with an object of its
+// parameters' values.
+import type { Dialect, Query } from "./statement.ts";
 
-export type Dialect = "sqlite" | "postgres";
+// The engines and what a bound value may be are the statements' (statement.ts), said once there.
+export type { Dialect, SqlValue } from "./statement.ts";
 
-/** What a parameter may be: booleans are stored as 0/1 integers in both engines. */
-export type SqlValue = string | number | bigint | null;
+/** A statement's parameters: none may be left out (an object is optional when it has none). */
+export type Args<P> = Record<never, never> extends P ? [params?: P] : [params: P];
 
 export interface RunResult {
   /** Rows the statement inserted, updated or deleted. */
@@ -17,16 +19,16 @@ export interface RunResult {
 /** Queries on a connection or inside a transaction. */
 export interface Sql {
   readonly dialect: Dialect;
-  all<T = Record<string, unknown>>(text: string, ...params: SqlValue[]): Promise<T[]>;
-  get<T = Record<string, unknown>>(text: string, ...params: SqlValue[]): Promise<T | null>;
-  /** Rows as arrays of values, in the order of the select list (no objects built). */
-  values<T extends unknown[] = unknown[]>(text: string, ...params: SqlValue[]): Promise<T[]>;
-  run(text: string, ...params: SqlValue[]): Promise<RunResult>;
+  all<P, R>(q: Query<P, R>, ...params: Args<P>): Promise<R[]>;
+  get<P, R>(q: Query<P, R>, ...params: Args<P>): Promise<R | null>;
+  /** Rows as arrays of values, in the order of the select list (no objects built): `R` is the tuple. */
+  values<P, R extends unknown[]>(q: Query<P, R>, ...params: Args<P>): Promise<R[]>;
+  run<P>(q: Query<P, unknown>, ...params: Args<P>): Promise<RunResult>;
   /**
    * Rows one by one, for reads of a whole table (verify). SQLite steps its statement; PostgreSQL
    * reads the result whole first (Bun's client has no cursor).
    */
-  iterate<T = Record<string, unknown>>(text: string, ...params: SqlValue[]): AsyncIterable<T>;
+  iterate<P, R>(q: Query<P, R>, ...params: Args<P>): AsyncIterable<R>;
   /**
    * A write transaction, one writer at a time across every process: SQLite's BEGIN IMMEDIATE,
    * PostgreSQL's transaction-scoped advisory lock on the ledger. `work` runs its queries on `tx`,
@@ -35,7 +37,7 @@ export interface Sql {
   write<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
   /**
    * A transaction that takes rows for this process with `FOR UPDATE SKIP LOCKED` (the queue's
-   * claims; see dialect.ts `forUpdate`), without waiting for the ledger's writer: PostgreSQL locks
+   * claims; see statement.ts `forUpdate`), without waiting for the ledger's writer: PostgreSQL locks
    * only the rows, SQLite (one server per data dir) takes its write lock as `write` does.
    */
   claim<T>(work: (tx: Sql) => Promise<T>): Promise<T>;

@@ -1,6 +1,6 @@
 // The port (port.ts) over Bun's own PostgreSQL client (`new SQL(url)`): a pool of connections,
-// each query sent with its parameters (SQLite's placeholders rewritten once per text, see
-// dialect.ts), int8 values read back as numbers (every one the ledger stores is far below 2^53).
+// each statement sent as its PostgreSQL text (statement.ts) with its parameters, int8 values read
+// back as numbers (every one the ledger stores is far below 2^53).
 //
 // Transactions: `write` takes one transaction-scoped advisory lock on the ledger, so writers
 // across every server run one at a time, as SQLite's BEGIN IMMEDIATE makes them; everything the
@@ -9,9 +9,9 @@
 // selects (`FOR UPDATE SKIP LOCKED`), so the queue's claims from several servers never wait for
 // a booking's write. `read` is one REPEATABLE READ snapshot.
 import { SQL, type ReservedSQL, type TransactionSQL } from "bun";
-import { toPostgres } from "./dialect.ts";
 import { isBusy } from "./errors.ts";
-import type { Db, KeyClaim, RunResult, Sql } from "./port.ts";
+import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
+import { bind, textFor, type Query } from "./statement.ts";
 
 /** The advisory lock every write transaction holds: one writer at a time, across servers. */
 export const LEDGER_WRITE_LOCK = 0x6361_6c01; // "cal" + 1
@@ -29,22 +29,14 @@ export interface PostgresOptions {
   max?: number;
 }
 
-// SQLite's spelling of each text, rewritten once (dialect.ts).
-const texts = new Map<string, string>();
-const pg = (text: string): string => {
-  let t = texts.get(text);
-  if (t === undefined) texts.set(text, (t = toPostgres(text)));
-  return t;
-};
-
 const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
   dialect: "postgres",
-  all: async (text, ...params) => numbers(await c.unsafe(pg(text), params)) as never[],
-  get: async (text, ...params) => ((numbers(await c.unsafe(pg(text), params))[0] ?? null) as never),
-  values: async (text, ...params) => (await c.unsafe(pg(text), params).values()).map(valueNumbers) as never[],
-  run: async (text, ...params) => runResult(await c.unsafe(pg(text), params)),
-  async *iterate(text, ...params) {
-    yield* numbers(await c.unsafe(pg(text), params)) as never[];
+  all: async (q, params?) => numbers(await c.unsafe(...pgQuery(q, params))) as never[],
+  get: async (q, params?) => ((numbers(await c.unsafe(...pgQuery(q, params)))[0] ?? null) as never),
+  values: async (q, params?) => (await c.unsafe(...pgQuery(q, params)).values()).map(valueNumbers) as never[],
+  run: async (q, params?) => runResult(await c.unsafe(...pgQuery(q, params))),
+  async *iterate(q, params?) {
+    yield* numbers(await c.unsafe(...pgQuery(q, params))) as never[];
   },
 });
 
@@ -137,6 +129,9 @@ function keyClaims(client: SQL) {
     },
   };
 }
+
+/** A statement's PostgreSQL text and values. */
+const pgQuery = (q: Query, params: unknown): [string, SqlValue[]] => [q.postgres.text || textFor(q, "postgres"), bind(q.postgres, params)];
 
 /** int8 columns arrive as BigInt (the client's `bigint` mode): the ledger's are all safe numbers. */
 function numbers(rows: Record<string, unknown>[]): Record<string, unknown>[] {

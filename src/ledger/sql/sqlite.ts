@@ -1,5 +1,6 @@
-// The port (port.ts) over bun:sqlite. Statements are prepared once per SQL text and kept (bun's
-// own query cache holds 20), and every query runs synchronously inside an already-settled promise.
+// The port (port.ts) over bun:sqlite. Each statement (statement.ts) is prepared once per
+// connection, from its SQLite text, and kept; every query runs synchronously inside an
+// already-settled promise.
 //
 // One connection serves many tasks at once (the worker's sync jobs and its booker), and a
 // transaction's work is an async function: between its awaits another task could run a statement
@@ -9,11 +10,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
+import { bind, textFor, type Query } from "./statement.ts";
 
 /** How long a write waits for another connection's write transaction before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-// Enough for every query the ledger writes; statements built per table or per list stay few.
+// Enough for every statement the ledger defines; only tests build statements as they go.
 const MAX_STATEMENTS = 2000;
 
 export interface SqliteDb extends Db {
@@ -21,13 +23,13 @@ export interface SqliteDb extends Db {
 }
 
 export function sqliteDb(sqlite: Database): SqliteDb {
-  const statements = new Map<string, Statement>();
-  const prepare = (text: string): Statement => {
-    let s = statements.get(text);
+  const statements = new Map<Query, Statement>();
+  const prepare = (q: Query): Statement => {
+    let s = statements.get(q);
     if (!s) {
       if (statements.size >= MAX_STATEMENTS) clearStatements(statements);
-      s = sqlite.prepare(text);
-      statements.set(text, s);
+      s = sqlite.prepare(textFor(q, "sqlite"));
+      statements.set(q, s);
     }
     return s;
   };
@@ -85,11 +87,11 @@ export function sqliteDb(sqlite: Database): SqliteDb {
   const db: SqliteDb = {
     sqlite,
     dialect: "sqlite",
-    all: (text, ...params) => whenFree(() => prepare(text).all(...params) as never[]),
-    get: (text, ...params) => whenFree(() => (prepare(text).get(...params) ?? null) as never),
-    values: (text, ...params) => whenFree(() => prepare(text).values(...params) as never[]),
-    run: (text, ...params) => whenFree(() => runResult(prepare(text).run(...params))),
-    iterate: (text, ...params) => holding(acquire, release, prepare(text), params),
+    all: (q, params?) => whenFree(() => prepare(q).all(...bind(q.sqlite, params)) as never[]),
+    get: (q, params?) => whenFree(() => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never),
+    values: (q, params?) => whenFree(() => prepare(q).values(...bind(q.sqlite, params)) as never[]),
+    run: (q, params?) => whenFree(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
+    iterate: (q, params?) => holding(acquire, release, prepare(q), bind(q.sqlite, params)),
     write: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     claim: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     // Deferred: the first read pins the WAL snapshot; nothing was written, so it ends in ROLLBACK.
@@ -123,15 +125,15 @@ export function sqliteDb(sqlite: Database): SqliteDb {
 export const grantKeys = async (_scope: string, keys: string[], max: number): Promise<KeyClaim> => ({ keys: keys.slice(0, max), release: async () => {} });
 
 /** The queries of a transaction's `tx`: it holds the connection, so they run at once. */
-function queries(prepare: (text: string) => Statement): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> {
+function queries(prepare: (q: Query) => Statement): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> {
   return {
     dialect: "sqlite",
-    all: async (text, ...params) => prepare(text).all(...params) as never[],
-    get: async (text, ...params) => (prepare(text).get(...params) ?? null) as never,
-    values: async (text, ...params) => prepare(text).values(...params) as never[],
-    run: async (text, ...params) => runResult(prepare(text).run(...params)),
-    async *iterate(text, ...params) {
-      yield* prepare(text).iterate(...params) as Iterable<never>;
+    all: async (q, params?) => prepare(q).all(...bind(q.sqlite, params)) as never[],
+    get: async (q, params?) => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never,
+    values: async (q, params?) => prepare(q).values(...bind(q.sqlite, params)) as never[],
+    run: async (q, params?) => runResult(prepare(q).run(...bind(q.sqlite, params))),
+    async *iterate(q, params?) {
+      yield* prepare(q).iterate(...bind(q.sqlite, params)) as Iterable<never>;
     },
   };
 }
@@ -149,7 +151,7 @@ async function* holding<T>(acquire: () => Promise<void>, release: () => void, st
 
 const runResult = (r: { changes: number }): RunResult => ({ changes: r.changes });
 
-function clearStatements(statements: Map<string, Statement>): void {
+function clearStatements(statements: Map<Query, Statement>): void {
   for (const s of statements.values()) s.finalize();
   statements.clear();
 }

@@ -190,7 +190,7 @@ function tokenInstructions(tx: WireTransaction, keys: string[]): TokenInstructio
 /** Every UpdateMultiplier (Token-2022 instruction 43/1) in a successful transaction, in execution order. */
 export function findMultiplierUpdates(tx: WireTransaction, ctx: TxContext = {}): MultiplierUpdateObs[] {
   const keys = transactionAccountKeys(tx);
-  const signature = ctx.signature ?? tx.transaction.signatures[0];
+  const signature = ctx.signature ?? firstSignature(tx);
   const blockTime = tx.blockTime ?? ctx.blockTime ?? null;
   const found: MultiplierUpdateObs[] = [];
   for (const { ix, ixIndex, data } of tokenInstructions(tx, keys)) {
@@ -233,7 +233,7 @@ export interface AuthorityHandover {
  */
 export function findAuthorityHandovers(tx: WireTransaction, ctx: TxContext = {}): AuthorityHandover[] {
   const keys = transactionAccountKeys(tx);
-  const signature = ctx.signature ?? tx.transaction.signatures[0]!;
+  const signature = ctx.signature ?? firstSignature(tx);
   const found: AuthorityHandover[] = [];
   for (const { ix, ixIndex, data } of tokenInstructions(tx, keys)) {
     if (data[0] !== SET_AUTHORITY_DISCRIMINATOR || data[1] !== AuthorityType.ScaledUiAmount) continue;
@@ -293,7 +293,7 @@ export interface BalanceFilter extends TxContext {
 export function extractBalanceChanges(tx: WireTransaction, owner: string, filter: BalanceFilter = {}): BalanceChangeObs[] {
   if (!tx.meta || tx.meta.err != null) return [];
   const keys = transactionAccountKeys(tx);
-  const signature = filter.signature ?? tx.transaction.signatures[0];
+  const signature = filter.signature ?? firstSignature(tx);
   const blockTime = tx.blockTime ?? filter.blockTime ?? null;
   const programIds = filter.programIds ?? [TOKEN_2022_PROGRAM_ID];
   const pre = byIndex(tx.meta.preTokenBalances ?? []);
@@ -339,7 +339,16 @@ function rawAmount(row: WireTokenBalance, signature: string): bigint {
   return BigInt(amount);
 }
 
-function keyAt(keys: string[], index: number): string {
+/** A transaction's id is its first signature; a transaction without one is not a transaction. */
+function firstSignature(tx: WireTransaction): string {
+  const signature = tx.transaction.signatures[0];
+  if (signature === undefined) throw new DecodeError("transaction without a signature");
+  return signature;
+}
+
+// An instruction's account index may be missing (too few accounts) or past the keys: both refused.
+function keyAt(keys: string[], index: number | undefined): string {
+  if (index === undefined) throw new DecodeError(`instruction lacks an account (${keys.length} keys)`);
   const key = keys[index];
   if (key === undefined) throw new DecodeError(`account index ${index} out of range (${keys.length} keys)`);
   return key;
