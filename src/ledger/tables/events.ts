@@ -1,6 +1,5 @@
 // The outbox's events (docs/events.md#the-outbox-the-worker-needs): one row per event a tenant's
-// subscribers are sent, numbered in commit order. The tables are made by the tests until the
-// ledger's migrations create them (test/support/outbox.ts).
+// subscribers are sent, numbered in commit order; append-only (triggers refuse UPDATE and DELETE).
 import { query, sql, statements } from "../sql/statement.ts";
 
 export const eventSql = statements("events", {
