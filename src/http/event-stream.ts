@@ -27,6 +27,7 @@ export function eventStream(db: Sql, tenantId: number, after: bigint, opts: { po
         try {
           for (;;) {
             const batch = await tenantEventsAfter(db, tenantId, last);
+            if (closed) return;
             for (const e of batch) {
               controller.enqueue(encoder.encode(sseMessage({ id: formatEventId(e.seq), event: e.type, data: e.body })));
               last = e.seq;
@@ -38,10 +39,13 @@ export function eventStream(db: Sql, tenantId: number, after: bigint, opts: { po
             controller.enqueue(encoder.encode(sseComment("keep-alive")));
             quietSince = Date.now();
           }
-        } catch (e) {
-          // The database failed (it is restarting, or gone): end the stream; the client reconnects with its Last-Event-ID.
-          closed = true;
-          controller.error(e);
+        } catch {
+          // The client went away meanwhile, or the database failed (the server is stopping, the
+          // file is gone): end the stream; a client still there reconnects with its Last-Event-ID.
+          if (!closed) {
+            closed = true;
+            try { controller.close(); } catch { /* already closed */ }
+          }
           return;
         }
         if (!closed) timer = setTimeout(tick, opts.pollMs ?? POLL_MS);
