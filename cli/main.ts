@@ -12,6 +12,7 @@ import { syncCommand } from "./sync.ts";
 import { ratesCommand } from "./rates.ts";
 import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
 import { migrateToPostgresCommand } from "./migrate-to-postgres.ts";
+import { mcpCommand } from "./mcp.ts";
 import { isClosedPipe } from "./common.ts";
 import { checkArgs } from "./strict-args.ts";
 import { showUsage } from "./usage.ts";
@@ -19,7 +20,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, webhooks: webhooksCommand, "calendar-url": calendarUrlCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, webhooks: webhooksCommand, "calendar-url": calendarUrlCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand, mcp: mcpCommand },
 });
 
 /**

@@ -81,7 +81,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "calendar-url" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "calendar-url" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres" | "mcp";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -101,6 +101,7 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   rates: ["dataDir", "databaseUrl"],
   import: ["dataDir", "databaseUrl"],
   "migrate-to-postgres": ["dataDir", "databaseUrl"],
+  mcp: ["dataDir", "databaseUrl", "logLevel"],
 };
 
 export function settingsFor(command: CommandName): Setting[] {

@@ -25,4 +25,5 @@ export const routes = {
   getV2Calendar: { method: "GET", path: "/v2/calendar" },
   getV2CalendarByFile: { method: "GET", path: "/v2/calendar/:file" },
   getV2Events: { method: "GET", path: "/v2/events" },
+  postMcp: { method: "POST", path: "/mcp" },
 } as const;

@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
 import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
-import { keyLookup } from "../ledger/keys.ts";
+import { keyLookup, type KeyPrincipal } from "../ledger/keys.ts";
 import { actionQueries } from "../ledger/queries/actions.ts";
 import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import { incomeEntries } from "../ledger/queries/income-report.ts";
@@ -30,6 +30,8 @@ import { registerRoutes, routeMatcher, servedRoutes } from "./registry.ts";
 import { newRequestState, type RequestState, type StateHolder } from "./request-state.ts";
 import type { Route, RouteContext } from "./route.ts";
 import { routes } from "./routes/index.ts";
+import { mcpHttpHandler } from "../mcp/http.ts";
+import { localRunner, routeMcpService } from "../mcp/route-tools.ts";
 
 export const maxBodyBytes = 16 * 1024;
 
@@ -92,7 +94,8 @@ export async function routeContext(deps: AppDeps, metrics: Metrics, health: Data
   const { ledger } = deps;
   const db = ledger.db;
   let document: Record<string, unknown> | undefined;
-  return {
+  let mcp: ReturnType<typeof mcpHttpHandler<KeyPrincipal>> | undefined;
+  const context: RouteContext = {
     ledger, config: deps.config, metrics, health, version: deps.version,
     dataset: await datasetLabelOrDefault(db),
     demoOwners: deps.demoOwners ? new Set(deps.demoOwners) : null,
@@ -103,7 +106,10 @@ export async function routeContext(deps: AppDeps, metrics: Metrics, health: Data
       incomeEntries: incomeEntries(db), exportCsv: exporter(db),
     },
     openapiDocument: () => (document ??= openapiDocument(routes, deps.version)),
+    // The declared routes as tools, run through their handlers for the principal auth resolved (docs/mcp.md#over-http).
+    mcp: (request, principal, body) => (mcp ??= mcpHttpHandler(routeMcpService(routes, localRunner(context), deps), { maxBodyBytes }))(request, principal, body),
   };
+  return context;
 }
 
 function authDeps(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): AuthDeps {

@@ -106,7 +106,7 @@ export async function authenticate(request: Request, match: RouteMatch, socketAd
   }
   const principal = identified;
   state.principal = principal;
-  if (!principal.scopes.includes(scope)) {
+  if (scope !== "key" && !principal.scopes.includes(scope)) {
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
     state.headers = rateHeaders(deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");

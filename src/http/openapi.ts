@@ -31,6 +31,7 @@ export function openapiDocument(routes: readonly Route[], version: string): Json
       { name: "wallets", description: "Registration and sync" },
       { name: "ledger", description: "Portfolio, income, journal, yield, exports (v1)" },
       { name: "v2", description: "Corporate actions, taxonomy and lineage (v2)" },
+      { name: "agents", description: "The Model Context Protocol server: the reads above as tools for agents" },
     ],
     paths,
     components: {
@@ -67,7 +68,7 @@ function operation(r: Route, used: Set<string>): Json {
     tags: [r.tag],
     summary: r.summary,
     ...(r.scope !== null
-      ? { description: `${r.description ? r.description + " " : ""}Requires scope \`${r.scope}\`.`, security: [{ bearer: [] }, { apiKey: [] }] }
+      ? { description: `${r.description ? r.description + " " : ""}${r.scope === "key" ? "Requires a key (any scope)." : `Requires scope \`${r.scope}\`.`}`, security: [{ bearer: [] }, { apiKey: [] }] }
       // A route with no security requirement needs no key: say so, rather than leave it unsaid.
       : { ...(r.description ? { description: r.description } : {}), security: [] }),
     ...(parameters.length ? { parameters } : {}),

@@ -71,11 +71,10 @@ export function routeMatcher(served: readonly Served[]): (method: string, path: 
 
 /** What a route's handler is given by Elysia (after validation), and the state onRequest attached. */
 interface HandlerContext extends StateHolder {
+  request: Request;
   query: unknown;
   params: unknown;
   body?: unknown;
-  /** Parsed by Elysia only for a handler that destructures it (a route that declares `headers`). */
-  headers?: Record<string, string | undefined>;
   set: { headers: Record<string, unknown> };
 }
 
@@ -97,19 +96,22 @@ export function registerRoutes(app: AnyElysia, served: readonly Served[], contex
  * that declares none.
  */
 function elysiaHandler(route: Route, app: RouteContext) {
-  const named = route.headers;
-  if (named) {
-    return ({ query, params, headers, set, requestState }: HandlerContext) =>
-      answer(route, app, requestState, set, query, params, undefined, Object.fromEntries(named.map((n) => [n, headers?.[n]])));
-  }
+  // A route given the request also gets its body as the app's parse hook read it (capped, JSON) and Elysia checked it.
+  if (route.takesRequest) return ({ request, body, set, requestState }: HandlerContext) => answer(route, app, requestState, set, undefined, undefined, body, request);
   return route.body
     ? ({ query, params, body, set, requestState }: HandlerContext) => answer(route, app, requestState, set, query, params, body)
     : ({ query, params, set, requestState }: HandlerContext) => answer(route, app, requestState, set, query, params, undefined);
 }
 
-async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"], query: unknown, params: unknown, body: unknown, headers?: Record<string, string | undefined>): Promise<unknown> {
+async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"] & { status?: unknown }, query: unknown, params: unknown, body: unknown, request?: Request): Promise<unknown> {
   if (!state || (route.scope !== null && !state.principal)) throw new Error(`${route.path} reached without its checks`); // onRequest runs first: a bug
-  const reply = await route.handler({ principal: state.principal, query, params, body, headers } as Caller, app);
+  const reply = await route.handler({ principal: state.principal, query, params, body, request } as Caller, app);
+  if (reply instanceof Response) {
+    // Another protocol's answer (POST /mcp), sent as it is with the request's headers; its status is what the metrics count.
+    for (const [k, v] of Object.entries(state.headers)) if (!reply.headers.has(k)) reply.headers.set(k, v);
+    set.status = reply.status;
+    return reply;
+  }
   // Text the handler serialised is sent as it is, in one Response with every header (Elysia
   // would copy a Response to add headers to it).
   if (reply instanceof Serialized) return new Response(reply.text, { headers: { "content-type": reply.contentType, ...reply.headers, ...state.headers } });

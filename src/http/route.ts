@@ -8,7 +8,9 @@
 // parameters and body, and the app's context; it returns the body of its success (checked
 // against the route's response schema), text it serialised itself (a page spliced from stored
 // JSON, a CSV), or withStatus(202 | 204, ...). So the same handler can answer for a principal
-// without a request.
+// without a request: a route declared with `tool` is also an MCP tool (src/mcp/route-tools.ts).
+// The one exception is a route that speaks another protocol over HTTP (POST /mcp): it declares
+// `takesRequest`, is given the Request and answers a Response.
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { DatasetLabel } from "../../schemas/common.ts";
 import type { Config } from "../config.ts";
@@ -28,7 +30,7 @@ import type { Metrics } from "./metrics.ts";
 export type Method = "GET" | "POST" | "DELETE";
 
 /** The OpenAPI tags (openapi.ts describes each). */
-export type Tag = "ops" | "assets" | "wallets" | "ledger" | "v2";
+export type Tag = "ops" | "assets" | "wallets" | "ledger" | "v2" | "agents";
 
 /** A route's own responses by status: its success and the errors it answers beyond every keyed route's. */
 export type Responses = { [status: number]: TSchema };
@@ -49,6 +51,8 @@ export interface RouteContext {
   removeWallet(tenantId: number, owner: string): Promise<boolean>;
   /** This API's OpenAPI document (openapi.ts), built once from the declared routes. */
   openapiDocument(): Record<string, unknown>;
+  /** Answers one POST /mcp (its body already parsed) for the key's principal (src/mcp/http.ts), with the declared routes as tools. */
+  mcp(request: Request, principal: KeyPrincipal, body: unknown): Promise<Response>;
   queries: {
     actions: ReturnType<typeof actionQueries>;
     journal: ReturnType<typeof journalQueries>;
@@ -61,14 +65,35 @@ export interface RouteContext {
 
 type Input<T> = [T] extends [TObject] ? Static<T> : undefined;
 
+/**
+ * Who may call a route: a key with this scope; `"key"`, any valid key whatever its scopes (the
+ * route checks each operation's scope itself, as POST /mcp does per tool); null, anyone (no key).
+ */
+export type Access = Scope | "key" | null;
+
 /** Who calls and with what: the key's principal (on an open route, null) and the validated input. */
-export interface Caller<S extends Scope | null = Scope | null, Q = unknown, P = unknown, B = unknown> {
-  principal: S extends Scope ? KeyPrincipal : null;
+export interface Caller<S extends Access = Access, Q = unknown, P = unknown, B = unknown> {
+  principal: S extends null ? null : KeyPrincipal;
   query: Q;
   params: P;
   body: B;
-  /** The request headers the route declares it reads (`headers`), by lower-case name. */
-  headers?: Record<string, string | undefined>;
+  /** The HTTP request itself, given only to a route that declares `takesRequest`. */
+  request?: Request;
+}
+
+/**
+ * A route an agent can call as an MCP tool too (docs/mcp.md#tools): its input is the route's
+ * path, query and body schemas as one object, its result the route's JSON.
+ */
+export interface ToolDeclaration<T = any> {
+  /** snake_case, unique. */
+  name: string;
+  /** One sentence for people from the route's JSON; without it, a generic one (what it holds, how many). */
+  summarize?: (body: T) => string;
+  /** The tool reaches beyond the ledger (a sync reads the chain and the issuer). */
+  openWorld?: boolean;
+  /** Also readable as this MCP resource (`ca-ledger://…`): a route without parameters whose answer explains others (the taxonomy). */
+  resource?: string;
 }
 
 /**
@@ -76,7 +101,7 @@ export interface Caller<S extends Scope | null = Scope | null, Q = unknown, P = 
  * CSV's file name): sent as it is, without Elysia's response-schema check (the tests check it).
  */
 export class Serialized {
-  constructor(readonly text: string | ReadableStream<Uint8Array>, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
+  constructor(readonly text: string, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
 }
 
 /** A success other than 200, with its body (none for 204). */
@@ -93,46 +118,52 @@ type Body<R, C extends number> = R extends { [K in C]: infer T extends TSchema }
 /** What a handler answers: its 200 body, as a value or serialised, or a 202/204 it declares. */
 export type Reply<R> = Body<R, 200> | Serialized | (202 extends keyof R ? WithStatus<202, Body<R, 202>> : never) | (204 extends keyof R ? WithStatus<204, undefined> : never);
 
-export interface RouteDeclaration<S extends Scope | null, Q extends TObject | undefined, P extends TObject | undefined, B extends TObject | undefined, R extends Responses> {
+export interface RouteDeclaration<S extends Access, Q extends TObject | undefined, P extends TObject | undefined, B extends TObject | undefined, R extends Responses> {
   method: Method;
   /** Elysia's template: `:name` for a path parameter. */
   path: string;
-  /** The scope a key needs; null for a route that takes no key. Checked before validation (docs/api.md#check-order). */
+  /** The scope a key needs; `"key"` any key; null for a route that takes no key. Checked before validation (docs/api.md#check-order). */
   scope: S;
   /** Reads no ledger data (or reports on the ledger itself): still answered once the database file is gone. */
   databaseFree?: boolean;
   query?: Q;
   params?: P;
   body?: B;
-  /** Request headers the handler reads (lower-case; e.g. last-event-id): only these are parsed. A route that reads headers takes no body. */
-  headers?: readonly string[];
   /** The route's success and its own errors; every keyed route also answers 401, 403, 429, 500 and 503. */
   response: R;
   tag: Tag;
   summary: string;
   description?: string;
-  handler(caller: Caller<S, Input<Q>, Input<P>, Input<B>>, app: RouteContext): Reply<NoInfer<R>> | Promise<Reply<NoInfer<R>>>;
+  /** Also an MCP tool (a route with a scope only). */
+  tool?: ToolDeclaration<Body<NoInfer<R>, 200> | Body<NoInfer<R>, 202>>;
+  /**
+   * Given the Request (caller.request; its body already read: the checked JSON is caller.body)
+   * and may answer a Response as it is: a route that speaks another protocol over HTTP.
+   */
+  takesRequest?: boolean;
+  handler(caller: Caller<S, Input<Q>, Input<P>, Input<B>>, app: RouteContext): Reply<NoInfer<R>> | Response | Promise<Reply<NoInfer<R>> | Response>;
 }
 
 /** A declared route, its types erased (what the registry works with). */
 export interface Route {
   method: Method;
   path: string;
-  scope: Scope | null;
+  scope: Access;
   databaseFree?: boolean;
   query?: TObject;
   params?: TObject;
   body?: TObject;
-  headers?: readonly string[];
   response: Responses;
   tag: Tag;
   summary: string;
   description?: string;
+  tool?: ToolDeclaration;
+  takesRequest?: boolean;
   handler(caller: Caller, app: RouteContext): unknown;
 }
 
 /** Declares a route; the types tie the handler to the route's own schemas. */
-export function route<const S extends Scope | null, R extends Responses, Q extends TObject | undefined = undefined, P extends TObject | undefined = undefined, B extends TObject | undefined = undefined>(
+export function route<const S extends Access, R extends Responses, Q extends TObject | undefined = undefined, P extends TObject | undefined = undefined, B extends TObject | undefined = undefined>(
   declaration: RouteDeclaration<S, Q, P, B, R>,
 ): Route {
   return declaration as unknown as Route;

@@ -18,7 +18,7 @@ import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, typ
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
-import { storePortfolios } from "./queries/portfolio.ts";
+import { storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";

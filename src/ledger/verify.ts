@@ -13,7 +13,7 @@ import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
 import { eventSha256, splice, storedValues } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
-import { renderPortfolios } from "./queries/portfolio.ts";
+import { renderPortfolios } from "./portfolio-render.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
 import { markedKeys } from "./dirty.ts";
 import { integrityProblems } from "./sql/dialect.ts";

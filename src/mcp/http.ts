@@ -1,10 +1,10 @@
 // `POST /mcp`: the Streamable HTTP transport of the Model Context Protocol, stateless
-// (docs/mcp.md#over-http). The API's auth runs before this (key, lockout, scope, rate limit,
-// tenant, metrics); each POST gets a fresh protocol server bound to the principal it resolved and
-// a fresh transport, answered as plain JSON and then closed. So nothing of a caller outlives its
-// request, a revoked key stops at its next POST, and any of several servers can answer any POST.
+// (docs/mcp.md#over-http). The API's checks run before this (lockout, key, rate limit, metrics;
+// GET and DELETE are its 405, the route being declared POST only: src/http/routes/mcp.ts); each
+// POST gets a fresh protocol server bound to the principal it resolved and a fresh transport,
+// answered as plain JSON and then closed. So nothing of a caller outlives its request, a revoked
+// key stops at its next POST, and any of several servers can answer any POST.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { errorResponse } from "../http/errors.ts";
 import type { McpPrincipal, McpService } from "./server.ts";
 
 export interface McpHttpOptions {
@@ -18,10 +18,6 @@ export interface McpHttpOptions {
  */
 export function mcpHttpHandler<P extends McpPrincipal>(service: McpService<P>, options: McpHttpOptions) {
   return async (request: Request, principal: P, parsedBody?: unknown): Promise<Response> => {
-    if (request.method !== "POST") {
-      // Stateless: no stream to open with GET, no session to end with DELETE (the specification's 405).
-      return errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use POST.`, { allow: "POST" });
-    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

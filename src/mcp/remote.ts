@@ -49,7 +49,7 @@ export async function callRoute(target: RemoteTarget, route: RouteRef, args: Rec
   const text = await res.text();
   if (res.ok) {
     try {
-      return { json: JSON.parse(text) };
+      return { json: JSON.parse(text), text };
     } catch {
       return failed("internal_error", `The server at ${describeUrl(target.baseUrl)} answered ${res.status} with a body that is not JSON.`);
     }

@@ -21,8 +21,8 @@ export interface McpPrincipal { tenant: string; scopes: readonly Scope[] }
 /** A refusal as the API words it: the status, the code and the sentence of its error body. */
 export interface ToolError { status: number; code: ErrorCode; message: string }
 
-/** What a tool's call produced: the route's JSON, or the route's refusal. */
-export type ToolOutcome = { json: unknown } | { error: ToolError };
+/** What a tool's call produced: the route's JSON (and its text as the route sends it), or the route's refusal. */
+export type ToolOutcome = { json: unknown; text?: string } | { error: ToolError };
 
 export interface McpTool<P extends McpPrincipal = McpPrincipal> {
   /** snake_case, unique (docs/mcp.md#tools). */
@@ -117,7 +117,7 @@ export function createMcpServer<P extends McpPrincipal>(options: McpServerOption
         return refused("internal_error", internalError);
       }
       if ("error" in outcome) return refusal(outcome.error);
-      return answer(p.tool, outcome.json, options.onError);
+      return answer(p.tool, outcome, options.onError);
     });
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({
       resources: [...resources.values()].filter((r) => allowed(principal, r.scope)).map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
@@ -181,11 +181,11 @@ export function argumentRefusal(schema: TSchema, args: Record<string, unknown>):
  * content a sentence for people and the same JSON as text, which the specification asks for so
  * that clients without structured results still get the data.
  */
-function answer(tool: McpTool<McpPrincipal>, json: unknown, onError: McpServerOptions<McpPrincipal>["onError"]): CallToolResult {
+function answer(tool: McpTool<McpPrincipal>, { json, text }: { json: unknown; text?: string }, onError: McpServerOptions<McpPrincipal>["onError"]): CallToolResult {
   try {
     if (json === null || typeof json !== "object" || Array.isArray(json)) throw new Error(`MCP tool ${tool.name} answered ${Array.isArray(json) ? "an array" : typeof json}, not an object.`);
     return {
-      content: [{ type: "text", text: tool.summarize(json) }, { type: "text", text: JSON.stringify(json) }],
+      content: [{ type: "text", text: tool.summarize(json) }, { type: "text", text: text ?? JSON.stringify(json) }],
       structuredContent: json as Record<string, unknown>,
     };
   } catch (error) {

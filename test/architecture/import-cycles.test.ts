@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { cyclesTouching, describeCycle, importCycles, importGraph, type ImportGraph, packageImports, sources } from "./import-graph";
 
 /** Folders no import cycle may touch. */
-const CYCLE_FREE = ["src/sources", "src/domain", "src/ledger", "src/sync", "cli"];
+const CYCLE_FREE = ["src/sources", "src/domain", "src/ledger", "src/sync", "src/mcp", "cli"];
 /** Folders whose cycles are listed but not yet failed on. */
 const REPORTED = ["src/http"];
 

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { displayedChange, quantityForPeople, uiAmount, uiChange, usdForPeople, usdInText, usdTextForPeople } from "../../src/domain/display";
 import { runEngine } from "../../src/domain/engine";
 import { add, cmp, formatExact, parseDecimal, rat, ratAbs, sub, sum } from "../../src/domain/numbers";
-import { positionShown } from "../../src/ledger/queries/portfolio";
+import { positionShown } from "../../src/ledger/portfolio-render.ts";
 import { decUsd6, scenario } from "./helpers";
 
 const decimalString = fc

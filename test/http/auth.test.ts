@@ -32,8 +32,8 @@ beforeAll(async () => {
 afterAll(async () => { await srv?.close(); });
 
 /** A request that succeeds on each route for a key holding its scope (keyed by method + template). */
-async function sampleRequest(method: string, template: string): Promise<{ path: string; body?: unknown; ok: number }> {
-  const samples: Record<string, { path: string | (() => Promise<string>); body?: () => unknown; ok: number }> = {
+async function sampleRequest(method: string, template: string): Promise<{ path: string; body?: unknown; headers?: Record<string, string>; ok: number }> {
+  const samples: Record<string, { path: string | (() => Promise<string>); body?: () => unknown; headers?: Record<string, string>; ok: number }> = {
     "GET /v1/health": { path: "/v1/health", ok: 200 },
     "GET /v1/openapi.json": { path: "/v1/openapi.json", ok: 200 },
     "GET /v1/assets": { path: "/v1/assets", ok: 200 },
@@ -59,20 +59,22 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
     "GET /v2/calendar": { path: `/v2/calendar?owner=${owner}`, ok: 200 },
     "GET /v2/events": { path: "/v2/events", ok: 200 },
     "GET /v2/calendar/:file": { path: async () => `/v2/calendar/${await createCalendarToken(srv.db, "acme")}.ics`, ok: 200 },
+    // Any key may speak the protocol (each tool then needs its route's scope); a ping needs no session.
+    "POST /mcp": { path: "/mcp", body: () => ({ jsonrpc: "2.0", id: 1, method: "ping" }), headers: { accept: "application/json, text/event-stream" }, ok: 200 },
   };
   const s = samples[`${method} ${template}`];
   if (!s) throw new Error(`no sample request for ${method} ${template}: add one when a route is added`);
-  return { path: typeof s.path === "string" ? s.path : await s.path(), body: s.body?.(), ok: s.ok };
+  return { path: typeof s.path === "string" ? s.path : await s.path(), body: s.body?.(), headers: s.headers, ok: s.ok };
 }
 
 /** The scope each route needs, from docs/api.md#routes-and-scopes (independent of the route table). */
-const specScopes: Record<string, Scope | null> = {
+const specScopes: Record<string, Scope | "key" | null> = {
   "GET /v1/health": null, "GET /v1/openapi.json": null, "GET /v1/assets": "assets:read", "POST /v1/wallets/sync": "wallets:sync",
   "GET /v1/wallets": "ledger:read", "GET /v1/wallets/:owner/status": "ledger:read", "DELETE /v1/wallets/:owner": "wallets:sync", "GET /v1/portfolio": "ledger:read", "GET /v1/income": "ledger:read",
   "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
-  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null, "GET /v2/events": "ledger:read",
+  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null, "GET /v2/events": "ledger:read", "POST /mcp": "key",
 };
 
 describe("scope matrix: every route × every scope", () => {
@@ -85,8 +87,8 @@ describe("scope matrix: every route × every scope", () => {
       for (const scope of allScopes) {
         const key = (await srv.key([scope])).key;
         const req = await sampleRequest(route.method, route.path);
-        const a = await call(srv.url, req.path, { key, method: route.method, body: req.body });
-        if (route.scope === null || route.scope === scope) {
+        const a = await call(srv.url, req.path, { key, method: route.method, body: req.body, headers: req.headers });
+        if (route.scope === null || route.scope === "key" || route.scope === scope) {
           expect({ scope, status: a.status }).toEqual({ scope, status: req.ok });
         } else {
           expect({ scope, status: a.status, code: a.body?.code }).toEqual({ scope, status: 403, code: "missing_scope" });
@@ -97,8 +99,8 @@ describe("scope matrix: every route × every scope", () => {
       // A key with every scope passes; no key is 401 on keyed routes.
       const all = (await srv.key([...allScopes])).key;
       const req = await sampleRequest(route.method, route.path);
-      expect((await call(srv.url, req.path, { key: all, method: route.method, body: req.body })).status).toBe(req.ok);
-      const none = await call(srv.url, req.path, { method: route.method, body: (await sampleRequest(route.method, route.path)).body });
+      expect((await call(srv.url, req.path, { key: all, method: route.method, body: req.body, headers: req.headers })).status).toBe(req.ok);
+      const none = await call(srv.url, req.path, { method: route.method, body: (await sampleRequest(route.method, route.path)).body, headers: req.headers });
       if (route.scope === null) expect(none.status).toBe(req.ok);
       else expectError(none, 401, "missing_api_key");
     });

@@ -76,7 +76,7 @@ describe("OpenAPI document", () => {
       const q = params.filter((p) => p.in === "query").map((p) => ({ name: p.name, required: Boolean(p.required) }));
       expect(q).toEqual(expectedQuery[route.path] ?? []);
       const responses = Object.keys(op.responses ?? {});
-      const ok = route.method === "POST" ? "202" : route.method === "DELETE" ? "204" : "200";
+      const ok = route.path === "/mcp" ? "200" : route.method === "POST" ? "202" : route.method === "DELETE" ? "204" : "200";
       expect(responses).toContain(ok);
       if (route.scope === null) {
         expect(op.security).toEqual([]);

@@ -44,9 +44,14 @@ function baseline(op: Operation): { path: string; query: [string, string][] } {
   return { path, query: op.parameters.filter((p) => p.in === "query" && p.required).map((p) => [p.name, valueFor(p)]) };
 }
 
+/** A body each POST takes: a wallet to sync, or a message of the Model Context Protocol. */
+const postBody = (op: Operation) => (op.path === "/mcp" ? { jsonrpc: "2.0", id: 1, method: "ping" } : { owner: wallet });
+
 /** One request; a DELETE that removed the wallet is undone at once, so every later request finds it registered. */
 async function send(op: Operation, path: string, query: [string, string][]) {
-  const res = await call(srv.url, `${path}${query.length ? "?" + new URLSearchParams(query) : ""}`, { key, method: op.method, body: op.method === "POST" ? { owner: wallet } : undefined });
+  const res = await call(srv.url, `${path}${query.length ? "?" + new URLSearchParams(query) : ""}`, {
+    key, method: op.method, body: op.method === "POST" ? postBody(op) : undefined, headers: { accept: "application/json, text/event-stream" },
+  });
   if (op.method === "DELETE") await registerWallet(srv.db, "acme", wallet, "complete");
   return res;
 }

@@ -13,6 +13,7 @@ export const actionRoutes = [
     query: S.ActionsQuery,
     response: { 200: S.ActionsList, ...walletErrors },
     tag: "v2", summary: "Corporate actions of a wallet, newest first", description: DATE_FILTERS,
+    tool: { name: "list_actions" },
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);
@@ -24,6 +25,7 @@ export const actionRoutes = [
     params: S.ActionParams, query: S.ActionDetailQuery,
     response: { 200: S.ActionDetail, ...walletErrors },
     tag: "v2", summary: "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal",
+    tool: { name: "get_action", summarize: (b) => `${b.type} of ${b.symbol ?? b.mint} (${b.treatment}), ${b.lifecycle.state}, effective ${b.effectiveAt ?? "not yet"}; ${b.journal.length} journal entr${b.journal.length === 1 ? "y" : "ies"}.` },
     handler: async ({ principal, params, query }, app) => {
       const d = await app.queries.actions.detailJson(await booksOwner(app, principal, query.owner), params.id);
       if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");

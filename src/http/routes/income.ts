@@ -19,7 +19,8 @@ export const incomeRoutes = [
     method: "GET", path: "/v1/income", scope: "ledger:read",
     query: S.KindListQuery,
     response: { 200: S.IncomeList, ...walletErrors },
-    tag: "ledger", summary: "Income entries, newest first (v1 kinds)", description: `${KIND_FILTER} ${DATE_FILTERS}`,
+    tag: "ledger", summary: "Income entries, newest first (v1 kinds)",
+    tool: { name: "list_income" }, description: `${KIND_FILTER} ${DATE_FILTERS}`,
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);

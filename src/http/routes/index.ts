@@ -11,6 +11,7 @@ import { healthRoutes } from "./health.ts";
 import { incomeRoutes } from "./income.ts";
 import { journalRoutes } from "./journal.ts";
 import { lineageRoutes } from "./lineage.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { opsRoutes } from "./ops.ts";
 import { portfolioRoutes } from "./portfolio.ts";
 import { reportRoutes } from "./reports.ts";
@@ -20,5 +21,5 @@ import { yieldRoutes } from "./yield.ts";
 
 export const routes: readonly Route[] = [
   ...healthRoutes, ...assetRoutes, ...walletRoutes, ...portfolioRoutes, ...incomeRoutes, ...journalRoutes, ...yieldRoutes, ...exportRoutes,
-  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...calendarRoutes, ...eventRoutes,
+  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...calendarRoutes, ...eventRoutes, ...mcpRoutes,
 ];

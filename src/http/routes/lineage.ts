@@ -10,6 +10,7 @@ export const lineageRoutes = [
     params: S.MintParams,
     response: { 200: S.LineageResponse, 400: S.errors[400], 404: S.errors[404] },
     tag: "v2", summary: "Identities of an instrument, links between them, and where the first identity's basis sits",
+    tool: { name: "get_lineage" },
     description: "A mint no issuer feed lists is 404 not_found, like an unknown one, for a tenant none of whose wallets holds or held it.",
     handler: async ({ principal, params }, app) => {
       // A mint no feed lists reads as unknown to a tenant none of whose wallets holds or held it.

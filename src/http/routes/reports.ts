@@ -14,6 +14,10 @@ export const reportRoutes = [
     query: S.IncomeReportQuery,
     response: { 200: S.IncomeReport, 400: S.errors[400], 404: S.errors[404] },
     tag: "v2", summary: "Income of a year per month × symbol, across the tenant's wallets",
+    tool: {
+      name: "income_report",
+      summarize: (b) => `${b.year}, ${b.owners.length} wallet(s): net ${b.totals.usd ?? "unknown"} USD, withheld ${b.totals.withholdingTaxUsd ?? "unknown"}, retained ${b.totals.retainedUsd ?? "unknown"}, gross ${b.totals.grossUsd ?? "unknown"} over ${b.totals.events} event(s) (${b.totals.unvaluedEvents} without a USD value, left out), in ${b.rows.length} month × symbol row(s).`,
+    },
     description:
       "Sums the journal's income entries of the year (reversals carry negated amounts), exactly, and rounds each figure once. " +
       "Gross, withholding and retained cover the events whose net USD is known, so grossUsd − withholdingTaxUsd − retainedUsd = usd in every row and the totals " +

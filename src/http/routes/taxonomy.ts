@@ -7,6 +7,7 @@ export const taxonomyRoutes = [
     method: "GET", path: "/v2/taxonomy", scope: "assets:read",
     response: { 200: S.TaxonomyResponse },
     tag: "v2", summary: "All 18 action types with treatment and validation computed from this ledger",
+    tool: { name: "get_taxonomy", resource: "ca-ledger://taxonomy" },
     handler: async (_, app) => ({ types: await app.queries.instruments.taxonomy() }),
   }),
 ];

@@ -13,6 +13,7 @@ export const walletRoutes = [
     body: S.SyncRequestBody,
     response: { 202: S.SyncRequestResponse, 400: S.errors[400], 409: S.errors[409], 413: S.errors[413] },
     tag: "wallets", summary: "Register a wallet and queue a sync",
+    tool: { name: "request_sync", openWorld: true, summarize: (b) => `${b.owner}: ${b.registration.replace("_", " ")}; sync ${b.status}, job ${b.job.replace("_", " ")}.` },
     description: "Answers 202. A second request while a sync is queued or running answers job `already_pending`. The offline demo answers 409 `demo_offline` for a wallet it has no recording of. The quota is the server's MAX_WALLETS_PER_TENANT, for every tenant.",
     handler: async ({ principal, body }, app) => {
       checkOwner(body.owner);
@@ -32,6 +33,7 @@ export const walletRoutes = [
     method: "GET", path: "/v1/wallets", scope: "ledger:read",
     response: { 200: S.WalletsResponse },
     tag: "wallets", summary: "Wallets this tenant registered",
+    tool: { name: "list_wallets", summarize: (b) => `Tenant ${b.tenant} follows ${b.wallets.length} of at most ${b.maxWallets} wallets${b.wallets.length ? `: ${b.wallets.map((w) => `${w.owner} (sync ${w.status})`).join(", ")}` : ""}.` },
     handler: async ({ principal }, app) => ({ tenant: principal.tenant, maxWallets: app.config.maxWallets, wallets: await listWallets(app.ledger.db, principal.tenantId) }),
   }),
   route({
@@ -39,6 +41,7 @@ export const walletRoutes = [
     params: S.OwnerParams,
     response: { 200: S.SyncStatusResponse, ...walletErrors },
     tag: "wallets", summary: "Sync status of a wallet",
+    tool: { name: "get_sync_status", summarize: (b) => `${b.owner}: sync ${b.status}${b.gaps.length ? ` with ${b.gaps.length} gap(s)` : ""}${b.finishedAt ? `, finished ${b.finishedAt}` : ""}.` },
     handler: async ({ principal, params }, app) => {
       await registeredOwner(app, principal, params.owner);
       const s = await walletStatus(app.ledger.db, principal.tenantId, params.owner);
