@@ -16,12 +16,11 @@ import type { LifecycleState } from "../domain/types.ts";
 import { eventText, type ActionData } from "../events/bodies.ts";
 import { groupBy } from "./group.ts";
 import { writeEvent } from "./outbox.ts";
-import { actionQueries } from "./queries/actions.ts";
-import { walletStatus } from "./queries/wallets.ts";
+import { actionItemText } from "./action-item.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
 import { journalSql } from "./tables/journal.ts";
-import { syncJobSql } from "./tables/sync-jobs.ts";
+import { syncJobSql, walletStatusFromRow } from "./tables/sync-jobs.ts";
 import { tenantWalletSql } from "./tables/tenant-wallets.ts";
 
 
@@ -55,10 +54,9 @@ export async function bookingEventsBefore(tx: Sql, chunk: { owners: string[]; ac
     const stored = new Map((await tx.all(actionSql.statesOf, { ids: pending.map((a) => a.id) })).map((r) => [r.id, r.state]));
     watch.newlyPending = pending.filter((a) => stored.get(a.id) !== a.lifecycle.state).map((a) => ({ owner: a.owner, id: a.id }));
   }
-  const actions = actionQueries(tx);
   for (const g of chunk.gone) {
     if (!tenants.has(g.owner)) continue;
-    const item = await actions.itemJson(g.owner, g.id);
+    const item = await actionItemText(tx, g.owner, g.id);
     if (item) watch.goneItems.set(g.id, item);
   }
   return watch;
@@ -78,10 +76,9 @@ export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date)
     const type: EventType = e.entry_type === "reversal" || told.get(e.action_id)?.type === "action.revised" ? "action.revised" : "action.booked";
     told.set(e.action_id, { owner: e.owner, type });
   }
-  const actions = actionQueries(tx);
   let written = 0;
   for (const [id, { owner, type }] of told) {
-    const item = (await actions.itemJson(owner, id)) ?? watch.goneItems.get(id);
+    const item = (await actionItemText(tx, owner, id)) ?? watch.goneItems.get(id);
     if (!item) continue;
     const body = eventText(type, at, JSON.parse(item) as ActionData);
     for (const tenantId of watch.tenants.get(owner) ?? []) {
@@ -107,8 +104,9 @@ const gapKey = (gaps: { address: string; reason: string }[]): string => JSON.str
 /** Written inside the transaction that finishes the job, after it: `wallet.synced` and `wallet.gap`. */
 export async function writeSyncEndEvents(tx: Sql, watch: SyncEndWatch, gaps: { address: string; reason: string }[], at: Date): Promise<EventType[]> {
   const { tenantId, owner } = watch;
-  const status = await walletStatus(tx, tenantId, owner);
-  if (!status) return [];
+  const job = await tx.get(syncJobSql.ofWallet, { tenantId, owner });
+  if (!job) return [];
+  const status = walletStatusFromRow(owner, job);
   const written: EventType[] = [];
   const newest = Number((await tx.get(journalSql.newestIdOfOwner, { owner }))!.id ?? 0);
   if (watch.firstSync || newest > (watch.syncedJournalId ?? 0)) {

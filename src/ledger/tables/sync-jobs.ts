@@ -73,3 +73,20 @@ export const syncJobSql = statements("sync_jobs", {
     sql`SELECT j.tenant_id, j.owner, j.gaps, w.first_synced_at, w.synced_journal_id
        FROM sync_jobs j JOIN tenant_wallets w ON w.tenant_id = j.tenant_id AND w.owner = j.owner WHERE j.id = ${p.id}`),
 });
+
+/** A tenant's sync of a wallet as GET /v1/wallets/{owner}/status shows it (and wallet.* events carry). */
+export function walletStatusFromRow(owner: string, j: JobRow) {
+  return {
+    owner,
+    status: j.status,
+    requestedAt: j.requested_at,
+    startedAt: j.started_at,
+    finishedAt: j.finished_at,
+    progress: { phase: j.phase, done: j.progress_done, total: j.progress_total },
+    transactionsFetched: j.transactions_fetched,
+    gaps: JSON.parse(j.gaps) as { address: string; reason: string }[],
+    error: j.error,
+    attempts: j.attempts,
+    nextRetryAt: j.next_retry_at,
+  };
+}
