@@ -1,4 +1,4 @@
-// `ca-ledger webhooks add|list|remove|deliveries|test` (docs/cli.md#webhooks): a tenant's signed
+// `ca-ledger webhooks add|list|remove|deliveries|test|rotate` (docs/cli.md#webhooks): a tenant's signed
 // webhooks (docs/events.md). The commands write the ledger; a running server (`serve`) delivers.
 import { defineCommand } from "citty";
 import { EventInputError } from "../src/domain/events/types.ts";
@@ -7,7 +7,7 @@ import { createSecretBox } from "../src/events/secret-box.ts";
 import { loadWebhookKey, WEBHOOK_KEY_ENV, WebhookKeyError } from "../src/events/webhook-key.ts";
 import type { Ledger } from "../src/ledger/db.ts";
 import {
-  addSubscription, checkSubscriptionInput, deliveryById, listDeliveries, listSubscriptions, queueTestDelivery, removeSubscription, WebhookError,
+  addSubscription, checkSubscriptionInput, deliveryById, finishRotation, listDeliveries, listSubscriptions, queueTestDelivery, removeSubscription, rotateSecret, WebhookError,
   type DeliveryListing,
 } from "../src/ledger/webhooks.ts";
 import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
@@ -26,6 +26,13 @@ async function withLedger<T>(args: Record<string, unknown>, work: (ledger: Ledge
   } finally {
     await ledger.close();
   }
+}
+
+/** What seals a new secret: WEBHOOK_SECRET_KEY, else the data dir's key file (made now if new, said on stderr). */
+function sealingBox(ledger: Ledger, dataDir: string) {
+  const key = loadWebhookKey({ env: process.env[WEBHOOK_KEY_ENV], engine: ledger.engine, dataDir });
+  if (key.source === "created") process.stderr.write(`ca-ledger: created the webhook key ${key.path}; keep it with the ledger's backups (docs/events.md#secrets-at-rest)\n`);
+  return createSecretBox(key.key);
 }
 
 /** Rows as left-aligned columns under a header. */
@@ -51,12 +58,8 @@ const add = defineCommand({
       throw e;
     }
     const config = configFrom(args);
-    const added = await withLedger(args, async (ledger) => {
-      // The key that seals the secret: WEBHOOK_SECRET_KEY, else the data dir's key file (made now if new).
-      const key = loadWebhookKey({ env: process.env[WEBHOOK_KEY_ENV], engine: ledger.engine, dataDir: config.dataDir });
-      if (key.source === "created") process.stderr.write(`ca-ledger: created the webhook key ${key.path}; keep it with the ledger's backups (docs/events.md#secrets-at-rest)\n`);
-      return addSubscription(ledger.db, createSecretBox(key.key), { tenant: String(args.tenant), url: String(args.url), events: args.events });
-    });
+    const added = await withLedger(args, async (ledger) =>
+      addSubscription(ledger.db, sealingBox(ledger, config.dataDir), { tenant: String(args.tenant), url: String(args.url), events: args.events }));
     if (args.json) return void process.stdout.write(JSON.stringify(added) + "\n");
     process.stdout.write(
       `Added webhook ${added.id} for tenant ${added.tenant}: ${added.receiver}, ${added.events ? `events ${added.events.join(", ")}` : "every event type"}.\n` +
@@ -149,7 +152,25 @@ const test = defineCommand({
   },
 });
 
+const rotate = defineCommand({
+  meta: { name: "rotate", description: "Start a secret rotation (a new secret, shown once, signs beside the old one) or, with --finish, end it (only the newest signs)" },
+  args: { id: idArg, finish: { type: "boolean", description: "End the rotation: drop every secret but the newest" }, json, ...settingArgs("webhooks") },
+  async run({ args }) {
+    const config = configFrom(args);
+    if (args.finish) {
+      const dropped = await withLedger(args, (ledger) => finishRotation(ledger.db, String(args.id)));
+      if (args.json) return void process.stdout.write(JSON.stringify({ id: args.id, dropped }) + "\n");
+      return void process.stdout.write(`Rotation of ${args.id} finished: ${dropped} older secret${dropped === 1 ? "" : "s"} dropped; only the newest signs.\n`);
+    }
+    const rotated = await withLedger(args, (ledger) => rotateSecret(ledger.db, sealingBox(ledger, config.dataDir), String(args.id)));
+    if (args.json) return void process.stdout.write(JSON.stringify(rotated) + "\n");
+    process.stdout.write(
+      `New secret for ${rotated.id} (shown once); deliveries are signed with it and the ${rotated.secretsInForce - 1} in force until you run webhooks rotate ${rotated.id} --finish:\n${rotated.secret}\n`,
+    );
+  },
+});
+
 export const webhooksCommand = defineCommand({
   meta: { name: "webhooks", description: "Manage a tenant's signed webhooks (docs/events.md)" },
-  subCommands: { add, list, remove, deliveries, test },
+  subCommands: { add, list, remove, deliveries, test, rotate },
 });

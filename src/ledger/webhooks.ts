@@ -149,3 +149,30 @@ export async function queueTestDelivery(db: Sql, subscriptionId: string, now = n
     return { subscriptionId, deliveryId: String(delivery.id), eventId, type: "ping", again: false };
   });
 }
+
+/**
+ * Starts a secret rotation (docs/events.md#signatures): a new secret, shown once, signs beside the
+ * ones in force, so a receiver verifies with either while it switches. `finishRotation` then
+ * keeps only the newest.
+ */
+export async function rotateSecret(db: Sql, box: Pick<SecretBox, "seal">, id: string): Promise<{ id: string; secret: string; secretsInForce: number }> {
+  const secret = generateSecret(randomBytes);
+  return db.write(async (tx) => {
+    const row = await tx.get(webhookSubscriptionSql.secretsOf, { id });
+    if (!row) throw new WebhookError("subscription_not_found", `no live webhook subscription ${id}`);
+    const sealed = [box.seal(secret, id), ...(JSON.parse(row.sealed_secrets) as string[])];
+    await tx.run(webhookSubscriptionSql.setSecrets, { id, sealedSecrets: JSON.stringify(sealed) });
+    return { id, secret, secretsInForce: sealed.length };
+  });
+}
+
+/** Ends a rotation: only the newest secret signs from now on. Returns how many older ones were dropped. */
+export async function finishRotation(db: Sql, id: string): Promise<number> {
+  return db.write(async (tx) => {
+    const row = await tx.get(webhookSubscriptionSql.secretsOf, { id });
+    if (!row) throw new WebhookError("subscription_not_found", `no live webhook subscription ${id}`);
+    const sealed = JSON.parse(row.sealed_secrets) as string[];
+    await tx.run(webhookSubscriptionSql.setSecrets, { id, sealedSecrets: JSON.stringify(sealed.slice(0, 1)) });
+    return sealed.length - 1;
+  });
+}

@@ -3,7 +3,7 @@
 // the reference library (npm standardwebhooks), a dead endpoint of the same tenant holds up
 // nothing, another tenant's receiver gets only its own events; `webhooks test|list|deliveries
 // --json`; a server SIGKILLed while an attempt is in flight delivers it after its restart, with
-// the same webhook-id; `webhooks remove`; usage errors exit 2.
+// the same webhook-id; `webhooks remove`; a secret rotation (`webhooks rotate`); usage errors exit 2.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eventBody, serializeEventBody, type EventType } from "../../src/domain/events/types.ts";
@@ -114,6 +114,40 @@ describe("ca-ledger webhooks, delivered by serve", () => {
     expect(await metric("caledger_webhook_queue_age_seconds")).toBe(0); // nothing waits for a live subscription now
     await restarted.stop();
   }, 240_000);
+
+  test("rotate: during a rotation a receiver holding either secret verifies; after --finish only the new one", async () => {
+    const dir = join(tempDir(), "ledger");
+    const run = (args: string[]) => cliAsync([...args, ...ledgerArgs(dir)], env);
+    expect((await run(["keys", "create", "k", "--tenant", "acme"])).code).toBe(0);
+    const r = startReceiver([]);
+    receivers.push(r);
+    const sub = JSON.parse((await run(["webhooks", "add", "--tenant", "acme", "--url", r.url, "--json"])).stdout);
+    const server = await serveBinary(ledgerArgs(dir), env);
+    running.push(server);
+    const rotated = JSON.parse((await run(["webhooks", "rotate", sub.id, "--json"])).stdout);
+    expect(rotated).toMatchObject({ id: sub.id, secretsInForce: 2 });
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(sub.secret);
+
+    const deliveredWith = async (secrets: string[]) => {
+      r.secrets = secrets;
+      const id = await emit(dir, "acme", "wallet.synced", { owner: "w1" });
+      await until(`${id} answered`, () => r.received.some((x) => x.headers["webhook-id"] === id && x.answered !== null), 60_000);
+      return r.received.find((x) => x.headers["webhook-id"] === id)!;
+    };
+    const withNew = await deliveredWith([rotated.secret]);
+    expect(withNew.verdicts).toEqual(["ok"]);
+    expect(withNew.headers["webhook-signature"]!.split(" ")).toHaveLength(2); // signed with both
+    expect((await deliveredWith([sub.secret])).verdicts).toEqual(["ok"]);
+
+    expect(JSON.parse((await run(["webhooks", "rotate", sub.id, "--finish", "--json"])).stdout)).toEqual({ id: sub.id, dropped: 1 });
+    const after = await deliveredWith([sub.secret, rotated.secret]);
+    expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(after.verdicts[0]).not.toBe("ok"); // the old secret no longer verifies
+    expect(after.verdicts[1]).toBe("ok");
+    expect((await run(["webhooks", "rotate", "whs_none"])).code).toBe(1);
+    await server.stop();
+  }, 120_000);
 
   test("usage errors exit 2 and open nothing; an unknown tenant or subscription exits 1", async () => {
     const dir = join(tempDir(), "ledger");

@@ -19,4 +19,7 @@ export const webhookSubscriptionSql = statements("webhook_subscriptions", {
   remove: query<{ id: string; at: string }>((p) => sql`UPDATE webhook_subscriptions SET removed_at = ${p.at} WHERE id = ${p.id} AND removed_at IS NULL`),
   exists: query<{ id: string }, { one: number }>((p) => sql`SELECT 1 AS one FROM webhook_subscriptions WHERE id = ${p.id}`),
   liveById: query<{ id: string }, { tenant_id: number }>((p) => sql`SELECT tenant_id FROM webhook_subscriptions WHERE id = ${p.id} AND removed_at IS NULL`),
+  /** A live subscription's sealed secrets (JSON array, newest first). */
+  secretsOf: query<{ id: string }, { sealed_secrets: string }>((p) => sql`SELECT sealed_secrets FROM webhook_subscriptions WHERE id = ${p.id} AND removed_at IS NULL`),
+  setSecrets: query<{ id: string; sealedSecrets: string }>((p) => sql`UPDATE webhook_subscriptions SET sealed_secrets = ${p.sealedSecrets} WHERE id = ${p.id} AND removed_at IS NULL`),
 });
