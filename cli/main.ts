@@ -5,6 +5,8 @@ import { defineCommand, runCommand, runMain } from "citty";
 import { importCommand } from "./import.ts";
 import { keysCommand } from "./keys.ts";
 import { walletsCommand } from "./wallets.ts";
+import { webhooksCommand } from "./webhooks.ts";
+import { calendarUrlCommand } from "./calendar-url.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
 import { ratesCommand } from "./rates.ts";
@@ -18,7 +20,7 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand, mcp: mcpCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, webhooks: webhooksCommand, "calendar-url": calendarUrlCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand, mcp: mcpCommand },
 });
 
 /**

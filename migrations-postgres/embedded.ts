@@ -8,6 +8,7 @@ import m4 from "./0004_rebook_lineage_distributed.sql" with { type: "text" };
 import m5 from "./0005_unbooked_revisions.sql" with { type: "text" };
 import m6 from "./0006_action_events.sql" with { type: "text" };
 import m7 from "./0007_lots_observations.sql" with { type: "text" };
+import m8 from "./0008_events_outbox.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -20,4 +21,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0005_unbooked_revisions", when: 1795737573318, sql: m5 },
   { tag: "0006_action_events", when: 1795740505738, sql: m6 },
   { tag: "0007_lots_observations", when: 1795744847089, sql: m7 },
+  { tag: "0008_events_outbox", when: 1795749924309, sql: m8 },
 ];

@@ -12,4 +12,5 @@ export * from "./v2/taxonomy.ts";
 export * from "./v2/lineage.ts";
 export * from "./v2/reports.ts";
 export * from "./v2/lots.ts";
+export * from "./v2/calendar.ts";
 export * from "./mcp.ts";

@@ -93,7 +93,7 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "wallets" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres" | "mcp";
+export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "calendar-url" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres" | "mcp";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -104,6 +104,8 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "issuerFeedMaxMib", "issuerFeedMaxRecords", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
   keys: ["dataDir", "databaseUrl"],
   wallets: ["dataDir", "databaseUrl"],
+  webhooks: ["dataDir", "databaseUrl"],
+  "calendar-url": ["dataDir", "databaseUrl", "host", "port"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],

@@ -16,7 +16,7 @@ import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identi
 export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
 
 /** `clock` (tests): the worker's clock, which the test sets (src/sync/shared-clock.ts). */
-interface ServeOptions { demo?: boolean; offline?: boolean; quiet?: boolean; clock?: SharedArrayBuffer }
+interface ServeOptions { demo?: boolean; offline?: boolean; quiet?: boolean; clock?: SharedArrayBuffer; webhookKeyEnv?: string }
 
 /**
  * `offline` (tests) starts neither the issuer and mint polls nor the job claims. `demo` serves the
@@ -38,7 +38,8 @@ export async function startServer(flags: Record<string, unknown>, opts: ServeOpt
     await checkDataset(ledger, config, opts);
     if (opts.demo) await writeDatasetLabel(ledger.db, DEMO_LABEL);
     await ledger.db.write((tx) => sealRows(tx)); // the label, and rows from before seals existed
-    return await serve(ledger, config, logger, lock, opts);
+    // The webhook key is environment-only (docs/events.md#secrets-at-rest): handed to the worker thread, which signs.
+    return await serve(ledger, config, logger, lock, { ...opts, webhookKeyEnv: (opts.env ?? process.env).WEBHOOK_SECRET_KEY });
   } catch (e) {
     await ledger?.close();
     lock.release();
@@ -59,7 +60,10 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   // (tests that write ledger rows themselves) there is no worker, except for the demo's, which
   // then only loads it.
   if (!opts.offline || opts.demo) {
-    worker = startWorkerThread({ config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onDatabaseError: (e) => void health.noteError(e), clock: opts.clock });
+    worker = startWorkerThread({
+      config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, clock: opts.clock, webhookKeyEnv: opts.webhookKeyEnv,
+      onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onWebhooks: (o, n) => metrics.webhookAttempts(o, n), onDatabaseError: (e) => void health.noteError(e),
+    });
     try {
       await worker.ready;
     } catch (e) {

@@ -29,6 +29,7 @@ export type GainsReport = Static<typeof schemas.GainsReport>;
 export type HoldingsStatement = Static<typeof schemas.HoldingsStatement>;
 export type TaxTreatment = Static<typeof schemas.TaxTreatment>;
 export type LotMethod = Static<typeof schemas.LotMethod>;
+export type CalendarResponse = Static<typeof schemas.CalendarResponse>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
 export type ExportDataset = (typeof schemas.exportDatasets)[number];
@@ -254,6 +255,12 @@ export function createClient(options: ClientOptions) {
       /** A holdings statement at the end of asOf (YYYY-MM-DD), reconciled from `from`. */
       holdings: (asOf: string, options: HoldingsOptions = {}) =>
         json<HoldingsStatement>(target(routes.getV2ReportsHoldings), { asOf, from: options.from, owner: options.owners, method: options.method, treatment: options.treatment }),
+      /** Pending actions of your wallets (or of one) with what each wallet can expect. */
+      calendar: (wallet?: string) => json<CalendarResponse>(target(routes.getV2Calendar), { owner: wallet }),
+      /** The iCalendar feed of a calendar URL's token (`ca-ledger calendar-url`; no key needed). */
+      calendarFeed: (token: string) => text(target(routes.getV2CalendarByFile, { file: `${token}.ics` }), undefined, "text/calendar"),
+      /** The live stream (Server-Sent Events) as the open Response: read its body with an SSE parser; after `lastEventId` when given, else from now. */
+      events: (lastEventId?: string) => send(target(routes.getV2Events), { lastEventId }, undefined, "text/event-stream"),
     },
   };
 }

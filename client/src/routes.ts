@@ -25,5 +25,8 @@ export const routes = {
   getV2Lots: { method: "GET", path: "/v2/lots" },
   getV2ReportsGains: { method: "GET", path: "/v2/reports/gains" },
   getV2ReportsHoldings: { method: "GET", path: "/v2/reports/holdings" },
+  getV2Calendar: { method: "GET", path: "/v2/calendar" },
+  getV2CalendarByFile: { method: "GET", path: "/v2/calendar/:file" },
+  getV2Events: { method: "GET", path: "/v2/events" },
   postMcp: { method: "POST", path: "/mcp" },
 } as const;

@@ -19,6 +19,11 @@ export interface DeliveryWorkerOptions {
   secrets: Pick<SecretBox, "open">;
   /** The clock: attempt timestamps, due times, leases. */
   now?: () => Date;
+  /**
+   * The clock of the `webhook-timestamp` header, which receivers compare with their own (`now`
+   * unless given): `serve` signs by the wall clock even while a test moves its worker's clock.
+   */
+  signingNow?: () => Date;
   /** Attempts in flight at once, over all subscriptions. */
   concurrency?: number;
   /** How long a claim is held; longer than an attempt can take. */
@@ -49,6 +54,7 @@ const STOP_WAIT_MS = 2_000;
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { store, send, secrets } = options;
   const now = options.now ?? (() => new Date());
+  const signingNow = options.signingNow ?? now;
   const concurrency = options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
@@ -82,7 +88,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     let result: SendResult;
     try {
       const plain = d.sealedSecrets.map((s) => secrets.open(s, d.subscriptionId));
-      const headers = webhookHeaders({ id: d.eventId, timestamp: unixSeconds(now()), body: d.body, secrets: plain });
+      const headers = webhookHeaders({ id: d.eventId, timestamp: unixSeconds(signingNow()), body: d.body, secrets: plain });
       result = await send({ url: d.url, headers, body: d.body }, abort.signal);
     } catch (e) {
       // A secret that does not open (the webhook key changed) or cannot sign: the operator's to

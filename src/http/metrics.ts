@@ -4,7 +4,14 @@ const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** What the ledger holds now, read for each scrape (src/ledger/queries/ops.ts). */
-export interface Gauges { syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number> }
+export interface Gauges {
+  syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number>;
+  /** How long the oldest undelivered webhook delivery has been due (0 when none waits). */
+  webhookQueueAgeSeconds: number;
+}
+
+/** What a webhook delivery attempt came to (src/events/delivery-store.ts OutcomeKind). */
+const webhookOutcomes = ["delivered", "retry", "failed"] as const;
 
 /** What this process is: the build_info series' labels. */
 export interface BuildInfo { version: string; engine: "sqlite" | "postgres" }
@@ -21,6 +28,7 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
   const requests: RequestCount[] = [];
   const authFailures = new Map<string, number>();
   const rpc = new Map<string, number>();
+  const webhooks = new Map<string, number>(webhookOutcomes.map((o) => [o, 0]));
   let rateLimited = 0;
   let hostRefused = 0;
 
@@ -47,6 +55,8 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
     rateLimited(): void { rateLimited++; },
     hostRefused(): void { hostRefused++; },
     rpcRequest(method: string, outcome: string, n = 1): void { inc(rpc, `${method}\u0000${outcome}`, n); },
+    /** Webhook delivery attempts by outcome, as the worker thread reports them. */
+    webhookAttempts(outcome: (typeof webhookOutcomes)[number], n = 1): void { inc(webhooks, outcome, n); },
     rpcErrorCounts(): { errors: number; total: number } {
       let errors = 0, total = 0;
       for (const [k, v] of rpc) { total += v; if (!k.endsWith("\u0000ok")) errors += v; }
@@ -89,6 +99,10 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
       out.push(`caledger_issuer_records ${g.issuerRecords}`);
       head("caledger_actions", "gauge", "Booked corporate actions by type.");
       for (const [k, v] of Object.entries(g.actionsByType)) out.push(`caledger_actions{type="${esc(k)}"} ${v}`);
+      head("caledger_webhook_deliveries_total", "counter", "Webhook delivery attempts by outcome: delivered (a 2xx), retry (failed, tried again later), failed (given up).");
+      for (const [k, v] of webhooks) out.push(`caledger_webhook_deliveries_total{outcome="${k}"} ${v}`);
+      head("caledger_webhook_queue_age_seconds", "gauge", "Seconds the oldest undelivered webhook delivery has been due (0 when none waits).");
+      out.push(`caledger_webhook_queue_age_seconds ${g.webhookQueueAgeSeconds}`);
       const mem = process.memoryUsage();
       head("caledger_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
       out.push(`caledger_process_resident_memory_bytes ${mem.rss}`);

@@ -17,6 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
 import { storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
@@ -54,6 +55,8 @@ export interface ChunkResult {
   actionsUnchanged: number;
   recognitions: number;
   reversals: number;
+  /** Events written to the outbox (one per changed action and tenant told). */
+  events: number;
 }
 
 /** A chunk the engine or the database failed on: which marks it held, and why. */
@@ -221,12 +224,14 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
     const owners = current.map((m) => m.key);
     const keep = new Set(owners);
     if (!(await recordSightings(tx, sightings))) return;
+    const told = await bookingEventsBefore(tx, { owners, actions: out.actions.filter((a) => keep.has(a.owner)), gone: rows.gone.filter((g) => keep.has(g.owner)) });
     await writeActions(tx, keep, rows, at, result);
     const restated = await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
     await noteUnbookedRevisions(tx, out.actions, restated, at);
     await refreshIncomeTotals(tx, owners, now);
     await writePositions(tx, keep, out, at);
     await storePortfolios(tx, owners, at); // last of the read models: rendered from the rows above
+    result.events = await writeBookingEvents(tx, told, now); // the outbox, with the change (docs/events.md)
     await clearDirty(tx, "wallet", current);
     await sealRows(tx); // last: seals the journal entries this chunk appended
     result.booked = current.length;
@@ -352,5 +357,5 @@ async function recordSightings(tx: Sql, sightings: Sighting[]): Promise<boolean>
 }
 
 function emptyResult(kind: ChunkResult["kind"]): ChunkResult {
-  return { kind, booked: 0, deferred: 0, actionsWritten: 0, actionsUnchanged: 0, recognitions: 0, reversals: 0 };
+  return { kind, booked: 0, deferred: 0, actionsWritten: 0, actionsUnchanged: 0, recognitions: 0, reversals: 0, events: 0 };
 }

@@ -75,3 +75,46 @@ export function sqlDeliveryStore(db: Sql): DeliveryStore {
     },
   };
 }
+
+/**
+ * One more delivery of an event already written, to one subscription (`webhooks test` sending
+ * the latest event again): the same id and body, queued after the subscription's pending ones.
+ * Returns the delivery's id.
+ */
+export async function insertDelivery(tx: Sql, subscriptionId: string, eventSeq: number | string, at: Date): Promise<string> {
+  return String((await tx.get(webhookDeliverySql.add, { subscriptionId, seq: eventSeq, at: at.toISOString() }))!.id);
+}
+
+/**
+ * Frees every delivery lease. Only for a SQLite ledger as `serve` starts: the data dir's lock
+ * lets one server at a time deliver from it, so a lease found then was left by a server that was
+ * killed mid-attempt, and waiting it out would only delay the delivery (the killed attempt still
+ * counts; the next one sends the same webhook-id). Returns how many were freed.
+ */
+export async function releaseOrphanedLeases(db: Sql): Promise<number> {
+  return (await db.run(webhookDeliverySql.releaseLeases, {})).changes;
+}
+
+/** How long the longest-waiting delivery of a live subscription has been due, in seconds (0: none waits). */
+export async function deliveryQueueAgeSeconds(db: Sql, now: Date): Promise<number> {
+  const t = (await db.get(webhookDeliverySql.oldestPendingDue, {}))?.t ?? null;
+  return t ? Math.max(0, Math.round((now.getTime() - Date.parse(t)) / 1000)) : 0;
+}
+
+/** One event as the live stream sends it (docs/events.md#the-live-stream). */
+export interface StreamedEvent { seq: bigint; type: string; body: string }
+
+/**
+ * The tenant's events after `afterSeq`, oldest first, at most `limit` (pings, which go to one
+ * subscription only, left out). Event numbers follow commit order (writeEvent), so reading on from
+ * the last one seen misses none.
+ */
+export async function tenantEventsAfter(db: Sql, tenantId: number, afterSeq: bigint, limit = 100): Promise<StreamedEvent[]> {
+  const rows = await db.all(eventSql.afterOfTenant, { tenantId, after: Number(afterSeq), limit });
+  return rows.map((r) => ({ seq: BigInt(r.seq), type: r.type, body: r.body }));
+}
+
+/** The newest event number of the tenant (0 when none): where a stream without Last-Event-ID starts. */
+export async function latestTenantEvent(db: Sql, tenantId: number): Promise<bigint> {
+  return BigInt((await db.get(eventSql.newestOfTenant, { tenantId }))?.seq ?? 0);
+}

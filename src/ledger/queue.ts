@@ -4,6 +4,7 @@
 // PostgreSQL `FOR UPDATE SKIP LOCKED`: servers sharing the database each take another job). A
 // finished job is not the end: every registered wallet is followed, so a finished job runs again
 // at its `next_sync_at`.
+import { syncEndBefore, writeSyncEndEvents } from "./change-events.ts";
 import type { Sql } from "./sql/port.ts";
 import { syncJobSql, type JobRow, type JobStatus } from "./tables/sync-jobs.ts";
 import { tenantWalletSql } from "./tables/tenant-wallets.ts";
@@ -116,17 +117,21 @@ export interface JobOutcome {
 
 /**
  * Finishes a run: complete, or partial with its named gaps. From now on the tenant sees the
- * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`.
+ * wallet's books, and the wallet is followed: the job runs again at `next_sync_at`. The tenant's
+ * `wallet.synced` and `wallet.gap` events are written in the same transaction; returns how many.
  */
-export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): Promise<void> {
+export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = new Date(), resyncSeconds = 0): Promise<number> {
   const at = now.toISOString();
   const status: JobStatus = outcome.gaps.length ? "partial" : "complete";
-  await db.write(async (tx) => {
+  return db.write(async (tx) => {
+    const told = await syncEndBefore(tx, id);
     await tx.run(syncJobSql.finish, {
       id, status, at, gaps: JSON.stringify(outcome.gaps), transactionsFetched: outcome.transactionsFetched, nextSyncAt: nextSyncAt(now, resyncSeconds),
       deadlinePassedAt: outcome.deadlinePassed ? at : null,
     });
     await tx.run(tenantWalletSql.markFirstSynced, { at, jobId: id });
+    // wallet.synced, wallet.gap: in the outbox with the job's end (docs/events.md#event-types).
+    return told ? (await writeSyncEndEvents(tx, told, outcome.gaps, now)).length : 0;
   });
 }
 

@@ -72,5 +72,5 @@ export const {
   tenants, apiKeys, dashboardSessions, tenantWallets, syncJobs, instruments, issuerRevisions, issuerRejections, mintStates, multiplierUpdates,
   tokenAccounts, balanceChanges, walkCursors, ownerScans, walletGaps, transitionsSeen, dirtyWallets, dirtyMints, actionEvents, actions, journal, referenceRates,
   incomeTotals, positions, yields, portfolios, lineage, censusInstances, mintSchedule, taxonomyCensus, datasetLabel, ledgerState, unbookedRevisions,
-  feedStatus, transactionChanges, costBasisDeclarations,
+  feedStatus, transactionChanges, costBasisDeclarations, events, webhookSubscriptions, webhookDeliveries, calendarTokens,
 } = tables;

@@ -59,6 +59,9 @@ export const tenantWallets = sqliteTable(
     // When this tenant's own sync of the wallet first finished: the tenant sees the wallet's
     // books only from then on, whatever other tenants that follow the same wallet did before.
     firstSyncedAt: text("first_synced_at"),
+    // The wallet's newest journal entry when this tenant was last sent `wallet.synced`: a sync
+    // that ends with newer entries sends it again (docs/events.md#event-types).
+    syncedJournalId: integer("synced_journal_id"),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.owner] }), index("tenant_wallets_owner").on(t.owner)],
 );
@@ -567,3 +570,76 @@ export const feedStatus = sqliteTable("feed_status", {
   degraded: text("degraded"),
   updatedAt: text("updated_at").notNull(),
 });
+
+// ---- events and webhooks (docs/events.md) -------------------------------------------------
+
+// The outbox: one row per event per tenant, written in the transaction of the ledger change that
+// causes it (a booking, the end of a sync, `webhooks test`). Append-only (triggers): `seq` is the
+// event's id (`evt_<seq>`), the `webhook-id` of each delivery and the `id:` of its Server-Sent
+// Event, and `body` is the exact text every delivery signs and sends.
+export const events = sqliteTable(
+  "events",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    type: text("type").notNull(), // action.scheduled | action.booked | action.revised | wallet.synced | wallet.gap | ping
+    owner: text("owner"), // the wallet it concerns; null for a ping
+    body: text("body").notNull(), // {"type","timestamp","data"} as sent
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("events_tenant_seq").on(t.tenantId, t.seq)],
+);
+
+// A tenant's webhook endpoint. The secret signs deliveries, so it is kept sealed (AES-256-GCM
+// under the server's webhook key, src/events/secret-box.ts), never in the clear and never hashed.
+export const webhookSubscriptions = sqliteTable(
+  "webhook_subscriptions",
+  {
+    id: text("id").primaryKey(), // whs_ + 16 base32
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    url: text("url").notNull(),
+    events: text("events"), // comma-separated event types; null: all
+    sealedSecrets: text("sealed_secrets").notNull(), // JSON array of sealed secrets, newest first
+    createdAt: text("created_at").notNull(),
+    removedAt: text("removed_at"),
+  },
+  (t) => [index("webhook_subscriptions_tenant").on(t.tenantId)],
+);
+
+// One delivery per event × subscription that wants it; `id` orders a subscription's deliveries.
+// The worker claims a subscription's oldest pending delivery under a lease, counts the attempt
+// (its fence) and records the outcome (docs/events.md#delivery-and-retries).
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    subscriptionId: text("subscription_id").notNull().references(() => webhookSubscriptions.id),
+    eventSeq: integer("event_seq").notNull().references(() => events.seq),
+    status: text("status").notNull(), // pending | delivered | failed
+    attempts: integer("attempts").notNull(),
+    dueSince: text("due_since").notNull(), // when the event was written: three days of retries count from here
+    nextAttemptAt: text("next_attempt_at"),
+    leaseUntil: text("lease_until"),
+    lastAttemptAt: text("last_attempt_at"),
+    lastStatus: integer("last_status"), // the receiver's HTTP status; null when none came
+    lastAnswer: text("last_answer"), // its first 500 characters, or why nothing was sent
+  },
+  (t) => [
+    index("webhook_deliveries_subscription").on(t.subscriptionId, t.id),
+    index("webhook_deliveries_pending").on(t.subscriptionId, t.id).where(sql`status = 'pending'`),
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
+
+// Read-only iCalendar URLs (`ca-ledger calendar-url`; docs/events.md#the-calendar): the token is
+// the URL's only credential; only its SHA-256 is kept, as for API keys. Revoked, never deleted.
+export const calendarTokens = sqliteTable(
+  "calendar_tokens",
+  {
+    tokenSha256: text("token_sha256").primaryKey(),
+    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("calendar_tokens_tenant").on(t.tenantId)],
+);

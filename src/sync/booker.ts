@@ -20,12 +20,16 @@ export const POISON_RETRY_MS = 60 * 60 * 1000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void } = {}): Booker {
+export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void; onEventsWritten?: () => void } = {}): Booker {
   const clock = opts.now ?? (() => new Date());
   let current: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
-  const done: ChunkResult[] = [];
+  const chunks: ChunkResult[] = [];
   let rounds = 0;
+  const booked = (chunk: ChunkResult) => {
+    chunks.push(chunk);
+    if (chunk.events) opts.onEventsWritten?.(); // the delivery worker looks at once
+  };
 
   async function round(): Promise<void> {
     const now = clock();
@@ -42,7 +46,7 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
       if (!chunk) break;
       // Every due mark is another server's chunk: wait for it, so this round ends with them booked.
       if (chunk === "busy") await Bun.sleep(BUSY_WAIT_MS);
-      else done.push(chunk);
+      else booked(chunk);
       await nextTurn();
     }
     rounds++;
@@ -52,7 +56,7 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
   async function isolate(failed: ChunkFailed, now: Date): Promise<void> {
     for (const mark of failed.marks) {
       try {
-        done.push(await bookMarks(db, failed.kind, [mark], now));
+        booked(await bookMarks(db, failed.kind, [mark], now));
       } catch (e) {
         const cause = e instanceof ChunkFailed ? e.cause : e;
         if (isBusy(cause)) throw e;
@@ -77,6 +81,6 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
     return queued;
   }
 
-  return { request, stats: () => ({ rounds, chunks: done }) };
+  return { request, stats: () => ({ rounds, chunks }) };
 }
 

@@ -1,6 +1,7 @@
 // Starts the sync worker on its own thread (one process still: a Bun Worker), restarts it if it
-// dies, and relays its RPC counts to the metrics. The HTTP thread only ever sends it messages.
+// dies, and relays its RPC and webhook delivery counts to the metrics. The HTTP thread only ever sends it messages.
 import type { Config } from "../config.ts";
+import type { OutcomeKind } from "../events/delivery-store.ts";
 import type { Logger } from "../log.ts";
 import { QuotaExceeded, type EnqueueResult } from "../ledger/queue.ts";
 import type { FromWorker, ToWorker } from "./thread-protocol.ts";
@@ -25,6 +26,10 @@ export interface WorkerThreadOptions {
   pollNetwork: boolean;
   logger: Logger;
   onRpc(method: string, outcome: string, n: number): void;
+  /** Webhook delivery attempts by outcome, as the delivery worker on the thread recorded them. */
+  onWebhooks?(outcome: OutcomeKind, n: number): void;
+  /** WEBHOOK_SECRET_KEY as the server was started with it (docs/events.md#secrets-at-rest). */
+  webhookKeyEnv?: string;
   /** A database error the worker met (health.noteError). */
   onDatabaseError?(error: Error): void;
   /** The worker's clock when a test sets it (shared-clock.ts); the wall clock otherwise. */
@@ -55,6 +60,7 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       const m = event.data;
       if (m.type === "ready") markReady();
       else if (m.type === "rpc") for (const [method, outcome, n] of m.counts) opts.onRpc(method, outcome, n);
+      else if (m.type === "webhooks") for (const [outcome, n] of m.counts) opts.onWebhooks?.(outcome, n);
       else if (m.type === "stopped") stopped();
       else if (m.type === "database_error") opts.onDatabaseError?.(Object.assign(new Error(m.message), { code: m.code ?? undefined }));
       else if (m.type === "registered") pending.get(m.id)?.resolve(m.result);
@@ -72,7 +78,7 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
       opts.logger.error("worker thread died; restarting", { error: String(event.message ?? event) });
       if (!stopping) setTimeout(() => { if (!stopping) spawn(); }, 1000);
     };
-    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork, clock: opts.clock });
+    send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork, clock: opts.clock, webhookKeyEnv: opts.webhookKeyEnv });
   };
   const send = (m: ToWorker) => thread.postMessage(m);
   /** Sends a request the worker answers with the same id, within REGISTER_TIMEOUT_MS. */

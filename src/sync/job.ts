@@ -29,6 +29,8 @@ export interface SyncDeps {
   book: () => Promise<void>;
   /** Every error a step hits, for the database's health (a damaged file shows first here). */
   onError?: (error: unknown) => void;
+  /** A booking or a sync's end wrote events to the outbox (the delivery worker looks at once). */
+  onEventsWritten?: () => void;
 }
 
 /** Authority cursors are shared by every wallet and tenant. */
@@ -96,7 +98,8 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     const booking = performance.now();
     await deps.book();
     lap("bookMs", booking);
-    await finishJob(db, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    const told = await finishJob(db, job.id, { gaps: result.gaps, transactionsFetched: result.walletTransactions, deadlinePassed: deadline.aborted }, now(), config.resyncSeconds);
+    if (told) deps.onEventsWritten?.();
     deps.logger.debug("sync finished", { job: job.id, rpcCalls: result.rpcCalls, transactions: result.walletTransactions, ...took, totalMs: Math.round(performance.now() - started) });
     if (deadline.aborted) deps.logger.warn("sync deadline passed", { job: job.id, seconds: config.jobDeadlineSeconds });
     return result.gaps.length ? "partial" : "complete";

@@ -36,7 +36,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const abort = new AbortController();
   const logger: Logger = deps.logger;
   const clock = deps.now ?? (() => new Date());
-  const booker = createBooker(deps.db, logger, { now: clock, stopped: () => stopped, onError: deps.onError });
+  const booker = createBooker(deps.db, logger, { now: clock, stopped: () => stopped, onError: deps.onError, onEventsWritten: deps.onEventsWritten });
   const stepDeps: SyncDeps = { ...deps, signal: abort.signal, book: () => booker.request() };
   const running = new Set<Promise<unknown>>();
   let wake: () => void = () => {};

@@ -15,7 +15,7 @@ import { createWebhookTransport } from "../../src/events/transport.ts";
 import { startDeliveryWorker } from "../../src/events/worker.ts";
 import { ledgerEnv, ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
-import { addSubscription, outboxDdl } from "../support/outbox.ts";
+import { addSubscription } from "../support/outbox.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
 import { until } from "../support/until.ts";
 
@@ -36,7 +36,6 @@ test("a delivering process killed mid-attempt: after the lease, the next worker 
   receiver.behaviour = "hang";
   const ledger = await openLedger(ledgerTarget(dir));
   try {
-    await ledger.db.exec(outboxDdl(ledger.db.dialect));
     await addSubscription(ledger.db, { id: "sub_k", url: receiver.url, sealedSecrets: [box.seal(secret, "sub_k")], events: null });
     const body = serializeEventBody(eventBody("action.booked", new Date().toISOString(), { id: "a1" }));
     await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "action.booked", owner: "o", body, at: new Date() }));

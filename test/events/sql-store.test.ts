@@ -1,7 +1,7 @@
 // The outbox on a real ledger (SQLite in a temp data dir; PostgreSQL with CA_LEDGER_TEST_ENGINE),
 // held to the same contract as every delivery store, plus what only a database shows: two servers
 // claiming at once, and the event written in the ledger's transaction or not at all. The tables
-// are made by test/support/outbox.ts until the ledger's migrations create them.
+// are the ledger's own (migration 0016_events_outbox; PostgreSQL 0007).
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { sqlDeliveryStore, writeEvent } from "../../src/events/sql-store.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
-import { addSubscription, outboxDdl } from "../support/outbox.ts";
+import { addSubscription, ensureTenant } from "../support/outbox.ts";
 import { deliveryStoreContract, type StoreHarness } from "./store-contract.ts";
 
 const dirs: string[] = [];
@@ -22,7 +22,7 @@ async function freshLedger(): Promise<{ ledger: Ledger; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "ca-ledger-outbox-"));
   dirs.push(dir);
   const ledger = await openLedger(ledgerTarget(dir));
-  await ledger.db.exec(outboxDdl(ledger.db.dialect));
+  for (const tenant of [1, 2]) await ensureTenant(ledger.db, tenant);
   return { ledger, dir };
 }
 
@@ -103,6 +103,18 @@ describe("the outbox on the ledger's database", () => {
       // webhooks test: a ping to one subscription only.
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 2, type: "ping", owner: null, body: "{}", at }, "sub_t2"));
       expect((await ledger.db.all(...q<{ subscription_id: string }>`SELECT subscription_id FROM webhook_deliveries ORDER BY id`)).map((r) => r.subscription_id)).toEqual(["sub_t1", "sub_t2"]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test("the events table is append-only: an event is never changed nor deleted", async () => {
+    const { ledger } = await freshLedger();
+    try {
+      await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "wallet.synced", owner: "o", body: "{}", at: new Date() }));
+      await expect(ledger.db.write((tx) => tx.run(...q`UPDATE events SET body = ${'{"forged":1}'}`))).rejects.toThrow("events is append-only");
+      await expect(ledger.db.write((tx) => tx.run(...q`DELETE FROM events`))).rejects.toThrow("events is append-only");
+      expect(await ledger.db.all(...q`SELECT body FROM events`)).toEqual([{ body: "{}" }]);
     } finally {
       await ledger.close();
     }

@@ -261,7 +261,10 @@ export async function call<T = any>(base: string, path: string, opts: CallOption
     headers["content-type"] ??= "application/json";
   }
   const res = await fetch(base + path, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
-  const text = await res.text();
+  // A live stream (GET /v2/events) never ends: its status and headers are the answer.
+  const streaming = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  if (streaming) await res.body?.cancel();
+  const text = streaming ? "" : await res.text();
   // docs/api.md#headers: every response, whatever its status, carries these two headers.
   if (!/^[0-9a-f-]{36}$/.test(res.headers.get("x-request-id") ?? "")) throw new Error(`${res.status} ${path}: no x-request-id`);
   if (!res.headers.get("x-ca-ledger-dataset")) throw new Error(`${res.status} ${path}: no x-ca-ledger-dataset`);

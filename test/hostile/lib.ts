@@ -37,6 +37,11 @@ export async function send(base: string, req: Outgoing, timeoutMs = 30_000): Pro
     // Bun's fetch keeps connections alive; a refused request must not poison the next one.
     keepalive: true,
   });
+  // A live stream (GET /v2/events) never ends: its status and headers are the answer.
+  if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers, text: "" };
+  }
   const text = await res.text();
   return { status: res.status, headers: res.headers, text };
 }

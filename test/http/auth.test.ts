@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import * as S from "../../schemas/index.ts";
 import { openLedger } from "../../src/ledger/db.ts";
+import { createCalendarToken } from "../../src/ledger/calendar.ts";
 import { createKey, revokeKey } from "../../src/ledger/keys.ts";
 import { routes } from "../../src/http/routes/index.ts";
 import {
@@ -58,6 +59,9 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
     "GET /v2/lots": { path: `/v2/lots?owner=${owner}`, ok: 200 },
     "GET /v2/reports/gains": { path: `/v2/reports/gains?year=2025&owner=${owner}`, ok: 200 },
     "GET /v2/reports/holdings": { path: `/v2/reports/holdings?asOf=2025-12-31&owner=${owner}`, ok: 200 },
+    "GET /v2/calendar": { path: `/v2/calendar?owner=${owner}`, ok: 200 },
+    "GET /v2/events": { path: "/v2/events", ok: 200 },
+    "GET /v2/calendar/:file": { path: async () => `/v2/calendar/${await createCalendarToken(srv.db, "acme")}.ics`, ok: 200 },
     // Any key may speak the protocol (each tool then needs its route's scope); a ping needs no session.
     "POST /mcp": { path: "/mcp", body: () => ({ jsonrpc: "2.0", id: 1, method: "ping" }), headers: { accept: "application/json, text/event-stream" }, ok: 200 },
   };
@@ -73,7 +77,7 @@ const specScopes: Record<string, Scope | "key" | null> = {
   "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
   "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
   "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
-  "GET /v2/reports/currencies": "ledger:read", "POST /mcp": "key",
+  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null, "GET /v2/events": "ledger:read", "POST /mcp": "key",
   "GET /v2/lots": "ledger:read",
   "GET /v2/reports/gains": "ledger:read",
   "GET /v2/reports/holdings": "ledger:read",

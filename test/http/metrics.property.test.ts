@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { createMetrics } from "../../src/http/metrics.ts";
 
 const bounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-const gauges = { syncJobs: {}, issuerRecords: 0, actionsByType: {} };
+const gauges = { syncJobs: {}, issuerRecords: 0, actionsByType: {}, webhookQueueAgeSeconds: 0 };
 const observation = fc.record({
   method: fc.constantFrom("GET", "POST", "DELETE", "BREW"),
   route: fc.constantFrom("/v1/portfolio", "/v1/wallets/:owner", "unmatched", "/ui"),

@@ -43,6 +43,8 @@ const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v2/lots": [{ name: "owner", required: true }, { name: "asOf", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
   "/v2/reports/gains": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }, { name: "currency", required: false }],
   "/v2/reports/holdings": [{ name: "asOf", required: true }, { name: "from", required: false }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
+  "/v2/calendar": [{ name: "owner", required: false }],
+  "/v2/events": [{ name: "lastEventId", required: false }],
 };
 
 describe("OpenAPI document", () => {

@@ -88,6 +88,6 @@ describe("the SQLite and PostgreSQL schemas", () => {
     const pgSql = readdirSync(join(root, "migrations-postgres")).filter((f) => f.endsWith(".sql")).map((f) => readFileSync(join(root, "migrations-postgres", f), "utf8")).join("\n");
     const pgTriggers = new Set([...pgSql.matchAll(/CREATE TRIGGER (\w+) \w+ \w+ ON (\w+)/g)].map((m) => `${m[2]}.${m[1]}`));
     expect([...pgTriggers].sort()).toEqual([...sqliteTriggers].sort());
-    expect(sqliteTriggers.size).toBe(16); // with transaction_changes and cost_basis_declarations (docs/lots.md#what-the-sync-stores)
+    expect(sqliteTriggers.size).toBe(18); // with transaction_changes and cost_basis_declarations (docs/lots.md#what-the-sync-stores) and events (docs/events.md)
   });
 });

@@ -12,7 +12,7 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import { actionRecords } from "../../src/ledger/queries/actions.ts";
 import { actionRow, actionWriter } from "../../src/ledger/writers.ts";
 import golden from "../fixtures/lineage-demo-before.json" with { type: "json" };
-import { storeOnceMigration, takeActionsBack } from "../support/actions-before.ts";
+import { storeOnceMigration, takeActionsBack, undoStatements } from "../support/actions-before.ts";
 import { serveDemo } from "../support/demo-server.ts";
 import { testEngine } from "../support/engine.ts";
 import { demoDataDir, removeTempDirs, withLedger } from "./helpers.ts";
@@ -53,14 +53,14 @@ async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, s
  * the last migration it recorded, so a later record would hide this one).
  */
 async function beforeMigration(dir: string): Promise<void> {
-  const undone = migrations.slice(at);
-  // The migration that stores each action once rewrites a table: it is taken back on its own.
+  // The migration that stores each action once rewrites a table: it is taken back on its own,
+  // with every migration after it (takeActionsBack); those between this one and it here.
+  const undone = migrations.slice(at, migrations.findIndex((m) => m.tag === storeOnceMigration[testEngine]));
   await withLedger(dir, ({ db }) => takeActionsBack(db));
   await withLedger(dir, ({ db }) => db.write(async (tx) => {
     for (const m of undone) {
-      if (m.tag === storeOnceMigration[testEngine]) continue;
       for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
-      for (const [, created = ""] of m.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
+      for (const s of undoStatements(m.sql, testEngine)) await tx.run(...q`${raw(s)}`);
     }
   }));
 }

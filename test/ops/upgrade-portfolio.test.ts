@@ -11,7 +11,7 @@ import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
-import { storeOnceMigration, takeActionsBack } from "../support/actions-before.ts";
+import { storeOnceMigration, takeActionsBack, undoStatements } from "../support/actions-before.ts";
 import { demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 import { q } from "../support/sql.ts";
 
@@ -42,9 +42,10 @@ async function demoAt0011(): Promise<string> {
   const later = embeddedMigrations.slice(before.length);
   expect(later[0]!.tag).toBe("0012_portfolio_read_model");
   // Each later migration adds tables (and 0012 marks wallets dirty, which booking clears): dropping
-  // them takes the file back; the one that stores each action once was taken back above.
-  for (const m of later) if (m.tag !== storeOnceMigration.sqlite) for (const [, table] of m.sql.matchAll(/CREATE TABLE `([^`]+)`/g)) db.exec(`DROP TABLE ${table}`);
-  for (const m of later) {
+  // them takes the file back; the one that stores each action once, and those after it, were taken back above.
+  const storeOnce = later.findIndex((m) => m.tag === storeOnceMigration.sqlite); // it and every later one: taken back above
+  for (const m of later.slice(0, storeOnce)) for (const s of undoStatements(m.sql, "sqlite")) db.exec(s);
+  for (const m of later.slice(0, storeOnce)) {
     db.query("DELETE FROM __drizzle_migrations WHERE hash = ?").run(sha256Hex(m.sql));
     db.query("DELETE FROM __migrations_applied_at WHERE hash = ?").run(sha256Hex(m.sql));
   }

@@ -48,7 +48,23 @@ interface StoredRow extends StoredWallet {
   first_observed_active_at: string | null; updated_at: string; record: string; summary: string; detail: string; v1_entry: string | null;
 }
 
-/** Takes the ledger's actions back to their shape before (see above); the migration's record goes too. */
+/**
+ * What takes a migration's DDL back: the columns it added to tables that stay, then the tables it
+ * made (all in one statement on PostgreSQL, where they may reference each other; their triggers
+ * and indexes go with them).
+ */
+export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
+  const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
+  const made = [...sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!);
+  if (!made.length) return added;
+  return [...added, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
+}
+
+/**
+ * Takes the ledger's actions back to their shape before (see above); the migration's record goes
+ * too, and so does every later migration, with what it made (the migrator applies what is dated
+ * after the last migration it recorded, so a later record would hide this one).
+ */
 export async function takeActionsBack(db: Sql): Promise<number> {
   const rows = await db.all(...q<StoredRow>`SELECT a.*, e.record, e.summary, e.detail, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
   const before = rows.map((r) => {
@@ -65,9 +81,11 @@ export async function takeActionsBack(db: Sql): Promise<number> {
     await tx.run(...q`DROP TABLE action_events`);
     for (const s of actionsTableBefore(db.dialect)) await tx.run(...q`${raw(s)}`);
     for (const insert of before) await tx.run(...insert);
-    const migration = migrationsOf(db.dialect).find((m) => m.tag === storeOnceMigration[db.dialect])!;
+    const all = migrationsOf(db.dialect);
+    const undone = all.slice(all.findIndex((m) => m.tag === storeOnceMigration[db.dialect]));
+    for (const later of undone.slice(1).reverse()) for (const s of undoStatements(later.sql, db.dialect)) await tx.run(...q`${raw(s)}`);
     const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
-    for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
+    for (const migration of undone) for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
   });
   return before.length;
 }

@@ -7,7 +7,6 @@ import { registeredStatements, type Query } from "../../src/ledger/sql/statement
 import type { Db } from "../../src/ledger/sql/port.ts";
 import { repoRoot } from "../harness/index.ts";
 import { dataStepTables } from "./actions-before.ts";
-import { outboxDdl } from "./outbox.ts";
 
 export async function ledgerStatements(): Promise<readonly Query[]> {
   for (const file of new Glob("src/ledger/**/*.ts").scanSync(repoRoot)) await import(join(repoRoot, file));
@@ -15,11 +14,9 @@ export async function ledgerStatements(): Promise<readonly Query[]> {
 }
 
 /**
- * Makes the tables some statements read that the migrated schema does not hold: the outbox's
- * (test/support/outbox.ts, until the migrations create them) and those that exist only while a
- * migration's data step runs (src/ledger/upgrades.ts).
+ * Makes the tables some statements read that the migrated schema does not hold: those that exist
+ * only while a migration's data step runs (src/ledger/upgrades.ts).
  */
 export async function addTablesBeyondTheSchema(db: Db): Promise<void> {
-  await db.exec(outboxDdl(db.dialect));
   for (const ddl of dataStepTables(db.dialect)) await db.exec(ddl);
 }

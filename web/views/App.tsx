@@ -3,6 +3,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { sessionClient } from "../src/api.ts";
 import { LedgerContext, useLedger, type Ledger } from "../src/context.ts";
+import { staleKeys, useLiveEvents, type LiveState } from "../src/live.ts";
 import { useLoad } from "../src/load.ts";
 import { href, useRoute, type View } from "../src/route.ts";
 import { currentSession, signOut, type SessionState, type SessionView } from "../src/session.ts";
@@ -42,6 +43,14 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
   const api = useMemo(() => sessionClient(session, () => onEnded(true)), [session]);
   const [cache, setCache] = useState(() => new Map<string, Promise<unknown>>());
   const ledger: Ledger = useMemo(() => ({ session, api, cache, refresh: () => setCache(new Map()) }), [session, api, cache]);
+  // Each event of the live stream drops the reads it makes stale; the views showing them read again.
+  const live = useLiveEvents((owner) => setCache((c) => {
+    const stale = staleKeys(c.keys(), owner);
+    if (!stale.length) return c;
+    const kept = new Map(c);
+    for (const k of stale) kept.delete(k);
+    return kept;
+  }));
   const route = useRoute();
   return (
     <LedgerContext.Provider value={ledger}>
@@ -51,6 +60,7 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
           {nav.map((n) => <a key={n.view} href={href(n.view)} class={route.view === n.view ? "current" : ""} aria-current={route.view === n.view ? "page" : undefined}>{n.label}</a>)}
         </nav>
         <DatasetBadge />
+        <LiveBadge live={live} />
         <div class="who">
           <span title={`key ${session.keyId}; scopes ${session.scopes.join(", ")}`}>tenant <strong>{session.tenant}</strong></span>
           <button type="button" class="secondary" onClick={ledger.refresh} title="Read everything again">Refresh</button>
@@ -61,6 +71,16 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
         <Current view={route.view} id={route.id} />
       </main>
     </LedgerContext.Provider>
+  );
+}
+
+/** Whether the page is listening to the live stream, and the last event it heard. */
+function LiveBadge({ live }: { live: LiveState }) {
+  const last = live.last ? `last event: ${live.last.type}${live.last.at ? ` at ${live.last.at}` : ""}` : "no event yet";
+  return (
+    <span id="live" class={`badge ${live.connected ? "live" : "offline"}`} data-last-event={live.last?.type ?? ""} title={live.connected ? `Updates as the ledger changes; ${last}` : "Not connected to the live stream: use Refresh"}>
+      {live.connected ? "live" : "offline"}
+    </span>
   );
 }
 

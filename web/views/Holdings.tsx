@@ -10,6 +10,7 @@ import { factorText, shortAddress, sumDecimals, words } from "../src/format.ts";
 import { useLoad } from "../src/load.ts";
 import { href } from "../src/route.ts";
 import { Quantity, Usd } from "./amounts.tsx";
+import { Pending } from "./Pending.tsx";
 import { Await, Empty } from "./states.tsx";
 
 type Position = Portfolio["positions"][number];
@@ -47,6 +48,7 @@ export function Holdings() {
   return (
     <section>
       <h1>Holdings</h1>
+      <Pending />
       <Await loaded={loaded} what="holdings">
         {({ portfolios, assets }) => (portfolios.length === 0 ? <NoWallets /> : <HoldingsOf portfolios={portfolios} assets={assets} />)}
       </Await>

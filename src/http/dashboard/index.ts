@@ -28,7 +28,7 @@ export interface DashboardDeps {
 
 const apiPrefix = "/ui/api";
 /** Only what a handler reads is passed on: never a cookie, an authorization or an api-key header. */
-const forwardedHeaders = ["accept", "content-type", "content-length"];
+const forwardedHeaders = ["accept", "content-type", "content-length", "last-event-id"]; // last-event-id: the live stream resumes
 
 export function createDashboard(deps: DashboardDeps) {
   const sessions = sessionStore(deps.db);

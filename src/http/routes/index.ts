@@ -4,6 +4,8 @@
 import type { Route } from "../route.ts";
 import { actionRoutes } from "./actions.ts";
 import { assetRoutes } from "./assets.ts";
+import { calendarRoutes } from "./calendar.ts";
+import { eventRoutes } from "./events.ts";
 import { exportRoutes } from "./export.ts";
 import { healthRoutes } from "./health.ts";
 import { incomeRoutes } from "./income.ts";
@@ -20,5 +22,5 @@ import { yieldRoutes } from "./yield.ts";
 
 export const routes: readonly Route[] = [
   ...healthRoutes, ...assetRoutes, ...walletRoutes, ...portfolioRoutes, ...incomeRoutes, ...journalRoutes, ...yieldRoutes, ...exportRoutes,
-  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...lotRoutes, ...mcpRoutes,
+  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...lotRoutes, ...calendarRoutes, ...eventRoutes, ...mcpRoutes,
 ];

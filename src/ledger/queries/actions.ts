@@ -1,6 +1,7 @@
 // v2 action reads (and the v1 income reads, which show the same rows as kinds). Each document is
 // its event's stored template with the wallet's values spliced in (tables/actions.ts,
 // action-rows.ts): no JSON is parsed to serve a list or a detail.
+import { withValidation } from "../action-item.ts";
 import { ALL_DATES, type DateRange } from "../../domain/date-range.ts";
 import type { ActionRecord } from "../../domain/types.ts";
 import type { V1Entry } from "../projections.ts";
@@ -10,10 +11,6 @@ import { journalForAction } from "./journal.ts";
 import type { Sql } from "../sql/port.ts";
 import { actionDocument, actionFromRow, actionSql } from "../tables/actions.ts";
 
-/** Adds `"validation":…` before the closing brace of a stored action object (see projections.ts). */
-function withValidation(stored: string, validation: string): string {
-  return `${stored.slice(0, -1)},"validation":${validation}}`;
-}
 
 export function actionQueries(db: Sql) {
   const taxonomy = instrumentQueries(db);

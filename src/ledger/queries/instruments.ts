@@ -1,4 +1,5 @@
 // Taxonomy (always all 18 types, validation from the stored census) and lineage reads.
+import { EMPTY_VALIDATIONS } from "../action-item.ts";
 import { censusVersion } from "../sql/dialect.ts";
 import type { Sql } from "../sql/port.ts";
 import { censusSql } from "../tables/census.ts";
@@ -7,7 +8,6 @@ import { lineageSql } from "../tables/lineage.ts";
 import { computeCensus } from "../../domain/taxonomy.ts";
 import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
 
-const EMPTY_VALIDATIONS = new Map(computeCensus([]).map((e) => [e.type, JSON.stringify(e.validation)] as const));
 
 export function instrumentQueries(db: Sql) {
   let cached: { version: string; map: Map<ActionType, string> } | null = null;

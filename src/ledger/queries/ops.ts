@@ -1,4 +1,5 @@
 // The operator's status document: named checks, none of which names a tenant or a wallet.
+import { deliveryQueueAgeSeconds } from "../outbox.ts";
 import { jobCounts, leaseSeconds } from "../queue.ts";
 import type { Gauges } from "../../http/metrics.ts";
 import { dirtyBacklog } from "../dirty.ts";
@@ -104,12 +105,13 @@ async function churnCheck(db: Sql, now: Date): Promise<Check> {
   };
 }
 
-/** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type. */
-export async function readGauges(db: Sql): Promise<Gauges> {
+/** The ledger's gauges for the metrics: jobs by state, issuer revisions, actions by type, the webhook queue's age. */
+export async function readGauges(db: Sql, now = new Date()): Promise<Gauges> {
   return {
     syncJobs: await jobCounts(db),
     issuerRecords: (await db.get(issuerRevisionSql.count))!.n,
     actionsByType: Object.fromEntries((await db.all(actionSql.countByType)).map((r) => [r.type, r.n])),
+    webhookQueueAgeSeconds: await deliveryQueueAgeSeconds(db, now),
   };
 }
 

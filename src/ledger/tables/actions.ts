@@ -102,4 +102,19 @@ export const actionSql = statements("actions", {
   ownerHashes: query<Record<never, never>, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256">>(() => sql`SELECT id, owner, payload_sha256 FROM actions`),
   countByType: query<Record<never, never>, { type: string; n: number }>(() => sql`SELECT type, count(*) AS n FROM actions GROUP BY type`),
   total: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM actions`),
+  /** Stored lifecycle states of some actions (the events a booking writes compare them). */
+  statesOf: query<{ ids: readonly string[] }, { id: string; state: string }>((p) => sql`SELECT id, state FROM actions WHERE id IN ${inList(p.ids)}`),
+  /** One action as the v2 list shows it (an event's `data`). */
+  item: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>((p) =>
+    sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`),
+  /**
+   * The calendar (calendar.ts): actions known before they take effect (announced, confirmed) of
+   * the tenant's wallets whose books it sees, or of one of them; their v2 detail, in time order.
+   */
+  pendingOfTenant: query<{ tenantId: number; owner: string | null }, DocumentRow & { mint: string; transition_key: string | null; effective_at: string }>((p) =>
+    sql`SELECT e.detail AS template, e.mint, e.transition_key, a.effective_at, ${wallet}
+      FROM tenant_wallets w JOIN actions a ON a.owner = w.owner JOIN action_events e ON e.id = a.event_id
+     WHERE w.tenant_id = ${p.tenantId} AND w.first_synced_at IS NOT NULL AND (CAST(${p.owner} AS TEXT) IS NULL OR w.owner = ${p.owner})
+       AND a.state IN ('announced', 'confirmed')
+     ORDER BY a.effective_at, e.mint, a.owner`),
 });

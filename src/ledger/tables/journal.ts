@@ -66,4 +66,10 @@ export const journalSql = statements("journal", {
   ${jsonText(sql`payload`, "grossUsd")} AS "grossUsd", ${jsonText(sql`payload`, "withholdingTaxUsd")} AS "withholdingTaxUsd",
   ${jsonText(sql`payload`, "retainedUsd")} AS "retainedUsd"
   FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND treatment = 'income'`),
+  /** The newest entry's id (null on an empty journal): a booking's events read the entries after it. */
+  newestId: query<Record<never, never>, { id: number | null }>(() => sql`SELECT max(id) AS id FROM journal`),
+  newestIdOfOwner: query<{ owner: string }, { id: number | null }>((p) => sql`SELECT max(id) AS id FROM journal WHERE owner = ${p.owner}`),
+  /** Entries after an id, of some wallets, oldest first. */
+  afterOfOwners: query<{ after: number; owners: readonly string[] }, Pick<JournalRow, "action_id" | "owner" | "entry_type">>((p) =>
+    sql`SELECT action_id, owner, entry_type FROM journal WHERE id > ${p.after} AND owner IN ${inList(p.owners)} ORDER BY id`),
 });

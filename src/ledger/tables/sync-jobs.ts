@@ -68,4 +68,25 @@ export const syncJobSql = statements("sync_jobs", {
   quiet: query<{ quietSince: string }, { n: number }>((p) => sql`SELECT count(*) AS n FROM sync_jobs WHERE status = 'running' AND lease_until < ${p.quietSince}`),
   dueBefore: query<{ before: string }, { n: number }>((p) => sql`SELECT count(*) AS n FROM sync_jobs WHERE (status = 'queued' AND coalesce(next_retry_at, requested_at) < ${p.before})
      OR (status IN ('complete', 'partial', 'failed') AND next_sync_at < ${p.before})`),
+  /** A job's tenant and wallet with what its last sync told them (change-events.ts syncEndBefore). */
+  syncEndWatch: query<{ id: number }, { tenant_id: number; owner: string; gaps: string; first_synced_at: string | null; synced_journal_id: number | null }>((p) =>
+    sql`SELECT j.tenant_id, j.owner, j.gaps, w.first_synced_at, w.synced_journal_id
+       FROM sync_jobs j JOIN tenant_wallets w ON w.tenant_id = j.tenant_id AND w.owner = j.owner WHERE j.id = ${p.id}`),
 });
+
+/** A tenant's sync of a wallet as GET /v1/wallets/{owner}/status shows it (and wallet.* events carry). */
+export function walletStatusFromRow(owner: string, j: JobRow) {
+  return {
+    owner,
+    status: j.status,
+    requestedAt: j.requested_at,
+    startedAt: j.started_at,
+    finishedAt: j.finished_at,
+    progress: { phase: j.phase, done: j.progress_done, total: j.progress_total },
+    transactionsFetched: j.transactions_fetched,
+    gaps: JSON.parse(j.gaps) as { address: string; reason: string }[],
+    error: j.error,
+    attempts: j.attempts,
+    nextRetryAt: j.next_retry_at,
+  };
+}

@@ -19,4 +19,10 @@ export const tenantWalletSql = statements("tenant_wallets", {
   withStatus: query<{ tenantId: number }, Pick<TenantWalletRow, "owner" | "registered_at"> & { status: JobStatus }>((p) => sql`SELECT w.owner, w.registered_at, coalesce(j.status, 'queued') AS status
      FROM tenant_wallets w LEFT JOIN sync_jobs j ON j.tenant_id = w.tenant_id AND j.owner = w.owner
      WHERE w.tenant_id = ${p.tenantId} ORDER BY w.registered_at, w.owner`),
+  /** The tenants that see each of these wallets' books (their own first sync finished): who is told of them. */
+  watchersOf: query<{ owners: readonly string[] }, { tenant_id: number; owner: string }>((p) =>
+    sql`SELECT tenant_id, owner FROM tenant_wallets WHERE first_synced_at IS NOT NULL AND owner IN ${inList(p.owners)} ORDER BY tenant_id`),
+  /** The newest journal entry the tenant was told of with wallet.synced. */
+  setSyncedJournal: query<{ tenantId: number; owner: string; journalId: number | null }>((p) =>
+    sql`UPDATE tenant_wallets SET synced_journal_id = ${p.journalId} WHERE tenant_id = ${p.tenantId} AND owner = ${p.owner}`),
 });

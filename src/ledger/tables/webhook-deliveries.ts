@@ -7,6 +7,14 @@ export interface ClaimedDeliveryRow {
   id: number | string; subscription_id: string; attempts: number; event_seq: number | string; body: string; url: string; sealed_secrets: string; due_since: string;
 }
 
+/** A delivery as `webhooks deliveries` lists it, with its event's type. */
+export interface DeliveryListingRow {
+  id: number | string; event_seq: number | string; type: string; status: "pending" | "delivered" | "failed"; attempts: number; due_since: string;
+  next_attempt_at: string | null; last_attempt_at: string | null; last_status: number | null; last_answer: string | null;
+}
+
+const listingColumns = sql`d.id, d.event_seq, e.type, d.status, d.attempts, d.due_since, d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_answer`;
+
 export const webhookDeliverySql = statements("webhook_deliveries", {
   insert: query<{ subscriptionId: string; seq: number | string; at: string }>((p) =>
     sql`INSERT INTO webhook_deliveries (subscription_id, event_seq, status, attempts, due_since, next_attempt_at) VALUES (${p.subscriptionId}, ${p.seq}, 'pending', 0, ${p.at}, ${p.at})`),
@@ -28,4 +36,22 @@ export const webhookDeliverySql = statements("webhook_deliveries", {
   recordAttempt: query<{ id: string; attempt: number; status: string; next: string | null; at: string; answerStatus: number | null; answer: string | null }>((p) =>
     sql`UPDATE webhook_deliveries SET status = ${p.status}, next_attempt_at = ${p.next}, lease_until = NULL, last_attempt_at = ${p.at}, last_status = ${p.answerStatus}, last_answer = ${p.answer}
           WHERE id = ${p.id} AND status = 'pending' AND attempts = ${p.attempt}`),
+  /** One more delivery of an event (webhooks test), its id back. */
+  add: query<{ subscriptionId: string; seq: number | string; at: string }, { id: number | string }>((p) =>
+    sql`INSERT INTO webhook_deliveries (subscription_id, event_seq, status, attempts, due_since, next_attempt_at) VALUES (${p.subscriptionId}, ${p.seq}, 'pending', 0, ${p.at}, ${p.at}) RETURNING id`),
+  /** Frees every lease (SQLite, as serve starts: see outbox.ts releaseOrphanedLeases). */
+  releaseLeases: query<Record<never, never>>(() => sql`UPDATE webhook_deliveries SET lease_until = NULL WHERE status = 'pending' AND lease_until IS NOT NULL`),
+  /** When the longest-waiting delivery of a live subscription became due (the metrics' queue age). */
+  oldestPendingDue: query<Record<never, never>, { t: string | null }>(() =>
+    sql`SELECT min(d.due_since) AS t FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.removed_at IS NULL`),
+  /** A removed subscription's pending deliveries: failed, saying why. */
+  failPendingOf: query<{ subscriptionId: string; answer: string }>((p) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL, next_attempt_at = NULL, last_answer = ${p.answer} WHERE subscription_id = ${p.subscriptionId} AND status = 'pending'`),
+  /** A subscription's deliveries, newest first. */
+  ofSubscription: query<{ subscriptionId: string; limit: number }, DeliveryListingRow>((p) =>
+    sql`SELECT ${listingColumns} FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.subscription_id = ${p.subscriptionId} ORDER BY d.id DESC LIMIT ${p.limit}`),
+  byId: query<{ id: string }, DeliveryListingRow>((p) => sql`SELECT ${listingColumns} FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.id = ${p.id}`),
+  /** The newest event a subscription was sent (or is to be). */
+  latestEventOf: query<{ subscriptionId: string }, { seq: number | string; type: string }>((p) =>
+    sql`SELECT e.seq, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.subscription_id = ${p.subscriptionId} ORDER BY d.event_seq DESC LIMIT 1`),
 });
