@@ -72,3 +72,17 @@ test("the tenant's events as they happen, with the outbox's ids and bodies; none
   expect(otherResumed.events).toEqual([]);
   otherResumed.close();
 }, 180_000);
+
+test("HEAD /v2/events answers the stream's headers and ends (a stream to a HEAD never ended)", async () => {
+  const s = buildWalletScenario({ transfers: 2, seed: 72 });
+  const { server, key } = await startEventServer(s, {});
+  const acme = await key("acme");
+  // Generous, and only to tell a hang from an answer: a HEAD answered at all is the point. With
+  // the trailing slash (the fuzz run found it), the stream to a HEAD never ended.
+  for (const path of ["/v2/events", "/v2/events/"]) {
+    const res = await fetch(`${server.url}${path}`, { method: "HEAD", headers: { authorization: `Bearer ${acme}` }, signal: AbortSignal.timeout(20_000) });
+    expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    expect(await res.text()).toBe("");
+  }
+}, 60_000);

@@ -27,7 +27,7 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import recorded from "../fixtures/demo-answers-before.json" with { type: "json" };
 import { registerWallet } from "../harness/index.ts";
 import { removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
-import { migrationsBefore, takeActionsBack, takeLaterMigrationsBack } from "../support/actions-before.ts";
+import { migrationsBefore, takeActionsBack } from "../support/actions-before.ts";
 import { demoAnswers, loadCorrectedDemo, type DemoAnswers } from "../support/demo-answers.ts";
 import { ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
@@ -100,7 +100,6 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
     const booked = await withLedger(dir, (l) => eventsOf(l.db));
     await withLedger(dir, async (l) => {
       expect(await takeActionsBack(l.db)).toBe(Object.keys(recorded.hashes.actions).length);
-      await takeLaterMigrationsBack(l.db);
       expect(await catalog(l.db)).toEqual(await catalogBefore(l.engine));
     });
     const now = await demoAnswers(dir); // the server opens the ledger: the migration and its data step run

@@ -91,21 +91,6 @@ export async function takeActionsBack(db: Sql): Promise<number> {
 }
 
 /**
- * The migrations after the store-once one (the lots' observations, docs/lots.md#what-the-sync-stores)
- * only add tables: those are dropped and their records go, so an upgrade runs them again.
- */
-export async function takeLaterMigrationsBack(db: Sql): Promise<void> {
-  const all = migrationsOf(db.dialect);
-  const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
-  await db.write(async (tx) => {
-    for (const later of all.slice(all.findIndex((m) => m.tag === storeOnceMigration[db.dialect]) + 1)) {
-      for (const [, created = ""] of later.sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)) await tx.run(...q`DROP TABLE ${raw(created)}`);
-      for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(later.sql)}`);
-    }
-  });
-}
-
-/**
  * The tables that exist only while a migration's data step runs (src/ledger/upgrades.ts), so the
  * step's statements can be prepared on a migrated ledger: the actions of before, renamed as the
  * migration renames them.

@@ -50,11 +50,13 @@ export async function readCases(baseUrl: string, key: string): Promise<ToolCase[
     { tool: "list_lots", args: { owner, method: "hifo" }, path: `/v2/lots?owner=${owner}&method=hifo` },
     { tool: "gains_report", args: { year: 2026, treatment: "deferred" }, path: "/v2/reports/gains?year=2026&treatment=deferred" },
     { tool: "holdings_report", args: { asOf: "2026-06-30", owner: [owner] }, path: `/v2/reports/holdings?asOf=2026-06-30&owner=${owner}` },
+    { tool: "get_calendar", args: {}, path: "/v2/calendar" },
+    { tool: "get_calendar", args: { owner }, path: `/v2/calendar?owner=${owner}` },
   ];
 }
 
 /** The tools of the declared routes today (docs/mcp.md#tools). */
 export const builtTools = [
   "list_wallets", "get_sync_status", "request_sync", "get_portfolio", "list_income", "income_report", "list_actions", "get_action", "get_lineage", "get_taxonomy",
-  "list_lots", "gains_report", "holdings_report",
+  "list_lots", "gains_report", "holdings_report", "get_calendar",
 ];

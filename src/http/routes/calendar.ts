@@ -14,6 +14,7 @@ export const calendarRoutes = [
     method: "GET", path: "/v2/calendar", scope: "ledger:read",
     query: S.CalendarQuery,
     response: { 200: S.CalendarResponse, ...walletErrors },
+    tool: { name: "get_calendar", summarize: (b) => (b.actions[0] ? `${b.actions.length} pending action(s); the next, ${b.actions[0].type} of ${b.actions[0].symbol ?? b.actions[0].mint}, expected ${b.actions[0].expectedAt}.` : "No pending action: nothing scheduled or announced for these wallets.") },
     tag: "v2", summary: "Pending actions of the tenant's wallets: expected time and each wallet's expected income",
     description: "A multiplier change scheduled on chain (confirmed) or announced by the issuer (announced) and not in force yet. Amounts are estimates until the change takes effect.",
     handler: async ({ principal, query }, app) => {

@@ -21,8 +21,12 @@ export const eventRoutes = [
       // The header wins; the query (checked against EventsQuery) for clients that cannot send it.
       const resume = parseEventId(request?.headers.get("last-event-id") ?? (request ? new URL(request.url).searchParams.get("lastEventId") : null));
       const after = resume ?? (await latestTenantEvent(app.ledger.db, principal.tenantId));
+      const headers = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" };
+      // HEAD (which Elysia routes to GET) gets the headers alone: a stream would never end, its
+      // poll running on the server for as long as the client waits for a body it must not read.
+      if (request?.method === "HEAD") return new Response(null, { headers });
       // A stream, so a Response of its own (the registry adds the request's headers to it).
-      return new Response(eventStream(app.ledger.db, principal.tenantId, after), { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+      return new Response(eventStream(app.ledger.db, principal.tenantId, after), { headers });
     },
   }),
 ];
