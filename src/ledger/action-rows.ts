@@ -185,7 +185,7 @@ export function storedValues(row: StoredWallet): string[] {
 /**
  * A served document: the event's template with the wallet's values in its slots. Every list read
  * runs this once per row, so it is one scan and one join: splitting the template and growing the
- * result with `+=` (a rope flattened later) cost about twice as much (docs/performance.md#reads-splice).
+ * result with `+=` (a rope flattened later) cost about twice as much (docs/performance.md#splicing-stored-documents).
  */
 export function splice(template: string, values: string[]): string {
   const parts: string[] = [];
