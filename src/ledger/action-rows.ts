@@ -182,15 +182,21 @@ export function storedValues(row: StoredWallet): string[] {
   return [JSON.stringify(row.id), JSON.stringify(row.owner), JSON.stringify(row.evidence_sha256), JSON.stringify(row.usd), ...row.wallet_values.split(MARK)];
 }
 
-/** A served document: the event's template with the wallet's values in its slots. */
+/**
+ * A served document: the event's template with the wallet's values in its slots. Every list read
+ * runs this once per row, so it is one scan and one join: splitting the template and growing the
+ * result with `+=` (a rope flattened later) cost about twice as much (docs/performance.md#splicing-stored-documents).
+ */
 export function splice(template: string, values: string[]): string {
-  const parts = template.split(MARK);
-  let out = parts[0]!;
-  for (let k = 1; k < parts.length; k++) {
-    const part = parts[k]!;
-    out += values[part.charCodeAt(0) - FIRST_INDEX] + part.slice(1);
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = template.indexOf(MARK); at >= 0; at = template.indexOf(MARK, from)) {
+    // String(): a missing value reads "undefined", as concatenation would (join would drop it).
+    parts.push(template.slice(from, at), String(values[template.charCodeAt(at + 1) - FIRST_INDEX]));
+    from = at + 2;
   }
-  return out;
+  parts.push(template.slice(from));
+  return parts.join("");
 }
 
 /** The action record an action's rows stand for (its canonical JSON hashes to payload_sha256). */
