@@ -99,12 +99,13 @@ held.set(usdc(pool.authority).tokenAccount, 5_000_000_000000n);
 for (const s of ["KLACx", "HONx"]) held.set(stock(pool.authority, s).tokenAccount, 10_000_00000000n);
 for (const w of wallets) for (const [s, raw] of Object.entries(w.holdings)) held.set(stock(w.label === "alice" ? alice : bob, s).tokenAccount, raw);
 let tradeSlot = 420_000_000;
-/** Moves `raw` from one account to another; the legs with their balances before and after. */
-const move = (from: { tokenAccount: string }, to: { tokenAccount: string }, raw: bigint) => {
-  const pre = [held.get(from.tokenAccount) ?? null, held.get(to.tokenAccount) ?? null];
-  held.set(from.tokenAccount, pre[0]! - raw);
-  held.set(to.tokenAccount, (pre[1] ?? 0n) + raw);
-  return [{ ...from, pre: pre[0], post: pre[0]! - raw }, { ...to, pre: pre[1], post: (pre[1] ?? 0n) + raw }];
+/** Moves `raw` from one account to another; the two legs with their balances before and after (null: not yet opened). */
+const move = <T extends { tokenAccount: string }>(from: T, to: T, raw: bigint): [T & { pre: bigint; post: bigint }, T & { pre: bigint | null; post: bigint }] => {
+  const out = held.get(from.tokenAccount)!;
+  const into = held.get(to.tokenAccount) ?? null;
+  held.set(from.tokenAccount, out - raw);
+  held.set(to.tokenAccount, (into ?? 0n) + raw);
+  return [{ ...from, pre: out, post: out - raw }, { ...to, pre: into, post: (into ?? 0n) + raw }];
 };
 /** The owner buys (`raw` > 0) or sells stock for `usdcRaw` of USDC, in one pool transaction. */
 function trade(label: string, owner: string, s: string, raw: bigint, usdcRaw: bigint, at: string) {
@@ -119,10 +120,11 @@ function trade(label: string, owner: string, s: string, raw: bigint, usdcRaw: bi
 /** `from` sends `raw` of a stock to `to` (a transfer the sender signs). */
 function send(label: string, from: string, to: string, s: string, raw: bigint, at: string) {
   const [out, into] = move(stock(from, s), stock(to, s), raw);
+  if (into.pre === null) throw new Error(`${label}: the receiver's account must exist`);
   const sig = signature(`send:${label}`);
   tradeSlot += 1000;
-  const tx = transferTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner: from, tokenAccount: out!.tokenAccount, mint: mintOf(s), pre: out!.pre, post: out!.post, counterparty: { owner: to, tokenAccount: into!.tokenAccount, pre: into!.pre!, post: into!.post } });
-  addTransaction(chain, sig, tx, [out!.tokenAccount, from, into!.tokenAccount]);
+  const tx = transferTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner: from, tokenAccount: out.tokenAccount, mint: mintOf(s), pre: out.pre, post: out.post, counterparty: { owner: to, tokenAccount: into.tokenAccount, pre: into.pre, post: into.post } });
+  addTransaction(chain, sig, tx, [out.tokenAccount, from, into.tokenAccount]);
 }
 trade("bob:KLACx:buy1", bob, "KLACx", 3_00000000n, 5_400_000000n, "2026-05-20T15:00:00Z"); // before the 1 → 10 split
 trade("bob:HONx:buy", bob, "HONx", 4_00000000n, 920_000000n, "2026-06-01T15:00:00Z"); // before the reverse split and the spin-off

@@ -200,7 +200,7 @@ export function swapTx(spec: { signature: string; slot: number; blockTime: numbe
   const lamports = keys.map((k, i) => (i === 0 ? ownerLamports : accounts.includes(k) ? 2_039_280 : 1_461_600));
   // An account created in the transaction was funded by the owner (rent), as an ATA creation is.
   const created = spec.legs.filter((l) => l.pre === null).map((l) => idx(l.tokenAccount));
-  const preBalances = lamports.map((v, i) => (created.includes(i) ? 0 : v));
+  const preBalances: number[] = lamports.map((v, i) => (created.includes(i) ? 0 : v));
   const postBalances = lamports.map((v, i) => (i === 0 ? v - fee : v));
   preBalances[0] = ownerLamports + created.length * 2_039_280;
   return {
