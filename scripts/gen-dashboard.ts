@@ -1,4 +1,4 @@
-// Writes src/http/dashboard/embedded.ts: the dashboard's page, script, style and icon as strings,
+// Writes bundles/dashboard.ts (generated, outside src/): the dashboard's page, script, style and icon as strings,
 // so the compiled binary serves them with nothing beside it (no CDN, no files, works offline).
 // The script is web/main.tsx bundled for browsers with its libraries (Preact, Chart.js,
 // @ca-ledger/client) and minified. A generated module, checked in and checked current by CI
@@ -60,7 +60,7 @@ const lines = [
   "",
 ];
 const out = lines.join("\n");
-const target = join(root, "src", "http", "dashboard", "embedded.ts");
+const target = join(root, "bundles", "dashboard.ts");
 let current = "";
 try { current = readFileSync(target, "utf8"); } catch {}
 if (current !== out) writeFileSync(target, out);

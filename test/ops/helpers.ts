@@ -36,12 +36,12 @@ function newestSource(dir: string): number {
  * web/ is newer.
  */
 export function ensureBinary(): string {
-  const embedded = join(root, "src", "http", "dashboard", "embedded.ts");
+  const embedded = join(root, "bundles", "dashboard.ts");
   if (newestSource(join(root, "web")) > statSync(embedded).mtimeMs) {
     const r = Bun.spawnSync([bun, "run", "scripts/gen-dashboard.ts"], { cwd: root, stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`dashboard bundle failed: ${r.stderr.toString()}`);
   }
-  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "migrations", "migrations-postgres", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "bundles", "migrations", "migrations-postgres", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
   const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });

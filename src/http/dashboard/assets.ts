@@ -1,7 +1,7 @@
-// The dashboard's files, embedded in the binary by the generated module ./embedded.ts (built from
+// The dashboard's files, embedded in the binary by the generated module bundles/dashboard.ts (built from
 // web/ by scripts/gen-dashboard.ts). The page is revalidated on every load; the script, style and
 // icon carry their content hash in their names, so a browser may keep them for good.
-import { dashboardAssets, type EmbeddedAsset } from "./embedded.ts";
+import { dashboardAssets, type EmbeddedAsset } from "../../../bundles/dashboard.ts";
 
 interface Served { asset: EmbeddedAsset; etag: string; gzip?: Uint8Array<ArrayBuffer> }
 
