@@ -87,7 +87,7 @@ for (const w of wallets) {
 
 // Lots (docs/lots.md#the-demos-gains): bob trades KLACx and HONx for USDC through a pool, living
 // through KLACx's forward split and HONx's reverse split and spin-off, moves HONx to alice, and
-// sells some of each. Prices are synthetic, round and near the market's; the mints and multipliers
+// sells some of each. Prices are synthetic round figures; the mints and multipliers
 // are the recorded ones. In time order, as each account lists them.
 const [alice, bob] = owners as [string, string];
 const held = new Map<string, bigint>(); // token account → raw balance now
