@@ -8,8 +8,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getAddressDecoder } from "@solana/kit";
 import { recordingFromChain } from "../src/sources/solana/recorded.ts";
-import { TOKEN_2022_PROGRAM_ID } from "../src/sources/solana/wire.ts";
-import { encodeMint, encodeTokenAccount, transferTx, updateMultiplierTx } from "../test/support/chain.ts";
+import { USDC_MINT } from "../src/domain/lots/stablecoins.ts";
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../src/sources/solana/wire.ts";
+import { encodeMint, encodeTokenAccount, swapTx, transferTx, updateMultiplierTx } from "../test/support/chain.ts";
 import { addTransaction, emptyChain } from "../test/support/rpc-server.ts";
 
 const root = join(import.meta.dir, "..");
@@ -84,8 +85,60 @@ for (const w of wallets) {
   }
 }
 
+// Lots (docs/lots.md#the-demos-gains): bob trades KLACx and HONx for USDC through a pool, living
+// through KLACx's forward split and HONx's reverse split and spin-off, moves HONx to alice, and
+// sells some of each. Prices are synthetic round figures; the mints and multipliers
+// are the recorded ones. In time order, as each account lists them.
+const [alice, bob] = owners as [string, string];
+const held = new Map<string, bigint>(); // token account → raw balance now
+const pool = { authority: address("pool-authority"), program: address("pool-program") };
+const usdc = (owner: string) => ({ owner, tokenAccount: address(`usdc:${owner === pool.authority ? "pool" : owner}`), mint: USDC_MINT, decimals: 6, programId: TOKEN_PROGRAM_ID });
+const stock = (owner: string, s: string) => ({ owner, tokenAccount: address(owner === pool.authority ? `pool:${s}` : `ata:${owner === alice ? "alice" : "bob"}:${s}`), mint: mintOf(s), decimals: 8, programId: TOKEN_2022_PROGRAM_ID });
+held.set(usdc(bob).tokenAccount, 20_000_000000n);
+held.set(usdc(pool.authority).tokenAccount, 5_000_000_000000n);
+for (const s of ["KLACx", "HONx"]) held.set(stock(pool.authority, s).tokenAccount, 10_000_00000000n);
+for (const w of wallets) for (const [s, raw] of Object.entries(w.holdings)) held.set(stock(w.label === "alice" ? alice : bob, s).tokenAccount, raw);
+let tradeSlot = 420_000_000;
+/** Moves `raw` from one account to another; the two legs with their balances before and after (null: not yet opened). */
+const move = <T extends { tokenAccount: string }>(from: T, to: T, raw: bigint): [T & { pre: bigint; post: bigint }, T & { pre: bigint | null; post: bigint }] => {
+  const out = held.get(from.tokenAccount)!;
+  const into = held.get(to.tokenAccount) ?? null;
+  held.set(from.tokenAccount, out - raw);
+  held.set(to.tokenAccount, (into ?? 0n) + raw);
+  return [{ ...from, pre: out, post: out - raw }, { ...to, pre: into, post: (into ?? 0n) + raw }];
+};
+/** The owner buys (`raw` > 0) or sells stock for `usdcRaw` of USDC, in one pool transaction. */
+function trade(label: string, owner: string, s: string, raw: bigint, usdcRaw: bigint, at: string) {
+  const legs = raw > 0n
+    ? [...move(usdc(owner), usdc(pool.authority), usdcRaw), ...move(stock(pool.authority, s), stock(owner, s), raw)]
+    : [...move(usdc(pool.authority), usdc(owner), usdcRaw), ...move(stock(owner, s), stock(pool.authority, s), -raw)];
+  const sig = signature(`trade:${label}`);
+  tradeSlot += 1000;
+  const tx = swapTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner, legs, poolAuthority: pool.authority, poolProgram: pool.program });
+  addTransaction(chain, sig, tx, [owner, usdc(owner).tokenAccount, stock(owner, s).tokenAccount]);
+}
+/** `from` sends `raw` of a stock to `to` (a transfer the sender signs). */
+function send(label: string, from: string, to: string, s: string, raw: bigint, at: string) {
+  const [out, into] = move(stock(from, s), stock(to, s), raw);
+  if (into.pre === null) throw new Error(`${label}: the receiver's account must exist`);
+  const sig = signature(`send:${label}`);
+  tradeSlot += 1000;
+  const tx = transferTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner: from, tokenAccount: out.tokenAccount, mint: mintOf(s), pre: out.pre, post: out.post, counterparty: { owner: to, tokenAccount: into.tokenAccount, pre: into.pre, post: into.post } });
+  addTransaction(chain, sig, tx, [out.tokenAccount, from, into.tokenAccount]);
+}
+trade("bob:KLACx:buy1", bob, "KLACx", 3_00000000n, 5_400_000000n, "2026-05-20T15:00:00Z"); // before the 1 → 10 split
+trade("bob:HONx:buy", bob, "HONx", 4_00000000n, 920_000000n, "2026-06-01T15:00:00Z"); // before the reverse split and the spin-off
+trade("bob:KLACx:buy2", bob, "KLACx", 50000000n, 1_050_000000n, "2026-06-20T15:00:00Z"); // after the split, dearer
+trade("bob:KLACx:sell", bob, "KLACx", -1_00000000n, 2_000_000000n, "2026-07-01T15:00:00Z");
+send("bob:alice:HONx", bob, alice, "HONx", 1_00000000n, "2026-07-10T15:00:00Z");
+trade("bob:HONx:sell", bob, "HONx", -2_00000000n, 470_000000n, "2026-07-15T15:00:00Z");
+for (const s of ["KLACx", "HONx"]) for (const owner of [alice, bob]) {
+  const account = stock(owner, s);
+  chain.accounts.set(account.tokenAccount, { data: encodeTokenAccount({ mint: account.mint, owner, amount: held.get(account.tokenAccount)! }), owner: TOKEN_2022_PROGRAM_ID });
+}
+
 const recording = {
-  _source: "scripts/gen-demo.ts: real xStocks figures (recorded 2026-09-13 from the xStocks public API) for the events in `shows`; synthetic wallets, signatures and slots.",
+  _source: "scripts/gen-demo.ts: real xStocks figures (recorded 2026-09-13 from the xStocks public API) for the events in `shows`; synthetic wallets, signatures, slots and trade prices.",
   shows,
   owners,
   chain: recordingFromChain(chain),

@@ -79,8 +79,8 @@ describe("the page shows money to the cent, the exact value on hover", () => {
       }
     }), { numRuns: 2000 });
     // The demo's 2026 totals (until the gross of the events without a net was kept apart, gross read $509.91).
-    const demo2026 = { gross: "437.1239259076721808896598409", withheld: "91.6806906769651404248080983", retained: "0", net: "345.4432352307070404648517425" };
-    expect(breakdownCents(demo2026)).toEqual({ gross: "437.12", withheld: "91.68", retained: "0.00", net: "345.44" });
+    const demo2026 = { gross: "444.27774835887686398684104371881176120950840413570404052734375", withheld: "93.826837412326545353962459206087487473268993198871612548828125", retained: "0", net: "350.450910946550318632878584512724273736239410936832427978515625" };
+    expect(breakdownCents(demo2026)).toEqual({ gross: "444.28", withheld: "93.83", retained: "0.00", net: "350.45" });
     // Parts that round up and down apart: the gross shown is their sum, not its own rounding.
     expect(cents("3.015")).toBe("3.02");
     expect(breakdownCents({ gross: "3.015", withheld: "1.005", retained: "0.005", net: "2.005" })).toEqual({ gross: "3.00", withheld: "1.00", retained: "0.00", net: "2.00" });

@@ -6,10 +6,13 @@
 // the treatment; bad parameters are 400 with a code, another tenant's wallet is 404. The client's
 // methods read the same answers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createClient } from "../../client/src/index.ts";
 import * as S from "../../schemas/index.ts";
 import { add, cmp, formatDecimal, parseDecimal, rat, ratAbs, sub, sum, ZERO } from "../../src/domain/numbers.ts";
 import { LOT_METHODS, TAX_TREATMENTS } from "../../src/domain/lots/types.ts";
+import { demoOwners } from "../../src/demo/identity.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { call, schemaErrors } from "../harness/index.ts";
 import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
@@ -207,5 +210,37 @@ describe("GET /v2/reports/gains and the exports", () => {
     expect(await client.v2.lots(owner, { method: "lifo" })).toEqual((await get(`/v2/lots?owner=${owner}&method=lifo`)).body);
     expect(await client.v2.gainsReport(2026, { owners: [owner], treatment: "deferred" })).toEqual((await get(`/v2/reports/gains?year=2026&owner=${owner}&treatment=deferred`)).body);
     expect(await client.v2.holdings("2026-06-30", { from: "2026-01-01" })).toEqual((await get("/v2/reports/holdings?asOf=2026-06-30&from=2026-01-01")).body);
+  });
+});
+
+/** The rows of the markdown table that follows `marker` in docs/lots.md, as cells (header and rule left out). */
+function docTable(marker: string): string[][] {
+  const text = readFileSync(join(import.meta.dir, "..", "..", "docs", "lots.md"), "utf8");
+  const after = text.slice(text.indexOf(`<!-- ${marker} -->`) + marker.length + 9).trimStart().split("\n");
+  const lines = after.slice(0, after.findIndex((l) => !l.startsWith("|")));
+  return lines.slice(2).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+}
+
+describe("the demo's gains, worked by hand in docs/lots.md#the-demos-gains", () => {
+  test("the demo's gains are the ones worked in docs: every row and total, under every method and both treatments", async () => {
+    // The demo's wallets in the order scripts/gen-demo.ts makes them: alice, then bob.
+    const [alice, bob] = demoOwners();
+    const wallet = (owner: string) => (owner === alice ? "alice" : owner === bob ? "bob" : owner);
+    const rows = docTable("demo-gains-rows");
+    const totals = docTable("demo-gains-totals");
+    expect([rows.length, totals.length]).toEqual([10, 4]);
+    for (const treatment of TAX_TREATMENTS) {
+      expect((await get(`/v2/reports/gains?year=2025&treatment=${treatment}`)).body.rows).toEqual([]);
+      for (const method of LOT_METHODS) {
+        const r = (await get(`/v2/reports/gains?year=2026&method=${method}&treatment=${treatment}`)).body;
+        const served = r.rows.map((x: { owner: string; symbol: string; acquiredAt: string; disposedAt: string; term: string; exact: Record<string, string> }) => [
+          method, wallet(x.owner), x.symbol, x.exact.units, x.acquiredAt.slice(0, 10), x.disposedAt.slice(0, 10), x.exact.proceedsUsd, x.exact.basisUsd, x.exact.gainUsd, x.term,
+        ]);
+        expect({ treatment, rows: served }).toEqual({ treatment, rows: rows.filter((row) => row[0] === method) });
+        const { short, long } = r.totals;
+        expect({ treatment, totals: [method, short.exact.proceedsUsd, short.exact.basisUsd, short.exact.gainUsd, String(short.rows), String(long.rows)] })
+          .toEqual({ treatment, totals: totals.find((t) => t[0] === method)! });
+      }
+    }
   });
 });

@@ -64,7 +64,7 @@ const sameUnits = (written: string, units: string) => written === units || writt
 
 describe("the demo's income events", () => {
   test("there are income events and events of other treatments to leave out", () => {
-    expect([...income.values()].flat().length).toBe(30);
+    expect([...income.values()].flat().length).toBe(32);
     expect(otherTreatments).toBeGreaterThan(0);
     expect([...income.values()].flat().some((e) => e.usd === null)).toBe(true);
     expect([...income.values()].flat().some((e) => e.type === "withholding_adjustment")).toBe(true);

@@ -2,7 +2,9 @@
 // in one event row, the wallet's own values in its action row. Nothing the API answers changes:
 // - the demo answers every route, and holds every hash and seal, byte for byte as main did before
 //   the change (test/fixtures/demo-answers-before.json), booked by this code or upgraded in place
-//   from the shape of before (after which verify passes and nothing waits to be booked);
+//   from the shape of before (after which verify passes and nothing waits to be booked); the demo
+//   replayed is the recording those answers came from (test/fixtures/demo-recording-before.json),
+//   not today's embedded demo, which has more to show;
 // - over random histories booked in two rounds, each served document is byte for byte what the
 //   code of before stored (the projections of the engine's record), and the rows put back give
 //   the engine's payload;
@@ -25,9 +27,11 @@ import type { Sql } from "../../src/ledger/sql/port.ts";
 import { storeObservations, type ObservationBatch } from "../../src/ledger/store.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import recorded from "../fixtures/demo-answers-before.json" with { type: "json" };
+import demoBefore from "../fixtures/demo-recording-before.json" with { type: "json" };
 import { registerWallet } from "../harness/index.ts";
 import { removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
 import { migrationsBefore, takeActionsBack } from "../support/actions-before.ts";
+import type { DemoRecording } from "../../src/demo/transport.ts";
 import { demoAnswers, loadCorrectedDemo, type DemoAnswers } from "../support/demo-answers.ts";
 import { ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
@@ -85,7 +89,7 @@ async function catalogBefore(dialect: Sql["dialect"]): Promise<Record<string, st
 describe("the demo: every answer, hash and seal byte for byte what main gave", () => {
   test("booked by this code", async () => {
     const dir = tempDir("cal-once-");
-    await loadCorrectedDemo(dir);
+    await loadCorrectedDemo(dir, demoBefore as unknown as DemoRecording);
     const now = await demoAnswers(dir);
     expect(differences(now)).toEqual([]);
     expect(now.hashes).toEqual(recorded.hashes);
@@ -94,7 +98,7 @@ describe("the demo: every answer, hash and seal byte for byte what main gave", (
 
   test("upgraded in place from the shape of before: the same, verify passes, nothing waits to be booked", async () => {
     const dir = tempDir("cal-once-up-");
-    await loadCorrectedDemo(dir);
+    await loadCorrectedDemo(dir, demoBefore as unknown as DemoRecording);
     const fresh = await withLedger(dir, (l) => catalog(l.db));
     const eventsOf = (db: Sql) => db.all(...q<{ id: string; sha256: string }>`SELECT a.id, e.sha256 FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
     const booked = await withLedger(dir, (l) => eventsOf(l.db));

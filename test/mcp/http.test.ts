@@ -133,7 +133,8 @@ describe("POST /mcp: the tools are the declared routes", () => {
   test("the summaries say what the answer holds", async () => {
     const client = await connect(keys.full);
     expect(texts(await tool(client, "list_actions", { owner, limit: 2 }))[0]).toMatch(/^Corporate actions of a wallet, newest first: 2 of \d+ actions; more from offset 2\.$/);
-    expect(texts(await tool(client, "income_report", { year: 2026 }))[0]).toContain("2026, 2 wallet(s): net 345.443235 USD, withheld 91.680691");
+    const { totals } = (await call(demo.url, "/v2/reports/income?year=2026", { key: keys.full })).body as { totals: { usd: string; withholdingTaxUsd: string } };
+    expect(texts(await tool(client, "income_report", { year: 2026 }))[0]).toContain(`2026, 2 wallet(s): net ${totals.usd} USD, withheld ${totals.withholdingTaxUsd}`);
     expect(texts(await tool(client, "list_wallets"))[0]).toStartWith(`Tenant demo follows 2 of at most 100 wallets: `);
   });
 
@@ -237,8 +238,8 @@ describe("POST /mcp: the tools are the declared routes", () => {
       symbol, net: s.net.toFixed(2), withheld: s.withheld.toFixed(2), gross: s.gross.toFixed(2), retained: s.retained.toFixed(2), events: s.events, unvalued: s.unvalued,
     }));
     expect(ranked[0]).toEqual({ symbol: "STRCx", net: "151.48", withheld: "21.24", gross: "172.72", retained: "0.00", events: 10, unvalued: 1 });
-    expect(ranked.slice(1, 3).map((r) => [r.symbol, r.net, r.withheld])).toEqual([["AZNx", "71.54", "17.97"], ["HONx", "43.73", "18.74"]]);
-    expect([report.totals.usd, report.totals.withholdingTaxUsd, report.totals.grossUsd].map((v) => Number(v).toFixed(2))).toEqual(["345.44", "91.68", "437.12"]);
+    expect(ranked.slice(1, 3).map((r) => [r.symbol, r.net, r.withheld])).toEqual([["AZNx", "71.54", "17.97"], ["HONx", "44.70", "19.16"]]);
+    expect([report.totals.usd, report.totals.withholdingTaxUsd, report.totals.grossUsd].map((v) => Number(v).toFixed(2))).toEqual(["350.45", "93.83", "444.28"]);
   });
 });
 

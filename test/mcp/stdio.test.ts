@@ -120,7 +120,7 @@ describe("ca-ledger mcp on a fresh demo", () => {
     const wallets = (await tool(client, "list_wallets")).structuredContent as { wallets: { owner: string }[] };
     expect(wallets.wallets.map((w) => w.owner).sort()).toEqual([...demoOwners()].sort());
     const report = await tool(client, "income_report", { year: 2026 });
-    expect(texts(report)[0]).toBe("2026, 2 wallet(s): net 345.443235 USD, withheld 91.680691, retained 0, gross 437.123926 over 23 event(s) (3 without a USD value, left out), in 19 month × symbol row(s).");
+    expect(texts(report)[0]).toBe("2026, 2 wallet(s): net 350.450911 USD, withheld 93.826837, retained 0, gross 444.277748 over 25 event(s) (3 without a USD value, left out), in 19 month × symbol row(s).");
     const rows = (report.structuredContent as { rows: { symbol: string; exact: { usd: string | null; withholdingTaxUsd: string | null } }[] }).rows;
     const net = new Map<string, number>(), withheld = new Map<string, number>();
     for (const r of rows) {

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
+import type { DemoRecording } from "../../src/demo/transport.ts";
 import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
@@ -87,10 +88,11 @@ export async function cliAsync(args: string[], env: Record<string, string> = {})
 }
 
 /** A data dir holding the embedded demo ledger (real cases, replayed through the engine). */
-export async function demoDataDir(): Promise<string> {
+/** A data dir holding the demo, loaded now; `recording`: another demo recording (default the embedded one). */
+export async function demoDataDir(recording?: DemoRecording): Promise<string> {
   const dir = tempDir("cal-demo-");
   const ledger = await openLedger(ledgerTarget(dir));
-  await loadDemo(ledger);
+  await loadDemo(ledger, undefined, undefined, recording);
   await ledger.close();
   return dir;
 }

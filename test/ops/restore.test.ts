@@ -34,7 +34,11 @@ describe("ca-ledger restore", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     // + 2: drizzle's __drizzle_migrations and __migrations_applied_at (when each was applied)
-    expect(r.stdout).toMatch(new RegExp(`^restored .*ledger\\.db: \\d+ bytes, ${knownTables.length + 2} tables, 39 journal rows`));
+    const sourceDb = new Database(join(source, "ledger.db"), { readonly: true });
+    const journal = (sourceDb.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n;
+    sourceDb.close();
+    expect(journal).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(new RegExp(`^restored .*ledger\\.db: \\d+ bytes, ${knownTables.length + 2} tables, ${journal} journal rows`));
     expect(dump(join(target, "ledger.db"))).toEqual(dump(join(source, "ledger.db")));
     expect(readdirSync(target)).toEqual(["ledger.db"]); // no temp file left beside it
     expect(cli(["verify", "--data-dir", target]).code).toBe(0);

@@ -12,6 +12,8 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
 import { storeOnceMigration, takeActionsBack, undoStatements } from "../support/actions-before.ts";
+import type { DemoRecording } from "../../src/demo/transport.ts";
+import demoBefore from "../fixtures/demo-recording-before.json" with { type: "json" };
 import { demoDataDir, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 import { q } from "../support/sql.ts";
 
@@ -36,7 +38,8 @@ function schemaBefore(): unknown[] {
  * (and with each action's rows as they were before 0015, test/support/actions-before.ts).
  */
 async function demoAt0011(): Promise<string> {
-  const dir = await demoDataDir();
+  // The demo main's portfolio answers were recorded from (test/fixtures/demo-recording-before.json), not today's.
+  const dir = await demoDataDir(demoBefore as unknown as DemoRecording);
   await withLedger(dir, (l) => takeActionsBack(l.db));
   const db = new Database(join(dir, "ledger.db"));
   const later = embeddedMigrations.slice(before.length);

@@ -92,7 +92,9 @@ describe("ca-ledger verify", () => {
     const json = JSON.parse(verify(dir, "--json").stdout);
     expect(json.ok).toBe(true);
     expect(json.checks.find((c: any) => c.name === "journal reversals").checked).toBe(3);
-    expect(json.checks.find((c: any) => c.name === "actions.evidence_sha256").checked).toBe(39);
+    const actions = await withLedger(dir, async (l) => Number((await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM actions`))!.n));
+    expect(actions).toBeGreaterThan(0);
+    expect(json.checks.find((c: any) => c.name === "actions.evidence_sha256").checked).toBe(actions);
   });
 
   test("a rewritten issuer payload fails its hash", async () => {

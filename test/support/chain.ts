@@ -14,7 +14,7 @@ import { address, getBase58Decoder, getBase64Decoder, none, some } from "@solana
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WireSignatureInfo, WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
-import { TOKEN_2022_PROGRAM_ID } from "../../src/sources/solana/wire";
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/sources/solana/wire";
 
 export const FIXTURES = join(import.meta.dir, "..", "fixtures", "recorded");
 export const XSTOCKS_AUTHORITY = "S7vYFFWH6BjJyEsdrPQpqpYTqLTrPRK6KW3VwsJuRaS";
@@ -107,14 +107,14 @@ export function updateMultiplierData(multiplier: number, effectiveTimestamp: num
   return getBase58Decoder().decode(bytes);
 }
 
-function tokenBalance(accountIndex: number, mint: string, owner: string, raw: bigint, decimals: number): WireTokenBalance {
+function tokenBalance(accountIndex: number, mint: string, owner: string, raw: bigint, decimals: number, programId: string = TOKEN_2022_PROGRAM_ID): WireTokenBalance {
   const s = raw.toString().padStart(decimals + 1, "0");
   const ui = `${s.slice(0, s.length - decimals)}.${s.slice(s.length - decimals)}`.replace(/\.?0+$/, "");
   return {
     accountIndex,
     mint,
     owner,
-    programId: TOKEN_2022_PROGRAM_ID,
+    programId,
     // uiAmount is what a node would show; the decoder must never read it.
     uiTokenAmount: { amount: raw.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
   };
@@ -173,6 +173,58 @@ export function transferTx(spec: TransferSpec): WireTransaction {
         instructions: [{ programIdIndex: idx(TOKEN_2022_PROGRAM_ID), accounts: [idx(spec.tokenAccount), idx(spec.mint), idx(cp.tokenAccount), 0], data: "3", stackHeight: 1 }],
         recentBlockhash: "11111111111111111111111111111111",
         ...(spec.viaLookupTable ? { addressTableLookups: [{ accountKey: "AddressLookupTab1e1111111111111111111111111", writableIndexes: [0], readonlyIndexes: [] }] } : {}),
+      },
+    },
+  };
+}
+
+/** One side of a swap: a token account of one mint, its owner and raw balance before and after (null: the account does not exist then). */
+export interface SwapLeg { owner: string; tokenAccount: string; mint: string; pre: bigint | null; post: bigint; decimals: number; programId: string }
+
+/**
+ * A swap through a pool, as a node renders it (`encoding: "json"`): the owner signs and pays the
+ * fee; its stablecoin account (SPL Token) and its stock account (Token-2022) change one way and
+ * the pool's the other, in one transaction. Lamports are listed (only the fee leaves the owner).
+ * The pool program's instruction data is not read by the service; balances come from meta.
+ */
+export function swapTx(spec: { signature: string; slot: number; blockTime: number; owner: string; legs: SwapLeg[]; poolAuthority: string; poolProgram: string }): WireTransaction {
+  const fee = 5000;
+  const accounts = [...new Set(spec.legs.map((l) => l.tokenAccount))];
+  const mints = [...new Set(spec.legs.map((l) => l.mint))];
+  const keys = [spec.owner, ...accounts, spec.poolAuthority, ...mints, TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, spec.poolProgram];
+  const idx = (k: string) => keys.indexOf(k);
+  const balance = (l: SwapLeg, raw: bigint) => tokenBalance(idx(l.tokenAccount), l.mint, l.owner, raw, l.decimals, l.programId);
+  const preTokenBalances = spec.legs.filter((l) => l.pre !== null).map((l) => balance(l, l.pre!));
+  const postTokenBalances = spec.legs.map((l) => balance(l, l.post));
+  const ownerLamports = 1_000_000_000;
+  const lamports = keys.map((k, i) => (i === 0 ? ownerLamports : accounts.includes(k) ? 2_039_280 : 1_461_600));
+  // An account created in the transaction was funded by the owner (rent), as an ATA creation is.
+  const created = spec.legs.filter((l) => l.pre === null).map((l) => idx(l.tokenAccount));
+  const preBalances: number[] = lamports.map((v, i) => (created.includes(i) ? 0 : v));
+  const postBalances = lamports.map((v, i) => (i === 0 ? v - fee : v));
+  preBalances[0] = ownerLamports + created.length * 2_039_280;
+  return {
+    slot: spec.slot,
+    blockTime: spec.blockTime,
+    version: "legacy",
+    meta: {
+      err: null,
+      fee,
+      innerInstructions: [],
+      loadedAddresses: { writable: [], readonly: [] },
+      preBalances,
+      postBalances,
+      preTokenBalances,
+      postTokenBalances,
+      logMessages: [],
+    },
+    transaction: {
+      signatures: [spec.signature],
+      message: {
+        accountKeys: keys,
+        header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 + mints.length + 1 },
+        instructions: [{ programIdIndex: idx(spec.poolProgram), accounts: keys.slice(0, keys.length - 1).map((_, i) => i), data: "1", stackHeight: 1 }],
+        recentBlockhash: "11111111111111111111111111111111",
       },
     },
   };

@@ -12,6 +12,7 @@
 // test/fixtures/demo-answers-before.json says how.
 import { loadDemo } from "../../src/demo/load.ts";
 import { demoTenant } from "../../src/demo/identity.ts";
+import type { DemoRecording } from "../../src/demo/transport.ts";
 import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { openLedger } from "../../src/ledger/db.ts";
@@ -37,11 +38,15 @@ export interface DemoAnswers {
   hashes: { actions: Record<string, { payloadSha256: string; evidenceSha256: string }>; journalSeals: string[]; issuerRevisions: string[] };
 }
 
-/** Loads the demo at DEMO_AT into `dataDir` (empty) and corrects two of its dividends. */
-export async function loadCorrectedDemo(dataDir: string): Promise<void> {
+/**
+ * Loads the demo at DEMO_AT into `dataDir` (empty) and corrects two of its dividends. `recording`:
+ * the demo recording to load (default the embedded one; store-once.test.ts loads the one its
+ * answers were recorded from, test/fixtures/demo-recording-before.json).
+ */
+export async function loadCorrectedDemo(dataDir: string, recording?: DemoRecording): Promise<void> {
   const ledger = await openLedger(ledgerTarget(dataDir));
   try {
-    await loadDemo(ledger, DEMO_AT);
+    await loadDemo(ledger, DEMO_AT, undefined, recording);
     for (let step = 0; step < 2; step++) await correctADividend(ledger.db, step, new Date(DEMO_AT.getTime() + (step + 1) * 60_000));
     await importRates(ledger.db, parseEcbHistory(readFileSync(ecbSample, "utf8"), DEMO_AT.toISOString().slice(0, 10)), DEMO_AT);
   } finally {
