@@ -12,7 +12,9 @@ import { ensureTenant } from "../src/ledger/keys.ts";
 import { claimJob } from "../src/ledger/queue.ts";
 import { q } from "../test/support/sql.ts";
 
-const JOBS = 10_000, TENANTS = 100, CLAIMS = 200;
+const JOBS = 10_000,
+  TENANTS = 100,
+  CLAIMS = 200;
 const dataDir = mkdtempSync(join(tmpdir(), "cal-bench-claims-"));
 const ledger = await openLedger({ dataDir, databaseUrl: process.env.DATABASE_URL || null });
 const tenants: number[] = [];

@@ -23,10 +23,25 @@ function mintData(mint: string, symbol: string, n: number) {
     m = m * (1 + 0.001 + (i % 7) * 0.0001);
     updates.push({ mint, signature: `${symbol}-u${i}`, ixIndex: 0, slot: 1000 + i, blockTime: at - 600, multiplier: m, effectiveTimestamp: at, authority: "A" });
     const record: IssuerRecord = {
-      eventId: `${symbol}-ev${i}`, version: 1, xstockSymbol: symbol, spvSymbol: null, caType: "CashDividend",
-      effectiveTimeUtc: new Date(at * 1000).toISOString(), multiplierOld: String(old), multiplierNew: String(m),
-      grossCashflowUsd: "0.5", netCashflowUsd: "0.35", withholdingTaxRate: "0.3", fromUnits: null, toUnits: null,
-      redemptionPriceUsd: null, notes: null, createdTimeUtc: new Date((at - 3600) * 1000).toISOString(), status: "Initial", xstockIsin: null, spvIsin: null,
+      eventId: `${symbol}-ev${i}`,
+      version: 1,
+      xstockSymbol: symbol,
+      spvSymbol: null,
+      caType: "CashDividend",
+      effectiveTimeUtc: new Date(at * 1000).toISOString(),
+      multiplierOld: String(old),
+      multiplierNew: String(m),
+      grossCashflowUsd: "0.5",
+      netCashflowUsd: "0.35",
+      withholdingTaxRate: "0.3",
+      fromUnits: null,
+      toUnits: null,
+      redemptionPriceUsd: null,
+      notes: null,
+      createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
+      status: "Initial",
+      xstockIsin: null,
+      spvIsin: null,
     };
     revisions.push({ record, sha256: canonicalSha256(record), ingestedAt: record.createdTimeUtc!, edited: false });
   }
@@ -44,7 +59,8 @@ function input(mints: { mint: string; symbol: string }[], actionsPerMint: number
     wallets: owners.map(({ owner, mint }, i) => {
       const raw = BigInt(1_000_000 + i * 7919);
       return {
-        owner, gaps: [],
+        owner,
+        gaps: [],
         accounts: [{ owner, tokenAccount: `${owner}-ta`, mint, rawBalance: raw, slot: 1 }],
         balanceChanges: [{ owner, tokenAccount: `${owner}-ta`, mint, signature: `${owner}-dep`, slot: 1, blockTime: T0, preRaw: 0n, postRaw: raw }],
       };
@@ -106,4 +122,6 @@ console.log(`wallets ${WALLETS}, actions ${actions}, bookings ${bookings}`);
 console.log(`engine: ${elapsed.toFixed(0)} ms, ${(bookings / (elapsed / 1000)).toFixed(0)} actions booked/s`);
 console.log(`baseline (bare exact valuation of the same ${actions} actions): ${base.toFixed(0)} ms; engine/baseline = ${(elapsed / base).toFixed(1)}×`);
 console.log(`peak rss: ${(peak / 1024 / 1024).toFixed(0)} MiB`);
-console.log(`one wallet × 1,000 actions: best ${best.toFixed(1)} ms of ${times.length} (median ${times.sort((a, b) => a - b)[times.length >> 1]!.toFixed(1)} ms), target < 50 ms: ${best < 50 ? "met" : "NOT met"}; engine/baseline = ${(best / bigBase).toFixed(1)}×`);
+console.log(
+  `one wallet × 1,000 actions: best ${best.toFixed(1)} ms of ${times.length} (median ${times.sort((a, b) => a - b)[times.length >> 1]!.toFixed(1)} ms), target < 50 ms: ${best < 50 ? "met" : "NOT met"}; engine/baseline = ${(best / bigBase).toFixed(1)}×`,
+);

@@ -31,26 +31,41 @@ import { q } from "../test/support/sql.ts";
 import { binary, startScaleRun } from "./lib/scale-run.ts";
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : dflt;
+};
 const WALLETS = Number(opt("wallets", "1000"));
 const SAMPLES = Number(opt("samples", "20"));
 const KILLS = Number(opt("kills", "40"));
 const ROUNDS = Number(opt("rounds", "3"));
 const jsonOut = args.includes("--json") ? opt("json", "") : null;
 
-interface Arrival { id: string; type: string; body: string; at: number; verified: boolean }
+interface Arrival {
+  id: string;
+  type: string;
+  body: string;
+  at: number;
+  verified: boolean;
+}
 
 /** A receiver as a subscriber writes one: verifies with the reference library, answers 204 (after `delayMs`). */
 function receiver(delayMs = 0) {
   const got: Arrival[] = [];
   const r = { url: "", secret: "", got, stop: () => server.stop(true) };
   const server = Bun.serve({
-    hostname: "127.0.0.1", port: 0,
+    hostname: "127.0.0.1",
+    port: 0,
     async fetch(req) {
       const body = await req.text();
       const headers = Object.fromEntries(req.headers);
       let verified = false;
-      try { new Webhook(r.secret).verify(body, headers); verified = true; } catch { /* counted below */ }
+      try {
+        new Webhook(r.secret).verify(body, headers);
+        verified = true;
+      } catch {
+        /* counted below */
+      }
       got.push({ id: headers["webhook-id"] ?? "", type: (JSON.parse(body) as { type: string }).type, body, at: Date.now(), verified });
       if (delayMs) await Bun.sleep(delayMs);
       return new Response(null, { status: verified ? 204 : 401 });
@@ -67,7 +82,10 @@ function cli(dataDir: string, argv: string[], env: Record<string, string> = {}):
 }
 const subscribe = (dataDir: string, tenant: string, url: string) => JSON.parse(cli(dataDir, ["webhooks", "add", "--tenant", tenant, "--url", url, "--json"])) as { id: string; secret: string };
 
-const quantile = (xs: number[], q: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!; };
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+};
 const results: Record<string, unknown> = { wallets: WALLETS, samples: SAMPLES, kills: KILLS };
 
 // ---- 2. sync throughput, without and with subscriptions -----------------------------------
@@ -102,9 +120,12 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
 }
-const bareMedian = quantile(perSecond.bare, 0.5), subscribedMedian = quantile(perSecond.subscribed, 0.5);
+const bareMedian = quantile(perSecond.bare, 0.5),
+  subscribedMedian = quantile(perSecond.subscribed, 0.5);
 results.throughput = { runs: perSecond, bareWalletsPerSecond: bareMedian, subscribedWalletsPerSecond: subscribedMedian, ratio: subscribedMedian / bareMedian, target: 0.9 };
-console.log(`sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFixed(1)} wallets/s without subscriptions, ${subscribedMedian.toFixed(1)} with a dead endpoint and a live receiver (ratio ${(subscribedMedian / bareMedian).toFixed(3)}, target >= 0.9); runs: ${JSON.stringify(perSecond)}`);
+console.log(
+  `sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFixed(1)} wallets/s without subscriptions, ${subscribedMedian.toFixed(1)} with a dead endpoint and a live receiver (ratio ${(subscribedMedian / bareMedian).toFixed(3)}, target >= 0.9); runs: ${JSON.stringify(perSecond)}`,
+);
 
 // ---- 1. latency: the mint poll seeing a scheduled change, to action.scheduled delivered -----
 {
@@ -127,19 +148,37 @@ console.log(`sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFix
     const state = decodeMintBytes(current.data).scaledUiAmount!;
     const inForce = state.newMultiplierEffectiveTimestamp <= Date.now() / 1000 ? state.newMultiplier : state.multiplier;
     const signature = randomSignature(seededRandom(9_000 + i));
-    addTransaction(chain, signature, updateMultiplierTx({ signature, slot, blockTime: Math.floor(Date.now() / 1000), authority: XSTOCKS_AUTHORITY, updates: [
-      { mint, multiplier: inForce, effectiveTimestamp: state.newMultiplierEffectiveTimestamp },
-      { mint, multiplier: inForce * (1 + (i + 1) / 1000), effectiveTimestamp: effective },
-    ] }), [XSTOCKS_AUTHORITY]);
+    addTransaction(
+      chain,
+      signature,
+      updateMultiplierTx({
+        signature,
+        slot,
+        blockTime: Math.floor(Date.now() / 1000),
+        authority: XSTOCKS_AUTHORITY,
+        updates: [
+          { mint, multiplier: inForce, effectiveTimestamp: state.newMultiplierEffectiveTimestamp },
+          { mint, multiplier: inForce * (1 + (i + 1) / 1000), effectiveTimestamp: effective },
+        ],
+      }),
+      [XSTOCKS_AUTHORITY],
+    );
     const written = Date.now();
-    chain.accounts.set(mint, { ...current, data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: inForce, newMultiplier: inForce * (1 + (i + 1) / 1000), newMultiplierEffectiveTimestamp: effective }) });
+    chain.accounts.set(mint, {
+      ...current,
+      data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: inForce, newMultiplier: inForce * (1 + (i + 1) / 1000), newMultiplierEffectiveTimestamp: effective }),
+    });
     const isMine = (a: Arrival) => a.type === "action.scheduled" && (JSON.parse(a.body) as { data: { mint: string } }).data.mint === mint;
     await run.until(`action.scheduled for sample ${i}`, () => live.got.slice(seen).some(isMine), 120_000);
     const first = live.got.slice(seen).find(isMine)!;
     fromChain.push(first.at - written);
     fromEvent.push(first.at - Date.parse((JSON.parse(first.body) as { timestamp: string }).timestamp));
     // Let this change's other holders' deliveries drain before the next sample.
-    await run.until("the queue drained", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND subscription_id = ${liveId}`)).n === 0, 600_000);
+    await run.until(
+      "the queue drained",
+      async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND subscription_id = ${liveId}`)).n === 0,
+      600_000,
+    );
   }
   results.latencyMs = {
     fromChainWrite: { median: quantile(fromChain, 0.5), p99: quantile(fromChain, 0.99) },
@@ -147,7 +186,9 @@ console.log(`sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFix
     unverified: live.got.filter((a) => !a.verified).length,
   };
   console.log(`latency, chain write to the first action.scheduled delivered (mint poll every 1 s): median ${quantile(fromChain, 0.5)} ms, p99 ${quantile(fromChain, 0.99)} ms`);
-  console.log(`latency, event written to delivered: median ${quantile(fromEvent, 0.5)} ms, p99 ${quantile(fromEvent, 0.99)} ms; deliveries failing verification: ${live.got.filter((a) => !a.verified).length}`);
+  console.log(
+    `latency, event written to delivered: median ${quantile(fromEvent, 0.5)} ms, p99 ${quantile(fromEvent, 0.99)} ms; deliveries failing verification: ${live.got.filter((a) => !a.verified).length}`,
+  );
   await run.stop();
   live.stop();
   rmSync(run.dataDir, { recursive: true, force: true });
@@ -181,7 +222,9 @@ console.log(`sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFix
     probe.stop(true);
     const proc = Bun.spawn([binary, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdout: "ignore", stderr: "inherit" });
     for (let i = 0; ; i++) {
-      try { if ((await fetch(`http://127.0.0.1:${port}/v1/health`)).status === 200) break; } catch {}
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/v1/health`)).status === 200) break;
+      } catch {}
       if (i > 3000) throw new Error("serve did not start");
       await Bun.sleep(5);
     }
@@ -210,8 +253,18 @@ console.log(`sync throughput (median of ${ROUNDS} runs each): ${bareMedian.toFix
   const crossed = receivers.acme.got.filter((a) => written.globex!.has(a.id)).length + receivers.globex.got.filter((a) => written.acme!.has(a.id)).length;
   const total = written.acme!.size + written.globex!.size;
   const duplicates = arrived() - new Set([...receivers.acme.got, ...receivers.globex.got].map((a) => a.id)).size;
-  results.kills = { kills: KILLS, killedWithARequestInFlight: killedInFlight, events: total, lost, deliveredToAnotherTenant: crossed, duplicates, unverified: [...receivers.acme.got, ...receivers.globex.got].filter((a) => !a.verified).length };
-  console.log(`kills: ${KILLS} SIGKILLs (${killedInFlight} with a request in flight), ${total} events: ${lost} lost, ${crossed} delivered to another tenant, ${duplicates} delivered again (at least once)`);
+  results.kills = {
+    kills: KILLS,
+    killedWithARequestInFlight: killedInFlight,
+    events: total,
+    lost,
+    deliveredToAnotherTenant: crossed,
+    duplicates,
+    unverified: [...receivers.acme.got, ...receivers.globex.got].filter((a) => !a.verified).length,
+  };
+  console.log(
+    `kills: ${KILLS} SIGKILLs (${killedInFlight} with a request in flight), ${total} events: ${lost} lost, ${crossed} delivered to another tenant, ${duplicates} delivered again (at least once)`,
+  );
   receivers.acme.stop();
   receivers.globex.stop();
   rmSync(dataDir, { recursive: true, force: true });

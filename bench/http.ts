@@ -27,7 +27,10 @@ import { q } from "../test/support/sql.ts";
 const repoRoot = join(import.meta.dir, "..");
 const binary = join(repoRoot, "dist", "ca-ledger");
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : dflt;
+};
 const DURATION = Number(opt("duration", "3"));
 const BASELINE = opt("baseline", "");
 const CONNECTIONS = Number(opt("connections", "64"));
@@ -35,11 +38,21 @@ const WARMUP = 0.5;
 const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
 const dirs: string[] = [];
 const children: { kill(): void }[] = [];
-const tmp = (p: string) => { const d = mkdtempSync(join(tmpdir(), p)); dirs.push(d); return d; };
+const tmp = (p: string) => {
+  const d = mkdtempSync(join(tmpdir(), p));
+  dirs.push(d);
+  return d;
+};
 const env = (extra: Record<string, string> = {}) => ({
-  ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "1000000000", AUTH_FAILURES_PER_MINUTE: "1000000000",
+  ...process.env,
+  NO_COLOR: "1",
+  LOG_LEVEL: "warn",
+  RATE_LIMIT_PER_MINUTE: "1000000000",
+  AUTH_FAILURES_PER_MINUTE: "1000000000",
   // No network here: the worker's pollers fail at once against a closed port instead of waiting on DNS.
-  SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9", ...extra,
+  SOLANA_RPC_URL: "http://127.0.0.1:9",
+  XSTOCKS_API_URL: "http://127.0.0.1:9",
+  ...extra,
 });
 
 function freePort(): number {
@@ -55,7 +68,9 @@ async function waitHealthy(url: string, deadlineMs = 15_000): Promise<number> {
     try {
       const r = await fetch(url + "/v1/health", { signal: AbortSignal.timeout(500) });
       if (r.status === 200) return performance.now() - t0;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await Bun.sleep(2);
   }
   throw new Error(`no 200 from ${url}/v1/health within ${deadlineMs} ms`);
@@ -66,7 +81,10 @@ function peakRssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-interface Served { proc: ReturnType<typeof Bun.spawn>; url: string }
+interface Served {
+  proc: ReturnType<typeof Bun.spawn>;
+  url: string;
+}
 
 function serve(dataDir: string, demo: boolean, bin = binary): Served {
   const port = freePort();
@@ -81,15 +99,34 @@ async function stop(s: { proc: ReturnType<typeof Bun.spawn> }) {
   if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
 }
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; bytes: number }
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  bytes: number;
+}
 
 async function cannon(url: string, headers: Record<string, string>, duration = DURATION): Promise<Load> {
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration, pipelining: 1 });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, bytes: r.throughput.average / Math.max(1, r.requests.average) };
 }
 
-interface RouteSpec { name: string; path: string }
-interface Row { ledger: string; route: string; ours: Load; baseline?: Load; min: Load; constant: Load; rssMb: number; bodyBytes: number }
+interface RouteSpec {
+  name: string;
+  path: string;
+}
+interface Row {
+  ledger: string;
+  route: string;
+  ours: Load;
+  baseline?: Load;
+  min: Load;
+  constant: Load;
+  rssMb: number;
+  bodyBytes: number;
+}
 
 /** `base`: the baseline binary serving a copy of the same ledger, measured right after ours on each route. */
 async function benchLedger(label: string, s: Served, key: string, dbPath: string, routes: RouteSpec[], base?: Served): Promise<Row[]> {
@@ -104,12 +141,14 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
   }
   const constFile = join(tmp("cal-bench-const-"), "constants.json");
   writeFileSync(constFile, JSON.stringify(constants));
-  const sqlPort = freePort(), constPort = freePort();
+  const sqlPort = freePort(),
+    constPort = freePort();
   const min = Bun.spawn([process.execPath, join(import.meta.dir, "lib", "min-server.ts"), dbPath, String(sqlPort), String(constPort), constFile], { stdout: "pipe", stderr: "inherit" });
   children.push(min);
   const reader = (min.stdout as ReadableStream<Uint8Array>).getReader();
   await reader.read(); // "ready"
-  const minUrl = `http://127.0.0.1:${sqlPort}`, constUrl = `http://127.0.0.1:${constPort}`;
+  const minUrl = `http://127.0.0.1:${sqlPort}`,
+    constUrl = `http://127.0.0.1:${constPort}`;
   const minBody = await (await fetch(minUrl + routes[0]!.path)).text();
   if (!minBody.startsWith("{")) throw new Error("min server answered " + minBody.slice(0, 100));
 
@@ -128,7 +167,12 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
     await cannon(minUrl + r.path, {}, WARMUP);
     const m = await cannon(minUrl + r.path, {});
     const c = await cannon(constUrl + r.path, {});
-    for (const [who, l] of [["ours", ours], ["baseline", baseline], ["min", m], ["const", c]] as const) {
+    for (const [who, l] of [
+      ["ours", ours],
+      ["baseline", baseline],
+      ["min", m],
+      ["const", c],
+    ] as const) {
       if (l && (l.non2xx || l.errors)) console.error(`warning: ${label} ${r.name} ${who}: ${l.non2xx} non-2xx, ${l.errors} errors`);
     }
     rows.push({ ledger: label, route: r.name, ours, baseline, min: m, constant: c, rssMb, bodyBytes: constants[r.path]!.length });
@@ -142,10 +186,13 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
 function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owner: string; actionId: string } {
   const db = new Database(dbPath, { readonly: true });
   const o = owner ?? (db.query("SELECT owner, count(*) AS n FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY n DESC LIMIT 1").get() as { owner: string }).owner;
-  const actionId = (db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(o) as { id: string }).id;
+  const actionId = (
+    db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(o) as { id: string }
+  ).id;
   db.close();
   return {
-    owner: o, actionId,
+    owner: o,
+    actionId,
     routes: [
       { name: "portfolio", path: `/v1/portfolio?owner=${o}` },
       { name: "income (limit=50)", path: `/v1/income?owner=${o}&limit=50` },
@@ -173,7 +220,10 @@ async function coldStart(dataDir: string, demo: boolean, runs = 5, bin = binary)
   return times;
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
 
 async function main() {
   const started = performance.now();
@@ -219,10 +269,32 @@ async function main() {
   const mark = (ok: boolean) => (ok ? "" : " ✗");
   console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, compiled binary ${binary}`);
   console.log(`targets: ratio ≥ ${targets.ratio}, p99 < ${targets.p99Ms} ms, RSS < ${targets.rssMb} MB, cold start < ${targets.coldMs} ms\n`);
-  const header = ["ledger", "route", "bytes", "ours req/s", "p50 ms", "p99 ms", "min req/s", "min p99", "const req/s", "ratio ours/min", "peak RSS MB", ...(BASELINE ? ["baseline req/s", "baseline p99", "ratio baseline/min"] : [])];
+  const header = [
+    "ledger",
+    "route",
+    "bytes",
+    "ours req/s",
+    "p50 ms",
+    "p99 ms",
+    "min req/s",
+    "min p99",
+    "const req/s",
+    "ratio ours/min",
+    "peak RSS MB",
+    ...(BASELINE ? ["baseline req/s", "baseline p99", "ratio baseline/min"] : []),
+  ];
   const table = rows.map((r) => [
-    r.ledger, r.route, String(r.bodyBytes), f(r.ours.rps), String(r.ours.p50), String(r.ours.p99) + mark(r.ours.p99 < targets.p99Ms), f(r.min.rps), String(r.min.p99), f(r.constant.rps),
-    f(r.ours.rps / r.min.rps, 2) + mark(r.ours.rps / r.min.rps >= targets.ratio), f(r.rssMb, 1) + mark(r.rssMb < targets.rssMb),
+    r.ledger,
+    r.route,
+    String(r.bodyBytes),
+    f(r.ours.rps),
+    String(r.ours.p50),
+    String(r.ours.p99) + mark(r.ours.p99 < targets.p99Ms),
+    f(r.min.rps),
+    String(r.min.p99),
+    f(r.constant.rps),
+    f(r.ours.rps / r.min.rps, 2) + mark(r.ours.rps / r.min.rps >= targets.ratio),
+    f(r.rssMb, 1) + mark(r.rssMb < targets.rssMb),
     ...(r.baseline ? [f(r.baseline.rps), String(r.baseline.p99), f(r.baseline.rps / r.min.rps, 2)] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
@@ -256,7 +328,11 @@ async function growLedger(wallets: number) {
   await run.grow(0, wallets, wallets);
   const heavyOwner = run.scale.heavyWallet();
   await run.register(heavyOwner);
-  await run.until("the heavy wallet synced", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavyOwner} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  await run.until(
+    "the heavy wallet synced",
+    async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavyOwner} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0,
+    600_000,
+  );
   const counts = await run.one(q<{ actions: number; journal: number }>`SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal`);
   await run.stop();
   return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
@@ -272,7 +348,10 @@ async function readKeyFromCli(dataDir: string, tenant = "demo", bin = binary): P
 async function compareDemo(before: string) {
   const rounds = Number(opt("rounds", "3"));
   const sides = [];
-  for (const [label, bin] of [["before", before], ["after", binary]] as const) {
+  for (const [label, bin] of [
+    ["before", before],
+    ["after", binary],
+  ] as const) {
     const dir = tmp(`cal-bench-${label}-`);
     const s = serve(dir, true, bin);
     await waitHealthy(s.url);
@@ -298,7 +377,8 @@ async function compareDemo(before: string) {
   console.log("| route | before req/s | after req/s | after/before | before p99 ms | after p99 ms |\n|---|---|---|---|---|---|");
   for (const route of sides[0]!.routes) {
     const [b, a] = ["before", "after"].map((l) => runs.get(`${l} ${route.name}`)!);
-    const rps = (xs: Load[]) => median(xs.map((x) => x.rps)), p99 = (xs: Load[]) => median(xs.map((x) => x.p99));
+    const rps = (xs: Load[]) => median(xs.map((x) => x.rps)),
+      p99 = (xs: Load[]) => median(xs.map((x) => x.p99));
     console.log(`| ${route.name} | ${rps(b!).toFixed(0)} | ${rps(a!).toFixed(0)} | ${(rps(a!) / rps(b!)).toFixed(3)} | ${p99(b!)} | ${p99(a!)} |`);
   }
 }
@@ -307,6 +387,12 @@ try {
   const before = opt("before", "");
   await (before ? compareDemo(before) : main());
 } finally {
-  for (const c of children) { try { c.kill(); } catch { /* gone */ } }
+  for (const c of children) {
+    try {
+      c.kill();
+    } catch {
+      /* gone */
+    }
+  }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }

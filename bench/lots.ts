@@ -42,7 +42,18 @@ for (let m = 0; m < MINTS; m++) {
       }
       if (day % 30 === 29 && raw > 0n) {
         const amount = raw / 5n;
-        movements.push({ owner, mint, at: at + 1, signature: `s-${m}-${w}-${day}`, rawDelta: -amount, multiplier, decimals: D, usd: rat(BigInt(80 + (day % 40)), 1n), reason: null, counterpart: null });
+        movements.push({
+          owner,
+          mint,
+          at: at + 1,
+          signature: `s-${m}-${w}-${day}`,
+          rawDelta: -amount,
+          multiplier,
+          decimals: D,
+          usd: rat(BigInt(80 + (day % 40)), 1n),
+          reason: null,
+          counterpart: null,
+        });
         raw -= amount;
       }
       if (day % 90 === 20 && raw > 0n) {
@@ -68,8 +79,20 @@ for (let m = 0; m < MINTS; m++) {
       const u0 = units(r, mOld, D);
       const u1 = units(r, mNew, D);
       actions.push({
-        owner, mint, actionId: `${mint}-${c.day}-${owner}`, at, type: c.split ? "forward_split" : "cash_dividend", treatment: c.split ? "quantity_basis" : "income", category: c.split ? "basis" : "income",
-        multiplierOld: mOld, multiplierNew: mNew, unitsBefore: u0, unitsAfter: u1, incomeUnits: c.split ? rat(0) : sub(u1, u0), usd: c.split ? null : mul(u0, rat(35, 100)), proceedsUsd: null,
+        owner,
+        mint,
+        actionId: `${mint}-${c.day}-${owner}`,
+        at,
+        type: c.split ? "forward_split" : "cash_dividend",
+        treatment: c.split ? "quantity_basis" : "income",
+        category: c.split ? "basis" : "income",
+        multiplierOld: mOld,
+        multiplierNew: mNew,
+        unitsBefore: u0,
+        unitsAfter: u1,
+        incomeUnits: c.split ? rat(0) : sub(u1, u0),
+        usd: c.split ? null : mul(u0, rat(35, 100)),
+        proceedsUsd: null,
       });
     }
     before = c.to;
@@ -89,6 +112,8 @@ for (const treatment of TAX_TREATMENTS) {
     const used = process.cpuUsage(cpu);
     const wall = performance.now() - start;
     const cpuMs = (used.user + used.system) / 1000;
-    console.log(`${treatment.padEnd(8)} ${method.padEnd(7)} ${wall.toFixed(0).padStart(6)} ms wall ${cpuMs.toFixed(0).padStart(6)} ms CPU  ${r.lots.length} open lots, ${r.realized.length} rows, ${r.actions.length} actions, ${r.problems.length} problems`);
+    console.log(
+      `${treatment.padEnd(8)} ${method.padEnd(7)} ${wall.toFixed(0).padStart(6)} ms wall ${cpuMs.toFixed(0).padStart(6)} ms CPU  ${r.lots.length} open lots, ${r.realized.length} rows, ${r.actions.length} actions, ${r.problems.length} problems`,
+    );
   }
 }

@@ -24,7 +24,10 @@ import { binary, startScaleRun, type ScaleRun } from "./lib/scale-run.ts";
 import { q } from "../test/support/sql.ts";
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : dflt;
+};
 const SERVER = opt("postgres", process.env.CA_LEDGER_TEST_POSTGRES ?? "");
 const WALLETS = Number(opt("wallets", "10000"));
 const SYNC_WALLETS = Number(opt("sync-wallets", "1000"));
@@ -50,20 +53,37 @@ const env = { LOG_LEVEL: "warn", RESYNC_SECONDS: "0" };
 
 // ---- (0) the driver --------------------------------------------------------------------------
 
-interface DriverRow { engine: string; sequentialUs: number; inTransactionUs: number; concurrentUs: number }
+interface DriverRow {
+  engine: string;
+  sequentialUs: number;
+  inTransactionUs: number;
+  concurrentUs: number;
+}
 
 /** Microseconds per point read of a key by its hash, the read every request makes. */
 async function driver(engine: string, target: Parameters<typeof openLedger>[0]): Promise<DriverRow> {
   const ledger = await openLedger(target);
   const n = 1000;
   const read = (db: Sql, i: number) => db.get(...q`SELECT id FROM api_keys WHERE key_sha256 = ${String(i)}`);
-  const time = async (f: () => Promise<unknown>) => { const t = performance.now(); await f(); return ((performance.now() - t) * 1000) / n; };
+  const time = async (f: () => Promise<unknown>) => {
+    const t = performance.now();
+    await f();
+    return ((performance.now() - t) * 1000) / n;
+  };
   try {
-    await time(async () => { for (let i = 0; i < n; i++) await read(ledger.db, i); }); // warm: statements prepared
+    await time(async () => {
+      for (let i = 0; i < n; i++) await read(ledger.db, i);
+    }); // warm: statements prepared
     return {
       engine,
-      sequentialUs: await time(async () => { for (let i = 0; i < n; i++) await read(ledger.db, i); }),
-      inTransactionUs: await time(() => ledger.db.read(async (tx) => { for (let i = 0; i < n; i++) await read(tx, i); })),
+      sequentialUs: await time(async () => {
+        for (let i = 0; i < n; i++) await read(ledger.db, i);
+      }),
+      inTransactionUs: await time(() =>
+        ledger.db.read(async (tx) => {
+          for (let i = 0; i < n; i++) await read(tx, i);
+        }),
+      ),
       concurrentUs: await time(() => Promise.all(Array.from({ length: n }, (_, i) => read(ledger.db, i)))),
     };
   } finally {
@@ -73,7 +93,11 @@ async function driver(engine: string, target: Parameters<typeof openLedger>[0]):
 
 // ---- (1) sync throughput -------------------------------------------------------------------
 
-interface SyncRow { setup: string; seconds: number; walletsPerSecond: number }
+interface SyncRow {
+  setup: string;
+  seconds: number;
+  walletsPerSecond: number;
+}
 
 async function syncThroughput(setup: string, opts: { databaseUrl?: string; servers?: number }): Promise<SyncRow> {
   const run = await startScaleRun(env, opts);
@@ -89,8 +113,17 @@ async function syncThroughput(setup: string, opts: { databaseUrl?: string; serve
 
 // ---- (2) the HTTP routes on a 10,000-wallet ledger -------------------------------------------
 
-interface Load { rps: number; p50: number; p99: number; errors: number }
-interface HttpRow { setup: string; route: string; load: Load }
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+interface HttpRow {
+  setup: string;
+  route: string;
+  load: Load;
+}
 
 async function cannon(urls: string[], path: string, key: string, duration = DURATION): Promise<Load> {
   const each = Math.floor(CONNECTIONS / urls.length);
@@ -139,19 +172,38 @@ async function servers(dataDir: string, n: number, databaseUrl?: string) {
     const port = probe.port;
     probe.stop(true);
     const proc = Bun.spawn([binary, "serve", "--data-dir", dataDir, "--port", String(port)], {
-      env: { PATH: process.env.PATH ?? "", HOME: dataDir, NO_COLOR: "1", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "1000000000", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "off", RESYNC_SECONDS: "0", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-      stdout: "ignore", stderr: "inherit",
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: dataDir,
+        NO_COLOR: "1",
+        LOG_LEVEL: "warn",
+        RATE_LIMIT_PER_MINUTE: "1000000000",
+        SOLANA_RPC_URL: "http://127.0.0.1:9",
+        XSTOCKS_API_URL: "off",
+        RESYNC_SECONDS: "0",
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      },
+      stdout: "ignore",
+      stderr: "inherit",
     });
     procs.push(proc);
     const url = `http://127.0.0.1:${port}`;
     for (let t = 0; ; t++) {
-      try { if ((await fetch(`${url}/v1/health`)).status === 200) break; } catch {}
+      try {
+        if ((await fetch(`${url}/v1/health`)).status === 200) break;
+      } catch {}
       if (t > 3000) throw new Error("serve did not start");
       await Bun.sleep(5);
     }
     urls.push(url);
   }
-  return { urls, async stop() { for (const p of procs) p.kill("SIGTERM"); await Promise.all(procs.map((p) => p.exited)); } };
+  return {
+    urls,
+    async stop() {
+      for (const p of procs) p.kill("SIGTERM");
+      await Promise.all(procs.map((p) => p.exited));
+    },
+  };
 }
 
 async function main() {
@@ -172,7 +224,11 @@ async function main() {
   const growS = await run.grow(0, WALLETS, WALLETS);
   const heavy = run.scale.heavyWallet();
   await run.register(heavy);
-  await run.until("the heavy wallet synced", async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavy} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0, 600_000);
+  await run.until(
+    "the heavy wallet synced",
+    async () => (await run.one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE owner = ${heavy} AND status = 'complete'`)).n === 1 && (await run.pendingMarks()) === 0,
+    600_000,
+  );
   const routes = await routesOf(run, heavy);
   await run.stop();
   const databaseUrl = await freshDatabase();

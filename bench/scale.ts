@@ -27,7 +27,10 @@ import { startScaleRun } from "./lib/scale-run.ts";
 import { q } from "../test/support/sql.ts";
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1]! : dflt; };
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : dflt;
+};
 const SIZES = opt("sizes", "100,1000,10000").split(",").map(Number);
 const NEW = Number(opt("new", "20"));
 const targets = { newSyncRatio: 1.5, healthMs: 50, rebookS: 2, rssMb: 300, rpcCalls: 12, kibPerWallet: 32, rebookWrittenMb: 20 };
@@ -41,8 +44,17 @@ const idle = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, 
 const idlePort = await firstLine(idle.stdout as ReadableStream<Uint8Array>);
 const prober = new Worker(new URL("./lib/prober.ts", import.meta.url).href);
 prober.postMessage({ type: "start", url, key, owner: scale.wallet(0), baseline: `http://127.0.0.1:${idlePort}/` });
-interface Probe { health: number[]; portfolio: number[]; baseline: number[]; errors: number }
-const probeReport = () => new Promise<Probe>((resolve) => { prober.onmessage = (e) => resolve(e.data); prober.postMessage({ type: "report" }); });
+interface Probe {
+  health: number[];
+  portfolio: number[];
+  baseline: number[];
+  errors: number;
+}
+const probeReport = () =>
+  new Promise<Probe>((resolve) => {
+    prober.onmessage = (e) => resolve(e.data);
+    prober.postMessage({ type: "report" });
+  });
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
@@ -56,7 +68,10 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text.trim();
 }
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))]! : NaN; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))]! : NaN;
+};
 const median = (xs: number[]) => pct(xs, 0.5);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, "utf8"))![1]) / 1024;
 const dbBytes = () => ["", "-wal"].reduce((s, x) => s + (existsSync(dbPath + x) ? statSync(dbPath + x).size : 0), 0);
@@ -85,7 +100,7 @@ async function newWallet(index: number): Promise<{ ms: number; calls: number }> 
   const t = performance.now();
   await register(owner);
   for (;;) {
-    const s = await (await fetch(`${url}/v1/wallets/${owner}/status`, { headers })).json() as { status: string };
+    const s = (await (await fetch(`${url}/v1/wallets/${owner}/status`, { headers })).json()) as { status: string };
     if (s.status === "complete" || s.status === "partial") break;
     await Bun.sleep(2);
   }
@@ -110,12 +125,37 @@ async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wa
   return { seconds: (Date.now() - storedAt) / 1000, wallets, writtenMb: (after.handed - written.handed) / 2 ** 20, diskMb: (after.disk - written.disk) / 2 ** 20 };
 }
 
-interface Latency { healthMax: number; healthP99: number; portfolioP99: number; idleMax: number; idleP99: number }
-interface Row {
-  size: number; growS: number; newSyncMs: number; ratio: number; rpcCalls: number; rebookS: number | null; rebookWallets: number | null; rebookWrittenMb: number | null; rebookDiskMb: number | null;
-  growing: Latency; settled: Latency; rssMb: number; dbMb: number; kibPerWallet: number; probeErrors: number;
+interface Latency {
+  healthMax: number;
+  healthP99: number;
+  portfolioP99: number;
+  idleMax: number;
+  idleP99: number;
 }
-const latency = (p: Probe): Latency => ({ healthMax: Math.max(...p.health), healthP99: pct(p.health, 0.99), portfolioP99: pct(p.portfolio, 0.99), idleMax: Math.max(...p.baseline), idleP99: pct(p.baseline, 0.99) });
+interface Row {
+  size: number;
+  growS: number;
+  newSyncMs: number;
+  ratio: number;
+  rpcCalls: number;
+  rebookS: number | null;
+  rebookWallets: number | null;
+  rebookWrittenMb: number | null;
+  rebookDiskMb: number | null;
+  growing: Latency;
+  settled: Latency;
+  rssMb: number;
+  dbMb: number;
+  kibPerWallet: number;
+  probeErrors: number;
+}
+const latency = (p: Probe): Latency => ({
+  healthMax: Math.max(...p.health),
+  healthP99: pct(p.health, 0.99),
+  portfolioP99: pct(p.portfolio, 0.99),
+  idleMax: Math.max(...p.baseline),
+  idleP99: pct(p.baseline, 0.99),
+});
 const rows: Row[] = [];
 let registered = 0;
 let probes = 0;
@@ -133,13 +173,27 @@ try {
     const newSyncMs = median(news.map((n) => n.ms));
     const bytes = dbBytes();
     rows.push({
-      size, growS, newSyncMs, ratio: rows.length ? newSyncMs / rows[0]!.newSyncMs : 1, rpcCalls: median(news.map((n) => n.calls)),
-      rebookS: rebook?.seconds ?? null, rebookWallets: rebook?.wallets ?? null, rebookWrittenMb: rebook?.writtenMb ?? null, rebookDiskMb: rebook?.diskMb ?? null,
-      growing: latency(growing), settled: latency(settled), rssMb: peakRssMb(), dbMb: bytes / 2 ** 20, kibPerWallet: bytes / 1024 / (await followed()), probeErrors: growing.errors + settled.errors,
+      size,
+      growS,
+      newSyncMs,
+      ratio: rows.length ? newSyncMs / rows[0]!.newSyncMs : 1,
+      rpcCalls: median(news.map((n) => n.calls)),
+      rebookS: rebook?.seconds ?? null,
+      rebookWallets: rebook?.wallets ?? null,
+      rebookWrittenMb: rebook?.writtenMb ?? null,
+      rebookDiskMb: rebook?.diskMb ?? null,
+      growing: latency(growing),
+      settled: latency(settled),
+      rssMb: peakRssMb(),
+      dbMb: bytes / 2 ** 20,
+      kibPerWallet: bytes / 1024 / (await followed()),
+      probeErrors: growing.errors + settled.errors,
     });
     const r = rows.at(-1)!;
-    console.log(`${size} wallets: grown in ${growS.toFixed(1)} s (${Math.round((size - (rows.length > 1 ? rows.at(-2)!.size : 0)) / growS)} wallets/s); new wallet ${newSyncMs.toFixed(0)} ms (${r.ratio.toFixed(2)}×), ${r.rpcCalls} RPC calls; ` +
-      `re-book ${rebook ? `${rebook.wallets} wallets in ${rebook.seconds.toFixed(2)} s, ${rebook.writtenMb.toFixed(1)} MiB written (${rebook.diskMb.toFixed(1)} MiB counted towards the disk)` : "-"}; health max ${r.growing.healthMax.toFixed(1)} / ${r.settled.healthMax.toFixed(1)} ms (idle server ${r.growing.idleMax.toFixed(1)} / ${r.settled.idleMax.toFixed(1)}); RSS ${r.rssMb.toFixed(0)} MiB; db ${r.dbMb.toFixed(1)} MiB (${r.kibPerWallet.toFixed(1)} KiB per wallet)`);
+    console.log(
+      `${size} wallets: grown in ${growS.toFixed(1)} s (${Math.round((size - (rows.length > 1 ? rows.at(-2)!.size : 0)) / growS)} wallets/s); new wallet ${newSyncMs.toFixed(0)} ms (${r.ratio.toFixed(2)}×), ${r.rpcCalls} RPC calls; ` +
+        `re-book ${rebook ? `${rebook.wallets} wallets in ${rebook.seconds.toFixed(2)} s, ${rebook.writtenMb.toFixed(1)} MiB written (${rebook.diskMb.toFixed(1)} MiB counted towards the disk)` : "-"}; health max ${r.growing.healthMax.toFixed(1)} / ${r.settled.healthMax.toFixed(1)} ms (idle server ${r.growing.idleMax.toFixed(1)} / ${r.settled.idleMax.toFixed(1)}); RSS ${r.rssMb.toFixed(0)} MiB; db ${r.dbMb.toFixed(1)} MiB (${r.kibPerWallet.toFixed(1)} KiB per wallet)`,
+    );
   }
 } finally {
   prober.postMessage({ type: "stop" });
@@ -151,14 +205,24 @@ try {
 const mark = (ok: boolean) => (ok ? "" : " ✗");
 const f = (x: number) => x.toFixed(1);
 console.log("\nPhases: 'growing' while the size's wallets register and sync (16 registrations at a time, 4 syncs); 'settled' while new wallets sync one at a time and 1,000 wallets re-book.");
-console.log("| wallets | new wallet sync ms | ratio to first | RPC calls / new wallet | re-book 1,000 wallets s | /v1/health max ms growing · settled | /v1/health p99 growing | /v1/portfolio p99 growing | idle server max · p99 growing | peak RSS MiB | db MiB | db KiB / wallet | re-book MiB written · towards the disk |");
+console.log(
+  "| wallets | new wallet sync ms | ratio to first | RPC calls / new wallet | re-book 1,000 wallets s | /v1/health max ms growing · settled | /v1/health p99 growing | /v1/portfolio p99 growing | idle server max · p99 growing | peak RSS MiB | db MiB | db KiB / wallet | re-book MiB written · towards the disk |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) {
-  console.log(`| ${r.size} | ${r.newSyncMs.toFixed(0)} | ${r.ratio.toFixed(2)}${mark(r.ratio <= targets.newSyncRatio)} | ${r.rpcCalls}${mark(r.rpcCalls <= targets.rpcCalls)} | ${r.rebookS === null ? "-" : r.rebookS.toFixed(2) + mark(r.rebookS < targets.rebookS)} | ${f(r.growing.healthMax)}${mark(r.growing.healthMax < targets.healthMs)} · ${f(r.settled.healthMax)}${mark(r.settled.healthMax < targets.healthMs)} | ${f(r.growing.healthP99)} | ${f(r.growing.portfolioP99)} | ${f(r.growing.idleMax)} · ${f(r.growing.idleP99)} | ${r.rssMb.toFixed(0)}${mark(r.rssMb < targets.rssMb)} | ${r.dbMb.toFixed(1)} | ${r.kibPerWallet.toFixed(1)}${mark(r.kibPerWallet <= targets.kibPerWallet)} | ${r.rebookWrittenMb === null ? "-" : `${r.rebookWrittenMb.toFixed(1)}${mark(r.rebookWrittenMb <= targets.rebookWrittenMb)} · ${r.rebookDiskMb!.toFixed(1)}`} |`);
+  console.log(
+    `| ${r.size} | ${r.newSyncMs.toFixed(0)} | ${r.ratio.toFixed(2)}${mark(r.ratio <= targets.newSyncRatio)} | ${r.rpcCalls}${mark(r.rpcCalls <= targets.rpcCalls)} | ${r.rebookS === null ? "-" : r.rebookS.toFixed(2) + mark(r.rebookS < targets.rebookS)} | ${f(r.growing.healthMax)}${mark(r.growing.healthMax < targets.healthMs)} · ${f(r.settled.healthMax)}${mark(r.settled.healthMax < targets.healthMs)} | ${f(r.growing.healthP99)} | ${f(r.growing.portfolioP99)} | ${f(r.growing.idleMax)} · ${f(r.growing.idleP99)} | ${r.rssMb.toFixed(0)}${mark(r.rssMb < targets.rssMb)} | ${r.dbMb.toFixed(1)} | ${r.kibPerWallet.toFixed(1)}${mark(r.kibPerWallet <= targets.kibPerWallet)} | ${r.rebookWrittenMb === null ? "-" : `${r.rebookWrittenMb.toFixed(1)}${mark(r.rebookWrittenMb <= targets.rebookWrittenMb)} · ${r.rebookDiskMb!.toFixed(1)}`} |`,
+  );
 }
-console.log(`targets: new wallet ≤ ${targets.newSyncRatio}× the first size, ≤ ${targets.rpcCalls} RPC calls, re-book < ${targets.rebookS} s, /v1/health < ${targets.healthMs} ms, RSS < ${targets.rssMb} MiB, ≤ ${targets.kibPerWallet} KiB per wallet, re-book ≤ ${targets.rebookWrittenMb} MiB written`);
+console.log(
+  `targets: new wallet ≤ ${targets.newSyncRatio}× the first size, ≤ ${targets.rpcCalls} RPC calls, re-book < ${targets.rebookS} s, /v1/health < ${targets.healthMs} ms, RSS < ${targets.rssMb} MiB, ≤ ${targets.kibPerWallet} KiB per wallet, re-book ≤ ${targets.rebookWrittenMb} MiB written`,
+);
 console.log("\nWhere the bytes are at the last size (SQLite's dbstat: each table and index, the largest first):");
-console.log(whereTheBytesAre().map((t) => `  ${t.name}: ${(t.bytes / 2 ** 20).toFixed(1)} MiB`).join("\n"));
+console.log(
+  whereTheBytesAre()
+    .map((t) => `  ${t.name}: ${(t.bytes / 2 ** 20).toFixed(1)} MiB`)
+    .join("\n"),
+);
 const json = opt("json", "");
 if (json) writeFileSync(json, JSON.stringify(rows, null, 2));
 if (args.includes("--keep")) console.log(`data dir kept: ${run.dataDir}`);

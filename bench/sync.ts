@@ -32,18 +32,28 @@ function buildWallet(mints: number, perMint: number, seed: number, closed = 0): 
   let slot = 400_000_000;
   for (let m = 0; m < mints; m++) {
     const mint = randomAddress(random);
-    let multiplier = 1, previous = 1, lastTs = 0;
+    let multiplier = 1,
+      previous = 1,
+      lastTs = 0;
     for (let s = 0; s < STEPS; s++) {
       const next = multiplier * (1 + 0.001 * (1 + (s % 3)));
       const sig = randomSignature(random);
       lastTs = 1_750_000_000 + 86_400 * 30 * s;
       slot += 100;
-      addTransaction(chain, sig, updateMultiplierTx({ signature: sig, slot, blockTime: lastTs - 3600, authority: XSTOCKS_AUTHORITY, updates: [{ mint, multiplier: next, effectiveTimestamp: lastTs }] }), [XSTOCKS_AUTHORITY, mint]);
+      addTransaction(
+        chain,
+        sig,
+        updateMultiplierTx({ signature: sig, slot, blockTime: lastTs - 3600, authority: XSTOCKS_AUTHORITY, updates: [{ mint, multiplier: next, effectiveTimestamp: lastTs }] }),
+        [XSTOCKS_AUTHORITY, mint],
+      );
       previous = multiplier;
       multiplier = next;
     }
     // The mint as the program leaves it: the last update's value and timestamp, the one before it.
-    chain.accounts.set(mint, { data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: previous, newMultiplier: multiplier, newMultiplierEffectiveTimestamp: lastTs }), owner: TOKEN_2022_PROGRAM_ID });
+    chain.accounts.set(mint, {
+      data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: previous, newMultiplier: multiplier, newMultiplierEffectiveTimestamp: lastTs }),
+      owner: TOKEN_2022_PROGRAM_ID,
+    });
     const tokenAccount = randomAddress(random);
     const closes = m >= mints - closed;
     let balance = 0n;
@@ -52,7 +62,10 @@ function buildWallet(mints: number, perMint: number, seed: number, closed = 0): 
       slot += 100;
       const last = closes && i === perMint - 1;
       const delta = last ? -balance : BigInt(1 + Math.floor(random() * 1e8));
-      addTransaction(chain, sig, transferTx({ signature: sig, slot, blockTime: 1_740_000_000 + i * 20_000 + m, owner, tokenAccount, mint, pre: i === 0 ? null : balance, post: balance + delta }), [tokenAccount, owner]);
+      addTransaction(chain, sig, transferTx({ signature: sig, slot, blockTime: 1_740_000_000 + i * 20_000 + m, owner, tokenAccount, mint, pre: i === 0 ? null : balance, post: balance + delta }), [
+        tokenAccount,
+        owner,
+      ]);
       balance += delta;
     }
     if (closes) {
@@ -64,7 +77,14 @@ function buildWallet(mints: number, perMint: number, seed: number, closed = 0): 
   return { chain, owner };
 }
 
-interface SyncRun { outcome: string; calls: number; byMethod: Record<string, number>; seconds: number; actions: number; gaps: { address: string; reason: string }[] }
+interface SyncRun {
+  outcome: string;
+  calls: number;
+  byMethod: Record<string, number>;
+  seconds: number;
+  actions: number;
+  gaps: { address: string; reason: string }[];
+}
 
 /** One first sync of the wallet into a fresh ledger, against a provider with or without the fast path. */
 async function syncOnce(wallet: { chain: ChainState; owner: string }, fastPath: boolean): Promise<SyncRun> {
@@ -94,7 +114,9 @@ const large = buildWallet(20, 250, 42);
 const typical = buildWallet(4, 25, 7, 1);
 
 let peak = 0;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage().rss);
+}, 20);
 const server = startRpcServer(large.chain);
 
 try {
@@ -102,13 +124,19 @@ try {
   const sigs = [...large.chain.transactions.keys()];
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < sigs.length) {
-      const sig = sigs[next++]!;
-      const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [sig, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "finalized" }] }) });
-      await res.json();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < sigs.length) {
+        const sig = sigs[next++]!;
+        const res = await fetch(server.url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [sig, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "finalized" }] }),
+        });
+        await res.json();
+      }
+    }),
+  );
   const baseline = (performance.now() - t0) / 1000;
 
   peak = 0;
@@ -136,10 +164,15 @@ try {
   const typicalStandard = await syncOnce(typical, false);
   const typicalFast = await syncOnce(typical, true);
   console.log("RPC calls for one wallet's first sync, standard methods vs getTransactionsForAddress (same wallet, fresh ledgers):");
-  for (const [name, runs] of [["large (20 mints, 5,000 transfers)", [standard, fast]], ["typical (4 mints, 100 transfers, 1 account closed)", [typicalStandard, typicalFast]]] as const) {
+  for (const [name, runs] of [
+    ["large (20 mints, 5,000 transfers)", [standard, fast]],
+    ["typical (4 mints, 100 transfers, 1 account closed)", [typicalStandard, typicalFast]],
+  ] as const) {
     const [s, f] = runs;
     if (s.actions !== f.actions || s.outcome !== f.outcome) throw new Error(`the two paths disagree: ${s.outcome}/${s.actions} vs ${f.outcome}/${f.actions}`);
-    console.log(`  ${name}: ${s.calls} standard, ${f.calls} with the fast path (${(s.calls / f.calls).toFixed(1)}x fewer), ${s.actions} actions both, ${f.seconds.toFixed(2)} s vs ${s.seconds.toFixed(2)} s`);
+    console.log(
+      `  ${name}: ${s.calls} standard, ${f.calls} with the fast path (${(s.calls / f.calls).toFixed(1)}x fewer), ${s.actions} actions both, ${f.seconds.toFixed(2)} s vs ${s.seconds.toFixed(2)} s`,
+    );
     console.log(`    standard  ${JSON.stringify(s.byMethod)}`);
     console.log(`    fast path ${JSON.stringify(f.byMethod)}`);
   }

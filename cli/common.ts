@@ -19,9 +19,12 @@ function shownDefault(s: Setting, command: CommandName): string {
  * `--data-dir`, `--demo`: the demo's own data dir (`serve` declares its own, which also loads it).
  */
 export function settingArgs(command: CommandName): ArgsDef {
-  const demo: ArgsDef = command === "serve" || !settingsFor(command).some((s) => s.key === "dataDir") ? {} : {
-    demo: { type: "boolean", description: `Use the demo's ledger (the data dir \`serve --demo\` uses, ${defaultDataDir(process.env, true)}) instead of the live one; it must exist` },
-  };
+  const demo: ArgsDef =
+    command === "serve" || !settingsFor(command).some((s) => s.key === "dataDir")
+      ? {}
+      : {
+          demo: { type: "boolean", description: `Use the demo's ledger (the data dir \`serve --demo\` uses, ${defaultDataDir(process.env, true)}) instead of the live one; it must exist` },
+        };
   const flags: ArgsDef = Object.fromEntries(
     settingsFor(command).map((s) => [
       s.flag,
@@ -69,8 +72,11 @@ export async function openFrom(args: Record<string, unknown>) {
 function refuseLedgerGoneUnderServer(dataDir: string): void {
   const path = ledgerPath(dataDir);
   if (existsSync(path) || !dataDirHeld(dataDir)) return;
-  fail(`${path} is missing, but a ca-ledger server holds data dir ${dataDir}: the file was deleted or moved under the running server. ` +
-    "Nothing was written (a new ledger here would be one the server never reads). Stop the server, restore ledger.db from a backup (ca-ledger restore), then start it again.", 1);
+  fail(
+    `${path} is missing, but a ca-ledger server holds data dir ${dataDir}: the file was deleted or moved under the running server. ` +
+      "Nothing was written (a new ledger here would be one the server never reads). Stop the server, restore ledger.db from a backup (ca-ledger restore), then start it again.",
+    1,
+  );
 }
 
 /**

@@ -47,23 +47,35 @@ const issuerRecords = defineCommand({
       const covered = await feedCoveredMints(ledger.db, [...new Set(records.map((r) => r.mint))]);
       if (covered.length && !args["override-feed"]) {
         const first = records.find((r) => r.mint === covered[0]!.mint)!;
-        fail(`${file}: record ${first.eventId} (version ${first.version}) is for ${covered[0]!.symbol} (${covered[0]!.mint}), a mint the issuer feed covers`
-          + `${covered.length > 1 ? `, as are ${covered.length - 1} more of the file's mints` : ""}; it would change the books of every tenant holding it. `
-          + "Pass --override-feed to import it anyway; nothing was imported", 1);
+        fail(
+          `${file}: record ${first.eventId} (version ${first.version}) is for ${covered[0]!.symbol} (${covered[0]!.mint}), a mint the issuer feed covers` +
+            `${covered.length > 1 ? `, as are ${covered.length - 1} more of the file's mints` : ""}; it would change the books of every tenant holding it. ` +
+            "Pass --override-feed to import it anyway; nothing was imported",
+          1,
+        );
       }
       const stored = await storeObservations(ledger.db, { operatorRecords: records });
       const booked = totalsOf(await bookEverythingDirty(ledger.db));
       const summary = {
-        records: records.length, newRevisions: stored.issuerRevisionsAdded, edited: stored.editedRevisions, mints: new Set(records.map((r) => r.mint)).size,
-        recognitions: booked.recognitions, reversals: booked.reversals, overridesFeed: covered,
+        records: records.length,
+        newRevisions: stored.issuerRevisionsAdded,
+        edited: stored.editedRevisions,
+        mints: new Set(records.map((r) => r.mint)).size,
+        recognitions: booked.recognitions,
+        reversals: booked.reversals,
+        overridesFeed: covered,
       };
       if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
       else {
-        process.stdout.write(`${summary.records} record(s) read, ${summary.newRevisions} new revision(s) stored with source operator (${summary.mints} mint(s)); `
-          + `${summary.recognitions} recognition(s), ${summary.reversals} reversal(s) booked\n`);
+        process.stdout.write(
+          `${summary.records} record(s) read, ${summary.newRevisions} new revision(s) stored with source operator (${summary.mints} mint(s)); ` +
+            `${summary.recognitions} recognition(s), ${summary.reversals} reversal(s) booked\n`,
+        );
         if (covered.length) {
-          process.stdout.write(`override: ${covered.map((c) => `${c.symbol} (${c.mint})`).join(", ")} ${covered.length > 1 ? "are mints" : "is a mint"} the issuer feed covers; `
-            + "these records are matched beside the feed's own records for every tenant holding them\n");
+          process.stdout.write(
+            `override: ${covered.map((c) => `${c.symbol} (${c.mint})`).join(", ")} ${covered.length > 1 ? "are mints" : "is a mint"} the issuer feed covers; ` +
+              "these records are matched beside the feed's own records for every tenant holding them\n",
+          );
         }
       }
     } finally {
@@ -103,15 +115,27 @@ const costBasis = defineCommand({
     const ledger = await openExisting(args, { migrate: true });
     try {
       // A declaration is about a wallet, whichever tenants follow it; one no tenant follows is a typo until shown otherwise.
-      const unfollowed = await unfollowedOwners(ledger.db, declarations.map((d) => d.declaration.owner));
+      const unfollowed = await unfollowedOwners(
+        ledger.db,
+        declarations.map((d) => d.declaration.owner),
+      );
       const stray = declarations.find((d) => unfollowed.has(d.declaration.owner));
-      if (stray) refuse("unknown_wallet", `${file}: line ${stray.line}, owner: no tenant follows ${stray.declaration.owner}; follow the wallet first (POST /v1/wallets/sync or ca-ledger sync); nothing was imported`);
-      const stored = await storeCostBasis(ledger.db, declarations.map((d) => d.declaration));
+      if (stray)
+        refuse(
+          "unknown_wallet",
+          `${file}: line ${stray.line}, owner: no tenant follows ${stray.declaration.owner}; follow the wallet first (POST /v1/wallets/sync or ca-ledger sync); nothing was imported`,
+        );
+      const stored = await storeCostBasis(
+        ledger.db,
+        declarations.map((d) => d.declaration),
+      );
       const summary = { declarations: declarations.length, stored: stored.added, alreadyStored: stored.known, wallets: [...new Set(declarations.map((d) => d.declaration.owner))].sort() };
       if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
       else {
-        process.stdout.write(`${summary.declarations} declaration(s) read: ${summary.stored} stored with source operator, ${summary.alreadyStored} already stored; `
-          + `${summary.wallets.length} wallet(s): ${summary.wallets.join(", ")}\n`);
+        process.stdout.write(
+          `${summary.declarations} declaration(s) read: ${summary.stored} stored with source operator, ${summary.alreadyStored} already stored; ` +
+            `${summary.wallets.length} wallet(s): ${summary.wallets.join(", ")}\n`,
+        );
       }
     } finally {
       await ledger.close();

@@ -14,7 +14,11 @@ const create = defineCommand({
   },
   async run({ args }) {
     let scopes;
-    try { scopes = parseScopes(args.scopes); } catch (e) { fail((e as Error).message, 2); }
+    try {
+      scopes = parseScopes(args.scopes);
+    } catch (e) {
+      fail((e as Error).message, 2);
+    }
     const { ledger } = await openFrom(args);
     try {
       const k = await createKey(ledger.db, { name: String(args.name), tenant: String(args.tenant), scopes });
@@ -41,7 +45,13 @@ const list = defineCommand({
     const rows = keys.map((k) => [k.id, k.prefix, k.tenant, k.name, k.scopes.join(","), k.createdAt, k.lastUsedAt ?? "-", k.revoked ? `revoked ${k.revokedAt}` : "active"]);
     const head = ["ID", "PREFIX", "TENANT", "NAME", "SCOPES", "CREATED", "LAST USED", "STATE"];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n");
+    for (const r of [head, ...rows])
+      process.stdout.write(
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd() + "\n",
+      );
   },
 });
 

@@ -20,7 +20,22 @@ import { version } from "../src/version.ts";
 
 const main = defineCommand({
   meta: { name: "ca-ledger", version, description: "Corporate actions ledger for tokenized stocks on Solana" },
-  subCommands: { serve: serveCommand, keys: keysCommand, wallets: walletsCommand, webhooks: webhooksCommand, "calendar-url": calendarUrlCommand, sync: syncCommand, backup: backupCommand, restore: restoreCommand, verify: verifyCommand, migrate: migrateCommand, "migrate-to-postgres": migrateToPostgresCommand, rates: ratesCommand, import: importCommand, mcp: mcpCommand },
+  subCommands: {
+    serve: serveCommand,
+    keys: keysCommand,
+    wallets: walletsCommand,
+    webhooks: webhooksCommand,
+    "calendar-url": calendarUrlCommand,
+    sync: syncCommand,
+    backup: backupCommand,
+    restore: restoreCommand,
+    verify: verifyCommand,
+    migrate: migrateCommand,
+    "migrate-to-postgres": migrateToPostgresCommand,
+    rates: ratesCommand,
+    import: importCommand,
+    mcp: mcpCommand,
+  },
 });
 
 /**

@@ -39,7 +39,12 @@ export const migrateToPostgresCommand = defineCommand({
 
 function print(json: boolean, r: { ok: boolean; rows: number; tables: { name: string; rows: number }[]; mismatched: string[]; verify: VerifyReport }): void {
   if (json) return void process.stdout.write(JSON.stringify(r) + "\n");
-  process.stdout.write(`copied ${r.rows} rows in ${r.tables.length} tables: ${r.tables.filter((t) => t.rows).map((t) => `${t.name}=${t.rows}`).join(" ")}\n`);
+  process.stdout.write(
+    `copied ${r.rows} rows in ${r.tables.length} tables: ${r.tables
+      .filter((t) => t.rows)
+      .map((t) => `${t.name}=${t.rows}`)
+      .join(" ")}\n`,
+  );
   for (const m of r.mismatched) process.stdout.write(`FAIL  ${m}\n`);
   writeChecks(r.verify);
   process.stdout.write(r.ok ? "the PostgreSQL copy verifies: serve it with DATABASE_URL\n" : "the PostgreSQL copy FAILED verification\n");

@@ -8,7 +8,10 @@ import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
 import { configFrom, fail, openExisting, sayIfNew, settingArgs } from "./common.ts";
 
 function printSummary(verb: string, s: LedgerFileSummary): void {
-  const tables = s.tables.filter((t) => !t.name.startsWith("__")).map((t) => `${t.name}=${t.rows}`).join(" ");
+  const tables = s.tables
+    .filter((t) => !t.name.startsWith("__"))
+    .map((t) => `${t.name}=${t.rows}`)
+    .join(" ");
   process.stdout.write(`${verb} ${s.path}: ${s.bytes} bytes, ${s.tables.length} tables, ${s.journalRows} journal rows, ${s.migrations} migrations\n${tables}\n`);
 }
 

@@ -48,9 +48,7 @@ const importCommand = defineCommand({
     }
     await ledger.close();
     if (args.json) return void process.stdout.write(JSON.stringify(r) + "\n");
-    process.stdout.write(
-      `imported ${r.days} days (${r.first} to ${r.last}), ${r.currencies} currencies: ${r.added} rates added, ${r.changed} changed, ${r.unchanged} already stored\n`,
-    );
+    process.stdout.write(`imported ${r.days} days (${r.first} to ${r.last}), ${r.currencies} currencies: ${r.added} rates added, ${r.changed} changed, ${r.unchanged} already stored\n`);
   },
 });
 

@@ -15,7 +15,10 @@ export const serveCommand = defineCommand({
       fail((e as Error).message, 1);
     }
     await new Promise<void>((resolve) => {
-      const stop = async () => { await handle!.stop(); resolve(); };
+      const stop = async () => {
+        await handle!.stop();
+        resolve();
+      };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });

@@ -66,6 +66,9 @@ export const syncCommand = defineCommand({
 /** What went wrong, from the job row, and what happens next. */
 async function failureReport(ledger: Ledger, id: number): Promise<string> {
   const job = (await jobById(ledger.db, id))!;
-  const next = job.status === "queued" && job.next_retry_at ? `ca-ledger serve retries it after ${job.next_retry_at}; run sync again to retry now` : `no more automatic retries (attempt ${job.attempts}); run sync again to retry`;
+  const next =
+    job.status === "queued" && job.next_retry_at
+      ? `ca-ledger serve retries it after ${job.next_retry_at}; run sync again to retry now`
+      : `no more automatic retries (attempt ${job.attempts}); run sync again to retry`;
   return `error: ${job.error ?? "unknown"}\n${next}\n`;
 }

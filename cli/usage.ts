@@ -41,7 +41,12 @@ export async function renderUsage(cmd: AnyCommand, parent?: AnyCommand): Promise
   const positionals = args.filter(([, d]) => d.type === "positional");
   const flags = args.filter(([, d]) => d.type !== "positional");
   const out: string[] = [...wrap(`${name}: ${meta.description ?? ""}`, ""), ""];
-  const usage = [name, ...(subCommands.length ? ["<command>"] : []), ...positionals.map(([n, d]) => (d.required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`)), ...(flags.length ? ["[flags]"] : [])];
+  const usage = [
+    name,
+    ...(subCommands.length ? ["<command>"] : []),
+    ...positionals.map(([n, d]) => (d.required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`)),
+    ...(flags.length ? ["[flags]"] : []),
+  ];
   out.push(...wrap(`Usage: ${usage.join(" ")}`, ""), "");
   for (const [n, d] of positionals) out.push(`  ${n.toUpperCase()}`, ...wrap(d.description ?? "", indent));
   if (positionals.length) out.push("");

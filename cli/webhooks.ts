@@ -7,7 +7,16 @@ import { createSecretBox } from "../src/events/secret-box.ts";
 import { loadWebhookKey, WEBHOOK_KEY_ENV, WebhookKeyError } from "../src/events/webhook-key.ts";
 import type { Ledger } from "../src/ledger/db.ts";
 import {
-  addSubscription, checkSubscriptionInput, deliveryById, finishRotation, listDeliveries, listSubscriptions, queueTestDelivery, removeSubscription, rotateSecret, WebhookError,
+  addSubscription,
+  checkSubscriptionInput,
+  deliveryById,
+  finishRotation,
+  listDeliveries,
+  listSubscriptions,
+  queueTestDelivery,
+  removeSubscription,
+  rotateSecret,
+  WebhookError,
   type DeliveryListing,
 } from "../src/ledger/webhooks.ts";
 import { configFrom, fail, openExisting, settingArgs } from "./common.ts";
@@ -38,7 +47,15 @@ function sealingBox(ledger: Ledger, dataDir: string) {
 /** Rows as left-aligned columns under a header. */
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n").join("");
+  return [head, ...rows]
+    .map(
+      (r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd() + "\n",
+    )
+    .join("");
 }
 
 const add = defineCommand({
@@ -58,8 +75,7 @@ const add = defineCommand({
       throw e;
     }
     const config = configFrom(args);
-    const added = await withLedger(args, async (ledger) =>
-      addSubscription(ledger.db, sealingBox(ledger, config.dataDir), { tenant: String(args.tenant), url: String(args.url), events: args.events }));
+    const added = await withLedger(args, async (ledger) => addSubscription(ledger.db, sealingBox(ledger, config.dataDir), { tenant: String(args.tenant), url: String(args.url), events: args.events }));
     if (args.json) return void process.stdout.write(JSON.stringify(added) + "\n");
     process.stdout.write(
       `Added webhook ${added.id} for tenant ${added.tenant}: ${added.receiver}, ${added.events ? `events ${added.events.join(", ")}` : "every event type"}.\n` +
@@ -75,11 +91,22 @@ const list = defineCommand({
     const subs = await withLedger(args, (ledger) => listSubscriptions(ledger.db, args.tenant));
     if (args.json) return void process.stdout.write(JSON.stringify(subs) + "\n");
     if (!subs.length) return void process.stdout.write("No webhooks.\n");
-    process.stdout.write(table(
-      ["ID", "TENANT", "RECEIVER", "EVENTS", "PENDING", "DELIVERED", "FAILED", "LAST ATTEMPT", "STATE"],
-      subs.map((s) => [s.id, s.tenant, s.receiver, s.events?.join(",") ?? "all", String(s.deliveries.pending), String(s.deliveries.delivered), String(s.deliveries.failed),
-        s.lastAttemptAt ?? "-", s.removedAt ? `removed ${s.removedAt}` : "active"]),
-    ));
+    process.stdout.write(
+      table(
+        ["ID", "TENANT", "RECEIVER", "EVENTS", "PENDING", "DELIVERED", "FAILED", "LAST ATTEMPT", "STATE"],
+        subs.map((s) => [
+          s.id,
+          s.tenant,
+          s.receiver,
+          s.events?.join(",") ?? "all",
+          String(s.deliveries.pending),
+          String(s.deliveries.delivered),
+          String(s.deliveries.failed),
+          s.lastAttemptAt ?? "-",
+          s.removedAt ? `removed ${s.removedAt}` : "active",
+        ]),
+      ),
+    );
   },
 });
 
@@ -110,10 +137,12 @@ const deliveries = defineCommand({
     if (rows === null) fail(`no webhook subscription ${args.id}`, 1);
     if (args.json) return void process.stdout.write(JSON.stringify(rows) + "\n");
     if (!rows.length) return void process.stdout.write("No deliveries yet.\n");
-    process.stdout.write(table(
-      ["DELIVERY", "EVENT", "TYPE", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ATTEMPT", "LAST STATUS", "LAST ANSWER"],
-      rows.map((d) => [d.id, d.eventId, d.type, d.status, String(d.attempts), d.nextAttemptAt ?? "-", d.lastAttemptAt ?? "-", d.lastStatus === null ? "-" : String(d.lastStatus), answerOf(d)]),
-    ));
+    process.stdout.write(
+      table(
+        ["DELIVERY", "EVENT", "TYPE", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ATTEMPT", "LAST STATUS", "LAST ANSWER"],
+        rows.map((d) => [d.id, d.eventId, d.type, d.status, String(d.attempts), d.nextAttemptAt ?? "-", d.lastAttemptAt ?? "-", d.lastStatus === null ? "-" : String(d.lastStatus), answerOf(d)]),
+      ),
+    );
   },
 });
 

@@ -7,10 +7,19 @@ import { Decimal, NullableDecimal, Usd, describe } from "./common.ts";
 
 /** The income breakdown as people read it; the same fields on v1 entries and v2 actions. */
 export const incomeBreakdown = {
-  grossUsd: describe(Usd, "Gross USD of the income before tax and retention, rounded half-even to at most 6 decimal places; null when unknown or not income. Where every part is known, grossUsd = usd + withholdingTaxUsd + retainedUsd exactly (on the exact values)"),
+  grossUsd: describe(
+    Usd,
+    "Gross USD of the income before tax and retention, rounded half-even to at most 6 decimal places; null when unknown or not income. Where every part is known, grossUsd = usd + withholdingTaxUsd + retainedUsd exactly (on the exact values)",
+  ),
   withholdingTaxRate: describe(NullableDecimal, "The tax rate the issuer published; 0 when the rate it published was a currency retention (see retentionRate); null when not published or not income"),
-  withholdingTaxUsd: describe(Usd, "Withholding tax only (never a retention), rounded half-even to at most 6 decimal places; negative when a refund passes back tax withheld earlier; null when unknown or not income"),
-  retentionRate: describe(NullableDecimal, "The share of the gross distribution the issuer kept back for currency conversion or fees, as the issuer published it (e.g. 0.05 for \"Retention of 5% to cover ccy fluctuations\"); not tax. Null when the issuer published no retention"),
+  withholdingTaxUsd: describe(
+    Usd,
+    "Withholding tax only (never a retention), rounded half-even to at most 6 decimal places; negative when a refund passes back tax withheld earlier; null when unknown or not income",
+  ),
+  retentionRate: describe(
+    NullableDecimal,
+    'The share of the gross distribution the issuer kept back for currency conversion or fees, as the issuer published it (e.g. 0.05 for "Retention of 5% to cover ccy fluctuations"); not tax. Null when the issuer published no retention',
+  ),
   retainedUsd: describe(Usd, "USD the issuer retained for currency or fees, rounded half-even to at most 6 decimal places; 0 when it published none; null when unknown or not income"),
 };
 

@@ -42,8 +42,7 @@ export type DatasetLabel = Static<typeof DatasetLabel>;
 export const NextOffset = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Offset of the next page; null on the last page" });
 export const Total = Type.Integer({ minimum: 0, description: "Number of items in the whole list, across all pages" });
 
-type PageProperties<K extends string, T extends TSchema> =
-  { owner: typeof OwnerField; dataset: typeof DatasetLabel; total: typeof Total; nextOffset: typeof NextOffset } & { [P in K]: TArray<T> };
+type PageProperties<K extends string, T extends TSchema> = { owner: typeof OwnerField; dataset: typeof DatasetLabel; total: typeof Total; nextOffset: typeof NextOffset } & { [P in K]: TArray<T> };
 
 /** A page of a wallet's list, newest first: {owner, dataset, <items>, total, nextOffset}. */
 export function pageOf<const K extends string, T extends TSchema>(itemsKey: K, item: T, options: { title: string; description: string }) {
@@ -81,6 +80,9 @@ export const PagedOwnerQuery = Type.Object({
 
 /** A union of string literals that keeps its static type (a mapped array would widen to never). */
 export function literals<const T extends readonly string[]>(values: T, options?: SchemaOptions): TUnion<LiteralTuple<T>> {
-  return Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<LiteralTuple<T>>;
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<LiteralTuple<T>>;
 }
 type LiteralTuple<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> } & TLiteral<string>[];

@@ -42,10 +42,14 @@ export function errorSchema(status: number, codes: ErrorCode[], description: str
 
 function exampleSentence(code: ErrorCode): string {
   switch (code) {
-    case "missing_scope": return "This key lacks the scope wallets:sync. An operator makes a key with it: ca-ledger keys create <name> --tenant acme --scopes assets:read,ledger:read,wallets:sync";
-    case "wallet_not_registered": return "Wallet is not registered; request a sync with POST /v1/wallets/sync.";
-    case "rate_limited": return "Rate limit of 120 requests per minute reached; retry after 12 seconds.";
-    default: return `Error ${code}.`;
+    case "missing_scope":
+      return "This key lacks the scope wallets:sync. An operator makes a key with it: ca-ledger keys create <name> --tenant acme --scopes assets:read,ledger:read,wallets:sync";
+    case "wallet_not_registered":
+      return "Wallet is not registered; request a sync with POST /v1/wallets/sync.";
+    case "rate_limited":
+      return "Rate limit of 120 requests per minute reached; retry after 12 seconds.";
+    default:
+      return `Error ${code}.`;
   }
 }
 

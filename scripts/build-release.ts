@@ -34,7 +34,10 @@ export const platforms: Platform[] = [
 
 export const binaryName = (p: Platform) => `ca-ledger-${p.name}${p.executable.endsWith(".exe") ? ".exe" : ""}`;
 
-export interface Pinned { version: string; integrity: string }
+export interface Pinned {
+  version: string;
+  integrity: string;
+}
 
 /** What package-lock.json pins for a runtime package; it must be the running Bun's version. */
 export function pinned(pkg: string): Pinned {

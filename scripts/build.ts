@@ -15,10 +15,21 @@ export const root = join(import.meta.dir, "..");
  */
 export function buildArgs(outfile: string, target = "bun", runtime?: string): string[] {
   return [
-    "build", "--compile", "--minify-syntax", "--minify-whitespace", "--define", 'process.env.NODE_ENV="production"',
-    "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--target", target,
+    "build",
+    "--compile",
+    "--minify-syntax",
+    "--minify-whitespace",
+    "--define",
+    'process.env.NODE_ENV="production"',
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--target",
+    target,
     ...(runtime ? ["--compile-executable-path", runtime] : []),
-    "cli/main.ts", "src/sync/thread.ts", "--outfile", outfile,
+    "cli/main.ts",
+    "src/sync/thread.ts",
+    "--outfile",
+    outfile,
   ];
 }
 

@@ -27,7 +27,14 @@ const build = await Bun.build({
   // The client from its sources, always: the package's exports point at client/dist, which exists
   // only once something packed it (the client-package test does), and a bundle built from it
   // differs from one built from the sources, so CI's clean clone would see another file.
-  plugins: [{ name: "client-sources", setup: (b) => { b.onResolve({ filter: /^@ca-ledger\/client$/ }, () => ({ path: join(root, "client", "src", "index.ts") })); } }],
+  plugins: [
+    {
+      name: "client-sources",
+      setup: (b) => {
+        b.onResolve({ filter: /^@ca-ledger\/client$/ }, () => ({ path: join(root, "client", "src", "index.ts") }));
+      },
+    },
+  ],
 });
 if (!build.success) {
   for (const log of build.logs) console.error(log);
@@ -55,13 +62,18 @@ const lines = [
   "export interface EmbeddedAsset { path: string; contentType: string; immutable: boolean; sha256: string; body: string }",
   "",
   "export const dashboardAssets: EmbeddedAsset[] = [",
-  ...assets.map((a) => `  { path: ${JSON.stringify(a.path)}, contentType: ${JSON.stringify(a.contentType)}, immutable: ${a.immutable}, sha256: ${JSON.stringify(sha256(a.body))}, body: ${JSON.stringify(a.body)} },`),
+  ...assets.map(
+    (a) =>
+      `  { path: ${JSON.stringify(a.path)}, contentType: ${JSON.stringify(a.contentType)}, immutable: ${a.immutable}, sha256: ${JSON.stringify(sha256(a.body))}, body: ${JSON.stringify(a.body)} },`,
+  ),
   "];",
   "",
 ];
 const out = lines.join("\n");
 const target = join(root, "bundles", "dashboard.ts");
 let current = "";
-try { current = readFileSync(target, "utf8"); } catch {}
+try {
+  current = readFileSync(target, "utf8");
+} catch {}
 if (current !== out) writeFileSync(target, out);
 for (const a of assets) console.log(`dashboard: ${a.path} ${(a.body.length / 1024).toFixed(1)} KiB`);

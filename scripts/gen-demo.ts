@@ -16,9 +16,16 @@ import { addTransaction, emptyChain } from "../test/support/rpc-server.ts";
 const root = join(import.meta.dir, "..");
 const subset = JSON.parse(readFileSync(join(root, "test/fixtures/recorded/xstocks/recorded-20260913-subset.json"), "utf8"));
 
-const address = (label: string) => getAddressDecoder().decode(createHash("sha256").update("ca-ledger-demo:" + label).digest());
+const address = (label: string) =>
+  getAddressDecoder().decode(
+    createHash("sha256")
+      .update("ca-ledger-demo:" + label)
+      .digest(),
+  );
 const signature = (label: string) => {
-  const h = createHash("sha512").update("ca-ledger-demo-sig:" + label).digest();
+  const h = createHash("sha512")
+    .update("ca-ledger-demo-sig:" + label)
+    .digest();
   return getAddressDecoder().decode(h.subarray(0, 32)) + getAddressDecoder().decode(h.subarray(32, 64));
 };
 
@@ -51,14 +58,23 @@ for (const s of Object.keys(shows)) {
     const sig = signature(`${s}:${step.id}`);
     slot += 1000;
     const tx = updateMultiplierTx({
-      signature: sig, slot, blockTime: ts - 6 * 3600, authority,
-      updates: [{ mint: mintOf(s), multiplier: step.previousMultiplier, effectiveTimestamp: previousTs }, { mint: mintOf(s), multiplier: step.multiplier, effectiveTimestamp: ts }],
+      signature: sig,
+      slot,
+      blockTime: ts - 6 * 3600,
+      authority,
+      updates: [
+        { mint: mintOf(s), multiplier: step.previousMultiplier, effectiveTimestamp: previousTs },
+        { mint: mintOf(s), multiplier: step.multiplier, effectiveTimestamp: ts },
+      ],
     });
     addTransaction(chain, sig, tx, [authority]);
     previousTs = ts;
     last = { multiplier: step.multiplier, ts, previous: step.previousMultiplier };
   }
-  chain.accounts.set(mintOf(s), { data: encodeMint({ decimals: 8, authority, multiplier: last.previous, newMultiplier: last.multiplier, newMultiplierEffectiveTimestamp: last.ts }), owner: TOKEN_2022_PROGRAM_ID });
+  chain.accounts.set(mintOf(s), {
+    data: encodeMint({ decimals: 8, authority, multiplier: last.previous, newMultiplier: last.multiplier, newMultiplierEffectiveTimestamp: last.ts }),
+    owner: TOKEN_2022_PROGRAM_ID,
+  });
 }
 
 // Two synthetic wallets, each funded before the first event it should see.
@@ -77,8 +93,15 @@ for (const w of wallets) {
     const sig = signature(`deposit:${w.label}:${s}`);
     depositSlot += 10;
     const tx = transferTx({
-      signature: sig, slot: depositSlot, blockTime: Date.parse("2025-08-01T00:00:00Z") / 1000, owner, tokenAccount, mint: mintOf(s),
-      pre: null, post: raw, counterparty: { ...treasury, pre: 10n ** 15n, post: 10n ** 15n - raw },
+      signature: sig,
+      slot: depositSlot,
+      blockTime: Date.parse("2025-08-01T00:00:00Z") / 1000,
+      owner,
+      tokenAccount,
+      mint: mintOf(s),
+      pre: null,
+      post: raw,
+      counterparty: { ...treasury, pre: 10n ** 15n, post: 10n ** 15n - raw },
     });
     addTransaction(chain, sig, tx, [tokenAccount, owner]);
     chain.accounts.set(tokenAccount, { data: encodeTokenAccount({ mint: mintOf(s), owner, amount: raw }), owner: TOKEN_2022_PROGRAM_ID });
@@ -93,7 +116,13 @@ const [alice, bob] = owners as [string, string];
 const held = new Map<string, bigint>(); // token account → raw balance now
 const pool = { authority: address("pool-authority"), program: address("pool-program") };
 const usdc = (owner: string) => ({ owner, tokenAccount: address(`usdc:${owner === pool.authority ? "pool" : owner}`), mint: USDC_MINT, decimals: 6, programId: TOKEN_PROGRAM_ID });
-const stock = (owner: string, s: string) => ({ owner, tokenAccount: address(owner === pool.authority ? `pool:${s}` : `ata:${owner === alice ? "alice" : "bob"}:${s}`), mint: mintOf(s), decimals: 8, programId: TOKEN_2022_PROGRAM_ID });
+const stock = (owner: string, s: string) => ({
+  owner,
+  tokenAccount: address(owner === pool.authority ? `pool:${s}` : `ata:${owner === alice ? "alice" : "bob"}:${s}`),
+  mint: mintOf(s),
+  decimals: 8,
+  programId: TOKEN_2022_PROGRAM_ID,
+});
 held.set(usdc(bob).tokenAccount, 20_000_000000n);
 held.set(usdc(pool.authority).tokenAccount, 5_000_000_000000n);
 for (const s of ["KLACx", "HONx"]) held.set(stock(pool.authority, s).tokenAccount, 10_000_00000000n);
@@ -105,13 +134,17 @@ const move = <T extends { tokenAccount: string }>(from: T, to: T, raw: bigint): 
   const into = held.get(to.tokenAccount) ?? null;
   held.set(from.tokenAccount, out - raw);
   held.set(to.tokenAccount, (into ?? 0n) + raw);
-  return [{ ...from, pre: out, post: out - raw }, { ...to, pre: into, post: (into ?? 0n) + raw }];
+  return [
+    { ...from, pre: out, post: out - raw },
+    { ...to, pre: into, post: (into ?? 0n) + raw },
+  ];
 };
 /** The owner buys (`raw` > 0) or sells stock for `usdcRaw` of USDC, in one pool transaction. */
 function trade(label: string, owner: string, s: string, raw: bigint, usdcRaw: bigint, at: string) {
-  const legs = raw > 0n
-    ? [...move(usdc(owner), usdc(pool.authority), usdcRaw), ...move(stock(pool.authority, s), stock(owner, s), raw)]
-    : [...move(usdc(pool.authority), usdc(owner), usdcRaw), ...move(stock(owner, s), stock(pool.authority, s), -raw)];
+  const legs =
+    raw > 0n
+      ? [...move(usdc(owner), usdc(pool.authority), usdcRaw), ...move(stock(pool.authority, s), stock(owner, s), raw)]
+      : [...move(usdc(pool.authority), usdc(owner), usdcRaw), ...move(stock(owner, s), stock(pool.authority, s), -raw)];
   const sig = signature(`trade:${label}`);
   tradeSlot += 1000;
   const tx = swapTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner, legs, poolAuthority: pool.authority, poolProgram: pool.program });
@@ -123,7 +156,17 @@ function send(label: string, from: string, to: string, s: string, raw: bigint, a
   if (into.pre === null) throw new Error(`${label}: the receiver's account must exist`);
   const sig = signature(`send:${label}`);
   tradeSlot += 1000;
-  const tx = transferTx({ signature: sig, slot: tradeSlot, blockTime: Date.parse(at) / 1000, owner: from, tokenAccount: out.tokenAccount, mint: mintOf(s), pre: out.pre, post: out.post, counterparty: { owner: to, tokenAccount: into.tokenAccount, pre: into.pre, post: into.post } });
+  const tx = transferTx({
+    signature: sig,
+    slot: tradeSlot,
+    blockTime: Date.parse(at) / 1000,
+    owner: from,
+    tokenAccount: out.tokenAccount,
+    mint: mintOf(s),
+    pre: out.pre,
+    post: out.post,
+    counterparty: { owner: to, tokenAccount: into.tokenAccount, pre: into.pre, post: into.post },
+  });
   addTransaction(chain, sig, tx, [out.tokenAccount, from, into.tokenAccount]);
 }
 trade("bob:KLACx:buy1", bob, "KLACx", 3_00000000n, 5_400_000000n, "2026-05-20T15:00:00Z"); // before the 1 → 10 split
@@ -132,10 +175,11 @@ trade("bob:KLACx:buy2", bob, "KLACx", 50000000n, 1_050_000000n, "2026-06-20T15:0
 trade("bob:KLACx:sell", bob, "KLACx", -1_00000000n, 2_000_000000n, "2026-07-01T15:00:00Z");
 send("bob:alice:HONx", bob, alice, "HONx", 1_00000000n, "2026-07-10T15:00:00Z");
 trade("bob:HONx:sell", bob, "HONx", -2_00000000n, 470_000000n, "2026-07-15T15:00:00Z");
-for (const s of ["KLACx", "HONx"]) for (const owner of [alice, bob]) {
-  const account = stock(owner, s);
-  chain.accounts.set(account.tokenAccount, { data: encodeTokenAccount({ mint: account.mint, owner, amount: held.get(account.tokenAccount)! }), owner: TOKEN_2022_PROGRAM_ID });
-}
+for (const s of ["KLACx", "HONx"])
+  for (const owner of [alice, bob]) {
+    const account = stock(owner, s);
+    chain.accounts.set(account.tokenAccount, { data: encodeTokenAccount({ mint: account.mint, owner, amount: held.get(account.tokenAccount)! }), owner: TOKEN_2022_PROGRAM_ID });
+  }
 
 const recording = {
   _source: "scripts/gen-demo.ts: real xStocks figures (recorded 2026-09-13 from the xStocks public API) for the events in `shows`; synthetic wallets, signatures, slots and trade prices.",
@@ -149,4 +193,6 @@ const recording = {
   },
 };
 writeFileSync(join(root, "src/demo/recording.json"), JSON.stringify(recording) + "\n");
-console.log(`demo recording: ${assets.length} mints, ${chain.transactions.size} transactions, ${recording.issuer.history.length + recording.issuer.upcoming.length} issuer records, ${owners.length} wallets`);
+console.log(
+  `demo recording: ${assets.length} mints, ${chain.transactions.size} transactions, ${recording.issuer.history.length + recording.issuer.upcoming.length} issuer records, ${owners.length} wallets`,
+);

@@ -23,7 +23,9 @@ function embed(folder: string): void {
   const out = lines.join("\n");
   const target = join(dir, "embedded.ts");
   let current = "";
-  try { current = readFileSync(target, "utf8"); } catch {}
+  try {
+    current = readFileSync(target, "utf8");
+  } catch {}
   if (current !== out) writeFileSync(target, out);
 }
 

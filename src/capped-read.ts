@@ -27,7 +27,10 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, max: n
 
 /** A line longer than the reader's cap: `line` counts from 1. */
 export class LineTooLong extends Error {
-  constructor(readonly line: number, readonly max: number) {
+  constructor(
+    readonly line: number,
+    readonly max: number,
+  ) {
     super(`line ${line}: longer than ${max} characters`);
     this.name = "LineTooLong";
   }

@@ -61,31 +61,110 @@ export function defaultDataDir(env: Record<string, string | undefined>, demo = f
 export const settings: Setting[] = [
   { key: "port", env: "PORT", flag: "port", default: "4600", description: "TCP port to listen on" },
   { key: "host", env: "HOST", flag: "host", default: "127.0.0.1", description: "Address to bind" },
-  { key: "dataDir", env: "CA_LEDGER_DATA_DIR", flag: "data-dir", default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger; with --demo, ca-ledger-demo there (never CA_LEDGER_DATA_DIR)", description: "Folder holding ledger.db" },
-  { key: "databaseUrl", env: "DATABASE_URL", flag: "database-url", default: "none (SQLite in the data dir)", description: "PostgreSQL (15 or later) URL, postgres://user:password@host:port/database: the whole ledger lives there instead of DIR/ledger.db" },
+  {
+    key: "dataDir",
+    env: "CA_LEDGER_DATA_DIR",
+    flag: "data-dir",
+    default: "$XDG_DATA_HOME/ca-ledger or ~/.local/share/ca-ledger; with --demo, ca-ledger-demo there (never CA_LEDGER_DATA_DIR)",
+    description: "Folder holding ledger.db",
+  },
+  {
+    key: "databaseUrl",
+    env: "DATABASE_URL",
+    flag: "database-url",
+    default: "none (SQLite in the data dir)",
+    description: "PostgreSQL (15 or later) URL, postgres://user:password@host:port/database: the whole ledger lives there instead of DIR/ledger.db",
+  },
   { key: "rateLimitPerMinute", env: "RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", default: "120", description: "Requests per key per minute before 429 rate_limited" },
-  { key: "authFailuresPerMinute", env: "AUTH_FAILURES_PER_MINUTE", flag: "auth-failures-per-minute", default: "20", description: "Failed key attempts per address per minute before 429 auth_locked_out" },
+  {
+    key: "authFailuresPerMinute",
+    env: "AUTH_FAILURES_PER_MINUTE",
+    flag: "auth-failures-per-minute",
+    default: "20",
+    description: "Failed key attempts per address per minute before 429 auth_locked_out",
+  },
   { key: "trustProxy", env: "TRUST_PROXY", flag: "trust-proxy", default: "false", description: "Take the client address from x-forwarded-for (only behind your own proxy)" },
-  { key: "allowedHosts", env: "ALLOWED_HOSTS", flag: "allowed-hosts", default: "none (IP addresses and localhost only)", description: "Comma-separated host names the server answers to besides IP addresses and localhost (the names a browser or proxy uses to reach it); any other Host header is refused with 421 host_not_allowed" },
+  {
+    key: "allowedHosts",
+    env: "ALLOWED_HOSTS",
+    flag: "allowed-hosts",
+    default: "none (IP addresses and localhost only)",
+    description:
+      "Comma-separated host names the server answers to besides IP addresses and localhost (the names a browser or proxy uses to reach it); any other Host header is refused with 421 host_not_allowed",
+  },
   { key: "solanaRpcUrl", env: "SOLANA_RPC_URL", flag: "solana-rpc-url", default: "https://api.mainnet-beta.solana.com", description: "Solana JSON-RPC endpoint" },
-  { key: "xstocksApiUrl", env: "XSTOCKS_API_URL", flag: "xstocks-api-url", default: "https://api.xstocks.fi/api/v2", description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)" },
+  {
+    key: "xstocksApiUrl",
+    env: "XSTOCKS_API_URL",
+    flag: "xstocks-api-url",
+    default: "https://api.xstocks.fi/api/v2",
+    description: "xStocks public API base; `off` turns the issuer feed off (records then come from `ca-ledger import issuer-records`)",
+  },
   { key: "issuerPollSeconds", env: "ISSUER_POLL_SECONDS", flag: "issuer-poll-seconds", default: "3600", description: "Issuer feed poll interval" },
   // The real feed is about 0.6 MiB and 1,600 rows a poll (assets, history, upcoming): docs/sources.md#feed-caps.
-  { key: "issuerFeedMaxMib", env: "ISSUER_FEED_MAX_MIB", flag: "issuer-feed-max-mib", default: "16", description: "MiB one issuer poll may read over every answer; a feed over it is degraded and nothing of that poll is stored" },
-  { key: "issuerFeedMaxRecords", env: "ISSUER_FEED_MAX_RECORDS", flag: "issuer-feed-max-records", default: "20000", description: "Rows (assets and records) one issuer poll may hold; a feed over it is degraded and nothing of that poll is stored" },
+  {
+    key: "issuerFeedMaxMib",
+    env: "ISSUER_FEED_MAX_MIB",
+    flag: "issuer-feed-max-mib",
+    default: "16",
+    description: "MiB one issuer poll may read over every answer; a feed over it is degraded and nothing of that poll is stored",
+  },
+  {
+    key: "issuerFeedMaxRecords",
+    env: "ISSUER_FEED_MAX_RECORDS",
+    flag: "issuer-feed-max-records",
+    default: "20000",
+    description: "Rows (assets and records) one issuer poll may hold; a feed over it is degraded and nothing of that poll is stored",
+  },
   { key: "mintPollSeconds", env: "MINT_POLL_SECONDS", flag: "mint-poll-seconds", default: "300", description: "Mint state poll interval" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", description: "debug, info, warn or error" },
-  { key: "logRequests", env: "LOG_REQUESTS", flag: "log-requests", default: "on", description: "on: one info log line per request (method, route template, status, duration, request id; never a key, path or query); off: only requests that failed with a 5xx" },
+  {
+    key: "logRequests",
+    env: "LOG_REQUESTS",
+    flag: "log-requests",
+    default: "on",
+    description: "on: one info log line per request (method, route template, status, duration, request id; never a key, path or query); off: only requests that failed with a 5xx",
+  },
   { key: "maxWallets", env: "MAX_WALLETS_PER_TENANT", flag: "max-wallets", default: "100", description: "Wallets a tenant may register" },
   { key: "rpcConcurrency", env: "RPC_CONCURRENCY", flag: "rpc-concurrency", default: "4", description: "Solana RPC requests in flight at once" },
   { key: "rpcSpacingMs", env: "RPC_SPACING_MS", flag: "rpc-spacing-ms", default: "0", description: "Minimum milliseconds between two RPC request starts (a provider's rate limit)" },
   { key: "resyncSeconds", env: "RESYNC_SECONDS", flag: "resync-seconds", default: "3600", description: "Re-sync every followed wallet this often (±20% jitter); 0 turns following off" },
   { key: "syncConcurrency", env: "SYNC_CONCURRENCY", flag: "sync-concurrency", default: "4", description: "Sync jobs run at once (they share the RPC limits)" },
-  { key: "jobDeadlineSeconds", env: "JOB_DEADLINE_SECONDS", flag: "job-deadline-seconds", default: "1800", description: "A sync job stops reading after this long; what it read is kept, the rest is a named gap" },
-  { key: "maxSignaturePages", env: "MAX_SIGNATURE_PAGES", flag: "max-signature-pages", default: "10", description: "Signature pages (1000 each) one address's walk reads per sync; longer histories resume next sync" },
-  { key: "taxTreatment", env: "TAX_TREATMENT", flag: "tax-treatment", default: "income", description: "income or deferred: whether a reinvested dividend is income when the multiplier rises or is realized at the sale; the default of reports and lots (treatment= per request)" },
-  { key: "lotMethod", env: "LOT_METHOD", flag: "lot-method", default: "fifo", description: "fifo, lifo, hifo or average: which lot a sale takes first; the default of reports and lots (method= per request)" },
-  { key: "stablecoins", env: "STABLECOINS", flag: "stablecoins", default: "USDC, USDT, PYUSD", description: "Comma-separated mint addresses of the USD stablecoins that price a purchase or a sale in the same transaction (valued 1:1); the default is USDC, USDT and PYUSD's mainnet mints" },
+  {
+    key: "jobDeadlineSeconds",
+    env: "JOB_DEADLINE_SECONDS",
+    flag: "job-deadline-seconds",
+    default: "1800",
+    description: "A sync job stops reading after this long; what it read is kept, the rest is a named gap",
+  },
+  {
+    key: "maxSignaturePages",
+    env: "MAX_SIGNATURE_PAGES",
+    flag: "max-signature-pages",
+    default: "10",
+    description: "Signature pages (1000 each) one address's walk reads per sync; longer histories resume next sync",
+  },
+  {
+    key: "taxTreatment",
+    env: "TAX_TREATMENT",
+    flag: "tax-treatment",
+    default: "income",
+    description: "income or deferred: whether a reinvested dividend is income when the multiplier rises or is realized at the sale; the default of reports and lots (treatment= per request)",
+  },
+  {
+    key: "lotMethod",
+    env: "LOT_METHOD",
+    flag: "lot-method",
+    default: "fifo",
+    description: "fifo, lifo, hifo or average: which lot a sale takes first; the default of reports and lots (method= per request)",
+  },
+  {
+    key: "stablecoins",
+    env: "STABLECOINS",
+    flag: "stablecoins",
+    default: "USDC, USDT, PYUSD",
+    description: "Comma-separated mint addresses of the USD stablecoins that price a purchase or a sale in the same transaction (valued 1:1); the default is USDC, USDT and PYUSD's mainnet mints",
+  },
 ];
 
 /** The value of XSTOCKS_API_URL that turns the issuer feed off. */
@@ -101,7 +180,21 @@ export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "
  * command once it is listed here.
  */
 const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> = {
-  sync: ["dataDir", "databaseUrl", "solanaRpcUrl", "xstocksApiUrl", "issuerFeedMaxMib", "issuerFeedMaxRecords", "logLevel", "maxWallets", "rpcConcurrency", "rpcSpacingMs", "jobDeadlineSeconds", "maxSignaturePages", "resyncSeconds"],
+  sync: [
+    "dataDir",
+    "databaseUrl",
+    "solanaRpcUrl",
+    "xstocksApiUrl",
+    "issuerFeedMaxMib",
+    "issuerFeedMaxRecords",
+    "logLevel",
+    "maxWallets",
+    "rpcConcurrency",
+    "rpcSpacingMs",
+    "jobDeadlineSeconds",
+    "maxSignaturePages",
+    "resyncSeconds",
+  ],
   keys: ["dataDir", "databaseUrl"],
   wallets: ["dataDir", "databaseUrl"],
   webhooks: ["dataDir", "databaseUrl"],
@@ -129,7 +222,10 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9
 
 function parseValue(s: Setting, raw: string): Config[keyof Config] {
   switch (s.key) {
-    case "host": case "dataDir": case "solanaRpcUrl": case "xstocksApiUrl":
+    case "host":
+    case "dataDir":
+    case "solanaRpcUrl":
+    case "xstocksApiUrl":
       return raw;
     case "databaseUrl":
       // Unset (its default reads "none"): SQLite in the data dir.
@@ -138,12 +234,16 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       return raw;
     case "allowedHosts": {
       if (raw === s.default) return [];
-      const names = raw.split(",").map((n) => n.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean);
+      const names = raw
+        .split(",")
+        .map((n) => n.trim().toLowerCase().replace(/\.$/, ""))
+        .filter(Boolean);
       const bad = names.find((n) => !HOST_NAME.test(n));
       if (bad !== undefined) throw new ConfigError(`${s.env} must list host names separated by commas (letters, digits, hyphens and dots, no port), got ${JSON.stringify(bad)}`);
       return names;
     }
-    case "trustProxy": case "logRequests": {
+    case "trustProxy":
+    case "logRequests": {
       const v = raw.toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;
       if (["0", "false", "no", "off", ""].includes(v)) return false;
@@ -160,7 +260,10 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       return raw as LotMethod;
     case "stablecoins": {
       if (raw === s.default) return [...DEFAULT_STABLECOINS];
-      const mints = raw.split(",").map((m) => m.trim()).filter(Boolean);
+      const mints = raw
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean);
       const bad = mints.find((m) => !isAddress(m));
       if (bad !== undefined || !mints.length) throw new ConfigError(`${s.env} must list mint addresses (base58) separated by commas, got ${JSON.stringify(bad ?? raw)}`);
       return [...new Set(mints)];
@@ -169,8 +272,18 @@ function parseValue(s: Setting, raw: string): Config[keyof Config] {
       if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be a whole number, got ${JSON.stringify(raw)}`);
       const n = Number(raw);
       if (s.key === "port" && n > 65535) throw new ConfigError(`${s.env} must be at most 65535`);
-      if ((s.key === "rateLimitPerMinute" || s.key === "authFailuresPerMinute" || s.key === "maxWallets" || s.key === "rpcConcurrency" || s.key === "syncConcurrency"
-        || s.key === "jobDeadlineSeconds" || s.key === "maxSignaturePages" || s.key === "issuerFeedMaxMib" || s.key === "issuerFeedMaxRecords") && n < 1)
+      if (
+        (s.key === "rateLimitPerMinute" ||
+          s.key === "authFailuresPerMinute" ||
+          s.key === "maxWallets" ||
+          s.key === "rpcConcurrency" ||
+          s.key === "syncConcurrency" ||
+          s.key === "jobDeadlineSeconds" ||
+          s.key === "maxSignaturePages" ||
+          s.key === "issuerFeedMaxMib" ||
+          s.key === "issuerFeedMaxRecords") &&
+        n < 1
+      )
         throw new ConfigError(`${s.env} must be at least 1`);
       return n;
     }

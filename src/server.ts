@@ -13,10 +13,22 @@ import { registerAndEnqueue, unregisterWallet } from "./ledger/queue.ts";
 import { version } from "./version.ts";
 import { DEMO_LABEL, demoKeyPrefix, demoOwners, demoTenant } from "./demo/identity.ts";
 
-export interface ServerHandle { url: string; port: number; config: Config; ledger: Ledger; stop(): Promise<void> }
+export interface ServerHandle {
+  url: string;
+  port: number;
+  config: Config;
+  ledger: Ledger;
+  stop(): Promise<void>;
+}
 
 /** `clock` (tests): the worker's clock, which the test sets (src/sync/shared-clock.ts). */
-interface ServeOptions { demo?: boolean; offline?: boolean; quiet?: boolean; clock?: SharedArrayBuffer; webhookKeyEnv?: string }
+interface ServeOptions {
+  demo?: boolean;
+  offline?: boolean;
+  quiet?: boolean;
+  clock?: SharedArrayBuffer;
+  webhookKeyEnv?: string;
+}
 
 /**
  * `offline` (tests) starts neither the issuer and mint polls nor the job claims. `demo` serves the
@@ -50,7 +62,11 @@ export async function startServer(flags: Record<string, unknown>, opts: ServeOpt
 async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataDirLock, opts: ServeOptions): Promise<ServerHandle> {
   let worker: WorkerThread | null = null;
   const { app, metrics, health } = await createApp({
-    ledger, config, logger, version, demoOwners: opts.demo ? demoOwners() : undefined,
+    ledger,
+    config,
+    logger,
+    version,
+    demoOwners: opts.demo ? demoOwners() : undefined,
     registerWallet: (tenantId, maxWallets, owner) => (worker ? worker.register(tenantId, maxWallets, owner) : registerAndEnqueue(ledger.db, tenantId, maxWallets, owner)),
     removeWallet: async (tenantId, owner) => (worker ? worker.unregister(tenantId, owner) : (await unregisterWallet(ledger.db, tenantId, owner)).removed),
   });
@@ -61,8 +77,15 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
   // then only loads it.
   if (!opts.offline || opts.demo) {
     worker = startWorkerThread({
-      config, demo: Boolean(opts.demo), pollNetwork: !opts.offline, logger, clock: opts.clock, webhookKeyEnv: opts.webhookKeyEnv,
-      onRpc: (m, o, n) => metrics.rpcRequest(m, o, n), onWebhooks: (o, n) => metrics.webhookAttempts(o, n), onDatabaseError: (e) => void health.noteError(e),
+      config,
+      demo: Boolean(opts.demo),
+      pollNetwork: !opts.offline,
+      logger,
+      clock: opts.clock,
+      webhookKeyEnv: opts.webhookKeyEnv,
+      onRpc: (m, o, n) => metrics.rpcRequest(m, o, n),
+      onWebhooks: (o, n) => metrics.webhookAttempts(o, n),
+      onDatabaseError: (e) => void health.noteError(e),
     });
     try {
       await worker.ready;
@@ -87,7 +110,10 @@ async function serve(ledger: Ledger, config: Config, logger: Logger, lock: DataD
     if (!opts.quiet) process.stdout.write(demoBanner(url, config.dataDir, key));
   }
   return {
-    url, port, config, ledger,
+    url,
+    port,
+    config,
+    ledger,
     async stop() {
       // Stop accepting; in-flight requests finish, idle keep-alive connections are closed after a
       // short grace period rather than waiting for their idle timeout.

@@ -8,7 +8,18 @@ import { DEFAULT_STABLECOINS, USDC_MINT } from "../src/domain/lots/stablecoins.t
 
 test("defaults, then env, then flags", () => {
   const d = loadConfig({}, { HOME: "/home/u" });
-  expect(d).toMatchObject({ port: 4600, host: "127.0.0.1", rateLimitPerMinute: 120, authFailuresPerMinute: 20, trustProxy: false, issuerPollSeconds: 3600, mintPollSeconds: 300, logLevel: "info", rpcConcurrency: 4, rpcSpacingMs: 0 });
+  expect(d).toMatchObject({
+    port: 4600,
+    host: "127.0.0.1",
+    rateLimitPerMinute: 120,
+    authFailuresPerMinute: 20,
+    trustProxy: false,
+    issuerPollSeconds: 3600,
+    mintPollSeconds: 300,
+    logLevel: "info",
+    rpcConcurrency: 4,
+    rpcSpacingMs: 0,
+  });
   expect(d.xstocksApiUrl).toBe("https://api.xstocks.fi/api/v2");
   const e = loadConfig({}, { HOME: "/home/u", PORT: "5000", TRUST_PROXY: "true", RATE_LIMIT_PER_MINUTE: "7", RPC_SPACING_MS: "250" });
   expect(e).toMatchObject({ port: 5000, trustProxy: true, rateLimitPerMinute: 7, rpcSpacingMs: 250 });
@@ -25,8 +36,12 @@ test("data dir: CA_LEDGER_DATA_DIR, else XDG_DATA_HOME/ca-ledger, else ~/.local/
 
 test("bad values are refused with the variable's name", () => {
   for (const [env, pattern] of [
-    [{ PORT: "abc" }, /PORT/], [{ PORT: "70000" }, /PORT/], [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE/],
-    [{ TRUST_PROXY: "maybe" }, /TRUST_PROXY/], [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/], [{ RPC_CONCURRENCY: "0" }, /RPC_CONCURRENCY/],
+    [{ PORT: "abc" }, /PORT/],
+    [{ PORT: "70000" }, /PORT/],
+    [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE/],
+    [{ TRUST_PROXY: "maybe" }, /TRUST_PROXY/],
+    [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ RPC_CONCURRENCY: "0" }, /RPC_CONCURRENCY/],
   ] as const) {
     expect(() => loadConfig({}, { HOME: "/h", ...env })).toThrow(ConfigError);
     expect(() => loadConfig({}, { HOME: "/h", ...env })).toThrow(pattern);
@@ -59,11 +74,15 @@ test("lots: TAX_TREATMENT, LOT_METHOD and STABLECOINS, their defaults and their 
   expect(d.stablecoins).toEqual([...DEFAULT_STABLECOINS]);
   const e = loadConfig({}, { HOME: "/h", TAX_TREATMENT: "deferred", LOT_METHOD: "hifo", STABLECOINS: ` ${USDC_MINT} ,${USDC_MINT},So11111111111111111111111111111111111111112` });
   expect(e).toMatchObject({ taxTreatment: "deferred", lotMethod: "hifo", stablecoins: [USDC_MINT, "So11111111111111111111111111111111111111112"] });
-  expect(loadConfig({ "lot-method": "average", "tax-treatment": "income" }, { HOME: "/h", LOT_METHOD: "lifo", TAX_TREATMENT: "deferred" })).toMatchObject({ lotMethod: "average", taxTreatment: "income" });
+  expect(loadConfig({ "lot-method": "average", "tax-treatment": "income" }, { HOME: "/h", LOT_METHOD: "lifo", TAX_TREATMENT: "deferred" })).toMatchObject({
+    lotMethod: "average",
+    taxTreatment: "income",
+  });
   for (const [env, pattern] of [
     [{ TAX_TREATMENT: "both" }, /TAX_TREATMENT must be income or deferred, got "both"/],
     [{ LOT_METHOD: "FIFO" }, /LOT_METHOD must be fifo, lifo, hifo or average/],
     [{ STABLECOINS: `${USDC_MINT},USDC` }, /STABLECOINS must list mint addresses .* got "USDC"/],
     [{ STABLECOINS: " , " }, /STABLECOINS/],
-  ] as const) expect(() => loadConfig({}, { HOME: "/h", ...env })).toThrow(pattern);
+  ] as const)
+    expect(() => loadConfig({}, { HOME: "/h", ...env })).toThrow(pattern);
 });

@@ -6,7 +6,8 @@ import fc from "fast-check";
 import { describeUrl } from "../src/describe-url.ts";
 
 /** A secret as people write them: long enough to be unmistakable, any URL-safe-once-encoded text. */
-const secret = fc.string({ minLength: 12, maxLength: 40, unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~!$&'()*+,;=:@/?#%[] ".split("")) })
+const secret = fc
+  .string({ minLength: 12, maxLength: 40, unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~!$&'()*+,;=:@/?#%[] ".split("")) })
   .map((s) => `SECRET${s}`);
 const enc = encodeURIComponent;
 const host = fc.constantFrom("db.internal", "127.0.0.1", "[::1]", "pg-1.example.com", "localhost");

@@ -22,7 +22,9 @@ const WALLET = "a.id, a.owner, a.evidence_sha256, a.usd, a.wallet_values";
 const page = db.query(`SELECT e.summary AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`);
 const one = db.query(`SELECT e.detail AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.id = ?`);
 const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
-const v1Page = db.query(`SELECT e.v1_entry AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.v1_kind IS NOT NULL ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`);
+const v1Page = db.query(
+  `SELECT e.v1_entry AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.v1_kind IS NOT NULL ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`,
+);
 type Stored = StoredWallet & { template: string };
 const served = (r: Stored) => JSON.parse(splice(r.template, storedValues(r)));
 const jcols = "id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at";
@@ -35,7 +37,8 @@ const nextOffset = (offset: number, returned: number, total: number) => (returne
 function handle(url: URL): Response {
   const owner = url.searchParams.get("owner") ?? "";
   if (!registered.get(owner)) return json({ error: "not registered", code: "wallet_not_registered" });
-  const limit = Number(url.searchParams.get("limit") ?? 50), offset = Number(url.searchParams.get("offset") ?? 0);
+  const limit = Number(url.searchParams.get("limit") ?? 50),
+    offset = Number(url.searchParams.get("offset") ?? 0);
   const path = url.pathname;
   if (path === "/v1/income") {
     const total = (v1Count.get(owner) as { n: number }).n;
@@ -66,7 +69,8 @@ Bun.serve({ port: Number(sqlPort), hostname: "127.0.0.1", fetch: (req) => handle
 // Constant bytes: path+query -> body our server answered.
 const constants = new Map(Object.entries((await Bun.file(constantsPath!).json()) as Record<string, string>));
 Bun.serve({
-  port: Number(constPort), hostname: "127.0.0.1",
+  port: Number(constPort),
+  hostname: "127.0.0.1",
   fetch(req) {
     const u = req.url;
     const body = constants.get(u.slice(u.indexOf("/", 8)));

@@ -11,7 +11,11 @@ import { addTransaction, emptyChain, type ChainState } from "../../test/support/
 
 export const HONX_HOLDERS = 1000;
 
-interface Step { multiplier: number; previousMultiplier: number; activationDateTime: string }
+interface Step {
+  multiplier: number;
+  previousMultiplier: number;
+  activationDateTime: string;
+}
 
 const base58 = (bytes: Uint8Array) => getBase58Decoder().decode(bytes);
 export function addressFor(label: string): string {
@@ -31,29 +35,54 @@ export interface ScaleChain {
 }
 
 export function buildScaleChain(): ScaleChain {
-  const fixture = readFixture("xstocks/recorded-20260913-subset.json") as { assets: { symbol: string; deployments: { network: string; address: string }[] }[]; multiplierHistory: Record<string, Step[]> };
+  const fixture = readFixture("xstocks/recorded-20260913-subset.json") as {
+    assets: { symbol: string; deployments: { network: string; address: string }[] }[];
+    multiplierHistory: Record<string, Step[]>;
+  };
   const chain = emptyChain(460_000_000);
   chain.tokenAccountsByOwner = new Map();
   const mints = fixture.assets.map((a) => ({ symbol: a.symbol, mint: a.deployments.find((d) => d.network === "Solana")!.address })).sort((a, b) => a.symbol.localeCompare(b.symbol));
 
   // The authority's history: every recorded step of every mint, oldest first, each written as the
   // issuer writes it (a re-assert of the value in force, then the new value).
-  const steps = mints.flatMap(({ symbol, mint }) => [...(fixture.multiplierHistory[symbol] ?? [])].reverse().map((s, i, all) => ({ mint, step: s, previousTs: i ? Date.parse(all[i - 1]!.activationDateTime) / 1000 : 1_700_000_000 })));
+  const steps = mints.flatMap(({ symbol, mint }) =>
+    [...(fixture.multiplierHistory[symbol] ?? [])].reverse().map((s, i, all) => ({ mint, step: s, previousTs: i ? Date.parse(all[i - 1]!.activationDateTime) / 1000 : 1_700_000_000 })),
+  );
   steps.sort((a, b) => Date.parse(a.step.activationDateTime) - Date.parse(b.step.activationDateTime));
   let slot = 400_000_000;
   for (const { mint, step, previousTs } of steps) {
     slot += 10_000;
     const ts = Date.parse(step.activationDateTime) / 1000;
     const signature = signatureFor(`update:${mint}:${ts}`);
-    addTransaction(chain, signature, updateMultiplierTx({ signature, slot, blockTime: ts - 6 * 3600, authority: XSTOCKS_AUTHORITY, updates: [
-      { mint, multiplier: step.previousMultiplier, effectiveTimestamp: previousTs },
-      { mint, multiplier: step.multiplier, effectiveTimestamp: ts },
-    ] }), [XSTOCKS_AUTHORITY]);
+    addTransaction(
+      chain,
+      signature,
+      updateMultiplierTx({
+        signature,
+        slot,
+        blockTime: ts - 6 * 3600,
+        authority: XSTOCKS_AUTHORITY,
+        updates: [
+          { mint, multiplier: step.previousMultiplier, effectiveTimestamp: previousTs },
+          { mint, multiplier: step.multiplier, effectiveTimestamp: ts },
+        ],
+      }),
+      [XSTOCKS_AUTHORITY],
+    );
   }
   for (const { symbol, mint } of mints) {
     const history = fixture.multiplierHistory[symbol] ?? [];
     const last = history[0];
-    chain.accounts.set(mint, { data: encodeMint({ decimals: 8, authority: XSTOCKS_AUTHORITY, multiplier: last?.previousMultiplier ?? 1, newMultiplier: last?.multiplier ?? 1, newMultiplierEffectiveTimestamp: last ? Date.parse(last.activationDateTime) / 1000 : 0 }), owner: TOKEN_2022_PROGRAM_ID });
+    chain.accounts.set(mint, {
+      data: encodeMint({
+        decimals: 8,
+        authority: XSTOCKS_AUTHORITY,
+        multiplier: last?.previousMultiplier ?? 1,
+        newMultiplier: last?.multiplier ?? 1,
+        newMultiplierEffectiveTimestamp: last ? Date.parse(last.activationDateTime) / 1000 : 0,
+      }),
+      owner: TOKEN_2022_PROGRAM_ID,
+    });
   }
   chain.slot = slot + 1_000_000;
 

@@ -47,10 +47,20 @@ export async function startScaleRun(extraEnv: Record<string, string> = {}, opts:
   const issuerData = loadIssuerFixture();
   const issuer = startIssuerServer(issuerData);
   const env = {
-    PATH: process.env.PATH ?? "", HOME: dataDir, NO_COLOR: "1", LOG_LEVEL: "warn",
-    SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "2", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0",
-    MAX_WALLETS_PER_TENANT: "1000000", RATE_LIMIT_PER_MINUTE: "1000000000", AUTH_FAILURES_PER_MINUTE: "1000000000",
-    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...extraEnv,
+    PATH: process.env.PATH ?? "",
+    HOME: dataDir,
+    NO_COLOR: "1",
+    LOG_LEVEL: "warn",
+    SOLANA_RPC_URL: rpc.url,
+    XSTOCKS_API_URL: issuer.url,
+    ISSUER_POLL_SECONDS: "2",
+    MINT_POLL_SECONDS: "3600",
+    RESYNC_SECONDS: "0",
+    MAX_WALLETS_PER_TENANT: "1000000",
+    RATE_LIMIT_PER_MINUTE: "1000000000",
+    AUTH_FAILURES_PER_MINUTE: "1000000000",
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    ...extraEnv,
   };
   const keyRun = Bun.spawnSync([binary, "keys", "create", "bench", "--tenant", "bench", "--scopes", "assets:read,wallets:sync,ledger:read", "--json", "--data-dir", dataDir], { env });
   if (keyRun.exitCode !== 0) throw new Error(keyRun.stderr.toString());
@@ -73,7 +83,10 @@ export async function startScaleRun(extraEnv: Record<string, string> = {}, opts:
   const finishedJobs = async () => (await one(q<{ n: number }>`SELECT count(*) AS n FROM sync_jobs WHERE status IN ('complete', 'partial')`)).n;
   const pendingMarks = async () => (await one(q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) AS n`)).n;
   let turn = 0;
-  const register = (owner: string) => fetch(`${urls[turn++ % urls.length]}/v1/wallets/sync`, { method: "POST", headers, body: JSON.stringify({ owner }) }).then((r) => { if (r.status !== 202) throw new Error(`register: ${r.status}`); });
+  const register = (owner: string) =>
+    fetch(`${urls[turn++ % urls.length]}/v1/wallets/sync`, { method: "POST", headers, body: JSON.stringify({ owner }) }).then((r) => {
+      if (r.status !== 202) throw new Error(`register: ${r.status}`);
+    });
   const until = async (what: string, check: () => Promise<boolean> | boolean, ms: number) => {
     const end = performance.now() + ms;
     while (!(await check())) {
@@ -82,11 +95,28 @@ export async function startScaleRun(extraEnv: Record<string, string> = {}, opts:
     }
   };
   return {
-    url, urls, key, dataDir, dbPath, pid: procs[0]!.pid, scale, rpc, issuerData, ledger, one, register, pendingMarks, until,
+    url,
+    urls,
+    key,
+    dataDir,
+    dbPath,
+    pid: procs[0]!.pid,
+    scale,
+    rpc,
+    issuerData,
+    ledger,
+    one,
+    register,
+    pendingMarks,
+    until,
     async grow(from, to, expectedFinished) {
       const t = performance.now();
       let next = from;
-      await Promise.all(Array.from({ length: 16 }, async () => { while (next < to) await register(scale.wallet(next++)); }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < to) await register(scale.wallet(next++));
+        }),
+      );
       await until(`${to} wallets synced`, async () => (await finishedJobs()) >= expectedFinished && (await pendingMarks()) === 0, 3_600_000);
       return (performance.now() - t) / 1000;
     },
@@ -108,7 +138,9 @@ async function serveOn(dataDir: string, env: Record<string, string>) {
   const url = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([binary, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdout: "ignore", stderr: "inherit" });
   for (let i = 0; ; i++) {
-    try { if ((await fetch(`${url}/v1/health`)).status === 200) break; } catch {}
+    try {
+      if ((await fetch(`${url}/v1/health`)).status === 200) break;
+    } catch {}
     if (i > 3000) throw new Error("serve did not start");
     await Bun.sleep(5);
   }

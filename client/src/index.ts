@@ -33,12 +33,19 @@ export type CalendarResponse = Static<typeof schemas.CalendarResponse>;
 export type ErrorBody = Static<typeof schemas.ErrorBody>;
 
 export type ExportDataset = (typeof schemas.exportDatasets)[number];
-export interface Paging { limit?: number; offset?: number }
+export interface Paging {
+  limit?: number;
+  offset?: number;
+}
 /**
  * Date filters on effectiveAt: `from` and `to` (YYYY-MM-DD, UTC, both days included), or `year`
  * (not with from or to). Totals and nextOffset count what the filter keeps.
  */
-export interface DateFilter { from?: string; to?: string; year?: number }
+export interface DateFilter {
+  from?: string;
+  to?: string;
+  year?: number;
+}
 export type ListOptions = Paging & DateFilter;
 /** A v1 kind: dividend, split or unclassified_adjustment. */
 export type Kind = Static<typeof schemas.Kind>;
@@ -54,7 +61,10 @@ export interface IncomeReportOptions {
 }
 
 /** The tax treatment and the lot method (docs/lots.md); the server's TAX_TREATMENT and LOT_METHOD when absent. */
-export interface LotChoice { method?: LotMethod; treatment?: TaxTreatment }
+export interface LotChoice {
+  method?: LotMethod;
+  treatment?: TaxTreatment;
+}
 export interface GainsOptions extends IncomeReportOptions, LotChoice {}
 export interface HoldingsOptions extends LotChoice {
   /** The reconciliation's first day (YYYY-MM-DD); 1 January of asOf's year when absent. */
@@ -127,11 +137,17 @@ type Route = (typeof routes)[keyof typeof routes];
 type Method = Route["method"];
 
 /** The path parameters a template names: `/v1/wallets/:owner/status` takes `{ owner }`. */
-type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? { [K in Name]: string } & PathParams<`/${Rest}`>
-  : P extends `${string}:${infer Name}` ? { [K in Name]: string } : Record<never, never>;
+type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? { [K in Name]: string } & PathParams<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? { [K in Name]: string }
+    : Record<never, never>;
 
 /** A request's method and path: the route's, its parameters filled in (each percent-encoded). */
-interface Target { method: Method; path: string }
+interface Target {
+  method: Method;
+  path: string;
+}
 
 function target<R extends Route>(route: R, ...params: keyof PathParams<R["path"]> extends never ? [] : [PathParams<R["path"]>]): Target {
   const values = (params[0] ?? {}) as Record<string, string>;
@@ -190,7 +206,11 @@ export function createClient(options: ClientOptions) {
   async function toError(res: Response): Promise<ApiError> {
     const text = await res.text().catch(() => "");
     let parsed: unknown = null;
-    try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
     const obj = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
     const body = {
       ...obj,
@@ -211,11 +231,17 @@ export function createClient(options: ClientOptions) {
       throw new ApiError(res.status, { error: `The ${res.status} response to ${method} ${path} is not JSON.`, code: "invalid_response" }, res.headers ?? null);
     }
   }
-  const text = async (to: Target, q: Query | undefined, accept: string): Promise<string> =>
-    bodyText(to.method, to.path, q, await send(to, q, undefined, accept));
+  const text = async (to: Target, q: Query | undefined, accept: string): Promise<string> => bodyText(to.method, to.path, q, await send(to, q, undefined, accept));
   const list = (wallet: string, o: KindListOptions) => ({ owner: wallet, limit: o.limit, offset: o.offset, from: o.from, to: o.to, year: o.year, kind: o.kind });
-  const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: ExportOptions) =>
-    ({ owner: wallet, dataset, from: f.from, to: f.to, year: f.year, method: f.method, treatment: f.treatment });
+  const exportQuery = (wallet: string, dataset: ExportDataset | undefined, f: ExportOptions) => ({
+    owner: wallet,
+    dataset,
+    from: f.from,
+    to: f.to,
+    year: f.year,
+    method: f.method,
+    treatment: f.treatment,
+  });
 
   return {
     health: () => json<Health>(target(routes.getV1Health)),

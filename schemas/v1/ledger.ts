@@ -2,15 +2,33 @@
 // `kind` (dividend, split, unclassified_adjustment), read from the same rows as v2.
 import { Type } from "@sinclair/typebox";
 import {
-  DatasetLabel, DateFilterProperties, Decimal, EffectiveAtField, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField,
-  OwnerQuery, PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
+  DatasetLabel,
+  DateFilterProperties,
+  Decimal,
+  EffectiveAtField,
+  EvidenceField,
+  MintField,
+  NullableDecimal,
+  NullableString,
+  NullableTimestamp,
+  OwnerField,
+  OwnerQuery,
+  PagedOwnerQuery,
+  Sha256,
+  SymbolField,
+  Timestamp,
+  Usd,
+  describe,
+  literals,
+  pageOf,
 } from "../common.ts";
 import { methodQuery, treatmentQuery } from "../v2/lots.ts";
 import { IncomeEntryExact, PositionExact, TotalsExact, YieldExact, incomeBreakdown } from "../amounts.ts";
 
 export const Kind = Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified_adjustment")], {
   title: "Kind",
-  description: "How v1 shows an action: dividend (income: cash dividends and withholding refunds), split (forward or reverse split, see splitFactor), unclassified_adjustment (every other change: no income and nothing convertible)",
+  description:
+    "How v1 shows an action: dividend (income: cash dividends and withholding refunds), split (forward or reverse split, see splitFactor), unclassified_adjustment (every other change: no income and nothing convertible)",
 });
 
 /**
@@ -29,7 +47,8 @@ const IdField = Type.String({ description: "Id of the action the entry shows (th
 
 export const PositionStatus = Type.Union([Type.Literal("ok"), Type.Literal("partial"), Type.Literal("terminated")], {
   title: "PositionStatus",
-  description: "ok: the replay reconciles exactly with the raw balance on chain; partial: it does not, or history is missing (see statusReason); terminated: a merger, redemption or delisting ended the position",
+  description:
+    "ok: the replay reconciles exactly with the raw balance on chain; partial: it does not, or history is missing (see statusReason); terminated: a merger, redemption or delisting ended the position",
 });
 export const Position = Type.Object(
   {
@@ -37,7 +56,10 @@ export const Position = Type.Object(
     symbol: SymbolField,
     decimals: Type.Integer({ description: "Decimals of the mint" }),
     rawBalance: describe(Decimal, "Raw token amount the chain holds for the wallet (integer; never changes on a corporate action)"),
-    quantity: describe(Decimal, "Quantity now, as the wallet shows it: the Token-2022 program's rendering of the raw balance at the multiplier in force, at the mint's decimals (exact value under exact.quantity)"),
+    quantity: describe(
+      Decimal,
+      "Quantity now, as the wallet shows it: the Token-2022 program's rendering of the raw balance at the multiplier in force, at the mint's decimals (exact value under exact.quantity)",
+    ),
     multiplier: describe(Decimal, "Scaled UI Amount multiplier in force now (exact decimal of the f64 on chain)"),
     principalQuantity: describe(
       Decimal,
@@ -87,7 +109,10 @@ export const IncomeEntry = Type.Object(
     effectiveAt: EffectiveAtField,
     quantityDisplay: describe(Decimal, "Change of the displayed quantity: what the wallet showed after less what it showed before (the Token-2022 program's rendering at the mint's decimals)"),
     incomeUnits: describe(Decimal, "Units received as income (0 when not income), at the mint's decimals; they add to convertibleQuantity"),
-    usd: describe(Usd, "Net USD of the income (the cash the issuer reinvested, after tax and retention), rounded half-even to at most 6 decimal places; null when unknown or when the entry is not income"),
+    usd: describe(
+      Usd,
+      "Net USD of the income (the cash the issuer reinvested, after tax and retention), rounded half-even to at most 6 decimal places; null when unknown or when the entry is not income",
+    ),
     ...incomeBreakdown,
     warnings: Type.Array(Type.String(), { description: "Doubts about the data (e.g. an implausible issuer cash figure); empty when none" }),
     evidenceSha256: EvidenceField,
@@ -143,7 +168,9 @@ export const IncomeChain = Type.Object(
 );
 export const Classification = Type.Object(
   {
-    result: Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified")], { description: "The v1 classification; unclassified for every type v1 does not book as income or split" }),
+    result: Type.Union([Type.Literal("dividend"), Type.Literal("split"), Type.Literal("unclassified")], {
+      description: "The v1 classification; unclassified for every type v1 does not book as income or split",
+    }),
     reason: describe(NullableString, "Why the change was classified so"),
   },
   { title: "Classification", description: "How v1 classified the change" },

@@ -13,7 +13,9 @@ export const SyncRequestBody = Type.Object(
 export const SyncRequestResponse = Type.Object(
   {
     owner: Type.String({ description: "The wallet, as sent" }),
-    registration: Type.Union([Type.Literal("registered"), Type.Literal("already_registered")], { description: "registered: this request registered the wallet for the tenant; already_registered: it was already" }),
+    registration: Type.Union([Type.Literal("registered"), Type.Literal("already_registered")], {
+      description: "registered: this request registered the wallet for the tenant; already_registered: it was already",
+    }),
     status: Type.Union([Type.Literal("queued"), Type.Literal("running")], { description: "State of the wallet's sync job now" }),
     job: Type.Union([Type.Literal("enqueued"), Type.Literal("already_pending")], { description: "enqueued: a sync was queued; already_pending: one was already queued or running, nothing was added" }),
   },

@@ -3,21 +3,55 @@
 import { Type } from "@sinclair/typebox";
 import { LineageLink } from "./lineage.ts";
 import {
-  DatasetLabel, Decimal, EvidenceField, MintField, NullableDecimal, NullableString, NullableTimestamp, OwnerField, OwnerQuery,
-  PagedOwnerQuery, Sha256, SymbolField, Timestamp, Usd, describe, literals, pageOf,
+  DatasetLabel,
+  Decimal,
+  EvidenceField,
+  MintField,
+  NullableDecimal,
+  NullableString,
+  NullableTimestamp,
+  OwnerField,
+  OwnerQuery,
+  PagedOwnerQuery,
+  Sha256,
+  SymbolField,
+  Timestamp,
+  Usd,
+  describe,
+  literals,
+  pageOf,
 } from "../common.ts";
 import { ActionId, IssuerRecordJson, JournalEntry, RecordSha256, RevisionRef } from "../v1/ledger.ts";
 import { ActionDetailExact, ActionExact, incomeBreakdown } from "../amounts.ts";
 
 export const actionTypes = [
-  "cash_dividend", "withholding_adjustment", "stock_dividend", "cash_and_stock_dividend",
-  "forward_split", "reverse_split", "unit_split", "cash_in_lieu", "spin_off", "rights_distribution",
-  "stock_merger", "cash_merger", "mixed_merger", "identity_change", "redemption", "delisting", "seizure", "unknown",
+  "cash_dividend",
+  "withholding_adjustment",
+  "stock_dividend",
+  "cash_and_stock_dividend",
+  "forward_split",
+  "reverse_split",
+  "unit_split",
+  "cash_in_lieu",
+  "spin_off",
+  "rights_distribution",
+  "stock_merger",
+  "cash_merger",
+  "mixed_merger",
+  "identity_change",
+  "redemption",
+  "delisting",
+  "seizure",
+  "unknown",
 ] as const;
-export const ActionType = literals(actionTypes, { title: "ActionType", description: "One of the 18 corporate action types (GET /v2/taxonomy describes each); unknown when no single issuer record matches the change" });
+export const ActionType = literals(actionTypes, {
+  title: "ActionType",
+  description: "One of the 18 corporate action types (GET /v2/taxonomy describes each); unknown when no single issuer record matches the change",
+});
 export const Treatment = literals(["income", "quantity_basis", "basis_allocation", "identity", "not_booked"], {
   title: "Treatment",
-  description: "How the ledger books the type: income (units received are income), quantity_basis (units scale, cost basis spread over them), basis_allocation (part of the value moved to something distributed; never income), identity (the instrument changed identity, all basis carried), not_booked (recorded with its reason, nothing booked)",
+  description:
+    "How the ledger books the type: income (units received are income), quantity_basis (units scale, cost basis spread over them), basis_allocation (part of the value moved to something distributed; never income), identity (the instrument changed identity, all basis carried), not_booked (recorded with its reason, nothing booked)",
 });
 export const Category = literals(["income", "basis", "identity", "termination", "custody", "unknown"], {
   title: "Category",
@@ -25,11 +59,13 @@ export const Category = literals(["income", "basis", "identity", "termination", 
 });
 export const LifecycleState = literals(["announced", "confirmed", "activated", "corrected", "reversed", "superseded"], {
   title: "LifecycleState",
-  description: "announced: an issuer record, nothing on chain yet; confirmed: the multiplier change is written on chain, activation still ahead; activated: in force; corrected: a revision or new evidence changed the booking after activation (the journal holds a reversal and a replacement); reversed: cancelled, nothing left in force; superseded: a scheduled change overwritten before it took effect",
+  description:
+    "announced: an issuer record, nothing on chain yet; confirmed: the multiplier change is written on chain, activation still ahead; activated: in force; corrected: a revision or new evidence changed the booking after activation (the journal holds a reversal and a replacement); reversed: cancelled, nothing left in force; superseded: a scheduled change overwritten before it took effect",
 });
 export const ValidationStatus = Type.Union([Type.Literal("validated"), Type.Literal("unvalidated"), Type.Literal("not_built")], {
   title: "ValidationStatus",
-  description: "validated: a booking rule exists and every real instance in this ledger reconciled; unvalidated: a rule exists but no real instance has reconciled yet; not_built: no booking rule (treatment not_booked)",
+  description:
+    "validated: a booking rule exists and every real instance in this ledger reconciled; unvalidated: a rule exists but no real instance has reconciled yet; not_built: no booking rule (treatment not_booked)",
 });
 export const Validation = Type.Object(
   {
@@ -67,7 +103,10 @@ export const ActionSummary = Type.Object(
     treatment: Treatment,
     category: Category,
     quantityDisplay: describe(Decimal, "Change of the displayed quantity: what the wallet showed after less what it showed before (the Token-2022 program's rendering at the mint's decimals)"),
-    usd: describe(Usd, "USD of the action: for income, the net cash the issuer reinvested (after tax and retention), rounded half-even to at most 6 decimal places; null when unknown, not applicable, or on a schedule that never took force"),
+    usd: describe(
+      Usd,
+      "USD of the action: for income, the net cash the issuer reinvested (after tax and retention), rounded half-even to at most 6 decimal places; null when unknown, not applicable, or on a schedule that never took force",
+    ),
     grossUsd: incomeBreakdown.grossUsd,
     withholdingTaxRate: incomeBreakdown.withholdingTaxRate,
     withholdingTaxUsd: incomeBreakdown.withholdingTaxUsd,
@@ -84,10 +123,13 @@ export const ActionSummary = Type.Object(
     refundNote: describe(NullableString, "Withholding adjustments: says the units pass back tax withheld earlier and are not a new dividend; null otherwise"),
     retentionRate: describe(
       NullableDecimal,
-      "The share of the gross distribution the issuer kept back for currency conversion or fees, as the issuer published it (e.g. 0.05 for \"Retention of 5% to cover ccy fluctuations\"). A retention is not tax withheld. Null when the issuer published no retention",
+      'The share of the gross distribution the issuer kept back for currency conversion or fees, as the issuer published it (e.g. 0.05 for "Retention of 5% to cover ccy fluctuations"). A retention is not tax withheld. Null when the issuer published no retention',
     ),
     warnings: Type.Array(Type.String(), { description: "Doubts about the data (e.g. an implausible issuer cash figure, a missing net amount); empty when none" }),
-    reason: describe(NullableString, "Why the action was classified so, naming the issuer's event by type and date; for income the cash a share and the reinvestment price where known (for unknown: why no single record matched)"),
+    reason: describe(
+      NullableString,
+      "Why the action was classified so, naming the issuer's event by type and date; for income the cash a share and the reinvestment price where known (for unknown: why no single record matched)",
+    ),
     splitFactor: describe(NullableDecimal, "For forward, reverse and unit splits: new units per old unit; null otherwise"),
     exact: ActionExact,
   },
@@ -127,11 +169,10 @@ export const StoredRevision = Type.Object(
   { title: "StoredRevision", description: "An issuer revision as stored, kept forever, with its own hash" },
 );
 
-export const ActionJournalEntry = Type.Pick(
-  JournalEntry,
-  ["id", "entryType", "reversesId", "unitsDelta", "incomeUnits", "usd", "changeReason", "evidenceSha256", "createdAt"],
-  { title: "ActionJournalEntry", description: "A journal entry of the action" },
-);
+export const ActionJournalEntry = Type.Pick(JournalEntry, ["id", "entryType", "reversesId", "unitsDelta", "incomeUnits", "usd", "changeReason", "evidenceSha256", "createdAt"], {
+  title: "ActionJournalEntry",
+  description: "A journal entry of the action",
+});
 
 export const ActionTimestamps = Type.Object(
   {
@@ -157,10 +198,7 @@ export const ChainEvidence = Type.Object(
   },
   { title: "ChainEvidence", description: "What the chain did; all null for an action with no multiplier change of its own" },
 );
-export const MatchedRevision = Type.Object(
-  { ...RevisionRef.properties, sha256: RecordSha256 },
-  { title: "MatchedRevision", description: "The issuer revision the booking uses" },
-);
+export const MatchedRevision = Type.Object({ ...RevisionRef.properties, sha256: RecordSha256 }, { title: "MatchedRevision", description: "The issuer revision the booking uses" });
 
 export const ActionDetail = Type.Composite(
   [
@@ -168,7 +206,10 @@ export const ActionDetail = Type.Composite(
     Type.Object({
       dataset: DatasetLabel,
       decimals: Type.Integer({ description: "Decimals of the mint" }),
-      unitsBefore: describe(Decimal, "Quantity just before the change as the wallet showed it (the Token-2022 program's rendering of the raw balance at the old multiplier); exact value under exact.unitsBefore"),
+      unitsBefore: describe(
+        Decimal,
+        "Quantity just before the change as the wallet showed it (the Token-2022 program's rendering of the raw balance at the old multiplier); exact value under exact.unitsBefore",
+      ),
       unitsAfter: describe(Decimal, "Quantity just after the change as the wallet showed it: unitsBefore + quantityDisplay; exact value under exact.unitsAfter"),
       rawBalance: describe(Decimal, "Raw token balance of the wallet when the change took effect"),
       incomeUnits: describe(Decimal, "Units received as income (0 when not income), at the mint's decimals"),
@@ -181,7 +222,10 @@ export const ActionDetail = Type.Composite(
       matched: Type.Union([MatchedRevision, Type.Null()], { description: "The issuer revision the booking uses; null when none matched" }),
       revisions: Type.Array(StoredRevision, { description: "Every stored issuer revision of the event, cancelled and superseded ones included" }),
       journal: Type.Array(ActionJournalEntry, { description: "Every journal entry of the action, oldest first" }),
-      lineageLink: Type.Union([LineageLink, Type.Null()], { description: "The lineage link the action created once it took effect (identity change, spin-off with what it distributed, rights distribution, cash in lieu, termination), with its actionId; null otherwise" }),
+      lineageLink: Type.Union([LineageLink, Type.Null()], {
+        description:
+          "The lineage link the action created once it took effect (identity change, spin-off with what it distributed, rights distribution, cash in lieu, termination), with its actionId; null otherwise",
+      }),
       exact: ActionDetailExact,
     }),
   ],

@@ -12,11 +12,15 @@ export const Identity = Type.Object(
 );
 export const Distributed = Type.Object(
   {
-    name: describe(NullableString, "The distributed holding's name where a source states it: an operator record's distributedName, or an issuer note (\"Sell of 18606 units of KRAQW\"); null when none does"),
+    name: describe(
+      NullableString,
+      "The distributed holding's name where a source states it: an operator record's distributedName, or an issuer note (\"Sell of 18606 units of KRAQW\"); null when none does",
+    ),
     namedBy: Type.Union([Type.Literal("operator"), Type.Literal("issuer"), Type.Null()], { description: "Who named it: an operator record, or the issuer's note; null when not named" }),
-    holding: Type.String({ description: "The name, else what it was: \"a holding distributed by HON (not named by the issuer)\"" }),
+    holding: Type.String({ description: 'The name, else what it was: "a holding distributed by HON (not named by the issuer)"' }),
     description: Type.String({
-      description: "In words: \"a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)\", \"KRAQW, rights distributed by KRAQ, sold by the issuer and reinvested in KRAQx (named in the issuer's note)\"",
+      description:
+        'In words: "a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)", "KRAQW, rights distributed by KRAQ, sold by the issuer and reinvested in KRAQx (named in the issuer\'s note)"',
     }),
   },
   { title: "Distributed", description: "What a spin-off, a rights distribution or cash in lieu distributed (the issuer sold it and reinvested the proceeds in the tokenized stock)" },
@@ -41,7 +45,9 @@ export const LineageLink = Type.Object(
 export const BasisHolding = Type.Object(
   {
     holding: Type.String({ description: "The identity (underlying, else symbol) that part of the basis belongs to, cash, or for a distributed part what was distributed (distributed.holding)" }),
-    kind: Type.Union([Type.Literal("position"), Type.Literal("cash"), Type.Literal("distributed")], { description: "position: held in the current line; distributed: value distributed (spin-off, rights) and reinvested in the line; cash: paid out when the holding ended" }),
+    kind: Type.Union([Type.Literal("position"), Type.Literal("cash"), Type.Literal("distributed")], {
+      description: "position: held in the current line; distributed: value distributed (spin-off, rights) and reinvested in the line; cash: paid out when the holding ended",
+    }),
     fraction: describe(Decimal, "Share of the earliest identity's basis that sits there"),
     distributed: Type.Optional(describe(Distributed, "For a distributed part: what was distributed (one entry per distribution, oldest first)")),
     at: Type.Optional(describe(NullableTimestamp, "For a distributed part: when it was distributed")),

@@ -17,9 +17,13 @@ const METHOD_TEXT = "Which open lot a disposal takes first: fifo (earliest), lif
 export const LotMethod = literals(lotMethods, { title: "LotMethod", description: `The lot method this answer uses. ${METHOD_TEXT}` });
 export const LotSource = literals(lotSources, {
   title: "LotSource",
-  description: "How the lot came into the wallet: purchase (a trade), transfer_in (received, cost unknown), income (a reinvested dividend, income treatment), own_transfer (from another wallet of the tenant, date and basis carried), declared (`ca-ledger import cost-basis`)",
+  description:
+    "How the lot came into the wallet: purchase (a trade), transfer_in (received, cost unknown), income (a reinvested dividend, income treatment), own_transfer (from another wallet of the tenant, date and basis carried), declared (`ca-ledger import cost-basis`)",
 });
-export const HoldingTerm = literals(["short", "long"], { title: "HoldingTerm", description: "long when the disposal's UTC date is after the first anniversary of the acquisition's UTC date, else short" });
+export const HoldingTerm = literals(["short", "long"], {
+  title: "HoldingTerm",
+  description: "long when the disposal's UTC date is after the first anniversary of the acquisition's UTC date, else short",
+});
 
 const DECIMAL = "^-?[0-9]+(\\.[0-9]+)?$";
 const usd = (what: string) => Type.String({ pattern: DECIMAL, description: `${what}, rounded for people (at most 6 decimals, half-even)`, examples: ["7400.25"] });
@@ -82,10 +86,7 @@ const instrumentExact = Type.Object(
   { description: "The exact values behind the rounded ones" },
 );
 
-export const LotInstrument = Type.Object(
-  { ...instrumentTotals, exact: instrumentExact },
-  { title: "LotInstrument", description: "A wallet's lots of one instrument, in total" },
-);
+export const LotInstrument = Type.Object({ ...instrumentTotals, exact: instrumentExact }, { title: "LotInstrument", description: "A wallet's lots of one instrument, in total" });
 
 export const LotsResponse = Type.Object(
   {
@@ -115,7 +116,8 @@ export const LotsQuery = Type.Object({
 
 // ---- realized gains -------------------------------------------------------------------------------
 
-const convertedAmount = (what: string) => Type.Union([Type.String({ pattern: DECIMAL }), Type.Null()], { description: `${what} in the currency, rounded for people; null when unknown or a rate is missing` });
+const convertedAmount = (what: string) =>
+  Type.Union([Type.String({ pattern: DECIMAL }), Type.Null()], { description: `${what} in the currency, rounded for people; null when unknown or a rate is missing` });
 const convertedExact = (what: string) => Type.Union([Type.String({ pattern: DECIMAL }), Type.Null()], { description: `${what} in the currency, exact where its expansion ends, else 18 decimals` });
 
 export const GainConverted = Type.Object(
@@ -153,7 +155,7 @@ export const GainRow = Type.Object(
     actionId: describe(NullableString, "The corporate action that ended the holding (a termination); null otherwise"),
     lotId: describe(NullableString, "The lot consumed; null when no lot held the units"),
     lotSource: Type.Union([LotSource, Type.Null()], { description: "How the consumed lot was acquired; null when no lot held the units" }),
-    reason: describe(NullableString, "Why a value is null: `proceeds: <code>` and/or `basis: <code>`, joined with \"; \"; null when all are known"),
+    reason: describe(NullableString, 'Why a value is null: `proceeds: <code>` and/or `basis: <code>`, joined with "; "; null when all are known'),
     exact: Type.Object(
       { units: exact("Units"), proceedsUsd: exactOrNull("Proceeds USD"), basisUsd: exactOrNull("Basis USD"), gainUsd: exactOrNull("Gain USD") },
       { description: "The exact values behind the rounded ones (sum these for a total, then round once)" },
@@ -226,10 +228,9 @@ export const UnitsReconciliation = Type.Object(reconciliationFields, {
   title: "UnitsReconciliation",
   description: "openingUnits + acquiredUnits − disposedUnits + ownTransferUnits + corporateActionUnits = closingUnits, exactly on the exact values",
 });
-const exactReconciliation = Type.Object(
-  Object.fromEntries(Object.keys(reconciliationFields).map((k) => [k, exact(k)])) as { [K in keyof typeof reconciliationFields]: ReturnType<typeof exact> },
-  { description: "The reconciliation's exact values (they add up exactly)" },
-);
+const exactReconciliation = Type.Object(Object.fromEntries(Object.keys(reconciliationFields).map((k) => [k, exact(k)])) as { [K in keyof typeof reconciliationFields]: ReturnType<typeof exact> }, {
+  description: "The reconciliation's exact values (they add up exactly)",
+});
 
 const basisFields = {
   openingUsd: usd("Known basis held just before the first day"),
@@ -243,10 +244,9 @@ export const BasisReconciliation = Type.Object(basisFields, {
   title: "BasisReconciliation",
   description: "openingUsd + acquiredUsd + incomeUsd − disposedUsd + ownTransferUsd = closingUsd, exactly on the exact values (known bases only)",
 });
-const exactBasis = Type.Object(
-  Object.fromEntries(Object.keys(basisFields).map((k) => [k, exact(k)])) as { [K in keyof typeof basisFields]: ReturnType<typeof exact> },
-  { description: "The basis reconciliation's exact values" },
-);
+const exactBasis = Type.Object(Object.fromEntries(Object.keys(basisFields).map((k) => [k, exact(k)])) as { [K in keyof typeof basisFields]: ReturnType<typeof exact> }, {
+  description: "The basis reconciliation's exact values",
+});
 
 export const HoldingInstrument = Type.Object(
   {

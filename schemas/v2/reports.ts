@@ -8,7 +8,9 @@ const decimalOrNull = (description: string) => Type.Union([Type.String({ pattern
 const shown = (what: string) => decimalOrNull(`${what}, rounded for people (at most 6 decimals, half-even); null when unknown (never 0)`);
 /** The parts of a row or of the totals: over the events whose net USD is known (docs/income-and-tax.md#year-report). */
 const part = (what: string) =>
-  decimalOrNull(`${what} of the events whose net USD is known, rounded for people (at most 6 decimals, half-even); null when unknown, never 0: no event has a known net, or one of those that do lacks this part`);
+  decimalOrNull(
+    `${what} of the events whose net USD is known, rounded for people (at most 6 decimals, half-even); null when unknown, never 0: no event has a known net, or one of those that do lacks this part`,
+  );
 const unvaluedGross = (what: string) =>
   decimalOrNull(`${what} of the events whose net USD is unknown (unvaluedEvents), rounded for people; "0" when there are none; null when one of them has no gross either`);
 const exact = (what: string) => decimalOrNull(`${what}, the exact sum; null when unknown`);
@@ -35,7 +37,10 @@ export const ReportConverted = Type.Object(
     unvaluedGross: shown("Gross in the currency of the events whose net USD is unknown"),
     exact: Type.Object(
       {
-        gross: exactConverted("Gross"), withholdingTax: exactConverted("Withholding tax"), retained: exactConverted("Retained"), net: exactConverted("Net"),
+        gross: exactConverted("Gross"),
+        withholdingTax: exactConverted("Withholding tax"),
+        retained: exactConverted("Retained"),
+        net: exactConverted("Net"),
         unvaluedGross: exactConverted("Gross of the events without a net USD"),
       },
       { description: "The converted sums before rounding" },
@@ -88,7 +93,8 @@ export const IncomeReport = Type.Object(
     owners: Type.Array(Type.String(), { description: "The wallets the report covers (base58)" }),
     currency: Type.Union([Type.String(), Type.Null()], { description: "The currency asked for; null when none" }),
     lastEventDate: Type.Union([day("The day"), Type.Null()], {
-      description: "The year's last day (UTC) with income events that stand; null when none. A currency whose lastRateDate (GET /v2/reports/currencies) is earlier converts the events after that day at its last rate",
+      description:
+        "The year's last day (UTC) with income events that stand; null when none. A currency whose lastRateDate (GET /v2/reports/currencies) is earlier converts the events after that day at its last rate",
     }),
     totals: Type.Object(
       { ...tally, converted: Type.Optional(describe(ReportConverted, "The totals in the currency asked for (only with currency)")) },
@@ -96,18 +102,21 @@ export const IncomeReport = Type.Object(
     ),
     rows: Type.Array(IncomeReportRow, { description: "One per month × symbol with income, by month then symbol" }),
     treatment: TaxTreatment,
-    withholdingInformation: Type.Union([
-      Type.Object(
-        {
-          events: Type.Integer({ description: "The year's income events" }),
-          unknownEvents: Type.Integer({ description: "Events whose withholding is unknown (not in the sum)" }),
-          withholdingTaxUsd: Type.String({ description: "The withholding booked on the year's events, rounded for people (at most 6 decimals, half-even)" }),
-          exact: Type.Object({ withholdingTaxUsd: Type.String({ description: "The exact sum" }) }, { description: "The exact value behind the rounded one" }),
-        },
-        { description: "Under deferred: the tax withheld on the year's events, as information (nothing is income, so every amount above is 0)" },
-      ),
-      Type.Null(),
-    ], { description: "Under deferred, the year's withholding as information; null under income (it is in the amounts)" }),
+    withholdingInformation: Type.Union(
+      [
+        Type.Object(
+          {
+            events: Type.Integer({ description: "The year's income events" }),
+            unknownEvents: Type.Integer({ description: "Events whose withholding is unknown (not in the sum)" }),
+            withholdingTaxUsd: Type.String({ description: "The withholding booked on the year's events, rounded for people (at most 6 decimals, half-even)" }),
+            exact: Type.Object({ withholdingTaxUsd: Type.String({ description: "The exact sum" }) }, { description: "The exact value behind the rounded one" }),
+          },
+          { description: "Under deferred: the tax withheld on the year's events, as information (nothing is income, so every amount above is 0)" },
+        ),
+        Type.Null(),
+      ],
+      { description: "Under deferred, the year's withholding as information; null under income (it is in the amounts)" },
+    ),
   },
   {
     title: "IncomeReport",
@@ -130,7 +139,8 @@ export const ReportCurrencies = Type.Object(
   {
     dataset: DatasetLabel,
     currencies: Type.Array(ReportCurrency, {
-      description: "Every currency with imported ECB rates, and EUR when dollar rates were imported, sorted by code; empty until `ca-ledger rates import`. USD, the ledger's own currency, is not listed: every report has it",
+      description:
+        "Every currency with imported ECB rates, and EUR when dollar rates were imported, sorted by code; empty until `ca-ledger rates import`. USD, the ledger's own currency, is not listed: every report has it",
     }),
   },
   { title: "ReportCurrencies", description: "The currencies the year report can convert into, from the ECB reference rates imported" },
@@ -139,6 +149,8 @@ export const ReportCurrencies = Type.Object(
 export const IncomeReportQuery = Type.Object({
   year: Year,
   owner: Type.Optional(Type.Array(Address, { description: "A wallet to cover; repeat for each. Each must be registered by this tenant. All the tenant's wallets when absent." })),
-  currency: Type.Optional(Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (any GET /v2/reports/currencies lists), at the reference rate of each event's day" })),
+  currency: Type.Optional(
+    Type.String({ pattern: "^[A-Z]{3}$", description: "Also give every amount in this currency (any GET /v2/reports/currencies lists), at the reference rate of each event's day" }),
+  ),
   treatment: Type.Optional(treatmentQuery),
 });

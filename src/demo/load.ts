@@ -21,8 +21,11 @@ export function demoSources(base: Config, from: DemoRecording = recording as unk
   return { config: { ...base, solanaRpcUrl: demoRpcUrl, xstocksApiUrl: demoIssuerUrl }, fetch: demoFetch(from) };
 }
 
-export interface DemoLoad { synced: number; failed: number; ms: number }
-
+export interface DemoLoad {
+  synced: number;
+  failed: number;
+  ms: number;
+}
 
 /** `from`: another recording in the same format (a test replays an older demo); default the embedded one. */
 export async function loadDemo(ledger: Ledger, now = new Date(), base: Config = loadConfig({}, {}), from: DemoRecording = recording as unknown as DemoRecording): Promise<DemoLoad> {

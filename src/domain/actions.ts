@@ -53,8 +53,7 @@ function evidenceJson(a: Parameters<typeof actionEvidencePayload>[0], chain: str
 /** The chain part of a transition's payload is the same for every wallet: encode it once. */
 const transitionChainJson = new WeakMap<ChainTransition, string>();
 
-export const evidenceSha256Of = (a: Parameters<typeof actionEvidencePayload>[0], chain: string = chainJson(a.chain)): string =>
-  sha256Hex(evidenceJson(a, chain));
+export const evidenceSha256Of = (a: Parameters<typeof actionEvidencePayload>[0], chain: string = chainJson(a.chain)): string => sha256Hex(evidenceJson(a, chain));
 
 /** The views of an event are the same on every wallet's action: build them once per event. */
 const eventViews = new WeakMap<EventRevisions, RevisionView[]>();

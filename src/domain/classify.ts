@@ -59,8 +59,7 @@ export function noIssuerFeedReason(c: Classified): string {
   const percent = mul(sub(c.chainFactor, ONE), rat(100));
   const shown = formatFixed(percent, 4).replace(/\.?0+$/, "");
   const nearby = c.match.kind === "none" && c.match.nearby.length ? ` (records within 36 h: ${c.match.nearby.map((e) => e.eventId).join(", ")})` : "";
-  return `no issuer feed for this mint: a multiplier change of ${cmp(percent, ZERO) > 0 ? "+" : ""}${shown}% that no record explains${nearby}; `
-    + "add one with `ca-ledger import issuer-records`";
+  return `no issuer feed for this mint: a multiplier change of ${cmp(percent, ZERO) > 0 ? "+" : ""}${shown}% that no record explains${nearby}; ` + "add one with `ca-ledger import issuer-records`";
 }
 
 /** The type an issuer record announces, before any chain change exists to confirm it. */

@@ -57,7 +57,10 @@ export function dateRange(f: DateFilter): DateRangeResult {
     return { ok: false, message: "Query parameter year cannot be combined with from or to: give a year, or from and/or to." };
   }
   if (year !== undefined) return { ok: true, range: yearRange(year) };
-  for (const [name, value] of [["from", from], ["to", to]] as const) {
+  for (const [name, value] of [
+    ["from", from],
+    ["to", to],
+  ] as const) {
     if (value !== undefined && !isDay(value)) return { ok: false, message: `Invalid query parameter ${name}: expected a calendar day written YYYY-MM-DD (UTC).` };
   }
   if (from !== undefined && to !== undefined && from > to) return { ok: false, message: "Query parameter from is after to: from must be on or before to." };

@@ -43,7 +43,12 @@ export function centsForPeople(amount: Rat): string {
 export const CENT_PLACES = 2;
 
 /** An income breakdown (gross = withheld + retained + net where all are known), exact. */
-export interface Breakdown<T> { gross: T; withheld: T; retained: T; net: T }
+export interface Breakdown<T> {
+  gross: T;
+  withheld: T;
+  retained: T;
+  net: T;
+}
 
 /**
  * A breakdown in cents that adds up as shown: each part rounded by centsForPeople, and where all
@@ -132,4 +137,3 @@ export function uiChange(raw: bigint, before: number, after: number, decimals: n
   if (decimals <= 22 && Math.abs(from) < TWO_52 && Math.abs(to) < TWO_52) return trimZeros(formatScaled(BigInt(to - from), decimals));
   return displayedChange(uiAmount(raw, before, decimals), uiAmount(raw, after, decimals));
 }
-

@@ -23,8 +23,7 @@ export function nameInNote(notes: string | null): string | null {
 }
 
 /** The operator's name for the holding: its record's optional `distributedName`. */
-const operatorName = (r: IssuerRevisionObs): string | null =>
-  r.source === "operator" ? ((r.record as Partial<OperatorRecord>).distributedName ?? null) : null;
+const operatorName = (r: IssuerRevisionObs): string | null => (r.source === "operator" ? ((r.record as Partial<OperatorRecord>).distributedName ?? null) : null);
 
 /**
  * The name of what was distributed, from the matched revision first, then the event's other

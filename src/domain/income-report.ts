@@ -59,7 +59,10 @@ export interface Tally {
   converted: { sums: Sums; unvaluedGross: Rat; missing: number; firstMissingDay: string | null; quotes: Map<string, RateQuote> } | null;
 }
 
-export interface ReportRow extends Tally { month: string; symbol: string | null }
+export interface ReportRow extends Tally {
+  month: string;
+  symbol: string | null;
+}
 export interface IncomeReport {
   currency: string | null;
   rows: ReportRow[];
@@ -70,7 +73,12 @@ export interface IncomeReport {
 
 function newTally(conversion: Conversion | null): Tally {
   return {
-    events: 0, unvaluedEvents: 0, sums: zeroSums(), lacking: zeroCounts(), unvaluedGross: ZERO, unvaluedLackingGross: 0,
+    events: 0,
+    unvaluedEvents: 0,
+    sums: zeroSums(),
+    lacking: zeroCounts(),
+    unvaluedGross: ZERO,
+    unvaluedLackingGross: 0,
     converted: conversion ? { sums: zeroSums(), unvaluedGross: ZERO, missing: 0, firstMissingDay: null, quotes: new Map() } : null,
   };
 }
@@ -221,7 +229,11 @@ function quotesForPeople(t: Tally) {
 }
 
 /** A row or the totals as reportForPeople gives them (the exact values are what combine). */
-export interface ShownTally { events: number; unvaluedEvents: number; exact: Record<Part | "unvaluedGrossUsd", string | null> }
+export interface ShownTally {
+  events: number;
+  unvaluedEvents: number;
+  exact: Record<Part | "unvaluedGrossUsd", string | null>;
+}
 
 /**
  * Several rows as one (a month of the chart, across symbols), by the same rule as the report's

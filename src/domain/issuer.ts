@@ -38,7 +38,12 @@ export function parseMergerNote(notes: string | null): { from: string; to: strin
 }
 
 /** "NASDAQ:AZN (ADR)" -> "AZN": the ticker a merger note names, without venue or share class. */
-export const ticker = (s: string): string => s.replace(/\([^)]*\)/g, "").replace(/^.*:/, "").trim().toUpperCase();
+export const ticker = (s: string): string =>
+  s
+    .replace(/\([^)]*\)/g, "")
+    .replace(/^.*:/, "")
+    .trim()
+    .toUpperCase();
 
 /** How a person recognises an issuer event: its type, its effective date and the version, e.g. "CashDividend of 2026-06-18, v3". */
 export function describeRevision(rev: IssuerRevisionObs): string {

@@ -78,11 +78,8 @@ export function buildLifecycle(input: LifecycleInput): Lifecycle {
       // Only revisions that can change this booking count: the matched one or earlier ones, and
       // cancellations. A later follow-on (a withholding refund) stands beside it instead.
       const late =
-        ev?.all.filter(
-          (r) =>
-            (unixFromIso(r.ingestedAt) ?? 0) > seen &&
-            (r.record.version <= (matchedVersion ?? Number.MAX_SAFE_INTEGER) || ev.standing.get(r.record.version) === "cancellation"),
-        ) ?? [];
+        ev?.all.filter((r) => (unixFromIso(r.ingestedAt) ?? 0) > seen && (r.record.version <= (matchedVersion ?? Number.MAX_SAFE_INTEGER) || ev.standing.get(r.record.version) === "cancellation")) ??
+        [];
       if (late.length) {
         const last = late[late.length - 1]!;
         steps.push({

@@ -28,13 +28,19 @@ export function fractionsSummingToOne(parts: Rat[], places = 18): string[] {
 }
 
 /** A lineage and the link each activated transition wrote, by transition key (an action shows its own). */
-export interface LineageBuilt { record: LineageRecord; linkOf: Map<string, LineageLinkView> }
+export interface LineageBuilt {
+  record: LineageRecord;
+  linkOf: Map<string, LineageLinkView>;
+}
 
 const DISTRIBUTES = new Set<LineageLinkView["type"]>(["spin_off", "rights_distribution", "transform"]);
 
 /** `activated` is the mint's classified, activated transitions in activation order. */
 export function buildLineage(inst: InstrumentObs, activated: Classified[]): LineageBuilt {
-  const identities = identitiesOf(inst, activated.filter((c) => linkOf(c) === "identity_change"));
+  const identities = identitiesOf(
+    inst,
+    activated.filter((c) => linkOf(c) === "identity_change"),
+  );
   const label = (id: LineageIdentity): string => id.underlying ?? id.symbol;
   const links: LineageLinkView[] = [];
   const linkByKey = new Map<string, LineageLinkView>();
@@ -71,7 +77,10 @@ export function buildLineage(inst: InstrumentObs, activated: Classified[]): Line
 }
 
 /** A distribution's share of the earliest basis, and the link that says what it distributed. */
-interface Distribution { share: Rat; link: LineageLinkView }
+interface Distribution {
+  share: Rat;
+  link: LineageLinkView;
+}
 
 /** The identities the line carried: the first, then one per identity change (in activation order). */
 function identitiesOf(inst: InstrumentObs, idChanges: Classified[]): LineageIdentity[] {
@@ -110,4 +119,3 @@ function basisHeld(line: string, kept: Rat, distributions: Distribution[]): Basi
     })),
   ];
 }
-

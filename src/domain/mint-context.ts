@@ -90,9 +90,8 @@ export function buildMint(m: MintInput): MintBuilt {
 /** The mint's changes in force that matched an issuer record, in activation order. */
 function censusOf(mint: string, live: Classified[]): CensusInstance[] {
   return live.flatMap((c) =>
-    c.match.kind === "matched"
-      ? [{ type: c.type, mint, transitionKey: c.transition.key, eventId: c.match.event.eventId, version: c.match.revision.record.version, reconciled: c.reconciled }]
-      : []);
+    c.match.kind === "matched" ? [{ type: c.type, mint, transitionKey: c.transition.key, eventId: c.match.event.eventId, version: c.match.revision.record.version, reconciled: c.reconciled }] : [],
+  );
 }
 
 /**

@@ -362,7 +362,9 @@ export function isTerminating(r: Rat): boolean {
 
 function digitsOf(scaled: bigint, places: number): string {
   const negative = scaled < 0n;
-  const s = abs(scaled).toString().padStart(places + 1, "0");
+  const s = abs(scaled)
+    .toString()
+    .padStart(places + 1, "0");
   const body = places === 0 ? s : `${s.slice(0, s.length - places)}.${s.slice(s.length - places)}`;
   return (negative ? "-" : "") + body;
 }

@@ -22,7 +22,11 @@ export interface EcbHistory {
 
 /** A line of the file that cannot be read; `line` and `column` count from 1. */
 export class RatesFileError extends Error {
-  constructor(readonly line: number, readonly column: number | null, message: string) {
+  constructor(
+    readonly line: number,
+    readonly column: number | null,
+    message: string,
+  ) {
     super(`line ${line}${column === null ? "" : `, column ${column}`}: ${message}`);
     this.name = "RatesFileError";
   }
@@ -128,7 +132,11 @@ function ecbDayReader(currencies: (string | null)[], today: string): (line: stri
       if (!RATE.test(cell) || parseDecimal(cell).n === 0n) throw new RatesFileError(lineNo, i + 2, `${currency}: expected a positive decimal rate or N/A`);
       const [before, after = ""] = cell.split(".");
       if (before!.length > RATE_DIGITS.before || after.length > RATE_DIGITS.after) {
-        throw new RatesFileError(lineNo, i + 2, `${currency}: at most ${RATE_DIGITS.before} digits before the point and ${RATE_DIGITS.after} after, got ${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}`);
+        throw new RatesFileError(
+          lineNo,
+          i + 2,
+          `${currency}: at most ${RATE_DIGITS.before} digits before the point and ${RATE_DIGITS.after} after, got ${cell.length > 40 ? `${cell.slice(0, 40)}…` : cell}`,
+        );
       }
       perEur.set(currency, cell);
     });

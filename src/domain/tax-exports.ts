@@ -57,7 +57,23 @@ export const TAX_FORMATS = {
   /** Ours: every figure the ledger has for the event (first column `dataset`, like the other exports). */
   tax: {
     header: ["date", "wallet", "symbol", "isin", "type", "units", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retainedUsd", "usd", "signature", "evidenceSha256", "reason", "warnings"],
-    row: (e) => [e.effectiveAt, e.owner, e.symbol, e.isin, e.type, e.units, e.grossUsd, e.withholdingTaxRate, e.withholdingTaxUsd, e.retainedUsd, e.usd, e.signature, e.evidenceSha256, e.reason, e.warnings.join("; ")],
+    row: (e) => [
+      e.effectiveAt,
+      e.owner,
+      e.symbol,
+      e.isin,
+      e.type,
+      e.units,
+      e.grossUsd,
+      e.withholdingTaxRate,
+      e.withholdingTaxUsd,
+      e.retainedUsd,
+      e.usd,
+      e.signature,
+      e.evidenceSha256,
+      e.reason,
+      e.warnings.join("; "),
+    ],
   },
   koinly: {
     header: ["Date", "Sent Amount", "Sent Currency", "Received Amount", "Received Currency", "Fee Amount", "Fee Currency", "Net Worth Amount", "Net Worth Currency", "Label", "Description", "TxHash"],
@@ -71,12 +87,37 @@ export const TAX_FORMATS = {
   },
   coinledger: {
     // No value column either; optional columns stay, blank.
-    header: ["Date (UTC)", "Platform (Optional)", "Asset Sent", "Amount Sent", "Asset Received", "Amount Received", "Fee Currency (Optional)", "Fee Amount (Optional)", "Type", "Description (Optional)", "TxHash (Optional)"],
+    header: [
+      "Date (UTC)",
+      "Platform (Optional)",
+      "Asset Sent",
+      "Amount Sent",
+      "Asset Received",
+      "Amount Received",
+      "Fee Currency (Optional)",
+      "Fee Amount (Optional)",
+      "Type",
+      "Description (Optional)",
+      "TxHash (Optional)",
+    ],
     row: (e) => [usDate(e.effectiveAt), null, null, null, symbolOf(e), e.units, null, null, INCOME_LABEL.coinledger, e.reason, e.signature],
   },
   awaken: {
     // An unvalued event leaves Received Fiat Amount (optional) empty: Awaken prices it.
-    header: ["Date", "Received Quantity", "Received Currency", "Received Fiat Amount", "Sent Quantity", "Sent Currency", "Sent Fiat Amount", "Fee Amount", "Fee Currency", "Transaction Hash", "Notes", "Tag"],
+    header: [
+      "Date",
+      "Received Quantity",
+      "Received Currency",
+      "Received Fiat Amount",
+      "Sent Quantity",
+      "Sent Currency",
+      "Sent Fiat Amount",
+      "Fee Amount",
+      "Fee Currency",
+      "Transaction Hash",
+      "Notes",
+      "Tag",
+    ],
     row: (e) => [usDate(e.effectiveAt), awakenUnits(e), symbolOf(e), e.usd, null, null, null, null, null, e.signature, e.reason, INCOME_LABEL.awaken],
   },
 } as const satisfies Record<string, TaxFormat>;
@@ -93,7 +134,10 @@ export const isToolTemplate = (d: TaxDataset): boolean => d !== "tax";
  */
 export function deferredTaxEvent(e: TaxEvent): TaxEvent {
   return {
-    ...e, grossUsd: "0", retainedUsd: "0", usd: "0",
+    ...e,
+    grossUsd: "0",
+    retainedUsd: "0",
+    usd: "0",
     warnings: [...e.warnings, "deferred treatment: not income (realized at disposal, see the gains export); withholding shown as information"],
   };
 }

@@ -12,8 +12,7 @@ import type { ChainTransition } from "./types";
  */
 export const INITIAL_MULTIPLIER = 1;
 
-export const transitionKey = (u: Pick<MultiplierUpdateObs, "mint" | "signature" | "ixIndex">): string =>
-  `${u.mint}:${u.signature}:${u.ixIndex}`;
+export const transitionKey = (u: Pick<MultiplierUpdateObs, "mint" | "signature" | "ixIndex">): string => `${u.mint}:${u.signature}:${u.ixIndex}`;
 
 /** Chain order: slot, then signature (deterministic within a slot), then instruction index. */
 export function compareUpdates(a: MultiplierUpdateObs, b: MultiplierUpdateObs): number {
@@ -101,8 +100,7 @@ export function buildTransitions(updates: MultiplierUpdateObs[], now: number): C
 }
 
 /** Transitions that actually took force, in order: the multiplier path of the mint. */
-export const effectiveTransitions = (ts: ChainTransition[]): ChainTransition[] =>
-  ts.filter((t) => t.state === "activated").sort((a, b) => a.effectiveAtUnix - b.effectiveAtUnix);
+export const effectiveTransitions = (ts: ChainTransition[]): ChainTransition[] => ts.filter((t) => t.state === "activated").sort((a, b) => a.effectiveAtUnix - b.effectiveAtUnix);
 
 /** Multiplier in force at time t given a mint's activated transitions (sorted). */
 export function multiplierAt(activated: ChainTransition[], t: number): number {

@@ -1,15 +1,6 @@
 // The engine's output contract: plain, JSON-safe records (exact numbers as decimal strings,
 // times as ISO-8601 UTC strings, null where unknown). Other layers store and serve these as-is.
-import type {
-  BalanceChangeObs,
-  InstrumentObs,
-  IssuerRecord,
-  IssuerRevisionObs,
-  MintStateObs,
-  MultiplierUpdateObs,
-  RecordSource,
-  TokenAccountObs,
-} from "./observations";
+import type { BalanceChangeObs, InstrumentObs, IssuerRecord, IssuerRevisionObs, MintStateObs, MultiplierUpdateObs, RecordSource, TokenAccountObs } from "./observations";
 
 export type ActionType =
   | "cash_dividend"

@@ -70,7 +70,16 @@ function transitionStep(h: Holding, t: ChainTransition): void {
     ctx.lifecycles.set(t.key, lifecycle);
   }
   const a = transitionAction({
-    owner: h.owner, symbol: ctx.symbol, decimals: ctx.decimals, raw, c, facts, event, lifecycle, firstObservedActiveAt: firstSeen, lineageLink: ctx.lineageLinks.get(t.key) ?? null,
+    owner: h.owner,
+    symbol: ctx.symbol,
+    decimals: ctx.decimals,
+    raw,
+    c,
+    facts,
+    event,
+    lifecycle,
+    firstObservedActiveAt: firstSeen,
+    lineageLink: ctx.lineageLinks.get(t.key) ?? null,
   });
   h.out.actions.push(a);
   const delta = facts.delta;
@@ -80,7 +89,16 @@ function transitionStep(h: Holding, t: ChainTransition): void {
   if (!b) return;
   h.out.bookings.push(b);
   h.replay.push(replayOf(t.effectiveAtUnix, a, facts));
-  h.yieldActs.push({ at: t.effectiveAtUnix, type: c.type, treatment: a.treatment, scale: facts.scale, factor: c.factor, incomeUnits: facts.incomeUnits, usd: facts.usd, cashPerShare: c.cash?.net ?? null });
+  h.yieldActs.push({
+    at: t.effectiveAtUnix,
+    type: c.type,
+    treatment: a.treatment,
+    scale: facts.scale,
+    factor: c.factor,
+    incomeUnits: facts.incomeUnits,
+    usd: facts.usd,
+    cashPerShare: c.cash?.net ?? null,
+  });
 }
 
 /** Custody transfers: the permanent delegate moved tokens out without the owner's signature. */

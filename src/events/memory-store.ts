@@ -68,8 +68,20 @@ export class MemoryDeliveryStore implements DeliveryStore {
       if (only !== undefined ? s.id !== only : !subscribesTo(s.events, event.type)) continue;
       const deliveryId = `${s.id}:${seq}`;
       this.rows.push({
-        deliveryId, subscriptionId: s.id, eventId: event.id, type: event.type, body: event.body, sequence: seq, status: "pending", attempts: 0,
-        dueSince: at, nextAttemptAt: at, leaseUntil: null, lastAttemptAt: null, lastStatus: null, lastAnswer: null,
+        deliveryId,
+        subscriptionId: s.id,
+        eventId: event.id,
+        type: event.type,
+        body: event.body,
+        sequence: seq,
+        status: "pending",
+        attempts: 0,
+        dueSince: at,
+        nextAttemptAt: at,
+        leaseUntil: null,
+        lastAttemptAt: null,
+        lastStatus: null,
+        lastAnswer: null,
       });
       ids.push(deliveryId);
     }
@@ -82,7 +94,10 @@ export class MemoryDeliveryStore implements DeliveryStore {
   }
 
   deliveries(subscriptionId: string): DeliveryRecord[] {
-    return this.rows.filter((r) => r.subscriptionId === subscriptionId).sort((a, b) => a.sequence - b.sequence).map((r) => ({ ...r }));
+    return this.rows
+      .filter((r) => r.subscriptionId === subscriptionId)
+      .sort((a, b) => a.sequence - b.sequence)
+      .map((r) => ({ ...r }));
   }
 
   async claimDue(req: ClaimRequest): Promise<DueDelivery[]> {
@@ -102,8 +117,14 @@ export class MemoryDeliveryStore implements DeliveryStore {
       r.leaseUntil = req.leaseUntil;
       const s = this.subscriptions.get(r.subscriptionId)!;
       return {
-        deliveryId: r.deliveryId, subscriptionId: r.subscriptionId, attempt: r.attempts, eventId: r.eventId, body: r.body,
-        url: s.url, sealedSecrets: [...s.sealedSecrets], dueSince: r.dueSince,
+        deliveryId: r.deliveryId,
+        subscriptionId: r.subscriptionId,
+        attempt: r.attempts,
+        eventId: r.eventId,
+        body: r.body,
+        url: s.url,
+        sealedSecrets: [...s.sealedSecrets],
+        dueSince: r.dueSince,
       };
     });
   }

@@ -14,7 +14,10 @@ const TAG_BYTES = 16;
 export type SecretBoxErrorCode = "webhook_key_mismatch" | "webhook_secret_unreadable";
 
 export class SecretBoxError extends Error {
-  constructor(readonly code: SecretBoxErrorCode, message: string) {
+  constructor(
+    readonly code: SecretBoxErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = "SecretBoxError";
   }

@@ -21,9 +21,7 @@ export interface WebhookRequest {
   body: string;
 }
 
-export type SendResult =
-  | { ok: true; status: number; answer: string }
-  | { ok: false; status: number | null; answer: string; retryAfterMs: number | null; abandoned?: true };
+export type SendResult = { ok: true; status: number; answer: string } | { ok: false; status: number | null; answer: string; retryAfterMs: number | null; abandoned?: true };
 
 /** Sends one attempt; `signal` aborts it (the worker is stopping). Never throws for the receiver's faults. */
 export type Send = (request: WebhookRequest, signal?: AbortSignal) => Promise<SendResult>;

@@ -14,7 +14,10 @@ const KEY_BYTES = 32;
 export type WebhookKeyErrorCode = "webhook_key_invalid" | "webhook_key_required" | "webhook_key_file_exposed";
 
 export class WebhookKeyError extends Error {
-  constructor(readonly code: WebhookKeyErrorCode, message: string) {
+  constructor(
+    readonly code: WebhookKeyErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = "WebhookKeyError";
   }

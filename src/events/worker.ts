@@ -103,7 +103,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     if (await store.recordAttempt({ deliveryId: d.deliveryId, attempt: d.attempt }, outcome)) {
       counts[outcome.kind]++;
       options.onOutcome?.(outcome.kind, d, outcome);
-      if (outcome.kind !== "delivered") log?.info("webhook delivery " + (outcome.kind === "retry" ? "will be retried" : "failed"), { subscription: d.subscriptionId, event: d.eventId, attempt: d.attempt, answer: outcome.answer });
+      if (outcome.kind !== "delivered")
+        log?.info("webhook delivery " + (outcome.kind === "retry" ? "will be retried" : "failed"), { subscription: d.subscriptionId, event: d.eventId, attempt: d.attempt, answer: outcome.answer });
     } else {
       log?.warn("webhook delivery outcome not recorded: its lease ran out and it was claimed again", { subscription: d.subscriptionId, event: d.eventId, attempt: d.attempt });
     }

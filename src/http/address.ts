@@ -68,7 +68,10 @@ function parseIpv6(text: string): number[] | null {
 export function formatIpv6(groups: number[]): string {
   let best = { at: -1, len: 0 };
   for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) { i++; continue; }
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };

@@ -68,10 +68,17 @@ export async function createApp(deps: AppDeps) {
   const observe = requestObserver(metrics, deps.logger, deps.config.logRequests);
   // Hooks apply to the routes registered after them: these first.
   app
-    .onRequest(checkRequest({
-      config: deps.config, dataset: context.dataset, metrics, auth, dashboard, match: routeMatcher(served),
-      socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
-    }))
+    .onRequest(
+      checkRequest({
+        config: deps.config,
+        dataset: context.dataset,
+        metrics,
+        auth,
+        dashboard,
+        match: routeMatcher(served),
+        socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
+      }),
+    )
     .onParse(readBody)
     // Every answer is observed once: a route's in mapResponse (after its response is checked,
     // before it is sent), every refusal and failure in onError (Elysia also runs mapResponse
@@ -96,14 +103,22 @@ export async function routeContext(deps: AppDeps, metrics: Metrics, health: Data
   let document: Record<string, unknown> | undefined;
   let mcp: ReturnType<typeof mcpHttpHandler<KeyPrincipal>> | undefined;
   const context: RouteContext = {
-    ledger, config: deps.config, metrics, health, version: deps.version,
+    ledger,
+    config: deps.config,
+    metrics,
+    health,
+    version: deps.version,
     dataset: await datasetLabelOrDefault(db),
     demoOwners: deps.demoOwners ? new Set(deps.demoOwners) : null,
     registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(db, tenantId, maxWallets, owner)),
     removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(db, tenantId, owner)).removed),
     queries: {
-      actions: actionQueries(db), journal: journalQueries(db), portfolio: portfolioQueries(db), instruments: instrumentQueries(db),
-      incomeEntries: incomeEntries(db), exportCsv: exporter(db),
+      actions: actionQueries(db),
+      journal: journalQueries(db),
+      portfolio: portfolioQueries(db),
+      instruments: instrumentQueries(db),
+      incomeEntries: incomeEntries(db),
+      exportCsv: exporter(db),
     },
     openapiDocument: () => (document ??= openapiDocument(routes, deps.version)),
     // The declared routes as tools, run through their handlers for the principal auth resolved (docs/mcp.md#over-http).
@@ -115,7 +130,8 @@ export async function routeContext(deps: AppDeps, metrics: Metrics, health: Data
 function authDeps(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): AuthDeps {
   const { config } = deps;
   return {
-    config, metrics,
+    config,
+    metrics,
     lookup: keyLookup(deps.ledger.db),
     rate: createWindowCounter(() => config.rateLimitPerMinute),
     failures: createWindowCounter(() => config.authFailuresPerMinute),
@@ -140,8 +156,13 @@ interface RequestContext extends StateHolder {
  * (or Elysia would define that property on every request).
  */
 function checkRequest(deps: {
-  config: Config; dataset: { kind: string }; metrics: Metrics; auth: AuthDeps; dashboard: ReturnType<typeof createDashboard>;
-  match: ReturnType<typeof routeMatcher>; socketAddress: (request: Request) => string;
+  config: Config;
+  dataset: { kind: string };
+  metrics: Metrics;
+  auth: AuthDeps;
+  dashboard: ReturnType<typeof createDashboard>;
+  match: ReturnType<typeof routeMatcher>;
+  socketAddress: (request: Request) => string;
 }) {
   const { dataset, metrics, auth, dashboard, match } = deps;
   const hostAllowed = hostAllowList(deps.config);
@@ -186,7 +207,7 @@ function answerError(logger: Logger, health: DatabaseHealth, observe: Observer) 
   return ({ code, error, request, set, requestState: state }: RequestContext & { code: unknown; error: unknown }): Response => {
     let res: Response;
     // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
-    const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? ((error as { cause: ApiFailure }).cause) : null;
+    const failure = error instanceof ApiFailure ? error : (error as { cause?: unknown })?.cause instanceof ApiFailure ? (error as { cause: ApiFailure }).cause : null;
     if (error instanceof Answered) {
       res = error.response;
       // The dashboard names its own requests: log them under the id the browser saw.
@@ -255,7 +276,9 @@ export function requestUrl(raw: string): URL {
 
 /** A response decided in onRequest, thrown so that it reaches the error hook (which counts and logs it). */
 class Answered extends Error {
-  constructor(readonly response: Response) { super("answered before routing"); }
+  constructor(readonly response: Response) {
+    super("answered before routing");
+  }
 }
 
 /**

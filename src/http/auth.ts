@@ -18,7 +18,10 @@ type Counter = ReturnType<typeof createWindowCounter>;
  * A request the dashboard forwards on behalf of a signed-in session: the principal its key row
  * resolved to on this request, and the browser's address (the forwarded request has no socket).
  */
-export interface Delegation { principal: KeyPrincipal; address: string }
+export interface Delegation {
+  principal: KeyPrincipal;
+  address: string;
+}
 
 // Rides on the forwarded Request itself: only code holding this symbol can set or read it, and
 // nothing from the network can.
@@ -57,7 +60,10 @@ export function clientAddress(request: Request, socketAddress: string, trustProx
   const xff = request.headers.get("x-forwarded-for");
   if (!xff) return socket;
   // The rightmost entry is the one our own proxy wrote; entries to its left are client-supplied.
-  const hops = xff.split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = xff
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   const last = hops[hops.length - 1];
   return (last === undefined ? null : network(last)) ?? socket;
 }
@@ -128,7 +134,10 @@ export function spendRate(keyId: string, deps: Pick<AuthDeps, "rate" | "metrics"
   const headers = rateHeaders(r);
   if (r.allowed) return { headers, refusal: null };
   deps.metrics.rateLimited();
-  return { headers, refusal: errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds), ...headers }) };
+  return {
+    headers,
+    refusal: errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds), ...headers }),
+  };
 }
 
 /**

@@ -2,8 +2,16 @@
 import { errorCodes, type ErrorCode } from "../../schemas/errors.ts";
 
 export class ApiFailure extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly headers: Record<string, string> = {}) { super(message); }
-  get status(): number { return errorCodes[this.code]; }
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return errorCodes[this.code];
+  }
 }
 
 export function errorResponse(code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
@@ -23,7 +31,12 @@ export function describeValidation(err: unknown, url?: URL): string {
   // query parameter that carried the refused value.
   if (!path && e.type === "property" && url) {
     const same = (v: string) => String(e.value) === v || (v.trim() !== "" && Number(v) === Number(e.value));
-    for (const [k, v] of url.searchParams) if (same(v)) { path = k; where = "query"; break; }
+    for (const [k, v] of url.searchParams)
+      if (same(v)) {
+        path = k;
+        where = "query";
+        break;
+      }
   }
   const name = path ? `${where} parameter ${path}` : where === "request" ? "request" : `${where}`;
   const message = (first?.message ?? "does not match the schema").replace(/\.$/, "");

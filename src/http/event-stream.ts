@@ -44,7 +44,11 @@ export function eventStream(db: Sql, tenantId: number, after: bigint, opts: { po
           // file is gone): end the stream; a client still there reconnects with its Last-Event-ID.
           if (!closed) {
             closed = true;
-            try { controller.close(); } catch { /* already closed */ }
+            try {
+              controller.close();
+            } catch {
+              /* already closed */
+            }
           }
           return;
         }

@@ -17,9 +17,44 @@ import { ApiFailure } from "./errors.ts";
 export const maxExportRows = 100_000;
 export type ExportDataset = (typeof exportDatasets)[number];
 
-const journalColumns = ["id", "owner", "actionId", "entryType", "reversesId", "mint", "symbol", "kind", "unitsDelta", "principalUnitsDelta", "incomeUnits", "usd", "effectiveAt", "changeReason", "evidenceSha256", "createdAt"] as const;
+const journalColumns = [
+  "id",
+  "owner",
+  "actionId",
+  "entryType",
+  "reversesId",
+  "mint",
+  "symbol",
+  "kind",
+  "unitsDelta",
+  "principalUnitsDelta",
+  "incomeUnits",
+  "usd",
+  "effectiveAt",
+  "changeReason",
+  "evidenceSha256",
+  "createdAt",
+] as const;
 // Amounts as the income entries show them (rounded for people); the breakdown follows net `usd`.
-const incomeColumns = ["id", "owner", "mint", "symbol", "kind", "splitFactor", "effectiveAt", "quantityDisplay", "incomeUnits", "usd", "grossUsd", "withholdingTaxRate", "withholdingTaxUsd", "retentionRate", "retainedUsd", "headline", "evidenceSha256"] as const;
+const incomeColumns = [
+  "id",
+  "owner",
+  "mint",
+  "symbol",
+  "kind",
+  "splitFactor",
+  "effectiveAt",
+  "quantityDisplay",
+  "incomeUnits",
+  "usd",
+  "grossUsd",
+  "withholdingTaxRate",
+  "withholdingTaxUsd",
+  "retentionRate",
+  "retainedUsd",
+  "headline",
+  "evidenceSha256",
+] as const;
 
 export function exporter(db: Sql) {
   const actions = actionQueries(db);
@@ -31,12 +66,18 @@ export function exporter(db: Sql) {
     if (dataset === "journal") {
       const rows = await journal.all(owner, maxExportRows, range);
       if (rows.length > maxExportRows) throw tooLarge();
-      return toCsv(["dataset", ...journalColumns], rows.map((r) => [label, ...journalColumns.map((c) => r[c])]));
+      return toCsv(
+        ["dataset", ...journalColumns],
+        rows.map((r) => [label, ...journalColumns.map((c) => r[c])]),
+      );
     }
     if (dataset === "income") {
       const page = await actions.incomeList(owner, { limit: maxExportRows + 1, offset: 0 }, range);
       if (page.entries.length > maxExportRows) throw tooLarge();
-      return toCsv(["dataset", ...incomeColumns], page.entries.map((e: Record<string, unknown>) => [label, ...incomeColumns.map((c) => e[c])]));
+      return toCsv(
+        ["dataset", ...incomeColumns],
+        page.entries.map((e: Record<string, unknown>) => [label, ...incomeColumns.map((c) => e[c])]),
+      );
     }
     const format = TAX_FORMATS[dataset as TaxDataset];
     // Under `deferred` nothing is income: the tools' templates (income rows only) are empty, `tax` keeps the withholding as information.
@@ -45,7 +86,10 @@ export function exporter(db: Sql) {
     if (events.length > maxExportRows) throw tooLarge();
     const rows = events.map((e) => format.row(treatment === "deferred" ? deferredTaxEvent(e) : e));
     if (isToolTemplate(dataset as TaxDataset)) return toCsv([...format.header], rows);
-    return toCsv(["dataset", ...format.header], rows.map((r) => [label, ...r]));
+    return toCsv(
+      ["dataset", ...format.header],
+      rows.map((r) => [label, ...r]),
+    );
   };
 }
 
@@ -62,7 +106,10 @@ export const isLotDataset = (d: ExportDataset): d is (typeof LOT_DATASETS)[numbe
  * end of the range's last day, else today) for one wallet, the tenant derived under the choice
  * given: the JSON routes' figures, to the digit.
  */
-export async function lotExportCsv(db: Sql, q: { tenantId: number; owner: string; dataset: (typeof LOT_DATASETS)[number]; range: DateRange; label: string; today: string } & Omit<LotReportRequest, "from" | "asOf">): Promise<string> {
+export async function lotExportCsv(
+  db: Sql,
+  q: { tenantId: number; owner: string; dataset: (typeof LOT_DATASETS)[number]; range: DateRange; label: string; today: string } & Omit<LotReportRequest, "from" | "asOf">,
+): Promise<string> {
   const to = q.range.before === ALL_DATES.before ? undefined : dayBefore(q.range.before);
   const from = q.range.from === ALL_DATES.from ? undefined : q.range.from;
   const mine = (x: { owner: string }) => x.owner === q.owner;
@@ -70,12 +117,18 @@ export async function lotExportCsv(db: Sql, q: { tenantId: number; owner: string
     const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, from, asOf: to, wallets: [q.owner] });
     const rows = gainsExportRows(report.realized.filter(mine), names);
     if (rows.length > maxExportRows) throw tooLarge();
-    return toCsv(["dataset", ...GAINS_COLUMNS], rows.map((r) => [q.label, ...r]));
+    return toCsv(
+      ["dataset", ...GAINS_COLUMNS],
+      rows.map((r) => [q.label, ...r]),
+    );
   }
   const { report, names } = await tenantLotReport(db, q.tenantId, { ...q, asOf: to ?? q.today, wallets: [q.owner] });
   const rows = lotsExportRows(report.lots.filter(mine), names);
   if (rows.length > maxExportRows) throw tooLarge();
-  return toCsv(["dataset", ...LOTS_COLUMNS], rows.map((r) => [q.label, ...r]));
+  return toCsv(
+    ["dataset", ...LOTS_COLUMNS],
+    rows.map((r) => [q.label, ...r]),
+  );
 }
 
 function dayBefore(day: string): string {

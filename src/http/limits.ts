@@ -2,9 +2,17 @@
 // attempts per client address per minute (a lockout that refuses even a valid key).
 // Fixed one-minute windows that start at a key's (or address's) first hit.
 
-export interface WindowState { start: number; count: number }
+export interface WindowState {
+  start: number;
+  count: number;
+}
 
-export interface LimitResult { allowed: boolean; limit: number; remaining: number; resetSeconds: number }
+export interface LimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
 
 export function createWindowCounter(limit: () => number, windowMs = 60_000, maxEntries = 100_000) {
   const windows = new Map<string, WindowState>();

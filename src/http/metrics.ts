@@ -5,7 +5,9 @@ const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 /** What the ledger holds now, read for each scrape (src/ledger/queries/ops.ts). */
 export interface Gauges {
-  syncJobs: Record<string, number>; issuerRecords: number; actionsByType: Record<string, number>;
+  syncJobs: Record<string, number>;
+  issuerRecords: number;
+  actionsByType: Record<string, number>;
   /** How long the oldest undelivered webhook delivery has been due (0 when none waits). */
   webhookQueueAgeSeconds: number;
 }
@@ -14,11 +16,26 @@ export interface Gauges {
 const webhookOutcomes = ["delivered", "retry", "failed"] as const;
 
 /** What this process is: the build_info series' labels. */
-export interface BuildInfo { version: string; engine: "sqlite" | "postgres" }
+export interface BuildInfo {
+  version: string;
+  engine: "sqlite" | "postgres";
+}
 
 /** The requests of one method and route: their count by status, and their durations' histogram. */
-interface Series { method: string; route: string; byStatus: Map<number, RequestCount>; counts: number[]; sum: number; count: number }
-interface RequestCount { method: string; route: string; status: number; n: number }
+interface Series {
+  method: string;
+  route: string;
+  byStatus: Map<number, RequestCount>;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+interface RequestCount {
+  method: string;
+  route: string;
+  status: number;
+  n: number;
+}
 
 export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
   // Found by route, then method, then status: no key is built per request. The lists keep the
@@ -51,15 +68,29 @@ export function createMetrics(build: BuildInfo, startedAt = Date.now()) {
       s.sum += seconds;
       s.count++;
     },
-    authFailure(reason: string): void { inc(authFailures, reason); },
-    rateLimited(): void { rateLimited++; },
-    hostRefused(): void { hostRefused++; },
-    rpcRequest(method: string, outcome: string, n = 1): void { inc(rpc, `${method}\u0000${outcome}`, n); },
+    authFailure(reason: string): void {
+      inc(authFailures, reason);
+    },
+    rateLimited(): void {
+      rateLimited++;
+    },
+    hostRefused(): void {
+      hostRefused++;
+    },
+    rpcRequest(method: string, outcome: string, n = 1): void {
+      inc(rpc, `${method}\u0000${outcome}`, n);
+    },
     /** Webhook delivery attempts by outcome, as the worker thread reports them. */
-    webhookAttempts(outcome: (typeof webhookOutcomes)[number], n = 1): void { inc(webhooks, outcome, n); },
+    webhookAttempts(outcome: (typeof webhookOutcomes)[number], n = 1): void {
+      inc(webhooks, outcome, n);
+    },
     rpcErrorCounts(): { errors: number; total: number } {
-      let errors = 0, total = 0;
-      for (const [k, v] of rpc) { total += v; if (!k.endsWith("\u0000ok")) errors += v; }
+      let errors = 0,
+        total = 0;
+      for (const [k, v] of rpc) {
+        total += v;
+        if (!k.endsWith("\u0000ok")) errors += v;
+      }
       return { errors, total };
     },
     render(g: Gauges): string {

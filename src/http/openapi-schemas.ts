@@ -64,7 +64,11 @@ export function componentsFor(names: Iterable<string>): Record<string, Json> {
       added = true;
     }
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]!]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k]!]),
+  );
 }
 
 function literalValues(schema: TSchema): unknown[] | null {

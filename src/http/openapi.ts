@@ -50,7 +50,17 @@ export const openapiPath = (path: string): string => path.replace(/:([^/]+)/g, "
 /** The operation's id: its method and path in camel case, a parameter as `By<Name>` (`getV1WalletsByOwnerStatus`). */
 export function operationId(route: Pick<Route, "method" | "path">): string {
   const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
-  const words = route.path.split("/").filter(Boolean).map((seg) => (seg.startsWith(":") ? `By${cap(seg.slice(1))}` : seg.split(/[^A-Za-z0-9]+/).map(cap).join("")));
+  const words = route.path
+    .split("/")
+    .filter(Boolean)
+    .map((seg) =>
+      seg.startsWith(":")
+        ? `By${cap(seg.slice(1))}`
+        : seg
+            .split(/[^A-Za-z0-9]+/)
+            .map(cap)
+            .join(""),
+    );
   return route.method.toLowerCase() + words.join("");
 }
 
@@ -68,9 +78,12 @@ function operation(r: Route, used: Set<string>): Json {
     tags: [r.tag],
     summary: r.summary,
     ...(r.scope !== null
-      ? { description: `${r.description ? r.description + " " : ""}${r.scope === "key" ? "Requires a key (any scope)." : `Requires scope \`${r.scope}\`.`}`, security: [{ bearer: [] }, { apiKey: [] }] }
-      // A route with no security requirement needs no key: say so, rather than leave it unsaid.
-      : { ...(r.description ? { description: r.description } : {}), security: [] }),
+      ? {
+          description: `${r.description ? r.description + " " : ""}${r.scope === "key" ? "Requires a key (any scope)." : `Requires scope \`${r.scope}\`.`}`,
+          security: [{ bearer: [] }, { apiKey: [] }],
+        }
+      : // A route with no security requirement needs no key: say so, rather than leave it unsaid.
+        { ...(r.description ? { description: r.description } : {}), security: [] }),
     ...(parameters.length ? { parameters } : {}),
     ...(r.body ? { requestBody: { required: true, description: r.body.description, content: { "application/json": { schema: toOpenApi(r.body, used) } } } } : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),

@@ -22,7 +22,8 @@ export function coercedQuery<T extends TObject>(schema: T): T {
 }
 
 /** What every date-filtered route says of its filters (in the OpenAPI document). */
-export const DATE_FILTERS = "Filter by effectiveAt with from and to (YYYY-MM-DD, UTC, both days included) or year; total and nextOffset count what the filter keeps. year with from or to, an impossible day, or from after to is 400 invalid_request.";
+export const DATE_FILTERS =
+  "Filter by effectiveAt with from and to (YYYY-MM-DD, UTC, both days included) or year; total and nextOffset count what the filter keeps. year with from or to, an impossible day, or from after to is 400 invalid_request.";
 
 /** The date range a query's `from`/`to`/`year` ask for; 400 invalid_request naming the parameter otherwise. */
 export function dateRangeOf(query: DateFilter): DateRange {

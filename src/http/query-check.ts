@@ -24,7 +24,9 @@ const noQuery: QueryRules = { names: new Set(), lists: new Set(), integers: new 
 /** The rules of a route's query schema (none declared: no parameter at all). */
 export function queryRules(schema: { properties?: Record<string, TSchema> } | undefined): QueryRules {
   if (!schema?.properties) return noQuery;
-  const names = new Set<string>(), lists = new Set<string>(), integers = new Set<string>();
+  const names = new Set<string>(),
+    lists = new Set<string>(),
+    integers = new Set<string>();
   const words = new Map<string, readonly string[]>();
   for (const [name, prop] of Object.entries(schema.properties)) {
     names.add(name);

@@ -44,7 +44,11 @@ export type RouteMatch = { kind: "route"; served: Served } | { kind: "method_not
  * trailing slash is ignored; HEAD is GET. A known path with another method is method_not_allowed.
  */
 export function routeMatcher(served: readonly Served[]): (method: string, path: string) => RouteMatch {
-  interface Entry { path: string; byMethod: Map<string, Served>; allow: string[] }
+  interface Entry {
+    path: string;
+    byMethod: Map<string, Served>;
+    allow: string[];
+  }
   const entries = new Map<string, Entry>();
   for (const s of served) {
     const e: Entry = entries.get(s.route.path) ?? { path: s.route.path, byMethod: new Map(), allow: [] };
@@ -62,7 +66,12 @@ export function routeMatcher(served: readonly Served[]): (method: string, path: 
   const none: RouteMatch = { kind: "none" };
   return (method, path) => {
     let e = exact.get(path) ?? (path.length > 1 && path.endsWith("/") ? exact.get(path.slice(0, -1)) : undefined);
-    if (!e) for (const t of templates) if (t.re.test(path)) { e = t.entry; break; }
+    if (!e)
+      for (const t of templates)
+        if (t.re.test(path)) {
+          e = t.entry;
+          break;
+        }
     if (!e) return none;
     const s = e.byMethod.get(method === "HEAD" ? "GET" : method);
     return s ? { kind: "route", served: s } : { kind: "method_not_allowed", path: e.path, allow: e.allow };
@@ -79,7 +88,9 @@ interface HandlerContext extends StateHolder {
 }
 
 /** The one Elysia method the registry uses, without the types Elysia infers for a chain of literal routes. */
-interface Registrar { route(method: Method, path: string, handler: (context: HandlerContext) => unknown, hook: object): unknown }
+interface Registrar {
+  route(method: Method, path: string, handler: (context: HandlerContext) => unknown, hook: object): unknown;
+}
 
 /** Registers each route on Elysia with its schemas, so Elysia validates its input and its 2xx body. */
 export function registerRoutes(app: AnyElysia, served: readonly Served[], context: RouteContext): void {
@@ -103,7 +114,16 @@ function elysiaHandler(route: Route, app: RouteContext) {
     : ({ query, params, set, requestState }: HandlerContext) => answer(route, app, requestState, set, query, params, undefined);
 }
 
-async function answer(route: Route, app: RouteContext, state: HandlerContext["requestState"], set: HandlerContext["set"] & { status?: unknown }, query: unknown, params: unknown, body: unknown, request?: Request): Promise<unknown> {
+async function answer(
+  route: Route,
+  app: RouteContext,
+  state: HandlerContext["requestState"],
+  set: HandlerContext["set"] & { status?: unknown },
+  query: unknown,
+  params: unknown,
+  body: unknown,
+  request?: Request,
+): Promise<unknown> {
   if (!state || (route.scope !== null && !state.principal)) throw new Error(`${route.path} reached without its checks`); // onRequest runs first: a bug
   const reply = await route.handler({ principal: state.principal, query, params, body, request } as Caller, app);
   if (reply instanceof Response) {

@@ -27,4 +27,6 @@ export function newRequestState(route = "unmatched"): RequestState {
  * destructuring `requestState` (onRequest sets it): Elysia reads their source to learn what to
  * prepare, and a context passed whole to a function would make it parse every header and cookie.
  */
-export interface StateHolder { requestState?: RequestState }
+export interface StateHolder {
+  requestState?: RequestState;
+}

@@ -101,12 +101,19 @@ export interface ToolDeclaration<T = any> {
  * CSV's file name): sent as it is, without Elysia's response-schema check (the tests check it).
  */
 export class Serialized {
-  constructor(readonly text: string, readonly contentType: string, readonly headers: Record<string, string> = {}) {}
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 /** A success other than 200, with its body (none for 204). */
 export class WithStatus<C extends 202 | 204 = 202 | 204, T = unknown> {
-  constructor(readonly code: C, readonly body: T) {}
+  constructor(
+    readonly code: C,
+    readonly body: T,
+  ) {}
 }
 export function withStatus<T>(code: 202, body: T): WithStatus<202, T>;
 export function withStatus(code: 204): WithStatus<204, undefined>;

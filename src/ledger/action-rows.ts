@@ -27,9 +27,29 @@ const FIRST_INDEX = 0x40;
  * them (rounded by the one rule, src/domain/display.ts), stored so no read redoes that math.
  */
 export const WALLET_VALUES = [
-  "id", "owner", "evidenceSha256", "usd",
-  "quantityDisplay", "rawBalance", "unitsBefore", "unitsAfter", "incomeUnits", "grossUsd", "withholdingTaxUsd", "retainedUsd", "proceedsUsd", "warnings", "lineageLink",
-  "shown.usd", "shown.grossUsd", "shown.withholdingTaxUsd", "shown.retainedUsd", "shown.proceedsUsd", "shown.unitsBefore", "shown.unitsAfter", "shown.incomeUnits",
+  "id",
+  "owner",
+  "evidenceSha256",
+  "usd",
+  "quantityDisplay",
+  "rawBalance",
+  "unitsBefore",
+  "unitsAfter",
+  "incomeUnits",
+  "grossUsd",
+  "withholdingTaxUsd",
+  "retainedUsd",
+  "proceedsUsd",
+  "warnings",
+  "lineageLink",
+  "shown.usd",
+  "shown.grossUsd",
+  "shown.withholdingTaxUsd",
+  "shown.retainedUsd",
+  "shown.proceedsUsd",
+  "shown.unitsBefore",
+  "shown.unitsAfter",
+  "shown.incomeUnits",
 ] as const;
 type ValueName = (typeof WALLET_VALUES)[number];
 const COLUMN_VALUES = 4;
@@ -39,42 +59,92 @@ const index = new Map(WALLET_VALUES.map((n, i) => [n as string, i]));
 
 // Where each wallet value sits in each served document, by path.
 const summaryPaths: Record<string, ValueName> = {
-  id: "id", owner: "owner", quantityDisplay: "quantityDisplay",
-  usd: "shown.usd", grossUsd: "shown.grossUsd", withholdingTaxUsd: "shown.withholdingTaxUsd", retainedUsd: "shown.retainedUsd",
-  "evidence.rawBalance": "rawBalance", "evidence.payloadSha256": "evidenceSha256", evidenceSha256: "evidenceSha256",
-  proceedsUsd: "shown.proceedsUsd", warnings: "warnings",
-  "exact.usd": "usd", "exact.grossUsd": "grossUsd", "exact.withholdingTaxUsd": "withholdingTaxUsd", "exact.retainedUsd": "retainedUsd", "exact.proceedsUsd": "proceedsUsd",
+  id: "id",
+  owner: "owner",
+  quantityDisplay: "quantityDisplay",
+  usd: "shown.usd",
+  grossUsd: "shown.grossUsd",
+  withholdingTaxUsd: "shown.withholdingTaxUsd",
+  retainedUsd: "shown.retainedUsd",
+  "evidence.rawBalance": "rawBalance",
+  "evidence.payloadSha256": "evidenceSha256",
+  evidenceSha256: "evidenceSha256",
+  proceedsUsd: "shown.proceedsUsd",
+  warnings: "warnings",
+  "exact.usd": "usd",
+  "exact.grossUsd": "grossUsd",
+  "exact.withholdingTaxUsd": "withholdingTaxUsd",
+  "exact.retainedUsd": "retainedUsd",
+  "exact.proceedsUsd": "proceedsUsd",
 };
 const detailPaths: Record<string, ValueName> = {
   ...summaryPaths,
-  unitsBefore: "shown.unitsBefore", unitsAfter: "shown.unitsAfter", incomeUnits: "shown.incomeUnits", rawBalance: "rawBalance", lineageLink: "lineageLink",
-  "exact.unitsBefore": "unitsBefore", "exact.unitsAfter": "unitsAfter", "exact.incomeUnits": "incomeUnits",
+  unitsBefore: "shown.unitsBefore",
+  unitsAfter: "shown.unitsAfter",
+  incomeUnits: "shown.incomeUnits",
+  rawBalance: "rawBalance",
+  lineageLink: "lineageLink",
+  "exact.unitsBefore": "unitsBefore",
+  "exact.unitsAfter": "unitsAfter",
+  "exact.incomeUnits": "incomeUnits",
 };
 const v1Paths: Record<string, ValueName> = {
-  id: "id", owner: "owner", quantityDisplay: "quantityDisplay", incomeUnits: "shown.incomeUnits",
-  usd: "shown.usd", grossUsd: "shown.grossUsd", withholdingTaxUsd: "shown.withholdingTaxUsd", retainedUsd: "shown.retainedUsd",
-  warnings: "warnings", evidenceSha256: "evidenceSha256",
-  "exact.incomeUnits": "incomeUnits", "exact.usd": "usd", "exact.grossUsd": "grossUsd", "exact.withholdingTaxUsd": "withholdingTaxUsd", "exact.retainedUsd": "retainedUsd",
+  id: "id",
+  owner: "owner",
+  quantityDisplay: "quantityDisplay",
+  incomeUnits: "shown.incomeUnits",
+  usd: "shown.usd",
+  grossUsd: "shown.grossUsd",
+  withholdingTaxUsd: "shown.withholdingTaxUsd",
+  retainedUsd: "shown.retainedUsd",
+  warnings: "warnings",
+  evidenceSha256: "evidenceSha256",
+  "exact.incomeUnits": "incomeUnits",
+  "exact.usd": "usd",
+  "exact.grossUsd": "grossUsd",
+  "exact.withholdingTaxUsd": "withholdingTaxUsd",
+  "exact.retainedUsd": "retainedUsd",
 };
 
 /** A document's slots by path, and the paths of the objects that hold some (to look inside). */
-interface Slots { at: Map<string, number>; within: Set<string> }
+interface Slots {
+  at: Map<string, number>;
+  within: Set<string>;
+}
 function slotsOf(paths: Record<string, ValueName>): Slots {
   const at = new Map(Object.entries(paths).map(([path, name]) => [path, index.get(name)!]));
-  const within = new Set(Object.keys(paths).filter((p) => p.includes(".")).map((p) => p.slice(0, p.lastIndexOf("."))));
+  const within = new Set(
+    Object.keys(paths)
+      .filter((p) => p.includes("."))
+      .map((p) => p.slice(0, p.lastIndexOf("."))),
+  );
   return { at, within };
 }
-const summarySlots = slotsOf(summaryPaths), detailSlots = slotsOf(detailPaths), v1Slots = slotsOf(v1Paths);
+const summarySlots = slotsOf(summaryPaths),
+  detailSlots = slotsOf(detailPaths),
+  v1Slots = slotsOf(v1Paths);
 
 /** The documents an action is served as (what the API shows of it; validation is added per request). */
-export interface ActionDocs { summary: object; detail: object; v1: object | null }
+export interface ActionDocs {
+  summary: object;
+  detail: object;
+  v1: object | null;
+}
 
 export function projectedDocs(a: ActionRecord): ActionDocs {
   return { summary: actionSummary(a), detail: actionDetailBase(a), v1: v1Entry(a) };
 }
 
 /** One event's row: its content and the SHA-256 it is keyed by. */
-export interface EventRow { sha256: string; mint: string; transitionKey: string | null; record: string; summary: string; detail: string; v1: string | null }
+export interface EventRow {
+  sha256: string;
+  mint: string;
+  transitionKey: string | null;
+  record: string;
+  summary: string;
+  detail: string;
+  v1: string | null;
+}
 
 /** Everything an action's rows hold, serialised (booking builds these outside its transaction). */
 export interface ActionRow {
@@ -88,8 +158,19 @@ export interface ActionRow {
 
 /** An `actions` row's own columns, as written (tables/actions.ts). */
 export interface ActionColumns {
-  id: string; owner: string; mint: string; type: string; treatment: string; state: string; effectiveAt: string; usd: string | null; v1Kind: string | null;
-  payloadSha256: string; evidenceSha256: string; firstObservedActiveAt: string | null; walletValues: string;
+  id: string;
+  owner: string;
+  mint: string;
+  type: string;
+  treatment: string;
+  state: string;
+  effectiveAt: string;
+  usd: string | null;
+  v1Kind: string | null;
+  payloadSha256: string;
+  evidenceSha256: string;
+  firstObservedActiveAt: string | null;
+  walletValues: string;
 }
 
 /**
@@ -105,8 +186,18 @@ export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sh
     owner: a.owner,
     payloadSha256: hash,
     columns: {
-      id: a.id, owner: a.owner, mint: a.mint, type: a.type, treatment: a.treatment, state: a.lifecycle.state, effectiveAt: actionListedAt(a), usd: a.usd,
-      v1Kind: v1?.kind ?? null, payloadSha256: hash, evidenceSha256: a.evidenceSha256, firstObservedActiveAt: a.timestamps.firstObservedActiveAt,
+      id: a.id,
+      owner: a.owner,
+      mint: a.mint,
+      type: a.type,
+      treatment: a.treatment,
+      state: a.lifecycle.state,
+      effectiveAt: actionListedAt(a),
+      usd: a.usd,
+      v1Kind: v1?.kind ?? null,
+      payloadSha256: hash,
+      evidenceSha256: a.evidenceSha256,
+      firstObservedActiveAt: a.timestamps.firstObservedActiveAt,
       walletValues: values.slice(COLUMN_VALUES).join(MARK),
     },
     event,
@@ -114,10 +205,17 @@ export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sh
 }
 
 function walletValues(a: ActionRecord, docs: ActionDocs): string[] {
-  const summary = docs.summary as Record<string, unknown>, detail = docs.detail as Record<string, unknown>;
+  const summary = docs.summary as Record<string, unknown>,
+    detail = docs.detail as Record<string, unknown>;
   const shown: Record<string, unknown> = {
-    "shown.usd": summary.usd, "shown.grossUsd": summary.grossUsd, "shown.withholdingTaxUsd": summary.withholdingTaxUsd, "shown.retainedUsd": summary.retainedUsd,
-    "shown.proceedsUsd": summary.proceedsUsd, "shown.unitsBefore": detail.unitsBefore, "shown.unitsAfter": detail.unitsAfter, "shown.incomeUnits": detail.incomeUnits,
+    "shown.usd": summary.usd,
+    "shown.grossUsd": summary.grossUsd,
+    "shown.withholdingTaxUsd": summary.withholdingTaxUsd,
+    "shown.retainedUsd": summary.retainedUsd,
+    "shown.proceedsUsd": summary.proceedsUsd,
+    "shown.unitsBefore": detail.unitsBefore,
+    "shown.unitsAfter": detail.unitsAfter,
+    "shown.incomeUnits": detail.incomeUnits,
   };
   // The wallet's objects as the detail shows them, keys in the order served, when they are the
   // record's: a record parsed back from its canonical payload (an upgraded ledger) has its keys
@@ -175,7 +273,13 @@ function template(doc: object, slots: Slots, values: string[], prefix = ""): str
 // ---- reading back -------------------------------------------------------------------------
 
 /** The wallet's part of an action's row, as read. */
-export interface StoredWallet { id: string; owner: string; evidence_sha256: string; usd: string | null; wallet_values: string }
+export interface StoredWallet {
+  id: string;
+  owner: string;
+  evidence_sha256: string;
+  usd: string | null;
+  wallet_values: string;
+}
 
 /** The wallet's values as JSON texts, in WALLET_VALUES order. */
 export function storedValues(row: StoredWallet): string[] {

@@ -151,7 +151,10 @@ export function lockExclusively(path: string): Database | null {
   }
 }
 
-export interface RestoreResult { summary: LedgerFileSummary; replaced: string | null }
+export interface RestoreResult {
+  summary: LedgerFileSummary;
+  replaced: string | null;
+}
 
 /**
  * Replaces `dataDir/ledger.db` with a checked copy of `file`: copy beside (VACUUM INTO, so a

@@ -61,7 +61,11 @@ export interface ChunkResult {
 
 /** A chunk the engine or the database failed on: which marks it held, and why. */
 export class ChunkFailed extends Error {
-  constructor(readonly kind: DirtyKind, readonly marks: DirtyMark[], readonly cause: unknown) {
+  constructor(
+    readonly kind: DirtyKind,
+    readonly marks: DirtyMark[],
+    readonly cause: unknown,
+  ) {
     super(`booking ${marks.length} ${kind}(s) failed: ${(cause as Error)?.message ?? cause}`);
     this.name = "ChunkFailed";
   }
@@ -77,7 +81,10 @@ const CANDIDATES_PER_MARK = 4;
  */
 export async function bookNextChunk(db: Sql, now: Date, opts: BookingOptions = {}): Promise<ChunkResult | null | "busy"> {
   let busy = false;
-  for (const [kind, size] of [["mint", opts.mintsPerChunk ?? 100], ["wallet", opts.walletsPerChunk ?? WALLETS_PER_CHUNK]] as const) {
+  for (const [kind, size] of [
+    ["mint", opts.mintsPerChunk ?? 100],
+    ["wallet", opts.walletsPerChunk ?? WALLETS_PER_CHUNK],
+  ] as const) {
     const due = await readDirty(db, kind, size * CANDIDATES_PER_MARK, now);
     if (!due.length) continue;
     const claim = await claimDue(db, kind, due, size);
@@ -99,7 +106,11 @@ export async function bookNextChunk(db: Sql, now: Date, opts: BookingOptions = {
  * database books its own (the claim ends with the chunk, or with the process).
  */
 async function claimDue(db: Sql, kind: DirtyKind, due: DirtyMark[], size: number) {
-  const claim = await db.claimKeys(`dirty_${kind}`, due.map((m) => m.key), size);
+  const claim = await db.claimKeys(
+    `dirty_${kind}`,
+    due.map((m) => m.key),
+    size,
+  );
   const mine = new Set(claim.keys);
   return { marks: due.filter((m) => mine.has(m.key)), release: claim.release };
 }
@@ -129,7 +140,14 @@ export async function bookEverythingDirty(db: Sql, now = new Date(), opts: Booki
 /** How long to wait when every due mark is another server's, before looking again. */
 export const BUSY_WAIT_MS = 50;
 
-export interface BookingTotals { chunks: number; booked: number; actionsWritten: number; actionsUnchanged: number; recognitions: number; reversals: number }
+export interface BookingTotals {
+  chunks: number;
+  booked: number;
+  actionsWritten: number;
+  actionsUnchanged: number;
+  recognitions: number;
+  reversals: number;
+}
 
 /** Re-books the whole ledger from its observations (upgrades, `verify` repair, tests). */
 export async function rebookEverything(db: Sql, now = new Date(), opts: BookingOptions = {}): Promise<BookingTotals> {
@@ -153,7 +171,14 @@ export function totalsOf(chunks: ChunkResult[]): BookingTotals {
 export async function markDueClockChanges(db: Sql, now: Date): Promise<number> {
   const due = await db.all(mintScheduleSql.due, { now: Math.floor(now.getTime() / 1000) });
   if (!due.length) return 0;
-  await db.write((tx) => markDirty(tx, "mint", due.map((r) => r.mint), now.toISOString()));
+  await db.write((tx) =>
+    markDirty(
+      tx,
+      "mint",
+      due.map((r) => r.mint),
+      now.toISOString(),
+    ),
+  );
   return due.length;
 }
 
@@ -174,12 +199,36 @@ async function bookMints(db: Sql, marks: DirtyMark[], now: Date): Promise<ChunkR
     const current = await stillMarked(tx, "mint", marks);
     if (!current.length) return;
     const keep = new Set(current.map((m) => m.key));
-    if (!(await recordSightings(tx, sightings.filter((s) => keep.has(s.mint))))) return;
-    await writeLineage(tx, out.lineage.filter((l) => keep.has(l.mint)), at);
-    await writeCensus(tx, [...keep], out.censusInstances.filter((c) => keep.has(c.mint)), at);
-    await writeSchedule(tx, out.clockChanges.filter((c) => keep.has(c.mint)), at);
+    if (
+      !(await recordSightings(
+        tx,
+        sightings.filter((s) => keep.has(s.mint)),
+      ))
+    )
+      return;
+    await writeLineage(
+      tx,
+      out.lineage.filter((l) => keep.has(l.mint)),
+      at,
+    );
+    await writeCensus(
+      tx,
+      [...keep],
+      out.censusInstances.filter((c) => keep.has(c.mint)),
+      at,
+    );
+    await writeSchedule(
+      tx,
+      out.clockChanges.filter((c) => keep.has(c.mint)),
+      at,
+    );
     const holders = await tx.all(ownerSql.holdersOf, { mints: [...keep] });
-    await markDirty(tx, "wallet", holders.map((h) => h.owner), at);
+    await markDirty(
+      tx,
+      "wallet",
+      holders.map((h) => h.owner),
+      at,
+    );
     await clearDirty(tx, "mint", current);
     result.booked = current.length;
   });
@@ -217,7 +266,12 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
   const out = runEngine(input);
   const result = emptyResult("wallets");
   // Serialised before the transaction, so it holds the write lock only to write.
-  const rows = await changedActionRows(db, marks.map((m) => m.key), out.actions, result);
+  const rows = await changedActionRows(
+    db,
+    marks.map((m) => m.key),
+    out.actions,
+    result,
+  );
   await db.write(async (tx) => {
     const current = await stillMarked(tx, "wallet", marks);
     if (!current.length) return;
@@ -226,7 +280,13 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
     if (!(await recordSightings(tx, sightings))) return;
     const told = await bookingEventsBefore(tx, { owners, actions: out.actions.filter((a) => keep.has(a.owner)), gone: rows.gone.filter((g) => keep.has(g.owner)) });
     await writeActions(tx, keep, rows, at, result);
-    const restated = await appendJournalDiff(tx, owners, out.bookings.filter((b) => keep.has(b.owner)), at, result);
+    const restated = await appendJournalDiff(
+      tx,
+      owners,
+      out.bookings.filter((b) => keep.has(b.owner)),
+      at,
+      result,
+    );
     await noteUnbookedRevisions(tx, out.actions, restated, at);
     await refreshIncomeTotals(tx, owners, now);
     await writePositions(tx, keep, out, at);
@@ -240,7 +300,10 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
   return result;
 }
 
-interface ActionChanges { rows: (ActionRow & { shown: number | null })[]; gone: { id: string; owner: string; event_id: number }[] }
+interface ActionChanges {
+  rows: (ActionRow & { shown: number | null })[];
+  gone: { id: string; owner: string; event_id: number }[];
+}
 
 /**
  * What changes among these wallets' actions: a payload whose hash is unchanged is skipped before
@@ -328,7 +391,11 @@ async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, a
 
 // ---- shared -------------------------------------------------------------------------------
 
-interface Sighting { key: string; mint: string; at: string }
+interface Sighting {
+  key: string;
+  mint: string;
+  at: string;
+}
 
 /**
  * The first time a transition is seen in force is itself an observation (one of an action's six

@@ -10,8 +10,13 @@ import { calendarTokenSql } from "./tables/calendar-tokens.ts";
 
 /** The v2 detail fields the calendar reads (projections.ts actionDetailBase). */
 interface DetailFields {
-  symbol: string; type: string; decimals: number; effectiveAt: string; lifecycle: { state: string };
-  factor: string | null; exact: { incomeUnits?: string | null; usd?: string | null };
+  symbol: string;
+  type: string;
+  decimals: number;
+  effectiveAt: string;
+  lifecycle: { state: string };
+  factor: string | null;
+  exact: { incomeUnits?: string | null; usd?: string | null };
 }
 
 /**
@@ -29,9 +34,15 @@ export async function pendingActions(db: Sql, tenantId: number, owner: string | 
     let p = byKey.get(key);
     if (!p) {
       p = {
-        key, mint: r.mint, symbol: d.symbol, decimals: d.decimals, type: d.type, expectedAt: d.effectiveAt,
+        key,
+        mint: r.mint,
+        symbol: d.symbol,
+        decimals: d.decimals,
+        type: d.type,
+        expectedAt: d.effectiveAt,
         state: d.lifecycle.state === "confirmed" ? "confirmed" : "announced",
-        note: d.factor ? `Multiplier factor ${d.factor}.` : null, wallets: [],
+        note: d.factor ? `Multiplier factor ${d.factor}.` : null,
+        wallets: [],
       };
       byKey.set(key, p);
     }

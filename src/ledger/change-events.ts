@@ -23,7 +23,6 @@ import { journalSql } from "./tables/journal.ts";
 import { syncJobSql, walletStatusFromRow } from "./tables/sync-jobs.ts";
 import { tenantWalletSql } from "./tables/tenant-wallets.ts";
 
-
 /** States in which an action is pending: known before it takes force. */
 const PENDING: ReadonlySet<LifecycleState> = new Set(["announced", "confirmed"]);
 
@@ -43,7 +42,10 @@ export interface BookingWatch {
  * Read inside a booking chunk's transaction before it writes: who is told of these wallets, the
  * journal's end, the actions becoming pending, and the actions about to go.
  */
-export async function bookingEventsBefore(tx: Sql, chunk: { owners: string[]; actions: { id: string; owner: string; lifecycle: { state: LifecycleState } }[]; gone: { id: string; owner: string }[] }): Promise<BookingWatch> {
+export async function bookingEventsBefore(
+  tx: Sql,
+  chunk: { owners: string[]; actions: { id: string; owner: string; lifecycle: { state: LifecycleState } }[]; gone: { id: string; owner: string }[] },
+): Promise<BookingWatch> {
   const rows = await tx.all(tenantWalletSql.watchersOf, { owners: chunk.owners });
   const tenants = new Map([...groupBy(rows, (r) => r.owner)].map(([owner, rs]) => [owner, rs.map((r) => Number(r.tenant_id))]));
   const watch: BookingWatch = { tenants, journalBefore: 0, newlyPending: [], goneItems: new Map() };
@@ -90,12 +92,24 @@ export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date)
 }
 
 /** A job's tenant and wallet, and what its last sync had told, read before the job is finished. */
-export interface SyncEndWatch { tenantId: number; owner: string; firstSync: boolean; syncedJournalId: number | null; previousGaps: string }
+export interface SyncEndWatch {
+  tenantId: number;
+  owner: string;
+  firstSync: boolean;
+  syncedJournalId: number | null;
+  previousGaps: string;
+}
 
 export async function syncEndBefore(tx: Sql, jobId: number): Promise<SyncEndWatch | null> {
   const r = await tx.get(syncJobSql.syncEndWatch, { id: jobId });
   if (!r) return null; // the wallet was removed meanwhile: nobody is told
-  return { tenantId: Number(r.tenant_id), owner: r.owner, firstSync: r.first_synced_at === null, syncedJournalId: r.synced_journal_id === null ? null : Number(r.synced_journal_id), previousGaps: r.gaps };
+  return {
+    tenantId: Number(r.tenant_id),
+    owner: r.owner,
+    firstSync: r.first_synced_at === null,
+    syncedJournalId: r.synced_journal_id === null ? null : Number(r.synced_journal_id),
+    previousGaps: r.gaps,
+  };
 }
 
 /** A set of gaps as one comparable text (addresses and reasons, in order). */

@@ -14,7 +14,10 @@ export class CopyRefused extends Error {}
 // Rows per INSERT: each is one JSON parameter (a few MB at most for the largest rows).
 const ROWS_PER_INSERT = 1000;
 
-export interface CopyResult { tables: { name: string; rows: number }[]; rows: number }
+export interface CopyResult {
+  tables: { name: string; rows: number }[];
+  rows: number;
+}
 
 /** Rows of each ledger table (the migration records are not the ledger's). */
 export async function rowCounts(db: Sql): Promise<Map<string, number>> {
@@ -27,18 +30,23 @@ export async function copyLedger(from: Sql, to: Sql): Promise<CopyResult> {
   const held = [...(await rowCounts(to))].filter(([, n]) => n > 0);
   if (held.length) throw new CopyRefused(`the target already holds ledger rows (${held.map(([t, n]) => `${t}=${n}`).join(" ")}); it must be empty`);
   const tables: CopyResult["tables"] = [];
-  await from.read((source) => to.write(async (target) => {
-    for (const name of tablesInCopyOrder) tables.push({ name, rows: await copyTable(source, target, name) });
-    if (target.dialect === "postgres") {
-      for (const [t, c] of identities) await target.run(wholeTableSql.identityPastMax[`${t}.${c}`]!, { sequence: `"${t}"`, column: c });
-    }
-  }));
+  await from.read((source) =>
+    to.write(async (target) => {
+      for (const name of tablesInCopyOrder) tables.push({ name, rows: await copyTable(source, target, name) });
+      if (target.dialect === "postgres") {
+        for (const [t, c] of identities) await target.run(wholeTableSql.identityPastMax[`${t}.${c}`]!, { sequence: `"${t}"`, column: c });
+      }
+    }),
+  );
   return { tables, rows: tables.reduce((n, t) => n + t.rows, 0) };
 }
 
 async function copyTable(source: Sql, target: Sql, table: string): Promise<number> {
   const columns = ledgerColumns.get(table)!;
-  for (const [side, db] of [["source", source], ["target", target]] as const) {
+  for (const [side, db] of [
+    ["source", source],
+    ["target", target],
+  ] as const) {
     const theirs = await columnNames(db, table);
     if ([...columns].sort().join() !== [...theirs].sort().join()) {
       throw new CopyRefused(`table ${table} has other columns in the ${side} (${theirs.join(", ")}) than this version's schema (${columns.join(", ")}): are both at this version's schema?`);

@@ -3,17 +3,30 @@
 import type { Sql } from "./sql/port.ts";
 import { query, sql, statements } from "./sql/statement.ts";
 
-export interface SessionRow { id_sha256: string; key_id: string; csrf_token: string; created_at: string; last_seen_at: string; expires_at: string }
+export interface SessionRow {
+  id_sha256: string;
+  key_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
 
 const sessionSql = statements("dashboard_sessions", {
   /** Sessions past their absolute limit or idle since `idleBefore`. */
   deleteEnded: query<{ now: string; idleBefore: string }>((p) => sql`DELETE FROM dashboard_sessions WHERE expires_at <= ${p.now} OR last_seen_at <= ${p.idleBefore}`),
-  insert: query<{ idSha256: string; keyId: string; csrfToken: string; at: string; expiresAt: string }>((p) =>
-    sql`INSERT INTO dashboard_sessions (id_sha256, key_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (${p.idSha256}, ${p.keyId}, ${p.csrfToken}, ${p.at}, ${p.at}, ${p.expiresAt})`),
+  insert: query<{ idSha256: string; keyId: string; csrfToken: string; at: string; expiresAt: string }>(
+    (p) =>
+      sql`INSERT INTO dashboard_sessions (id_sha256, key_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (${p.idSha256}, ${p.keyId}, ${p.csrfToken}, ${p.at}, ${p.at}, ${p.expiresAt})`,
+  ),
   /** The key's other sessions beyond its newest `keep`, oldest first. */
-  trimKey: query<{ keyId: string; idSha256: string; keep: number }>((p) => sql`DELETE FROM dashboard_sessions WHERE key_id = ${p.keyId} AND id_sha256 <> ${p.idSha256} AND id_sha256 NOT IN
-     (SELECT id_sha256 FROM dashboard_sessions WHERE key_id = ${p.keyId} AND id_sha256 <> ${p.idSha256} ORDER BY created_at DESC, id_sha256 LIMIT ${p.keep})`),
-  byHash: query<{ idSha256: string }, Omit<SessionRow, "id_sha256">>((p) => sql`SELECT key_id, csrf_token, created_at, last_seen_at, expires_at FROM dashboard_sessions WHERE id_sha256 = ${p.idSha256}`),
+  trimKey: query<{ keyId: string; idSha256: string; keep: number }>(
+    (p) => sql`DELETE FROM dashboard_sessions WHERE key_id = ${p.keyId} AND id_sha256 <> ${p.idSha256} AND id_sha256 NOT IN
+     (SELECT id_sha256 FROM dashboard_sessions WHERE key_id = ${p.keyId} AND id_sha256 <> ${p.idSha256} ORDER BY created_at DESC, id_sha256 LIMIT ${p.keep})`,
+  ),
+  byHash: query<{ idSha256: string }, Omit<SessionRow, "id_sha256">>(
+    (p) => sql`SELECT key_id, csrf_token, created_at, last_seen_at, expires_at FROM dashboard_sessions WHERE id_sha256 = ${p.idSha256}`,
+  ),
   delete: query<{ idSha256: string }>((p) => sql`DELETE FROM dashboard_sessions WHERE id_sha256 = ${p.idSha256}`),
   deleteOfKey: query<{ keyId: string }>((p) => sql`DELETE FROM dashboard_sessions WHERE key_id = ${p.keyId}`),
   touch: query<{ idSha256: string; at: string }>((p) => sql`UPDATE dashboard_sessions SET last_seen_at = ${p.at} WHERE id_sha256 = ${p.idSha256}`),

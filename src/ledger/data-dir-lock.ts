@@ -9,7 +9,9 @@ import { makePrivate, prepareDataDir } from "./db.ts";
 
 export class DataDirHeld extends Error {}
 
-export interface DataDirLock { release(): void }
+export interface DataDirLock {
+  release(): void;
+}
 
 /** Takes the data dir for this process; throws DataDirHeld when another server has it. */
 export function holdDataDir(dataDir: string): DataDirLock {

@@ -31,7 +31,10 @@ export interface PostgresLedger {
 }
 
 /** Where a ledger lives: `DIR/ledger.db`, or the PostgreSQL database a URL names. */
-export interface LedgerTarget { dataDir: string; databaseUrl?: string | null }
+export interface LedgerTarget {
+  dataDir: string;
+  databaseUrl?: string | null;
+}
 
 /** Where a person reads the ledger is: its file, or its database's host, port and name. */
 export const ledgerName = (l: Ledger): string => (l.engine === "sqlite" ? l.path : l.url);

@@ -50,7 +50,12 @@ export async function markedKeys(db: Sql, kind: DirtyKind): Promise<Set<string>>
   return new Set((await db.all(dirtySql[kind].all)).map((r) => r.key));
 }
 
-export interface DirtyBacklog { wallets: number; mints: number; oldestMarkedAt: string | null; deferred: number }
+export interface DirtyBacklog {
+  wallets: number;
+  mints: number;
+  oldestMarkedAt: string | null;
+  deferred: number;
+}
 
 /** What waits to be booked, for the ops status: marks due now, and marks deferred after a failure. */
 export async function dirtyBacklog(db: Sql, now: Date): Promise<DirtyBacklog> {
@@ -68,12 +73,29 @@ export async function dirtyBacklog(db: Sql, now: Date): Promise<DirtyBacklog> {
 export async function markStaleWallets(db: Db, before: Date, now: Date): Promise<number> {
   const stale = await db.all(yieldSql.stale, { before: before.toISOString() });
   if (!stale.length) return 0;
-  await db.write((tx) => markDirty(tx, "wallet", stale.map((r) => r.owner), now.toISOString()));
+  await db.write((tx) =>
+    markDirty(
+      tx,
+      "wallet",
+      stale.map((r) => r.owner),
+      now.toISOString(),
+    ),
+  );
   return stale.length;
 }
 
 /** Every wallet of the ledger and every mint: a full re-booking (upgrades, tests). */
 export async function markEverythingDirty(tx: Sql, at: string): Promise<void> {
-  await markDirty(tx, "wallet", (await tx.all(ownerSql.all)).map((r) => r.owner), at);
-  await markDirty(tx, "mint", (await tx.all(ownerSql.allMints)).map((r) => r.mint), at);
+  await markDirty(
+    tx,
+    "wallet",
+    (await tx.all(ownerSql.all)).map((r) => r.owner),
+    at,
+  );
+  await markDirty(
+    tx,
+    "mint",
+    (await tx.all(ownerSql.allMints)).map((r) => r.mint),
+    at,
+  );
 }

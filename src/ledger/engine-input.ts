@@ -63,9 +63,8 @@ async function loadMints(db: Sql, mints: string[] | null): Promise<Omit<EngineIn
   // The feed's revisions reach a mint through the symbol of an instrument the feed lists, an
   // operator's through the mint it names; a whole-ledger load also takes the ones that reach no
   // instrument (the engine names them as rejections).
-  const revisionRows = mints === null
-    ? await db.all(issuerRevisionSql.forEngine)
-    : await db.all(issuerRevisionSql.forEngineOf, { feedSymbols: instruments.filter(listedByIssuerFeed).map((i) => i.symbol), mints });
+  const revisionRows =
+    mints === null ? await db.all(issuerRevisionSql.forEngine) : await db.all(issuerRevisionSql.forEngineOf, { feedSymbols: instruments.filter(listedByIssuerFeed).map((i) => i.symbol), mints });
   const issuerRevisions = revisionRows.map(revisionFromRow);
   const seen = await (mints === null ? db.all(transitionSeenSql.all) : db.all(transitionSeenSql.ofMints, { mints }));
   const firstObservedActive = Object.fromEntries(seen.map((r) => [r.key, r.first_observed_active_at]));

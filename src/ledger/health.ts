@@ -141,8 +141,10 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
     unavailableMessage(error) {
       if (!serverHost) return "The ledger database cannot be read right now.";
       const code = (error as { code?: unknown })?.code;
-      return `The ledger database, PostgreSQL at ${serverHost}, is unreachable (${typeof code === "string" && code ? code : "no answer"}): ` +
-        "no key can be checked and nothing read until it answers again.";
+      return (
+        `The ledger database, PostgreSQL at ${serverHost}, is unreachable (${typeof code === "string" && code ? code : "no answer"}): ` +
+        "no key can be checked and nothing read until it answers again."
+      );
     },
     check() {
       if (!fault && now() - lastProbe >= intervalMs) {
@@ -162,7 +164,6 @@ export function watchDatabase(ledger: Ledger | { engine?: "sqlite"; sqlite: Data
   };
   return health;
 }
-
 
 function fileIdentity(path: string): { dev: number; ino: number } | null {
   try {

@@ -14,12 +14,24 @@ export const keyPattern = /^cal_[A-Za-z0-9_-]{43}$/;
 export const tenantSlugPattern = /^[a-z0-9][a-z0-9-]{1,39}$/;
 
 export class KeyError extends Error {
-  constructor(message: string, readonly usage = false) { super(message); }
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
+    super(message);
+  }
 }
 
 export function parseScopes(list: string | undefined): Scope[] {
   if (list === undefined || list.trim() === "") return [...defaultScopes];
-  const scopes = [...new Set(list.split(",").map((s) => s.trim()).filter(Boolean))];
+  const scopes = [
+    ...new Set(
+      list
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   for (const s of scopes) {
     if (!(allScopes as readonly string[]).includes(s)) throw new KeyError(`unknown scope ${JSON.stringify(s)}; scopes are ${allScopes.join(", ")}`, true);
   }
@@ -39,7 +51,14 @@ function newKeyId(): string {
   return id;
 }
 
-export interface CreatedKey { id: string; key: string; name: string; tenant: string; scopes: Scope[]; createdAt: string }
+export interface CreatedKey {
+  id: string;
+  key: string;
+  name: string;
+  tenant: string;
+  scopes: Scope[];
+  createdAt: string;
+}
 
 export async function ensureTenant(db: Sql, slug: string, maxWallets = 100, now = new Date()): Promise<number> {
   if (!tenantSlugPattern.test(slug)) throw new KeyError(`tenant slug ${JSON.stringify(slug)} must match ${tenantSlugPattern.source}`, true);
@@ -66,13 +85,30 @@ export async function createKey(db: Sql, input: { name: string; tenant: string; 
   return { id, key, name, tenant: input.tenant, scopes, createdAt };
 }
 
-export interface KeyListing { id: string; prefix: string; tenant: string; name: string; scopes: Scope[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; revoked: boolean }
+export interface KeyListing {
+  id: string;
+  prefix: string;
+  tenant: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  revoked: boolean;
+}
 
 export async function listKeys(db: Sql, tenant?: string): Promise<KeyListing[]> {
   const rows = await db.all(apiKeySql.list, { tenant: tenant ?? null });
   return rows.map((r) => ({
-    id: r.id, prefix: r.prefix, tenant: r.tenant, name: r.name, scopes: r.scopes.split(",") as Scope[],
-    createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at, revoked: r.revoked_at !== null,
+    id: r.id,
+    prefix: r.prefix,
+    tenant: r.tenant,
+    name: r.name,
+    scopes: r.scopes.split(",") as Scope[],
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+    revoked: r.revoked_at !== null,
   }));
 }
 
@@ -88,7 +124,12 @@ export async function revokeKeysNamed(db: Sql, tenant: string, namePrefix: strin
   return res.changes;
 }
 
-export interface KeyPrincipal { keyId: string; tenantId: number; tenant: string; scopes: Scope[] }
+export interface KeyPrincipal {
+  keyId: string;
+  tenantId: number;
+  tenant: string;
+  scopes: Scope[];
+}
 
 function toPrincipal(row: PrincipalRow): KeyPrincipal {
   return { keyId: row.id, tenantId: row.tenant_id, tenant: row.slug, scopes: row.scopes.split(",") as Scope[] };

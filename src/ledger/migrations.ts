@@ -16,7 +16,13 @@ import type { SqliteDb } from "./sql/sqlite.ts";
 import { dataSteps } from "./upgrades.ts";
 
 /** `when` is the migration's own date; `appliedAt` when this ledger applied it (null: not recorded). */
-export interface MigrationStatus { tag: string; when: number; hash: string; applied: boolean; appliedAt: string | null }
+export interface MigrationStatus {
+  tag: string;
+  when: number;
+  hash: string;
+  applied: boolean;
+  appliedAt: string | null;
+}
 
 export const migrationsOf = (dialect: Dialect): EmbeddedMigration[] => (dialect === "sqlite" ? sqliteMigrations : postgresMigrations);
 
@@ -90,7 +96,10 @@ export async function applyPostgresMigrations(client: SQL): Promise<number> {
           await dataSteps[m.tag]?.(transactionSql(tx));
           const hash = sha256Hex(m.sql);
           await tx.unsafe(`INSERT INTO ${records.postgres.migrations} (hash, created_at) VALUES ($1, $2)`, [hash, m.when]);
-          await tx.unsafe(`INSERT INTO ${records.postgres.appliedAt} (hash, applied_at) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET applied_at = excluded.applied_at`, [hash, new Date().toISOString()]);
+          await tx.unsafe(`INSERT INTO ${records.postgres.appliedAt} (hash, applied_at) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET applied_at = excluded.applied_at`, [
+            hash,
+            new Date().toISOString(),
+          ]);
         });
         applied++;
       }
@@ -113,7 +122,8 @@ function pending(all: EmbeddedMigration[], last: { created_at: number | string }
 const recordSql = named("migration_records", {
   applied: query<Record<never, never>, { hash: string }>(() => byEngine({ sqlite: sql`SELECT hash FROM __drizzle_migrations`, postgres: sql`SELECT hash FROM drizzle."__drizzle_migrations"` })),
   appliedAt: query<Record<never, never>, { hash: string; applied_at: string }>(() =>
-    byEngine({ sqlite: sql`SELECT hash, applied_at FROM __migrations_applied_at`, postgres: sql`SELECT hash, applied_at FROM drizzle."__migrations_applied_at"` })),
+    byEngine({ sqlite: sql`SELECT hash, applied_at FROM __migrations_applied_at`, postgres: sql`SELECT hash, applied_at FROM drizzle."__migrations_applied_at"` }),
+  ),
 });
 
 /** Every embedded migration of the engine, applied or pending. */

@@ -57,8 +57,14 @@ export function sqlDeliveryStore(db: Sql): DeliveryStore {
           await tx.run(webhookDeliverySql.lease, { id, until: req.leaseUntil.toISOString() });
           const r = (await tx.get(webhookDeliverySql.claimed, { id }))!;
           out.push({
-            deliveryId: String(r.id), subscriptionId: r.subscription_id, attempt: Number(r.attempts), eventId: formatEventId(BigInt(r.event_seq)), body: r.body,
-            url: r.url, sealedSecrets: JSON.parse(r.sealed_secrets) as string[], dueSince: new Date(r.due_since),
+            deliveryId: String(r.id),
+            subscriptionId: r.subscription_id,
+            attempt: Number(r.attempts),
+            eventId: formatEventId(BigInt(r.event_seq)),
+            body: r.body,
+            url: r.url,
+            sealedSecrets: JSON.parse(r.sealed_secrets) as string[],
+            dueSince: new Date(r.due_since),
           });
         }
         return out;
@@ -69,7 +75,13 @@ export function sqlDeliveryStore(db: Sql): DeliveryStore {
       const status = outcome.kind === "retry" ? "pending" : outcome.kind;
       const next = outcome.kind === "retry" ? outcome.nextAttemptAt.toISOString() : null;
       const r = await db.run(webhookDeliverySql.recordAttempt, {
-        id: claim.deliveryId, attempt: claim.attempt, status, next, at: outcome.at.toISOString(), answerStatus: outcome.status, answer: outcome.answer,
+        id: claim.deliveryId,
+        attempt: claim.attempt,
+        status,
+        next,
+        at: outcome.at.toISOString(),
+        answerStatus: outcome.status,
+        answer: outcome.answer,
       });
       return r.changes > 0;
     },
@@ -102,7 +114,11 @@ export async function deliveryQueueAgeSeconds(db: Sql, now: Date): Promise<numbe
 }
 
 /** One event as the live stream sends it (docs/events.md#the-live-stream). */
-export interface StreamedEvent { seq: bigint; type: string; body: string }
+export interface StreamedEvent {
+  seq: bigint;
+  type: string;
+  body: string;
+}
 
 /**
  * The tenant's events after `afterSeq`, oldest first, at most `limit` (pings, which go to one

@@ -26,7 +26,9 @@ export function positionShown(p: PositionRecord, incomeUsd: Rat) {
   if (cmp(principal, quantity) > 0) principal = quantity;
   if (cmp(principal, ZERO) < 0) principal = ZERO;
   return {
-    quantity: formatExact(quantity), principalQuantity: formatExact(principal), convertibleQuantity: formatExact(sub(quantity, principal)),
+    quantity: formatExact(quantity),
+    principalQuantity: formatExact(principal),
+    convertibleQuantity: formatExact(sub(quantity, principal)),
     incomeUsd: usdForPeople(incomeUsd),
     exact: { quantity: p.quantity, principalQuantity: p.principalQuantity, convertibleQuantity: p.convertibleQuantity, incomeUsd: formatExact(incomeUsd) },
   };
@@ -41,9 +43,18 @@ function portfolioShown(positions: PositionRecord[], income: Omit<IncomeTotalRow
     total = add(total, usd);
     const shown = positionShown(p, usd);
     return {
-      mint: p.mint, symbol: p.symbol, decimals: p.decimals, rawBalance: p.rawBalance, quantity: shown.quantity, multiplier: p.multiplier,
-      principalQuantity: shown.principalQuantity, convertibleQuantity: shown.convertibleQuantity, incomeUsd: shown.incomeUsd,
-      status: p.status, statusReason: p.statusReason, exact: shown.exact,
+      mint: p.mint,
+      symbol: p.symbol,
+      decimals: p.decimals,
+      rawBalance: p.rawBalance,
+      quantity: shown.quantity,
+      multiplier: p.multiplier,
+      principalQuantity: shown.principalQuantity,
+      convertibleQuantity: shown.convertibleQuantity,
+      incomeUsd: shown.incomeUsd,
+      status: p.status,
+      statusReason: p.statusReason,
+      exact: shown.exact,
     };
   });
   // Income of a mint no longer held still counts in the wallet's total.

@@ -14,15 +14,22 @@ export function actionListedAt(a: ActionRecord): string {
 
 // The income breakdown; actions stored before it existed lack the fields, which read as null.
 const breakdown = (a: ActionRecord) => ({
-  usd: a.usd, grossUsd: a.grossUsd ?? null, withholdingTaxUsd: a.withholdingTaxUsd ?? null, retainedUsd: a.retainedUsd ?? null,
+  usd: a.usd,
+  grossUsd: a.grossUsd ?? null,
+  withholdingTaxUsd: a.withholdingTaxUsd ?? null,
+  retainedUsd: a.retainedUsd ?? null,
 });
 
 /** The breakdown as people read it, rates as the issuer published them. */
 function incomeShown(a: ActionRecord) {
   const x = breakdown(a);
   return {
-    usd: usdTextForPeople(x.usd), grossUsd: usdTextForPeople(x.grossUsd), withholdingTaxRate: a.withholdingTaxRate ?? null,
-    withholdingTaxUsd: usdTextForPeople(x.withholdingTaxUsd), retentionRate: a.retentionRate ?? null, retainedUsd: usdTextForPeople(x.retainedUsd),
+    usd: usdTextForPeople(x.usd),
+    grossUsd: usdTextForPeople(x.grossUsd),
+    withholdingTaxRate: a.withholdingTaxRate ?? null,
+    withholdingTaxUsd: usdTextForPeople(x.withholdingTaxUsd),
+    retentionRate: a.retentionRate ?? null,
+    retainedUsd: usdTextForPeople(x.retainedUsd),
   };
 }
 
@@ -42,11 +49,27 @@ function unitsShown(a: ActionRecord) {
 
 export function actionSummary(a: ActionRecord) {
   return {
-    id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, type: a.type, treatment: a.treatment, category: a.category,
-    quantityDisplay: a.quantityDisplay, ...incomeShown(a), effectiveAt: a.effectiveAt, lifecycle: { state: a.lifecycle.state },
-    evidence: a.evidence, evidenceSha256: a.evidenceSha256, factor: a.factor,
-    distributedFraction: a.distributedFraction, proceedsUsd: usdTextForPeople(a.proceedsUsd), underlying: a.underlying, refundNote: a.refundNote,
-    warnings: a.warnings, reason: a.reason, splitFactor: a.splitFactor,
+    id: a.id,
+    owner: a.owner,
+    mint: a.mint,
+    symbol: a.symbol,
+    type: a.type,
+    treatment: a.treatment,
+    category: a.category,
+    quantityDisplay: a.quantityDisplay,
+    ...incomeShown(a),
+    effectiveAt: a.effectiveAt,
+    lifecycle: { state: a.lifecycle.state },
+    evidence: a.evidence,
+    evidenceSha256: a.evidenceSha256,
+    factor: a.factor,
+    distributedFraction: a.distributedFraction,
+    proceedsUsd: usdTextForPeople(a.proceedsUsd),
+    underlying: a.underlying,
+    refundNote: a.refundNote,
+    warnings: a.warnings,
+    reason: a.reason,
+    splitFactor: a.splitFactor,
     exact: { ...breakdown(a), proceedsUsd: a.proceedsUsd },
   };
 }
@@ -57,11 +80,20 @@ export function actionDetailBase(a: ActionRecord) {
   const summary = actionSummary(a);
   return {
     ...summary,
-    decimals: a.decimals, ...unitsShown(a), rawBalance: a.rawBalance,
-    lifecycle: a.lifecycle, timestamps: a.timestamps,
+    decimals: a.decimals,
+    ...unitsShown(a),
+    rawBalance: a.rawBalance,
+    lifecycle: a.lifecycle,
+    timestamps: a.timestamps,
     chain: {
-      signature: a.chain.signature, slot: a.chain.slot, blockTime: a.chain.blockTime, multiplierOld: a.chain.multiplierOld, multiplierNew: a.chain.multiplierNew,
-      scheduledAt: a.chain.scheduledAt, effectiveAt: a.chain.effectiveAt, updateSignature: a.chain.updateSignature,
+      signature: a.chain.signature,
+      slot: a.chain.slot,
+      blockTime: a.chain.blockTime,
+      multiplierOld: a.chain.multiplierOld,
+      multiplierNew: a.chain.multiplierNew,
+      scheduledAt: a.chain.scheduledAt,
+      effectiveAt: a.chain.effectiveAt,
+      updateSignature: a.chain.updateSignature,
     },
     matched: a.matched,
     revisions: a.revisions,
@@ -79,9 +111,20 @@ export function v1Entry(a: ActionRecord) {
   const shown = income ? incomeShown(a) : { usd: null, grossUsd: null, withholdingTaxRate: null, withholdingTaxUsd: null, retentionRate: null, retainedUsd: null };
   const exact = income ? breakdown(a) : { usd: null, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null };
   return {
-    id: a.id, owner: a.owner, mint: a.mint, symbol: a.symbol, kind: a.v1.kind, splitFactor: a.v1.splitFactor,
-    headline: a.v1.headline, reasons: a.v1.reasons, effectiveAt: a.effectiveAt, quantityDisplay: a.quantityDisplay,
-    incomeUnits: unitsShown(a).incomeUnits, ...shown, warnings: a.warnings, evidenceSha256: a.evidenceSha256,
+    id: a.id,
+    owner: a.owner,
+    mint: a.mint,
+    symbol: a.symbol,
+    kind: a.v1.kind,
+    splitFactor: a.v1.splitFactor,
+    headline: a.v1.headline,
+    reasons: a.v1.reasons,
+    effectiveAt: a.effectiveAt,
+    quantityDisplay: a.quantityDisplay,
+    incomeUnits: unitsShown(a).incomeUnits,
+    ...shown,
+    warnings: a.warnings,
+    evidenceSha256: a.evidenceSha256,
     exact: { incomeUnits: a.incomeUnits, ...exact },
   };
 }

@@ -16,7 +16,11 @@ export const maxAttempts = 5;
 // again after this). Tests shorten it; operators have no reason to.
 export const leaseSeconds = Number(process.env.CA_LEDGER_SYNC_LEASE_SECONDS ?? 120);
 
-export interface EnqueueResult { registration: "registered" | "already_registered"; status: "queued" | "running"; job: "enqueued" | "already_pending" }
+export interface EnqueueResult {
+  registration: "registered" | "already_registered";
+  status: "queued" | "running";
+  job: "enqueued" | "already_pending";
+}
 
 export class QuotaExceeded extends Error {}
 
@@ -126,7 +130,12 @@ export async function finishJob(db: Sql, id: number, outcome: JobOutcome, now = 
   return db.write(async (tx) => {
     const told = await syncEndBefore(tx, id);
     await tx.run(syncJobSql.finish, {
-      id, status, at, gaps: JSON.stringify(outcome.gaps), transactionsFetched: outcome.transactionsFetched, nextSyncAt: nextSyncAt(now, resyncSeconds),
+      id,
+      status,
+      at,
+      gaps: JSON.stringify(outcome.gaps),
+      transactionsFetched: outcome.transactionsFetched,
+      nextSyncAt: nextSyncAt(now, resyncSeconds),
       deadlinePassedAt: outcome.deadlinePassed ? at : null,
     });
     await tx.run(tenantWalletSql.markFirstSynced, { at, jobId: id });
@@ -157,7 +166,10 @@ export async function jobCounts(db: Sql): Promise<Record<JobStatus, number>> {
 }
 
 /** What removing a wallet did: whether the tenant followed it, and the run of its job in flight, if any. */
-export interface Unregistered { removed: boolean; runningJobId: number | null }
+export interface Unregistered {
+  removed: boolean;
+  runningJobId: number | null;
+}
 
 /**
  * The tenant stops following the wallet (docs/following.md#removing-a-wallet): its registration

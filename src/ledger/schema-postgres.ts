@@ -63,14 +63,50 @@ function derive(table: SQLiteTable): PgTable {
   return derived;
 }
 
-const tables = Object.fromEntries(
-  (Object.entries(sqlite) as [string, unknown][]).filter((e): e is [string, SQLiteTable] => is(e[1], SQLiteTable)).map(([key, t]) => [key, derive(t)]),
-) as { [K in keyof SqliteTables]: PgTable };
+const tables = Object.fromEntries((Object.entries(sqlite) as [string, unknown][]).filter((e): e is [string, SQLiteTable] => is(e[1], SQLiteTable)).map(([key, t]) => [key, derive(t)])) as {
+  [K in keyof SqliteTables]: PgTable;
+};
 
 // Named one by one: drizzle-kit reads the module's exports.
 export const {
-  tenants, apiKeys, dashboardSessions, tenantWallets, syncJobs, instruments, issuerRevisions, issuerRejections, mintStates, multiplierUpdates,
-  tokenAccounts, balanceChanges, walkCursors, ownerScans, walletGaps, transitionsSeen, dirtyWallets, dirtyMints, actionEvents, actions, journal, referenceRates,
-  incomeTotals, positions, yields, portfolios, lineage, censusInstances, mintSchedule, taxonomyCensus, datasetLabel, ledgerState, unbookedRevisions,
-  feedStatus, transactionChanges, costBasisDeclarations, events, webhookSubscriptions, webhookDeliveries, calendarTokens,
+  tenants,
+  apiKeys,
+  dashboardSessions,
+  tenantWallets,
+  syncJobs,
+  instruments,
+  issuerRevisions,
+  issuerRejections,
+  mintStates,
+  multiplierUpdates,
+  tokenAccounts,
+  balanceChanges,
+  walkCursors,
+  ownerScans,
+  walletGaps,
+  transitionsSeen,
+  dirtyWallets,
+  dirtyMints,
+  actionEvents,
+  actions,
+  journal,
+  referenceRates,
+  incomeTotals,
+  positions,
+  yields,
+  portfolios,
+  lineage,
+  censusInstances,
+  mintSchedule,
+  taxonomyCensus,
+  datasetLabel,
+  ledgerState,
+  unbookedRevisions,
+  feedStatus,
+  transactionChanges,
+  costBasisDeclarations,
+  events,
+  webhookSubscriptions,
+  webhookDeliveries,
+  calendarTokens,
 } = tables;

@@ -21,7 +21,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(), // key_ + 12 base32
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(), // first 12 characters of the key, for recognition only
     keySha256: text("key_sha256").notNull().unique(),
@@ -41,7 +43,9 @@ export const dashboardSessions = sqliteTable(
   "dashboard_sessions",
   {
     idSha256: text("id_sha256").primaryKey(),
-    keyId: text("key_id").notNull().references(() => apiKeys.id),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
     csrfToken: text("csrf_token").notNull(),
     createdAt: text("created_at").notNull(),
     lastSeenAt: text("last_seen_at").notNull(),
@@ -53,7 +57,9 @@ export const dashboardSessions = sqliteTable(
 export const tenantWallets = sqliteTable(
   "tenant_wallets",
   {
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     owner: text("owner").notNull(),
     registeredAt: text("registered_at").notNull(),
     // When this tenant's own sync of the wallet first finished: the tenant sees the wallet's
@@ -72,7 +78,9 @@ export const syncJobs = sqliteTable(
   "sync_jobs",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     owner: text("owner").notNull(),
     status: text("status").notNull(), // queued | running | complete | partial | failed
     requestedAt: text("requested_at").notNull(),
@@ -181,11 +189,7 @@ export const multiplierUpdates = sqliteTable(
     authority: text("authority").notNull(),
     rowSha256: text("row_sha256"),
   },
-  (t) => [
-    primaryKey({ columns: [t.signature, t.ixIndex] }),
-    index("multiplier_updates_mint").on(t.mint),
-    index("multiplier_updates_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
-  ],
+  (t) => [primaryKey({ columns: [t.signature, t.ixIndex] }), index("multiplier_updates_mint").on(t.mint), index("multiplier_updates_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`)],
 );
 
 export const tokenAccounts = sqliteTable(
@@ -236,11 +240,7 @@ export const transactionChanges = sqliteTable(
     tokens: text("tokens").notNull(), // canonical JSON array of {mint, decimals, preRaw, postRaw}, in account order
     rowSha256: text("row_sha256"),
   },
-  (t) => [
-    primaryKey({ columns: [t.signature, t.owner] }),
-    index("transaction_changes_owner").on(t.owner),
-    index("transaction_changes_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`),
-  ],
+  (t) => [primaryKey({ columns: [t.signature, t.owner] }), index("transaction_changes_owner").on(t.owner), index("transaction_changes_unsealed").on(t.signature).where(sql`row_sha256 IS NULL`)],
 );
 
 // What an operator declared with `ca-ledger import cost-basis` (docs/lots.md#declared-cost-basis):
@@ -376,7 +376,9 @@ export const actions = sqliteTable(
     // The wallet's own values (units, amounts, its evidence), JSON texts in the order of
     // action-rows.ts WALLET_VALUES after the row's columns.
     walletValues: text("wallet_values").notNull(),
-    eventId: integer("event_id").notNull().references(() => actionEvents.id),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => actionEvents.id),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
@@ -581,7 +583,9 @@ export const events = sqliteTable(
   "events",
   {
     seq: integer("seq").primaryKey({ autoIncrement: true }),
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     type: text("type").notNull(), // action.scheduled | action.booked | action.revised | wallet.synced | wallet.gap | ping
     owner: text("owner"), // the wallet it concerns; null for a ping
     body: text("body").notNull(), // {"type","timestamp","data"} as sent
@@ -596,7 +600,9 @@ export const webhookSubscriptions = sqliteTable(
   "webhook_subscriptions",
   {
     id: text("id").primaryKey(), // whs_ + 16 base32
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     url: text("url").notNull(),
     events: text("events"), // comma-separated event types; null: all
     sealedSecrets: text("sealed_secrets").notNull(), // JSON array of sealed secrets, newest first
@@ -613,8 +619,12 @@ export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    subscriptionId: text("subscription_id").notNull().references(() => webhookSubscriptions.id),
-    eventSeq: integer("event_seq").notNull().references(() => events.seq),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id),
+    eventSeq: integer("event_seq")
+      .notNull()
+      .references(() => events.seq),
     status: text("status").notNull(), // pending | delivered | failed
     attempts: integer("attempts").notNull(),
     dueSince: text("due_since").notNull(), // when the event was written: three days of retries count from here
@@ -637,7 +647,9 @@ export const calendarTokens = sqliteTable(
   "calendar_tokens",
   {
     tokenSha256: text("token_sha256").primaryKey(),
-    tenantId: integer("tenant_id").notNull().references(() => tenants.id),
+    tenantId: integer("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     createdAt: text("created_at").notNull(),
     revokedAt: text("revoked_at"),
   },

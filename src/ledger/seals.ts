@@ -12,7 +12,12 @@ import { ident, join, query, sql, statements, type Params } from "./sql/statemen
  * `key` is the table's primary key: rows are named, found and sealed by it, and sealed in its
  * order (the journal's chain runs in id order).
  */
-export interface SealedTable { name: string; columns: readonly string[]; key: readonly string[]; chained: boolean }
+export interface SealedTable {
+  name: string;
+  columns: readonly string[];
+  key: readonly string[];
+  chained: boolean;
+}
 
 /** Every column of each sealed table but the seal itself (a test checks none is left out). */
 export const sealedTables: readonly SealedTable[] = [
@@ -28,8 +33,28 @@ export const sealedTables: readonly SealedTable[] = [
   { name: "cost_basis_declarations", columns: ["id", "owner", "payload", "payload_sha256", "source", "imported_at"], key: ["id"], chained: false },
   {
     name: "journal",
-    columns: ["id", "owner", "action_id", "entry_type", "reverses_id", "mint", "symbol", "type", "treatment", "kind", "units_delta", "principal_units_delta",
-      "income_units", "usd", "factor", "effective_at", "change_reason", "evidence_sha256", "payload", "created_at"],
+    columns: [
+      "id",
+      "owner",
+      "action_id",
+      "entry_type",
+      "reverses_id",
+      "mint",
+      "symbol",
+      "type",
+      "treatment",
+      "kind",
+      "units_delta",
+      "principal_units_delta",
+      "income_units",
+      "usd",
+      "factor",
+      "effective_at",
+      "change_reason",
+      "evidence_sha256",
+      "payload",
+      "created_at",
+    ],
     key: ["id"],
     chained: true,
   },
@@ -53,7 +78,11 @@ function sealStatements(t: SealedTable) {
   const table = ident(t.name);
   const select = sql`SELECT ${join(t.columns.map(ident))}, row_sha256 FROM ${table}`;
   const order = sql`ORDER BY ${join(t.key.map(ident))}`;
-  const byKey = (p: Params<Record<string, SqlValue>>) => join(t.key.map((c) => sql`${ident(c)} = ${p[c]!}`), " AND ");
+  const byKey = (p: Params<Record<string, SqlValue>>) =>
+    join(
+      t.key.map((c) => sql`${ident(c)} = ${p[c]!}`),
+      " AND ",
+    );
   const [first] = t.key;
   return {
     unsealed: query<Record<never, never>, SealedRow>(() => sql`${select} WHERE row_sha256 IS NULL ${order}`),

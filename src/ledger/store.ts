@@ -25,7 +25,11 @@ import { cursorFromRow, walkCursorSql } from "./tables/walk-cursors.ts";
 import { walletGapSql } from "./tables/wallet-gaps.ts";
 
 /** A walk cursor as stored: `scope` is a tenant id for token accounts, "*" for authorities. */
-export interface StoredCursor { scope: string; address: string; cursor: WalkCursor }
+export interface StoredCursor {
+  scope: string;
+  address: string;
+  cursor: WalkCursor;
+}
 
 export interface ObservationBatch {
   instruments?: InstrumentObs[];
@@ -65,7 +69,10 @@ export async function storeObservations(db: Sql, batch: ObservationBatch, now = 
   const mints = new Set<string>();
   await db.write(async (tx) => {
     for (const mint of await storeInstruments(tx, batch.instruments ?? [], at)) mints.add(mint);
-    for (const [records, source] of [[batch.issuerRecords ?? [], "xstocks"], [batch.operatorRecords ?? [], "operator"]] as const) {
+    for (const [records, source] of [
+      [batch.issuerRecords ?? [], "xstocks"],
+      [batch.operatorRecords ?? [], "operator"],
+    ] as const) {
       const revisions = await storeIssuerRecords(tx, records, source, at);
       result.issuerRevisionsAdded += revisions.added;
       result.editedRevisions += revisions.edited;
@@ -146,8 +153,7 @@ export const MAX_REJECTION_PAYLOAD = 16 * 1024;
 async function storeRejections(tx: Sql, rejections: NonNullable<ObservationBatch["issuerRejections"]>, at: string): Promise<void> {
   for (const r of rejections) {
     const whole = canonicalJson(r.payload ?? null);
-    const payload = whole.length <= MAX_REJECTION_PAYLOAD ? whole
-      : canonicalJson({ truncated: true, length: whole.length, sha256: sha256Hex(whole), head: whole.slice(0, MAX_REJECTION_PAYLOAD) });
+    const payload = whole.length <= MAX_REJECTION_PAYLOAD ? whole : canonicalJson({ truncated: true, length: whole.length, sha256: sha256Hex(whole), head: whole.slice(0, MAX_REJECTION_PAYLOAD) });
     await tx.run(issuerRejectionSql.insert, { source: r.source, payload, reason: r.reason, at });
   }
 }
@@ -162,12 +168,23 @@ async function storeMintStates(tx: Sql, states: MintStateObs[]): Promise<string[
   for (const s of states) {
     const prev = await tx.get(mintStateSql.latest, { mint: s.mint });
     if (prev && prev.slot >= s.slot) continue;
-    const same = prev && prev.decimals === s.decimals && prev.authority === s.multiplierAuthority && prev.multiplier === String(s.multiplier)
-      && prev.new_multiplier === String(s.newMultiplier) && prev.new_multiplier_effective_ts === s.newMultiplierEffectiveTimestamp;
+    const same =
+      prev &&
+      prev.decimals === s.decimals &&
+      prev.authority === s.multiplierAuthority &&
+      prev.multiplier === String(s.multiplier) &&
+      prev.new_multiplier === String(s.newMultiplier) &&
+      prev.new_multiplier_effective_ts === s.newMultiplierEffectiveTimestamp;
     if (same) continue;
     const row = {
-      mint: s.mint, slot: s.slot, decimals: s.decimals, authority: s.multiplierAuthority, multiplier: String(s.multiplier), newMultiplier: String(s.newMultiplier),
-      effectiveTs: s.newMultiplierEffectiveTimestamp, observedAt: s.observedAt,
+      mint: s.mint,
+      slot: s.slot,
+      decimals: s.decimals,
+      authority: s.multiplierAuthority,
+      multiplier: String(s.multiplier),
+      newMultiplier: String(s.newMultiplier),
+      effectiveTs: s.newMultiplierEffectiveTimestamp,
+      observedAt: s.observedAt,
     };
     if ((await tx.run(mintStateSql.insert, row)).changes > 0) changed.push(s.mint);
   }
@@ -178,7 +195,16 @@ async function storeMintStates(tx: Sql, states: MintStateObs[]): Promise<string[
 async function storeMultiplierUpdates(tx: Sql, updates: MultiplierUpdateObs[]): Promise<string[]> {
   const added: string[] = [];
   for (const u of updates) {
-    const row = { signature: u.signature, ixIndex: u.ixIndex, mint: u.mint, slot: u.slot, blockTime: u.blockTime, multiplier: String(u.multiplier), effectiveTs: u.effectiveTimestamp, authority: u.authority };
+    const row = {
+      signature: u.signature,
+      ixIndex: u.ixIndex,
+      mint: u.mint,
+      slot: u.slot,
+      blockTime: u.blockTime,
+      multiplier: String(u.multiplier),
+      effectiveTs: u.effectiveTimestamp,
+      authority: u.authority,
+    };
     if ((await tx.run(multiplierUpdateSql.insert, row)).changes > 0) added.push(u.mint);
   }
   return added;
@@ -200,8 +226,16 @@ async function storeBalanceChanges(tx: Sql, changes: BalanceChangeObs[]): Promis
   const owners: string[] = [];
   for (const b of changes) {
     const stored = await tx.run(balanceChangeSql.insert, {
-      signature: b.signature, tokenAccount: b.tokenAccount, owner: b.owner, mint: b.mint, slot: b.slot, blockTime: b.blockTime, preRaw: b.preRaw.toString(),
-      postRaw: b.postRaw.toString(), ownerSigned: b.ownerSigned ?? null, byPermanentDelegate: b.byPermanentDelegate ?? null,
+      signature: b.signature,
+      tokenAccount: b.tokenAccount,
+      owner: b.owner,
+      mint: b.mint,
+      slot: b.slot,
+      blockTime: b.blockTime,
+      preRaw: b.preRaw.toString(),
+      postRaw: b.postRaw.toString(),
+      ownerSigned: b.ownerSigned ?? null,
+      byPermanentDelegate: b.byPermanentDelegate ?? null,
     });
     if (stored.changes > 0) owners.push(b.owner);
   }
@@ -211,8 +245,14 @@ async function storeBalanceChanges(tx: Sql, changes: BalanceChangeObs[]): Promis
 async function storeCursors(tx: Sql, cursors: StoredCursor[], at: string): Promise<void> {
   for (const { scope, address, cursor } of cursors) {
     await tx.run(walkCursorSql.upsert, {
-      scope, address, newest: cursor.newest, newestSlot: cursor.newestSlot ?? null, before: cursor.resume?.before ?? null, until: cursor.resume?.until ?? null,
-      resumeNewest: cursor.resume?.newest ?? null, at,
+      scope,
+      address,
+      newest: cursor.newest,
+      newestSlot: cursor.newestSlot ?? null,
+      before: cursor.resume?.before ?? null,
+      until: cursor.resume?.until ?? null,
+      resumeNewest: cursor.resume?.newest ?? null,
+      at,
     });
   }
 }

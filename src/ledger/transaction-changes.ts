@@ -11,8 +11,13 @@ export async function storeTransactionChanges(tx: Sql, parts: readonly OwnerTran
   let added = 0;
   for (const p of parts) {
     const r = await tx.run(transactionChangeSql.insert, {
-      signature: p.signature, owner: p.owner, slot: p.slot, blockTime: Math.floor(p.at / 1000), signers: JSON.stringify(p.signers),
-      lamports: p.lamports === null ? null : p.lamports.toString(), tokens: tokensText(p),
+      signature: p.signature,
+      owner: p.owner,
+      slot: p.slot,
+      blockTime: Math.floor(p.at / 1000),
+      signers: JSON.stringify(p.signers),
+      lamports: p.lamports === null ? null : p.lamports.toString(),
+      tokens: tokensText(p),
     });
     added += r.changes;
   }

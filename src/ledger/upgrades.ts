@@ -30,7 +30,7 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
   const writer = actionWriter(tx);
   const rebook = new Set<string>();
   let moved = 0;
-  for (let after = ""; ;) {
+  for (let after = ""; ; ) {
     const rows = await tx.all(actionsBeforeEventsSql.page, { after, limit: ROWS_PER_READ });
     for (const r of rows) {
       const a = JSON.parse(r.payload) as ActionRecord;
@@ -40,8 +40,19 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
       const docs = { summary: JSON.parse(r.summary), detail: r.detail === null ? actionDetailBase(a) : JSON.parse(r.detail), v1: r.v1_entry === null ? null : JSON.parse(r.v1_entry) };
       const row = actionRow(a, r.payload, r.payload_sha256, docs);
       row.columns = {
-        id: r.id, owner: r.owner, mint: r.mint, type: r.type, treatment: r.treatment, state: r.state, effectiveAt: r.effective_at, usd: r.usd, v1Kind: r.v1_kind,
-        payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256, firstObservedActiveAt: r.first_observed_active_at, walletValues: row.columns.walletValues,
+        id: r.id,
+        owner: r.owner,
+        mint: r.mint,
+        type: r.type,
+        treatment: r.treatment,
+        state: r.state,
+        effectiveAt: r.effective_at,
+        usd: r.usd,
+        v1Kind: r.v1_kind,
+        payloadSha256: r.payload_sha256,
+        evidenceSha256: r.evidence_sha256,
+        firstObservedActiveAt: r.first_observed_active_at,
+        walletValues: row.columns.walletValues,
       };
       await writer.write(row, r.updated_at, null);
       const back = storedAction({ ...r, wallet_values: row.columns.walletValues }, row.event.record);

@@ -42,7 +42,11 @@ export interface CheckResult {
   problemCount: number;
 }
 
-export interface VerifyReport { ok: boolean; checks: CheckResult[]; replayedAt: string }
+export interface VerifyReport {
+  ok: boolean;
+  checks: CheckResult[];
+  replayedAt: string;
+}
 
 const maxProblems = 20;
 
@@ -254,7 +258,8 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
   }
   for (const owner of new Set([...journalSum.keys(), ...actionSum.keys()])) {
     c.checked++;
-    const j = journalSum.get(owner) ?? ZERO, a = actionSum.get(owner) ?? ZERO;
+    const j = journalSum.get(owner) ?? ZERO,
+      a = actionSum.get(owner) ?? ZERO;
     if (!eq(j, a)) c.fail(`${owner}: journal income ${formatExact(j)} USD, actions show ${formatExact(a)} USD`);
   }
   return c.result();
@@ -349,8 +354,7 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
   const waiting = await pendingOwners(db);
   const settled = <T extends { owner: string }>(xs: T[]) => xs.filter((x) => !waiting.has(x.owner));
 
-  const stored = new Map((await db.all(actionSql.ownerHashes))
-    .filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
+  const stored = new Map((await db.all(actionSql.ownerHashes)).filter((r) => !waiting.has(r.owner)).map((r) => [r.id, r.payload_sha256]));
   for (const a of settled(out.actions)) {
     c.checked++;
     const hash = stored.get(a.id);
@@ -400,16 +404,21 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
   const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
 
   const dirtyMints = await markedKeys(db, "mint");
-  const mintsAt = groupBy((await db.all(mintScheduleSql.bookedAt)).filter((r) => !dirtyMints.has(r.mint)), (r) => r.updated_at);
+  const mintsAt = groupBy(
+    (await db.all(mintScheduleSql.bookedAt)).filter((r) => !dirtyMints.has(r.mint)),
+    (r) => r.updated_at,
+  );
   const checkedMints = new Set<string>();
   for (const [at, group] of mintsAt) {
     const mints = group.map((r) => r.mint);
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners: [], mints }));
     const inGroup = new Set(mints);
-    compare("lineage", keyed(await db.all(lineageSql.keyedOfMints, { mints })),
-      new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
-    compare("census_instances", new Map((await storedCensusInstances(db, mints)).map((i) => [i.transitionKey, instanceRow(i)])),
-      new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])));
+    compare("lineage", keyed(await db.all(lineageSql.keyedOfMints, { mints })), new Map(out.lineage.filter((l) => inGroup.has(l.mint)).map((l) => [l.mint, JSON.stringify(l)])));
+    compare(
+      "census_instances",
+      new Map((await storedCensusInstances(db, mints)).map((i) => [i.transitionKey, instanceRow(i)])),
+      new Map(out.censusInstances.filter((i) => inGroup.has(i.mint)).map((i) => [i.transitionKey, instanceRow(i)])),
+    );
     for (const m of mints) checkedMints.add(m);
   }
   for (const { mint } of await db.all(lineageSql.mints)) {
@@ -421,7 +430,10 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
   compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
   const waiting = await pendingOwners(db);
-  const ownersAt = groupBy((await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)), (r) => r.updated_at);
+  const ownersAt = groupBy(
+    (await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)),
+    (r) => r.updated_at,
+  );
   const checkedOwners = new Set<string>();
   for (const [at, group] of ownersAt) {
     const owners = group.map((r) => r.owner);
@@ -490,12 +502,27 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
       if (!journalRead) throw new Error("the journal could not be read");
       return check();
     };
-    checks.push(...(await guarded(["income equals journal"], afterJournal(() => checkIncome(tx, journalRows)))));
-    checks.push(...(await guarded(["read models match their sources"], afterJournal(() => checkReadModels(tx, journalRows)))));
-    checks.push(...(await guarded(["replay matches stored bookings"], afterJournal(async () => {
-      replayedAt = (await lastReplayAt(tx)) ?? now;
-      return checkReplay(tx, journalRows, replayedAt);
-    }))));
+    checks.push(
+      ...(await guarded(
+        ["income equals journal"],
+        afterJournal(() => checkIncome(tx, journalRows)),
+      )),
+    );
+    checks.push(
+      ...(await guarded(
+        ["read models match their sources"],
+        afterJournal(() => checkReadModels(tx, journalRows)),
+      )),
+    );
+    checks.push(
+      ...(await guarded(
+        ["replay matches stored bookings"],
+        afterJournal(async () => {
+          replayedAt = (await lastReplayAt(tx)) ?? now;
+          return checkReplay(tx, journalRows, replayedAt);
+        }),
+      )),
+    );
     checks.push(...(await guarded(["derived tables match the engine"], () => checkDerivedTables(tx))));
     return checks;
   };

@@ -16,7 +16,10 @@ import { webhookDeliverySql, type DeliveryListingRow } from "./tables/webhook-de
 import { webhookSubscriptionSql } from "./tables/webhook-subscriptions.ts";
 
 export class WebhookError extends Error {
-  constructor(readonly code: "tenant_not_found" | "subscription_not_found", message: string) {
+  constructor(
+    readonly code: "tenant_not_found" | "subscription_not_found",
+    message: string,
+  ) {
     super(message);
     this.name = "WebhookError";
   }
@@ -54,7 +57,8 @@ export async function addSubscription(db: Sql, box: Pick<SecretBox, "seal">, inp
   const createdAt = now.toISOString();
   await db.write(async (tx) => {
     const tenantId = await findTenant(tx, input.tenant);
-    if (tenantId === null) throw new WebhookError("tenant_not_found", `no tenant ${JSON.stringify(input.tenant)} (a tenant is made by its first key: ca-ledger keys create <name> --tenant ${input.tenant})`);
+    if (tenantId === null)
+      throw new WebhookError("tenant_not_found", `no tenant ${JSON.stringify(input.tenant)} (a tenant is made by its first key: ca-ledger keys create <name> --tenant ${input.tenant})`);
     await tx.run(webhookSubscriptionSql.insert, { id, tenantId, url, events: events?.join(",") ?? null, sealedSecrets: JSON.stringify([box.seal(secret, id)]), at: createdAt });
   });
   return { id, tenant: input.tenant, receiver: describeUrl(url), events, secret, createdAt };
@@ -75,8 +79,14 @@ export interface SubscriptionListing {
 export async function listSubscriptions(db: Sql, tenant?: string): Promise<SubscriptionListing[]> {
   const rows = await db.all(webhookSubscriptionSql.listing, { tenant: tenant ?? null });
   return rows.map((r) => ({
-    id: r.id, tenant: r.tenant, receiver: describeUrl(r.url), events: parseStoredFilter(r.events), createdAt: r.created_at, removedAt: r.removed_at,
-    deliveries: { pending: Number(r.pending), delivered: Number(r.delivered), failed: Number(r.failed) }, lastAttemptAt: r.last_attempt_at,
+    id: r.id,
+    tenant: r.tenant,
+    receiver: describeUrl(r.url),
+    events: parseStoredFilter(r.events),
+    createdAt: r.created_at,
+    removedAt: r.removed_at,
+    deliveries: { pending: Number(r.pending), delivered: Number(r.delivered), failed: Number(r.failed) },
+    lastAttemptAt: r.last_attempt_at,
   }));
 }
 
@@ -111,8 +121,16 @@ export interface DeliveryListing {
 }
 
 const listing = (r: DeliveryListingRow): DeliveryListing => ({
-  id: String(r.id), eventId: formatEventId(BigInt(r.event_seq)), type: r.type, status: r.status, attempts: Number(r.attempts), dueSince: r.due_since,
-  nextAttemptAt: r.status === "pending" ? r.next_attempt_at : null, lastAttemptAt: r.last_attempt_at, lastStatus: r.last_status === null ? null : Number(r.last_status), lastAnswer: r.last_answer,
+  id: String(r.id),
+  eventId: formatEventId(BigInt(r.event_seq)),
+  type: r.type,
+  status: r.status,
+  attempts: Number(r.attempts),
+  dueSince: r.due_since,
+  nextAttemptAt: r.status === "pending" ? r.next_attempt_at : null,
+  lastAttemptAt: r.last_attempt_at,
+  lastStatus: r.last_status === null ? null : Number(r.last_status),
+  lastAnswer: r.last_answer,
 });
 
 /** A subscription's deliveries, newest first (at most `limit`); null when there is no such subscription. */
@@ -128,7 +146,13 @@ export async function deliveryById(db: Sql, id: string): Promise<DeliveryListing
   return r ? listing(r) : null;
 }
 
-export interface QueuedTest { subscriptionId: string; deliveryId: string; eventId: string; type: string; again: boolean }
+export interface QueuedTest {
+  subscriptionId: string;
+  deliveryId: string;
+  eventId: string;
+  type: string;
+  again: boolean;
+}
 
 /**
  * Queues a test delivery to a live subscription: its latest event again (same id and body, so a

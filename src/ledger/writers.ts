@@ -36,7 +36,8 @@ export function actionWriter(tx: Sql) {
       const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
       const id = await eventId(row.event);
       const written = (await tx.run(actionSql.upsert, { ...row.columns, eventId: id, at })).changes > 0;
-      if (!written) released.add(id); // inserted for a row that did not change: maybe no action shows it
+      if (!written)
+        released.add(id); // inserted for a row that did not change: maybe no action shows it
       else if (before !== null && before !== id) released.add(before);
     },
     async remove(id: string, shown: number): Promise<void> {
@@ -58,14 +59,35 @@ export async function writeAction(tx: Sql, a: ActionRecord, at: string): Promise
   await writer.finish();
 }
 
-export interface JournalEntryMeta { entryType: "recognition" | "reversal"; reversesId: number | null; changeReason: string | null; at: string }
+export interface JournalEntryMeta {
+  entryType: "recognition" | "reversal";
+  reversesId: number | null;
+  changeReason: string | null;
+  at: string;
+}
 
 /** Appends one journal entry (a reversal passes its booking already negated); returns its id. */
 export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryMeta): Promise<number> {
   const row = await tx.get(journalSql.insert, {
-    owner: b.owner, actionId: b.actionId, entryType: m.entryType, reversesId: m.reversesId, mint: b.mint, symbol: b.symbol, type: b.type, treatment: b.treatment,
-    kind: b.kind, unitsDelta: b.unitsDelta, principalUnitsDelta: b.principalUnitsDelta, incomeUnits: b.incomeUnits, usd: b.usd, factor: b.factor,
-    effectiveAt: b.effectiveAt ?? "", changeReason: m.changeReason, evidenceSha256: b.evidenceSha256, payload: canonicalJson(b), at: m.at,
+    owner: b.owner,
+    actionId: b.actionId,
+    entryType: m.entryType,
+    reversesId: m.reversesId,
+    mint: b.mint,
+    symbol: b.symbol,
+    type: b.type,
+    treatment: b.treatment,
+    kind: b.kind,
+    unitsDelta: b.unitsDelta,
+    principalUnitsDelta: b.principalUnitsDelta,
+    incomeUnits: b.incomeUnits,
+    usd: b.usd,
+    factor: b.factor,
+    effectiveAt: b.effectiveAt ?? "",
+    changeReason: m.changeReason,
+    evidenceSha256: b.evidenceSha256,
+    payload: canonicalJson(b),
+    at: m.at,
   });
   return row!.id;
 }

@@ -10,19 +10,28 @@ import type { McpPrincipal, McpResource } from "./server.ts";
 
 const pages: { file: string; text: string; title: string; description: string }[] = [
   {
-    file: "action-types.md", text: actionTypes, title: "Action types, treatments and booking",
-    description: "The 18 corporate action types, the treatment of each (income, quantity and basis, basis allocation, identity, not booked), how each is booked, plausibility, retention and the validation census.",
+    file: "action-types.md",
+    text: actionTypes,
+    title: "Action types, treatments and booking",
+    description:
+      "The 18 corporate action types, the treatment of each (income, quantity and basis, basis allocation, identity, not booked), how each is booked, plausibility, retention and the validation census.",
   },
   {
-    file: "income-and-tax.md", text: incomeAndTax, title: "Income breakdown, the year report and tax exports",
+    file: "income-and-tax.md",
+    text: incomeAndTax,
+    title: "Income breakdown, the year report and tax exports",
     description: "Gross, withholding tax, retention and net of every income entry; how amounts are rounded for people; date filters; the year report and its currencies.",
   },
   {
-    file: "lots.md", text: lots, title: "Lots, cost basis and realized gains",
+    file: "lots.md",
+    text: lots,
+    title: "Lots, cost basis and realized gains",
     description: "The two tax treatments (income, deferred), the lot methods, what corporate actions do to lots, terms, realized gains and the holdings reconciliation, with worked examples.",
   },
   {
-    file: "scaled-ui-amount.md", text: scaledUiAmount, title: "Scaled UI Amount: how a multiplier becomes a quantity",
+    file: "scaled-ui-amount.md",
+    text: scaledUiAmount,
+    title: "Scaled UI Amount: how a multiplier becomes a quantity",
     description: "Why a holder's raw balance never changes on a corporate action, and how the mint's multiplier turns it into the quantity a wallet shows.",
   },
 ];

@@ -26,7 +26,11 @@ export async function serveLedger(ledger: Ledger, config: Config, apiKey: string
   const demo = (await datasetLabelOrDefault(ledger.db)).kind === "synthetic";
   const context = await routeContext({ ledger, config, logger, version, demoOwners: demo ? demoOwners() : undefined }, createMetrics({ version, engine: ledger.engine }), health);
   const byId = keyById(ledger.db);
-  const service = routeMcpService(routes, localRunner(context, (p) => byId(p.keyId)), { version, logger });
+  const service = routeMcpService(
+    routes,
+    localRunner(context, (p) => byId(p.keyId)),
+    { version, logger },
+  );
   await serveMcpStdio(service, principal, { ...io, signal });
   return "served";
 }

@@ -49,19 +49,21 @@ export function routeTools<P extends McpPrincipal>(routes: readonly Route[], run
 
 /** The routes declared with a resource URI (routes without parameters), readable as that resource. */
 export function routeResources<P extends McpPrincipal>(routes: readonly Route[], run: RouteRunner<P>): McpResource<P>[] {
-  return toolRoutes(routes).filter((r) => r.tool.resource).map((r) => ({
-    uri: r.tool.resource!,
-    name: r.tool.name.replace(/^get_/, ""),
-    title: r.summary,
-    description: `${r.summary}: the answer of ${r.method} ${openapiPath(r.path)} (the tool ${r.tool.name}).`,
-    mimeType: "application/json",
-    scope: r.scope,
-    async read(principal) {
-      const outcome = await run(r, principal, {});
-      if ("error" in outcome) throw new McpError(RpcError.InvalidRequest, outcome.error.message, { error: outcome.error.message, code: outcome.error.code });
-      return outcome.text ?? JSON.stringify(outcome.json);
-    },
-  }));
+  return toolRoutes(routes)
+    .filter((r) => r.tool.resource)
+    .map((r) => ({
+      uri: r.tool.resource!,
+      name: r.tool.name.replace(/^get_/, ""),
+      title: r.summary,
+      description: `${r.summary}: the answer of ${r.method} ${openapiPath(r.path)} (the tool ${r.tool.name}).`,
+      mimeType: "application/json",
+      scope: r.scope,
+      async read(principal) {
+        const outcome = await run(r, principal, {});
+        if ("error" in outcome) throw new McpError(RpcError.InvalidRequest, outcome.error.message, { error: outcome.error.message, code: outcome.error.code });
+        return outcome.text ?? JSON.stringify(outcome.json);
+      },
+    }));
 }
 
 /** The route's path parameters, query and body as one object: what a tool's arguments are. */
@@ -77,7 +79,10 @@ export function inputSchema(route: Route): TObject {
 }
 
 /** Which of a tool's arguments go in the path, the query and the body of its route. */
-function splitArgs(route: Route, args: Record<string, unknown>): { params: Record<string, unknown> | undefined; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined } {
+function splitArgs(
+  route: Route,
+  args: Record<string, unknown>,
+): { params: Record<string, unknown> | undefined; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined } {
   const pick = (part: TObject | undefined) => part && Object.fromEntries(Object.entries(args).filter(([name]) => name in part.properties));
   return { params: pick(route.params), query: pick(route.query), body: pick(route.body) };
 }
@@ -105,7 +110,9 @@ export function localRunner(app: RouteContext, current?: (principal: KeyPrincipa
 }
 
 /** A caller of a running server: its key goes with every request; the server knows its scopes and tenant. */
-export interface RemotePrincipal extends McpPrincipal { apiKey: string }
+export interface RemotePrincipal extends McpPrincipal {
+  apiKey: string;
+}
 
 /** Runs a route as its own HTTP request to a running server (`ca-ledger mcp --url`). */
 export function remoteRunner(target: Omit<RemoteTarget, "apiKey">): RouteRunner<RemotePrincipal> {

@@ -7,8 +7,15 @@
 // are TypeBox, published as the JSON Schema they already are (not a second copy).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema, ErrorCode as RpcError, ListResourcesRequestSchema, ListToolsRequestSchema, McpError,
-  ReadResourceRequestSchema, type CallToolResult, type Tool, type ToolAnnotations,
+  CallToolRequestSchema,
+  ErrorCode as RpcError,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+  type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -16,10 +23,17 @@ import { errorCodes, type ErrorCode } from "../../schemas/errors.ts";
 import { missingScopeMessage, type Scope } from "../domain/scopes.ts";
 
 /** Who is calling: what the API's auth resolved the key to (a `KeyPrincipal` fits). */
-export interface McpPrincipal { tenant: string; scopes: readonly Scope[] }
+export interface McpPrincipal {
+  tenant: string;
+  scopes: readonly Scope[];
+}
 
 /** A refusal as the API words it: the status, the code and the sentence of its error body. */
-export interface ToolError { status: number; code: ErrorCode; message: string }
+export interface ToolError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+}
 
 /** What a tool's call produced: the route's JSON (and its text as the route sends it), or the route's refusal. */
 export type ToolOutcome = { json: unknown; text?: string } | { error: ToolError };
@@ -82,7 +96,10 @@ const internalError = "Internal error; the server log has the details.";
 /** JSON-RPC error code the MCP specification gives an unknown resource. */
 const resourceNotFound = -32002;
 
-interface Prepared<P extends McpPrincipal> { tool: McpTool<P>; listed: Tool }
+interface Prepared<P extends McpPrincipal> {
+  tool: McpTool<P>;
+  listed: Tool;
+}
 
 export function createMcpServer<P extends McpPrincipal>(options: McpServerOptions<P>): McpService<P> {
   const prepared = new Map<string, Prepared<P>>();
@@ -185,7 +202,10 @@ function answer(tool: McpTool<McpPrincipal>, { json, text }: { json: unknown; te
   try {
     if (json === null || typeof json !== "object" || Array.isArray(json)) throw new Error(`MCP tool ${tool.name} answered ${Array.isArray(json) ? "an array" : typeof json}, not an object.`);
     return {
-      content: [{ type: "text", text: tool.summarize(json) }, { type: "text", text: text ?? JSON.stringify(json) }],
+      content: [
+        { type: "text", text: tool.summarize(json) },
+        { type: "text", text: text ?? JSON.stringify(json) },
+      ],
       structuredContent: json as Record<string, unknown>,
     };
   } catch (error) {
@@ -206,7 +226,10 @@ function refused(code: ErrorCode, message: string): CallToolResult {
 function refusal(e: ToolError): CallToolResult {
   return {
     isError: true,
-    content: [{ type: "text", text: `Refused (${e.status} ${e.code}): ${e.message}` }, { type: "text", text: JSON.stringify({ error: e.message, code: e.code }) }],
+    content: [
+      { type: "text", text: `Refused (${e.status} ${e.code}): ${e.message}` },
+      { type: "text", text: JSON.stringify({ error: e.message, code: e.code }) },
+    ],
   };
 }
 

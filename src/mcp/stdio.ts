@@ -20,7 +20,9 @@ export async function serveMcpStdio<P extends McpPrincipal>(service: McpService<
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   const server = service.serverFor(principal);
-  const closed = new Promise<void>((resolve) => { server.onclose = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
   await server.connect(transport);
   const stop = () => void server.close();
   stdin.once("end", stop);

@@ -74,13 +74,14 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
     }
     // A round is under way and may have read the marks before the caller stored its own: one
     // more round after it (shared by every caller that asks meanwhile).
-    queued ??= current.catch(() => {}).then(() => {
-      queued = null;
-      return request();
-    });
+    queued ??= current
+      .catch(() => {})
+      .then(() => {
+        queued = null;
+        return request();
+      });
     return queued;
   }
 
   return { request, stats: () => ({ rounds, chunks }) };
 }
-

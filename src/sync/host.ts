@@ -49,7 +49,10 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
   let thread: Worker;
   let markReady: () => void = () => {};
   let failStart: (e: Error) => void = () => {};
-  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failStart = reject; });
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failStart = reject;
+  });
   let stopped: () => void = () => {};
   const pending = new Map<number, { resolve(r: unknown): void; reject(e: Error): void }>();
   let nextId = 1;
@@ -76,7 +79,10 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
     // dirty marks and leased jobs where they stand.
     thread.onerror = (event) => {
       opts.logger.error("worker thread died; restarting", { error: String(event.message ?? event) });
-      if (!stopping) setTimeout(() => { if (!stopping) spawn(); }, 1000);
+      if (!stopping)
+        setTimeout(() => {
+          if (!stopping) spawn();
+        }, 1000);
     };
     send({ type: "start", config: opts.config, demo: opts.demo, pollNetwork: opts.pollNetwork, clock: opts.clock, webhookKeyEnv: opts.webhookKeyEnv });
   };
@@ -86,7 +92,11 @@ export function startWorkerThread(opts: WorkerThreadOptions): WorkerThread {
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => settle(() => reject(new Error(`the sync worker did not answer the ${what}`))), REGISTER_TIMEOUT_MS);
-      const settle = (done: () => void) => { clearTimeout(timer); pending.delete(id); done(); };
+      const settle = (done: () => void) => {
+        clearTimeout(timer);
+        pending.delete(id);
+        done();
+      };
       pending.set(id, { resolve: (r) => settle(() => resolve(r as T)), reject: (e) => settle(() => reject(e)) });
       send(message(id));
     });

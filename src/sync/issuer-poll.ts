@@ -19,7 +19,13 @@ export interface IssuerPollDeps {
 /** Above this share of refused rows the feed is degraded (a changed format, a broken upstream). */
 export const DEGRADED_REJECTION_SHARE = 0.5;
 
-export interface IssuerPollResult { added: number; rejected: number; rows: number; off?: true; degraded?: string }
+export interface IssuerPollResult {
+  added: number;
+  rejected: number;
+  rows: number;
+  off?: true;
+  degraded?: string;
+}
 
 export async function pollIssuer(deps: IssuerPollDeps): Promise<IssuerPollResult> {
   const { db, config } = deps;
@@ -33,17 +39,26 @@ export async function pollIssuer(deps: IssuerPollDeps): Promise<IssuerPollResult
     const rejections = [...assets.rejections, ...history.rejections, ...upcoming.rejections];
     const records = [...history.records, ...upcoming.records];
     const rows = assets.instruments.length + records.length + rejections.length;
-    const lists = [["assets", assets.instruments.length, assets.rejections.length], ["history", history.records.length, history.rejections.length], ["upcoming", upcoming.records.length, upcoming.rejections.length]] as const;
-    const res = await storeObservations(db, {
-      instruments: attachIsins(assets.instruments, records), // the asset list has no ISINs; the issuer's records do
-      issuerRecords: records,
-      issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
-    }, now());
+    const lists = [
+      ["assets", assets.instruments.length, assets.rejections.length],
+      ["history", history.records.length, history.rejections.length],
+      ["upcoming", upcoming.records.length, upcoming.rejections.length],
+    ] as const;
+    const res = await storeObservations(
+      db,
+      {
+        instruments: attachIsins(assets.instruments, records), // the asset list has no ISINs; the issuer's records do
+        issuerRecords: records,
+        issuerRejections: rejections.map((r) => ({ source: r.source, payload: r.payload, reason: r.reason })),
+      },
+      now(),
+    );
     // Per list: a broken history feed must not hide behind a healthy asset list.
-    const degraded = lists
-      .filter(([, kept, refused]) => kept + refused > 0 && refused / (kept + refused) > DEGRADED_REJECTION_SHARE)
-      .map(([name, kept, refused]) => `${refused} of ${kept + refused} ${name} rows refused (${Math.round((refused / (kept + refused)) * 100)}%)`)
-      .join("; ") || null;
+    const degraded =
+      lists
+        .filter(([, kept, refused]) => kept + refused > 0 && refused / (kept + refused) > DEGRADED_REJECTION_SHARE)
+        .map(([name, kept, refused]) => `${refused} of ${kept + refused} ${name} rows refused (${Math.round((refused / (kept + refused)) * 100)}%)`)
+        .join("; ") || null;
     await markFeed(db, "issuer", { ok: true, degraded }, now());
     return { added: res.issuerRevisionsAdded, rejected: rejections.length, rows };
   } catch (e) {

@@ -47,8 +47,13 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   const writeFailed = new AbortController();
   const signal = AbortSignal.any([...(deps.signal ? [deps.signal] : []), deadline, writeFailed.signal]);
   const rpc = createRpc({
-    concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions,
-    url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal,
+    concurrency: config.rpcConcurrency,
+    spacingMs: config.rpcSpacingMs,
+    ...deps.rpcOptions,
+    url: config.solanaRpcUrl,
+    fetch: deps.fetch,
+    onRequest: deps.onRpcRequest,
+    signal,
   });
   const started = performance.now();
   const took: Record<string, number> = {};
@@ -81,18 +86,22 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
       ...(result.cursors.history ? [{ scope, address: historyKey(job.owner), cursor: result.cursors.history }] : []),
     ];
     await progress.settled();
-    await storeObservations(db, {
-      instruments: result.instruments,
-      mintStates: result.mints,
-      multiplierUpdates: result.multiplierUpdates,
-      tokenAccounts: result.accounts,
-      balanceChanges: result.balanceChanges,
-      transactionChanges: result.transactionChanges,
-      cursors,
-      ownerScans: { owner: job.owner, signatures: result.ownerScans },
-      gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
-      clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
-    }, now());
+    await storeObservations(
+      db,
+      {
+        instruments: result.instruments,
+        mintStates: result.mints,
+        multiplierUpdates: result.multiplierUpdates,
+        tokenAccounts: result.accounts,
+        balanceChanges: result.balanceChanges,
+        transactionChanges: result.transactionChanges,
+        cursors,
+        ownerScans: { owner: job.owner, signatures: result.ownerScans },
+        gaps: result.gaps.map((g) => ({ owner: job.owner, address: g.address, reason: g.reason })),
+        clearedGaps: [...walked].filter((a) => !result.gaps.some((g) => g.address === a)).map((address) => ({ owner: job.owner, address })),
+      },
+      now(),
+    );
     await reportProgress(db, job.id, { phase: "booking", done: 0, total: 1, transactionsFetched: result.walletTransactions }, now());
     lap("storeMs", stored);
     const booking = performance.now();
@@ -108,8 +117,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
     // A shutdown is not a failed attempt: the job keeps its lease and runs again after it.
     if (deps.signal?.aborted || isAbort(e)) return "failed";
     deps.onError?.(e);
-    const message = isDiskFull(e) ? `disk full: the ledger could not be written (${errorCode(e)}); free space on the ledger's disk`
-      : e instanceof Error ? e.message : String(e);
+    const message = isDiskFull(e) ? `disk full: the ledger could not be written (${errorCode(e)}); free space on the ledger's disk` : e instanceof Error ? e.message : String(e);
     deps.logger.warn("sync failed", { job: job.id, attempt: job.attempts, error: message });
     const error = deadline.aborted ? `the sync's deadline of ${config.jobDeadlineSeconds} s passed: ${message}` : message;
     try {

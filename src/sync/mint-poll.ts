@@ -12,14 +12,27 @@ import { readMintAccount } from "../sources/solana/chain-read/mint-states.ts";
 import { createRpc } from "../sources/solana/rpc.ts";
 import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
 
-export interface MintPollResult { mints: number; changed: number; updates: number; due: number }
+export interface MintPollResult {
+  mints: number;
+  changed: number;
+  updates: number;
+  due: number;
+}
 
 export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollResult> {
   const { db, config, logger } = deps;
   const now = (deps.now ?? (() => new Date()))();
   const held = await heldMints(db);
   const result: MintPollResult = { mints: held.length, changed: 0, updates: 0, due: 0 };
-  const rpc = createRpc({ concurrency: config.rpcConcurrency, spacingMs: config.rpcSpacingMs, ...deps.rpcOptions, url: config.solanaRpcUrl, fetch: deps.fetch, onRequest: deps.onRpcRequest, signal: deps.signal });
+  const rpc = createRpc({
+    concurrency: config.rpcConcurrency,
+    spacingMs: config.rpcSpacingMs,
+    ...deps.rpcOptions,
+    url: config.solanaRpcUrl,
+    fetch: deps.fetch,
+    onRequest: deps.onRpcRequest,
+    signal: deps.signal,
+  });
   try {
     const states: MintStateObs[] = [];
     const instruments: InstrumentObs[] = [];

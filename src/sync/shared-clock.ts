@@ -14,7 +14,12 @@ export interface SharedClock {
 export function createSharedClock(): SharedClock {
   const buffer = new SharedArrayBuffer(8);
   const view = new Float64Array(buffer);
-  return { buffer, set: (at) => { view[0] = at ? at.getTime() : 0; } };
+  return {
+    buffer,
+    set: (at) => {
+      view[0] = at ? at.getTime() : 0;
+    },
+  };
 }
 
 /** The clock a worker reads: the shared one's time while set, else the wall clock. */

@@ -46,7 +46,12 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       }
       const sources = m.demo ? demoSources(m.config) : { config: m.config, fetch: undefined };
       deliveries = await startServeDeliveries({
-        db: ledger.db, engine: ledger.engine, dataDir: m.config.dataDir, keyEnv: m.webhookKeyEnv, logger, now: clockOf(m.clock),
+        db: ledger.db,
+        engine: ledger.engine,
+        dataDir: m.config.dataDir,
+        keyEnv: m.webhookKeyEnv,
+        logger,
+        now: clockOf(m.clock),
         onOutcome: (kind) => delivered.set(kind, (delivered.get(kind) ?? 0) + 1),
       });
       worker = startWorker({
@@ -56,7 +61,9 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         pollNetwork: m.pollNetwork,
         now: clockOf(m.clock),
         // The HTTP thread's health check learns of damage the worker met first.
-        onError: (e) => { if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null }); },
+        onError: (e) => {
+          if (classifyDatabaseError(e)) post({ type: "database_error", message: String((e as Error)?.message ?? e), code: (e as { code?: string })?.code ?? null });
+        },
         onRpcRequest: (method, outcome) => counts.set(`${method}\u0000${outcome}`, (counts.get(`${method}\u0000${outcome}`) ?? 0) + 1),
         onEventsWritten: () => deliveries?.wake(),
       });

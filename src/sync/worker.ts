@@ -40,7 +40,9 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const stepDeps: SyncDeps = { ...deps, signal: abort.signal, book: () => booker.request() };
   const running = new Set<Promise<unknown>>();
   let wake: () => void = () => {};
-  let lastIssuer = 0, lastMint = 0, lastRefresh = 0;
+  let lastIssuer = 0,
+    lastMint = 0,
+    lastRefresh = 0;
   let jobsInFlight = 0;
   let spareInFlight = false;
   // Each run's own abort, beside the worker's: a removed wallet's run stops alone (cancel).
@@ -48,15 +50,24 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
   const run = (job: JobRow, done: () => void) => {
     const controller = new AbortController();
     runs.set(job.id, controller);
-    track("sync", runSyncJob({ ...stepDeps, signal: AbortSignal.any([abort.signal, controller.signal]) }, job).finally(() => { runs.delete(job.id); done(); wake(); }));
+    track(
+      "sync",
+      runSyncJob({ ...stepDeps, signal: AbortSignal.any([abort.signal, controller.signal]) }, job).finally(() => {
+        runs.delete(job.id);
+        done();
+        wake();
+      }),
+    );
   };
 
   const track = (name: string, p: Promise<unknown>) => {
-    const tracked = p.catch((e) => {
-      if (stopped) return;
-      deps.onError?.(e);
-      logger.warn(`${name} failed`, { error: String((e as Error)?.message ?? e) });
-    }).finally(() => running.delete(tracked));
+    const tracked = p
+      .catch((e) => {
+        if (stopped) return;
+        deps.onError?.(e);
+        logger.warn(`${name} failed`, { error: String((e as Error)?.message ?? e) });
+      })
+      .finally(() => running.delete(tracked));
     running.add(tracked);
   };
 
@@ -64,11 +75,17 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
     const nowMs = Date.now();
     if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
       lastIssuer = nowMs;
-      track("issuer poll", pollIssuer(stepDeps).then(() => booker.request()));
+      track(
+        "issuer poll",
+        pollIssuer(stepDeps).then(() => booker.request()),
+      );
     }
     if (deps.pollNetwork && nowMs - lastMint >= deps.config.mintPollSeconds * 1000) {
       lastMint = nowMs;
-      track("mint poll", pollMints(stepDeps).then(() => booker.request()));
+      track(
+        "mint poll",
+        pollMints(stepDeps).then(() => booker.request()),
+      );
     }
     if (deps.pollNetwork && nowMs - lastRefresh >= 60_000) {
       lastRefresh = nowMs;
@@ -115,7 +132,13 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
         failing = error;
         pause = Math.min(MAX_BACKOFF_MS, pause * 2);
       }
-      await new Promise<void>((r) => { const t = setTimeout(r, pause); wake = () => { clearTimeout(t); r(); }; });
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, pause);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
     }
   };
   const done = loop();

@@ -43,7 +43,12 @@ function chain(graph: Map<string, string[]>, entry: string, target: string): str
       while (previous.has(path[0]!)) path.unshift(previous.get(path[0]!)!);
       return path.map((p) => relative(root, p));
     }
-    for (const d of graph.get(file) ?? []) if (!seen.has(d)) { seen.add(d); previous.set(d, file); queue.push(d); }
+    for (const d of graph.get(file) ?? [])
+      if (!seen.has(d)) {
+        seen.add(d);
+        previous.set(d, file);
+        queue.push(d);
+      }
   }
   return null;
 }

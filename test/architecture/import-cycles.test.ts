@@ -31,8 +31,7 @@ describe("import cycles", () => {
   });
 
   test("src/sources imports nothing of the ledger, the sync, the HTTP server or the CLI", () => {
-    const upward = [...graph].flatMap(([from, deps]) =>
-      from.startsWith("src/sources/") ? deps.filter((d) => /^(src\/(ledger|sync|http)|cli)\//.test(d)).map((d) => `${from} -> ${d}`) : []);
+    const upward = [...graph].flatMap(([from, deps]) => (from.startsWith("src/sources/") ? deps.filter((d) => /^(src\/(ledger|sync|http)|cli)\//.test(d)).map((d) => `${from} -> ${d}`) : []));
     expect(upward).toEqual([]);
   });
 });
@@ -42,11 +41,9 @@ describe("src/domain is pure", () => {
   const PLATFORM = new Set(["node:crypto"]);
 
   test("it imports nothing of ours outside src/domain, and no package but hashing", () => {
-    const outside = [...graph].flatMap(([from, deps]) =>
-      from.startsWith("src/domain/") ? deps.filter((d) => !d.startsWith("src/domain/")).map((d) => `${from} -> ${d}`) : []);
+    const outside = [...graph].flatMap(([from, deps]) => (from.startsWith("src/domain/") ? deps.filter((d) => !d.startsWith("src/domain/")).map((d) => `${from} -> ${d}`) : []));
     expect(outside).toEqual([]);
-    const packages = [...packageImports(["src/domain"])].flatMap(([from, specifiers]) =>
-      specifiers.filter((s) => !PLATFORM.has(s)).map((s) => `${from} -> ${s}`));
+    const packages = [...packageImports(["src/domain"])].flatMap(([from, specifiers]) => specifiers.filter((s) => !PLATFORM.has(s)).map((s) => `${from} -> ${s}`));
     expect(packages).toEqual([]);
   });
 
@@ -66,11 +63,17 @@ describe("the cycle checker", () => {
   const of = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges));
 
   test("finds a cycle through several modules, and one of types only, each once, with the way round", () => {
-    const cycles = importCycles(of({
-      "a.ts": ["b.ts"], "b.ts": ["c.ts"], "c.ts": ["a.ts", "d.ts"], "d.ts": [],
-      "types.ts": ["stage.ts"], "stage.ts": ["types.ts"],
-      "self.ts": ["self.ts"],
-    }));
+    const cycles = importCycles(
+      of({
+        "a.ts": ["b.ts"],
+        "b.ts": ["c.ts"],
+        "c.ts": ["a.ts", "d.ts"],
+        "d.ts": [],
+        "types.ts": ["stage.ts"],
+        "stage.ts": ["types.ts"],
+        "self.ts": ["self.ts"],
+      }),
+    );
     expect(cycles).toEqual([
       { modules: ["a.ts", "b.ts", "c.ts"], way: ["a.ts", "b.ts", "c.ts", "a.ts"] },
       { modules: ["self.ts"], way: ["self.ts", "self.ts"] },

@@ -7,8 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
-const outside = [...new Glob("{src,cli}/**/*.ts").scanSync(root)]
-  .filter((f) => !f.startsWith("src/ledger/"));
+const outside = [...new Glob("{src,cli}/**/*.ts").scanSync(root)].filter((f) => !f.startsWith("src/ledger/"));
 
 const SQL = /\b(SELECT\s+[\w*"(]|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+[\w"]+\s+SET|PRAGMA\s+\w|CREATE\s+(TABLE|INDEX|TRIGGER))/;
 
@@ -20,8 +19,14 @@ describe("SQL outside src/ledger", () => {
   });
 
   test("no module outside src/ledger writes SQL", () => {
-    const found = outside.flatMap((f) => readFileSync(join(root, f), "utf8").split("\n").map((line, i) => [f, i + 1, line] as const))
-      .filter(([, , line]) => SQL.test(line)).map(([f, n, line]) => `${f}:${n}: ${line.trim()}`);
+    const found = outside
+      .flatMap((f) =>
+        readFileSync(join(root, f), "utf8")
+          .split("\n")
+          .map((line, i) => [f, i + 1, line] as const),
+      )
+      .filter(([, , line]) => SQL.test(line))
+      .map(([f, n, line]) => `${f}:${n}: ${line.trim()}`);
     expect(found).toEqual([]);
   });
 

@@ -7,8 +7,12 @@ import { startTestServer, type TestServer } from "../harness/index.ts";
 import { assetPaths } from "./pages.ts";
 
 let srv: TestServer;
-beforeAll(async () => { srv = await startTestServer(); });
-afterAll(async () => { await srv?.close(); });
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv?.close();
+});
 
 test("GET / is the dashboard page with a strict policy, no inline script or style", async () => {
   const res = await fetch(srv.url + "/");

@@ -20,9 +20,7 @@ import { demoDataDir, importEcbSample, removeTempDirs, withLedger } from "../ops
 import { ledgerFlags } from "../support/engine.ts";
 
 /** An exact decimal string with up to 30 fractional digits, either sign. */
-const arbDecimal = fc
-  .tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 30 }))
-  .map(([n, places]) => formatExact(rat(n, 10n ** BigInt(places))));
+const arbDecimal = fc.tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 30 })).map(([n, places]) => formatExact(rat(n, 10n ** BigInt(places))));
 
 const same = (a: string, b: string) => sub(parseDecimal(a), parseDecimal(b)).n === 0n;
 const HALF_CENT = rat(1n, 200n);
@@ -36,13 +34,16 @@ function isCentsOf(shown: string, exact: string): boolean {
 
 describe("the page shows money to the cent, the exact value on hover", () => {
   test("USD: the exact value rounded half-even to cents, grouped; never -$0.00", () => {
-    fc.assert(fc.property(arbDecimal, (exact) => {
-      const c = cents(exact);
-      expect({ exact, c, ok: isCentsOf(c, exact) }).toEqual({ exact, c, ok: true });
-      const text = dollarsText(c);
-      expect(text).toMatch(/^-?\$\d{1,3}(,\d{3})*\.\d{2}$/);
-      expect(same(text.replace(/[$,]/g, ""), c)).toBe(true);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(arbDecimal, (exact) => {
+        const c = cents(exact);
+        expect({ exact, c, ok: isCentsOf(c, exact) }).toEqual({ exact, c, ok: true });
+        const text = dollarsText(c);
+        expect(text).toMatch(/^-?\$\d{1,3}(,\d{3})*\.\d{2}$/);
+        expect(same(text.replace(/[$,]/g, ""), c)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test("examples: cents written, groups of three, a negative zero is zero, a tie goes to the even cent, unknown is not zero", () => {
@@ -63,23 +64,35 @@ describe("the page shows money to the cent, the exact value on hover", () => {
 
   test("property: a breakdown in cents adds up as shown (gross = withheld + retained + net), each part within 1.5 cents of its exact value", () => {
     const part = fc.option(arbDecimal, { nil: null, freq: 5 });
-    fc.assert(fc.property(part, part, part, fc.boolean(), (withheld, retained, net, grossKnown) => {
-      const whole = withheld !== null && retained !== null && net !== null;
-      const gross = whole ? (grossKnown ? formatExact([withheld, retained, net].map(parseDecimal).reduce(add)) : null) : net;
-      const shown = breakdownCents({ gross, withheld, retained, net });
-      for (const [k, v] of [["withheld", withheld], ["retained", retained], ["net", net]] as const) {
-        expect(shown[k] === null ? null : isCentsOf(shown[k]!, v!)).toBe(v === null ? null : true);
-      }
-      if (gross === null) expect(shown.gross).toBeNull();
-      else if (!whole) expect(isCentsOf(shown.gross!, gross)).toBe(true);
-      else {
-        const inCents = (s: string) => BigInt(s.replace(".", ""));
-        expect(inCents(shown.gross!)).toBe(inCents(shown.withheld!) + inCents(shown.retained!) + inCents(shown.net!));
-        expect(cmp(ratAbs(sub(parseDecimal(shown.gross!), parseDecimal(gross))), rat(3n, 200n))).toBeLessThanOrEqual(0);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(part, part, part, fc.boolean(), (withheld, retained, net, grossKnown) => {
+        const whole = withheld !== null && retained !== null && net !== null;
+        const gross = whole ? (grossKnown ? formatExact([withheld, retained, net].map(parseDecimal).reduce(add)) : null) : net;
+        const shown = breakdownCents({ gross, withheld, retained, net });
+        for (const [k, v] of [
+          ["withheld", withheld],
+          ["retained", retained],
+          ["net", net],
+        ] as const) {
+          expect(shown[k] === null ? null : isCentsOf(shown[k]!, v!)).toBe(v === null ? null : true);
+        }
+        if (gross === null) expect(shown.gross).toBeNull();
+        else if (!whole) expect(isCentsOf(shown.gross!, gross)).toBe(true);
+        else {
+          const inCents = (s: string) => BigInt(s.replace(".", ""));
+          expect(inCents(shown.gross!)).toBe(inCents(shown.withheld!) + inCents(shown.retained!) + inCents(shown.net!));
+          expect(cmp(ratAbs(sub(parseDecimal(shown.gross!), parseDecimal(gross))), rat(3n, 200n))).toBeLessThanOrEqual(0);
+        }
+      }),
+      { numRuns: 2000 },
+    );
     // The demo's 2026 totals (until the gross of the events without a net was kept apart, gross read $509.91).
-    const demo2026 = { gross: "444.27774835887686398684104371881176120950840413570404052734375", withheld: "93.826837412326545353962459206087487473268993198871612548828125", retained: "0", net: "350.450910946550318632878584512724273736239410936832427978515625" };
+    const demo2026 = {
+      gross: "444.27774835887686398684104371881176120950840413570404052734375",
+      withheld: "93.826837412326545353962459206087487473268993198871612548828125",
+      retained: "0",
+      net: "350.450910946550318632878584512724273736239410936832427978515625",
+    };
     expect(breakdownCents(demo2026)).toEqual({ gross: "444.28", withheld: "93.83", retained: "0.00", net: "350.45" });
     // Parts that round up and down apart: the gross shown is their sum, not its own rounding.
     expect(cents("3.015")).toBe("3.02");
@@ -87,71 +100,102 @@ describe("the page shows money to the cent, the exact value on hover", () => {
   });
 
   test("what the page rounds itself (a total, a journal amount) follows the ledger's rule", () => {
-    fc.assert(fc.property(fc.array(arbDecimal, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 12 }), (values, decimals) => {
-      const total = sumDecimals(values).value!;
-      const exact = values.map(parseDecimal).reduce(add, ZERO);
-      expect(isCentsOf(cents(total), formatExact(exact))).toBe(true);
-      expect(quantityOfExact(total, decimals)).toBe(quantityForPeople(exact, decimals));
-      expect(same(quantityOfExact(total, decimals), formatFixed(exact, decimals))).toBe(true);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(arbDecimal, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 12 }), (values, decimals) => {
+        const total = sumDecimals(values).value!;
+        const exact = values.map(parseDecimal).reduce(add, ZERO);
+        expect(isCentsOf(cents(total), formatExact(exact))).toBe(true);
+        expect(quantityOfExact(total, decimals)).toBe(quantityForPeople(exact, decimals));
+        expect(same(quantityOfExact(total, decimals), formatFixed(exact, decimals))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("a total is the exact sum of the known values, unknown ones counted apart", () => {
-    fc.assert(fc.property(fc.array(fc.option(arbDecimal, { nil: null }), { maxLength: 30 }), (values) => {
-      const total = sumDecimals(values);
-      const known = values.filter((v): v is string => v !== null);
-      expect(total.known).toBe(known.length);
-      expect(total.unknown).toBe(values.length - known.length);
-      if (known.length === 0) expect(total.value).toBeNull();
-      else expect(total.value).toBe(formatExact(known.map(parseDecimal).reduce(add)));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(fc.option(arbDecimal, { nil: null }), { maxLength: 30 }), (values) => {
+        const total = sumDecimals(values);
+        const known = values.filter((v): v is string => v !== null);
+        expect(total.known).toBe(known.length);
+        expect(total.unknown).toBe(values.length - known.length);
+        if (known.length === 0) expect(total.value).toBeNull();
+        else expect(total.value).toBe(formatExact(known.map(parseDecimal).reduce(add)));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
 type Row = IncomeReport["rows"][number];
 /** A row as the server gives it: the parts over the events with a net (null when one lacks it or none has one), the others' gross apart. */
-const arbRow = fc.record({
-  month: fc.integer({ min: 1, max: 12 }).map((m) => `2026-${String(m).padStart(2, "0")}`),
-  symbol: fc.constantFrom("SPYx", "NVOx", "=HYPERLINK()"),
-  events: fc.integer({ min: 1, max: 3 }),
-  unvalued: fc.integer({ min: 0, max: 3 }),
-  gross: fc.option(arbDecimal, { nil: null }),
-  tax: fc.option(arbDecimal, { nil: null }),
-  net: arbDecimal,
-  unvaluedGross: fc.option(arbDecimal, { nil: null }),
-}).map(({ month, symbol, events, unvalued, gross, tax, net, unvaluedGross }): Row => {
-  const unvaluedEvents = Math.min(unvalued, events);
-  const valued = events > unvaluedEvents;
-  const part = (v: string | null) => (valued ? v : null);
-  const shown = (v: string | null) => (v === null ? null : usdForPeople(parseDecimal(v)));
-  const exact = { grossUsd: part(gross), withholdingTaxUsd: part(tax), retainedUsd: part("0"), usd: part(net), unvaluedGrossUsd: unvaluedEvents ? unvaluedGross : "0" };
-  return {
-    month, symbol, events, unvaluedEvents,
-    grossUsd: shown(exact.grossUsd), withholdingTaxUsd: shown(exact.withholdingTaxUsd), retainedUsd: shown(exact.retainedUsd), usd: shown(exact.usd), unvaluedGrossUsd: shown(exact.unvaluedGrossUsd),
-    exact,
-  };
-});
+const arbRow = fc
+  .record({
+    month: fc.integer({ min: 1, max: 12 }).map((m) => `2026-${String(m).padStart(2, "0")}`),
+    symbol: fc.constantFrom("SPYx", "NVOx", "=HYPERLINK()"),
+    events: fc.integer({ min: 1, max: 3 }),
+    unvalued: fc.integer({ min: 0, max: 3 }),
+    gross: fc.option(arbDecimal, { nil: null }),
+    tax: fc.option(arbDecimal, { nil: null }),
+    net: arbDecimal,
+    unvaluedGross: fc.option(arbDecimal, { nil: null }),
+  })
+  .map(({ month, symbol, events, unvalued, gross, tax, net, unvaluedGross }): Row => {
+    const unvaluedEvents = Math.min(unvalued, events);
+    const valued = events > unvaluedEvents;
+    const part = (v: string | null) => (valued ? v : null);
+    const shown = (v: string | null) => (v === null ? null : usdForPeople(parseDecimal(v)));
+    const exact = { grossUsd: part(gross), withholdingTaxUsd: part(tax), retainedUsd: part("0"), usd: part(net), unvaluedGrossUsd: unvaluedEvents ? unvaluedGross : "0" };
+    return {
+      month,
+      symbol,
+      events,
+      unvaluedEvents,
+      grossUsd: shown(exact.grossUsd),
+      withholdingTaxUsd: shown(exact.withholdingTaxUsd),
+      retainedUsd: shown(exact.retainedUsd),
+      usd: shown(exact.usd),
+      unvaluedGrossUsd: shown(exact.unvaluedGrossUsd),
+      exact,
+    };
+  });
 const reportOf = (rows: Row[]): IncomeReport => ({
-  year: 2026, dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"], owners: ["o"], currency: null, lastEventDate: null, rows, treatment: "income", withholdingInformation: null,
+  year: 2026,
+  dataset: { kind: "live", description: null } as unknown as IncomeReport["dataset"],
+  owners: ["o"],
+  currency: null,
+  lastEventDate: null,
+  rows,
+  treatment: "income",
+  withholdingInformation: null,
   totals: {
-    events: rows.length, unvaluedEvents: 0, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: null,
+    events: rows.length,
+    unvaluedEvents: 0,
+    grossUsd: null,
+    withholdingTaxUsd: null,
+    retainedUsd: null,
+    usd: null,
+    unvaluedGrossUsd: null,
     exact: { grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: null },
   },
 });
 
 describe("the chart's months and the report's CSV, from any report", () => {
   test("a month's part is the exact sum of its rows with a net; unknown (null) where one of them lacks it or none has a net, never 0", () => {
-    fc.assert(fc.property(fc.array(arbRow, { maxLength: 40 }), (rows) => {
-      const months = monthTotals(reportOf(rows));
-      expect(months.map((m) => m.month)).toEqual(Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, "0")}`));
-      for (const m of months) {
-        const valued = rows.filter((r) => r.month === m.month && r.events > r.unvaluedEvents);
-        for (const part of ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const) {
-          const values = valued.map((r) => r.exact[part]);
-          expect(m[part]).toBe(valued.length === 0 || values.includes(null) ? null : formatExact(values.map((v) => parseDecimal(v!)).reduce<Rat>(add, ZERO)));
+    fc.assert(
+      fc.property(fc.array(arbRow, { maxLength: 40 }), (rows) => {
+        const months = monthTotals(reportOf(rows));
+        expect(months.map((m) => m.month)).toEqual(Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, "0")}`));
+        for (const m of months) {
+          const valued = rows.filter((r) => r.month === m.month && r.events > r.unvaluedEvents);
+          for (const part of ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const) {
+            const values = valued.map((r) => r.exact[part]);
+            expect(m[part]).toBe(valued.length === 0 || values.includes(null) ? null : formatExact(values.map((v) => parseDecimal(v!)).reduce<Rat>(add, ZERO)));
+          }
         }
-      }
-    }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test("the CSV: a row per month × symbol, then the total; the server's amounts with cents; unknown is an empty cell; formula text quoted", () => {
@@ -188,7 +232,14 @@ describe("on the demo ledger, with the ECB sample imported", () => {
   test("the years offered cover every entry, in two reads a wallet; their reports add up to each wallet's income total", async () => {
     for (const owner of demoOwners()) {
       let asked = 0;
-      const counting = createClient({ baseUrl: server.url, apiKey: key, fetch: (input, init) => { asked++; return fetch(input, init); } });
+      const counting = createClient({
+        baseUrl: server.url,
+        apiKey: key,
+        fetch: (input, init) => {
+          asked++;
+          return fetch(input, init);
+        },
+      });
       const years = await entryYears(counting, owner);
       expect(asked).toBe(2);
       const all = await api().income(owner, { limit: 200 });
@@ -222,11 +273,24 @@ describe("on the demo ledger, with the ECB sample imported", () => {
       report.rows.forEach((r, i) => {
         const c = r.converted!;
         expect(rows[i]).toEqual({
-          year: String(year), month: r.month, symbol: r.symbol ?? "", events: String(r.events),
-          grossUsd: cell(r.grossUsd), withholdingTaxUsd: cell(r.withholdingTaxUsd), retainedUsd: cell(r.retainedUsd), usd: cell(r.usd), unvaluedEvents: String(r.unvaluedEvents),
+          year: String(year),
+          month: r.month,
+          symbol: r.symbol ?? "",
+          events: String(r.events),
+          grossUsd: cell(r.grossUsd),
+          withholdingTaxUsd: cell(r.withholdingTaxUsd),
+          retainedUsd: cell(r.retainedUsd),
+          usd: cell(r.usd),
+          unvaluedEvents: String(r.unvaluedEvents),
           unvaluedGrossUsd: cell(r.unvaluedGrossUsd),
-          currency: "EUR", gross: cell(c.gross), withholdingTax: cell(c.withholdingTax), retained: cell(c.retained), net: cell(c.net), unvaluedGross: cell(c.unvaluedGross),
-          rateDates: [...new Set(c.rates.map((q) => q.rateDate))].sort().join(" "), reason: c.reason ?? "",
+          currency: "EUR",
+          gross: cell(c.gross),
+          withholdingTax: cell(c.withholdingTax),
+          retained: cell(c.retained),
+          net: cell(c.net),
+          unvaluedGross: cell(c.unvaluedGross),
+          rateDates: [...new Set(c.rates.map((q) => q.rateDate))].sort().join(" "),
+          reason: c.reason ?? "",
         });
       });
       const total = rows[rows.length - 1]!;

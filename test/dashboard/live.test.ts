@@ -32,13 +32,19 @@ test("home shows pending actions; a scheduled change heard on the live stream ap
 
   const browser = testBrowser();
   context = await chromium.launchPersistentContext(tempDir("ca-ledger-chromium-live-"), {
-    executablePath: browser.executablePath, env: { ...process.env, ...browser.env }, headless: true, args: chromiumFlags, viewport: { width: 1280, height: 860 },
+    executablePath: browser.executablePath,
+    env: { ...process.env, ...browser.env },
+    headless: true,
+    args: chromiumFlags,
+    viewport: { width: 1280, height: 860 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   let documents = 0;
-  page.on("request", (r) => { if (r.resourceType() === "document") documents++; });
+  page.on("request", (r) => {
+    if (r.resourceType() === "document") documents++;
+  });
 
   await page.goto(server.url + "/");
   await page.fill("#key", k);

@@ -24,9 +24,16 @@ beforeAll(async () => {
   await registerWallet(srv.db, "globex", otherTenantsWallet);
   await seedWallet(srv.db, otherTenantsWallet, 2);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
-interface Browser { cookie: string; csrf: string; origin: string; answer: Answer }
+interface Browser {
+  cookie: string;
+  csrf: string;
+  origin: string;
+  answer: Answer;
+}
 
 const originOf = (s: TestServer) => new URL(s.url).origin;
 
@@ -47,7 +54,15 @@ describe("sign-in", () => {
     expect(b.answer.status).toBe(201);
     const setCookie = b.answer.headers.get("set-cookie")!;
     expect(setCookie).toMatch(/^ca_ledger_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
-    expect(b.answer.body).toEqual({ signedIn: true, tenant: "acme", keyId: k.id, scopes: ["ledger:read", "assets:read"], csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String), idleSeconds: 1800 });
+    expect(b.answer.body).toEqual({
+      signedIn: true,
+      tenant: "acme",
+      keyId: k.id,
+      scopes: ["ledger:read", "assets:read"],
+      csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expiresAt: expect.any(String),
+      idleSeconds: 1800,
+    });
     expect(b.answer.text).not.toContain(k.key);
     expect(b.answer.headers.get("cache-control")).toBe("no-store");
   });
@@ -60,7 +75,7 @@ describe("sign-in", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.id_sha256).toBe(sha256Hex(id));
     expect(rows[0]!.csrf_token).toBe(b.csrf);
-    const dump = JSON.stringify((await srv.db.all(...q`SELECT * FROM dashboard_sessions`))) + JSON.stringify((await srv.db.all(...q`SELECT * FROM api_keys`)));
+    const dump = JSON.stringify(await srv.db.all(...q`SELECT * FROM dashboard_sessions`)) + JSON.stringify(await srv.db.all(...q`SELECT * FROM api_keys`));
     expect(dump).not.toContain(id);
     expect(dump).not.toContain(k.key);
   });
@@ -71,19 +86,23 @@ describe("sign-in", () => {
     const again = await call(srv.url, "/ui/session", { body: { key: k.key }, headers: { origin: first.origin, cookie: first.cookie } });
     expect(again.status).toBe(201);
     expect((await read(srv, first, "/ui/api/v1/wallets")).body.code).toBe("session_required");
-    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`))).toEqual({ n: 1 });
+    expect(await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`)).toEqual({ n: 1 });
   });
 
   test("the API's own refusals: no key, an unknown key, a revoked key; none opens a session", async () => {
     const before = (await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions`)) as { n: number };
     const revoked = await srv.key();
     await revokeKey(srv.db, revoked.id);
-    for (const [key, code] of [["", "missing_api_key"], ["cal_" + "x".repeat(43), "invalid_api_key"], [revoked.key, "invalid_api_key"]] as const) {
+    for (const [key, code] of [
+      ["", "missing_api_key"],
+      ["cal_" + "x".repeat(43), "invalid_api_key"],
+      [revoked.key, "invalid_api_key"],
+    ] as const) {
       const b = await signIn(srv, key);
       expect({ status: b.answer.status, code: b.answer.body.code }).toEqual({ status: 401, code });
       expect(b.answer.headers.get("set-cookie")).toBeNull();
     }
-    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions`))).toEqual(before);
+    expect(await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions`)).toEqual(before);
   });
 
   test("a sign-in from another page (no Origin, a foreign Origin, or cross-site) is refused", async () => {
@@ -287,7 +306,7 @@ describe("the session ends", async () => {
     const a = await read(srv, b, "/ui/api/v1/wallets");
     expect({ status: a.status, code: a.body.code }).toEqual({ status: 401, code: "session_required" });
     expect(a.headers.get("set-cookie")).toContain("Max-Age=0");
-    expect((await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`))).toEqual({ n: 0 });
+    expect(await srv.db.get(...q`SELECT count(*) AS n FROM dashboard_sessions WHERE key_id = ${k.id}`)).toEqual({ n: 0 });
   });
 
   test("on sign-out (which itself needs the token), and the old cookie is then worthless", async () => {

@@ -9,13 +9,11 @@ import { add, cmp, formatExact, parseDecimal, rat, ratAbs, sub, sum } from "../.
 import { positionShown } from "../../src/ledger/portfolio-render.ts";
 import { decUsd6, scenario } from "./helpers";
 
-const decimalString = fc
-  .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 30 }))
-  .map(([negative, digits, places]) => {
-    const s = digits.toString().padStart(places + 1, "0");
-    const body = places ? `${s.slice(0, s.length - places)}.${s.slice(s.length - places)}` : s;
-    return formatExact(parseDecimal((negative ? "-" : "") + body));
-  });
+const decimalString = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 30 })).map(([negative, digits, places]) => {
+  const s = digits.toString().padStart(places + 1, "0");
+  const body = places ? `${s.slice(0, s.length - places)}.${s.slice(s.length - places)}` : s;
+  return formatExact(parseDecimal((negative ? "-" : "") + body));
+});
 
 describe("USD for people", () => {
   test("half-even at 6 places, trailing zeros dropped, within half a millionth of the exact value", () => {

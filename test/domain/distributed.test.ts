@@ -37,9 +37,17 @@ describe("the name of what was distributed", () => {
     const none = { name: null, namedBy: null };
     expect(describeDistributed("spin_off", none, "HON", "HONx").description).toBe("a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)");
     expect(describeDistributed("spin_off", { name: "VSNT", namedBy: "issuer" }, "CMCSA", "CMCSAx")).toEqual({
-      name: "VSNT", namedBy: "issuer", holding: "VSNT", description: "VSNT, spun off by CMCSA, sold by the issuer and reinvested in CMCSAx (named in the issuer's note)",
+      name: "VSNT",
+      namedBy: "issuer",
+      holding: "VSNT",
+      description: "VSNT, spun off by CMCSA, sold by the issuer and reinvested in CMCSAx (named in the issuer's note)",
     });
     expect(describeDistributed("rights_distribution", none, "KRAQ", "KRAQx").holding).toBe("rights distributed by KRAQ (not named by the issuer)");
-    expect(describeDistributed("cash_in_lieu", none, "ABC", "ABCx")).toEqual({ name: null, namedBy: null, holding: "fractional entitlements of ABC", description: "fractional entitlements of ABC, sold by the issuer and reinvested in ABCx" });
+    expect(describeDistributed("cash_in_lieu", none, "ABC", "ABCx")).toEqual({
+      name: null,
+      namedBy: null,
+      holding: "fractional entitlements of ABC",
+      description: "fractional entitlements of ABC, sold by the issuer and reinvested in ABCx",
+    });
   });
 });

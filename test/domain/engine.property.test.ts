@@ -96,11 +96,7 @@ describe("engine over random histories", () => {
         const out = runEngine(build(steps, ws));
         for (const p of out.positions) {
           const v1 = total(out.bookings.filter((b) => b.owner === p.owner && b.kind === "dividend").map((b) => b.usd));
-          const v2 = total(
-            out.actions
-              .filter((a) => a.owner === p.owner && a.treatment === "income" && (a.lifecycle.state === "activated" || a.lifecycle.state === "corrected"))
-              .map((a) => a.usd),
-          );
+          const v2 = total(out.actions.filter((a) => a.owner === p.owner && a.treatment === "income" && (a.lifecycle.state === "activated" || a.lifecycle.state === "corrected")).map((a) => a.usd));
           expect(v1).toBe(v2);
           expect(p.incomeUsd).toBe(v2);
         }

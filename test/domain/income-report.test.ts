@@ -13,8 +13,15 @@ import { CONVERTED_NAME, incomeReport, PARTS, reportForPeople, type IncomeEntry,
 import { add, cmp, eq, formatExact, mul, parseDecimal, rat, ratAbs, sub, type Rat, ZERO } from "../../src/domain/numbers";
 
 type Amounts = Record<Part, string | null>;
-interface Version { effectiveAt: string; amounts: Amounts }
-interface Event { symbol: string | null; versions: Version[]; cancelled: boolean }
+interface Version {
+  effectiveAt: string;
+  amounts: Amounts;
+}
+interface Event {
+  symbol: string | null;
+  versions: Version[];
+  cancelled: boolean;
+}
 
 const moneyRat = fc.tuple(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 14n }), fc.integer({ min: 0, max: 12 })).map(([n, p]) => rat(n, 10n ** BigInt(p)));
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 4 });
@@ -44,7 +51,9 @@ const events = fc.array(
 
 const negate = (s: string | null) => (s === null ? null : formatExact({ ...parseDecimal(s), n: -parseDecimal(s).n }));
 const entry = (e: Event, v: Version, entryType: IncomeEntry["entryType"]): IncomeEntry => ({
-  entryType, effectiveAt: v.effectiveAt, symbol: e.symbol,
+  entryType,
+  effectiveAt: v.effectiveAt,
+  symbol: e.symbol,
   ...(Object.fromEntries(PARTS.map((p) => [p, entryType === "reversal" ? negate(v.amounts[p]) : v.amounts[p]])) as Amounts),
 });
 
@@ -108,7 +117,9 @@ describe("incomeReport", () => {
         const stand = standing(evs);
         const total = expected(stand);
         expect({ events: report.totals.events, unvaluedEvents: report.totals.unvaluedEvents, exact: report.totals.exact }).toEqual({
-          events: total.events, unvaluedEvents: total.unvaluedEvents, exact: total.exact,
+          events: total.events,
+          unvaluedEvents: total.unvaluedEvents,
+          exact: total.exact,
         });
         // The last day with an event that stands: how far a currency's rates must reach.
         const standingDays = stand.map((s) => s.v.effectiveAt.slice(0, 10)).sort();
@@ -175,7 +186,7 @@ describe("incomeReport", () => {
 
   test("property: converted amounts are each standing event at its day's rate, under the same rule; a missing rate makes them null with a reason", () => {
     // A rate for most days (a deterministic rational), none for days whose number ends in 7.
-    const rateOn = (day: string): Rat | null => (day.endsWith("7") ? null : rat(BigInt(day.replace(/-/g, "")) % 997n + 50n, 113n));
+    const rateOn = (day: string): Rat | null => (day.endsWith("7") ? null : rat((BigInt(day.replace(/-/g, "")) % 997n) + 50n, 113n));
     const quoteOn = (day: string): RateQuote | null => {
       const r = rateOn(day);
       return r && { rateDate: day, usdPerEur: "1", perEur: "1", rate: r };
@@ -213,7 +224,17 @@ describe("incomeReport", () => {
     );
     expect(report.totals).toMatchObject({ events: 3, unvaluedEvents: 1, grossUsd: "10", withholdingTaxUsd: "1", retainedUsd: "0", usd: "9", unvaluedGrossUsd: "22.52" });
     expect(report.rows[0]).toMatchObject({ month: "2026-03", unvaluedEvents: 0, unvaluedGrossUsd: "0" });
-    expect(report.rows[1]).toMatchObject({ month: "2026-04", symbol: "SPYx", events: 1, unvaluedEvents: 1, grossUsd: null, withholdingTaxUsd: null, retainedUsd: null, usd: null, unvaluedGrossUsd: "22.52" });
+    expect(report.rows[1]).toMatchObject({
+      month: "2026-04",
+      symbol: "SPYx",
+      events: 1,
+      unvaluedEvents: 1,
+      grossUsd: null,
+      withholdingTaxUsd: null,
+      retainedUsd: null,
+      usd: null,
+      unvaluedGrossUsd: "22.52",
+    });
   });
 
   test("a month whose withholding is unknown for one valued event reads null, not the other event's 0", () => {

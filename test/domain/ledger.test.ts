@@ -11,7 +11,7 @@ import { NOW, OWNER, scenario, unix } from "./helpers";
 
 describe("evidence", () => {
   test("RFC 8785: sorted keys, no whitespace, ES number form, escapes", () => {
-    expect(canonicalJson({ b: [1, 1e21, 0.1, -0], a: "é\u0001\"", c: null, d: undefined })).toBe('{"a":"é\\u0001\\"","b":[1,1e+21,0.1,0],"c":null}');
+    expect(canonicalJson({ b: [1, 1e21, 0.1, -0], a: 'é\u0001"', c: null, d: undefined })).toBe('{"a":"é\\u0001\\"","b":[1,1e+21,0.1,0],"c":null}');
     expect(canonicalJson({ "\u20ac": 1, "\r": 2, "1": 3 })).toBe('{"\\r":2,"1":3,"€":1}');
   });
   test("evidenceSha256 is SHA-256 of the canonical payload, recomputable from the stored fields only", () => {
@@ -80,14 +80,24 @@ describe("yield", () => {
 describe("lineage", () => {
   test("fractions sum to exactly 1", () => {
     const parts = fractionsSummingToOne([rat(1, 3), rat(1, 3), rat(1, 3)]);
-    expect(eq(parts.reduce((s, p) => add(s, parseDecimal(p)), ZERO), rat(1))).toBe(true);
+    expect(
+      eq(
+        parts.reduce((s, p) => add(s, parseDecimal(p)), ZERO),
+        rat(1),
+      ),
+    ).toBe(true);
   });
   test("HONx: two spin-offs; the earliest basis sits in the position, partly as reinvested distributions", () => {
     const out = runEngine(scenario(["HONx"], 1_000_000_000n));
     const l = out.lineage[0]!;
     expect(l.links.map((x) => x.type)).toEqual(["spin_off", "spin_off"]);
     for (const link of l.links) expect(eq(add(parseDecimal(link.basisFraction), parseDecimal(link.cashFraction)), rat(1))).toBe(true);
-    expect(eq(l.basisNowSits.reduce((s, b) => add(s, parseDecimal(b.fraction)), ZERO), rat(1))).toBe(true);
+    expect(
+      eq(
+        l.basisNowSits.reduce((s, b) => add(s, parseDecimal(b.fraction)), ZERO),
+        rat(1),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -112,7 +122,18 @@ describe("announced, seizure, partial", () => {
   test("a permanent-delegate transfer without the owner's signature is a seizure, not a withdrawal", () => {
     const input = scenario(["KOx"], 1_000n);
     const w = input.wallets[0]!;
-    w.balanceChanges.push({ owner: OWNER, tokenAccount: "ta-KOx", mint: w.accounts[0]!.mint, signature: "seize", slot: 446_000_001, blockTime: NOW - 100, preRaw: 1_000n, postRaw: 400n, ownerSigned: false, byPermanentDelegate: true });
+    w.balanceChanges.push({
+      owner: OWNER,
+      tokenAccount: "ta-KOx",
+      mint: w.accounts[0]!.mint,
+      signature: "seize",
+      slot: 446_000_001,
+      blockTime: NOW - 100,
+      preRaw: 1_000n,
+      postRaw: 400n,
+      ownerSigned: false,
+      byPermanentDelegate: true,
+    });
     w.accounts[0]!.rawBalance = 400n;
     const out = runEngine(input);
     const s = out.actions.find((a) => a.type === "seizure")!;

@@ -166,8 +166,7 @@ export function opArb(known: boolean): fc.Arbitrary<Op> {
 /** Gaps between steps: the same millisecond, a second, a day, a month, more than a year. */
 const gap = fc.constantFrom(0, 0, 1000, DAY, 40 * DAY, 400 * DAY);
 
-export const historyArb = (known = false): fc.Arbitrary<{ op: Op; gap: number }[]> =>
-  fc.array(fc.record({ op: opArb(known), gap }), { minLength: 6, maxLength: 40 });
+export const historyArb = (known = false): fc.Arbitrary<{ op: Op; gap: number }[]> => fc.array(fc.record({ op: opArb(known), gap }), { minLength: 6, maxLength: 40 });
 
 export interface History {
   input: LotInput;

@@ -44,7 +44,16 @@ function realCase(symbol: string, steps: Step[], options: Omit<LotOptions, "asOf
   });
   const actions = out.actions.map(actionEventOf).filter((a) => a !== null);
   const movements = steps.map((s) =>
-    movement({ owner: OWNER, mint: d.mint, at: ms(s.at), signature: s.signature, rawDelta: s.raw, multiplier: multiplierAt(activated, unix(s.at)), usd: s.usd === null ? null : usd(s.usd), reason: s.usd === null ? "transfer" : null }),
+    movement({
+      owner: OWNER,
+      mint: d.mint,
+      at: ms(s.at),
+      signature: s.signature,
+      rawDelta: s.raw,
+      multiplier: multiplierAt(activated, unix(s.at)),
+      usd: s.usd === null ? null : usd(s.usd),
+      reason: s.usd === null ? "transfer" : null,
+    }),
   );
   const { asOf, ...rest } = options;
   return deriveLots({ movements, actions }, { ...rest, asOf: asOf === undefined ? undefined : ms(asOf) });
@@ -52,8 +61,17 @@ function realCase(symbol: string, steps: Step[], options: Omit<LotOptions, "asOf
 
 const lotsOf = (r: LotReport) => r.lots.map((l) => ({ acquiredAt: iso(l.acquiredAt), source: l.source, units: x(l.units), basisUsd: x(l.basisUsd) }));
 const rowsOf = (r: LotReport) =>
-  r.realized.map((row) => ({ acquiredAt: iso(row.acquiredAt), disposedAt: iso(row.disposedAt), units: x(row.units), proceedsUsd: x(row.proceedsUsd), basisUsd: x(row.basisUsd), gainUsd: x(row.gainUsd), term: row.term }));
-const effects = (r: LotReport) => r.actions.map((a) => ({ at: iso(a.at), type: a.type, effect: a.effect, factor: x(a.factor), incomeUnits: x(a.incomeUnits), incomeBasisUsd: x(a.incomeBasisUsd), proceedsUsd: x(a.proceedsUsd) }));
+  r.realized.map((row) => ({
+    acquiredAt: iso(row.acquiredAt),
+    disposedAt: iso(row.disposedAt),
+    units: x(row.units),
+    proceedsUsd: x(row.proceedsUsd),
+    basisUsd: x(row.basisUsd),
+    gainUsd: x(row.gainUsd),
+    term: row.term,
+  }));
+const effects = (r: LotReport) =>
+  r.actions.map((a) => ({ at: iso(a.at), type: a.type, effect: a.effect, factor: x(a.factor), incomeUnits: x(a.incomeUnits), incomeBasisUsd: x(a.incomeBasisUsd), proceedsUsd: x(a.proceedsUsd) }));
 
 // Exact expansions of the recorded f64 multipliers (docs/lots.md#the-multipliers).
 const SPY_M0 = "1.00390924001175907420702060335315763950347900390625";
@@ -102,14 +120,32 @@ describe("docs/lots.md: example 1, a cash dividend (SPYx, 2026-06-18)", () => {
       { acquiredAt: "2026-05-10T12:00:00.000Z", source: "purchase", units: U0, basisUsd: "7400" },
       { acquiredAt: "2026-06-18T04:00:00.000Z", source: "income", units: INCOME_UNITS, basisUsd: INCOME_USD },
     ]);
-    expect(effects(before)).toEqual([{ at: "2026-06-18T04:00:00.000Z", type: "cash_dividend", effect: "income_lot", factor: "1.001798290325999824", incomeUnits: INCOME_UNITS, incomeBasisUsd: INCOME_USD, proceedsUsd: null }]);
+    expect(effects(before)).toEqual([
+      { at: "2026-06-18T04:00:00.000Z", type: "cash_dividend", effect: "income_lot", factor: "1.001798290325999824", incomeUnits: INCOME_UNITS, incomeBasisUsd: INCOME_USD, proceedsUsd: null },
+    ]);
     // ≈ $741 an income unit: the reinvestment price the issuer's cash implies.
     expect(Math.round(Number(formatDecimal(div(before.lots[1]!.basisUsd!, before.lots[1]!.units), 6)))).toBe(741);
     const after = realCase("SPYx", steps, { method: "fifo", treatment: "income" });
     expect(after.lots).toEqual([]);
     expect(rowsOf(after)).toEqual([
-      { acquiredAt: "2026-05-10T12:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: U0, proceedsUsd: "7546.429329141563387358", basisUsd: "7400", gainUsd: "146.429329141563387358", term: "short" },
-      { acquiredAt: "2026-06-18T04:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: INCOME_UNITS, proceedsUsd: "13.570670858436612642", basisUsd: INCOME_USD, gainUsd: "0.193969752065047540712242784313275478780269622802734375", term: "short" },
+      {
+        acquiredAt: "2026-05-10T12:00:00.000Z",
+        disposedAt: "2026-07-01T15:00:00.000Z",
+        units: U0,
+        proceedsUsd: "7546.429329141563387358",
+        basisUsd: "7400",
+        gainUsd: "146.429329141563387358",
+        term: "short",
+      },
+      {
+        acquiredAt: "2026-06-18T04:00:00.000Z",
+        disposedAt: "2026-07-01T15:00:00.000Z",
+        units: INCOME_UNITS,
+        proceedsUsd: "13.570670858436612642",
+        basisUsd: INCOME_USD,
+        gainUsd: "0.193969752065047540712242784313275478780269622802734375",
+        term: "short",
+      },
     ]);
     const [a, b] = after.realized;
     expect([people(a!.proceedsUsd), people(b!.proceedsUsd), people(a!.gainUsd), people(b!.gainUsd)]).toEqual(["7546.429329", "13.570671", "146.429329", "0.19397"]);
@@ -121,7 +157,15 @@ describe("docs/lots.md: example 1, a cash dividend (SPYx, 2026-06-18)", () => {
     expect(effects(before)[0]!.effect).toBe("scaled");
     const after = realCase("SPYx", steps, { method: "fifo", treatment: "deferred" });
     expect(rowsOf(after)).toEqual([
-      { acquiredAt: "2026-05-10T12:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: "10.05714560286254055654353578574955463409423828125", proceedsUsd: "7560", basisUsd: "7400", gainUsd: "160", term: "short" },
+      {
+        acquiredAt: "2026-05-10T12:00:00.000Z",
+        disposedAt: "2026-07-01T15:00:00.000Z",
+        units: "10.05714560286254055654353578574955463409423828125",
+        proceedsUsd: "7560",
+        basisUsd: "7400",
+        gainUsd: "160",
+        term: "short",
+      },
     ]);
   });
 
@@ -142,11 +186,24 @@ describe("docs/lots.md: example 2, a forward split (KLACx, 2026-06-12)", () => {
     test(`${treatment}: units ×10.000000000000000444, basis and date kept; selling a third realizes $200 on $1,800`, () => {
       const before = realCase("KLACx", steps, { method: "fifo", treatment, asOf: "2026-06-30T23:59:59.999Z" });
       expect(lotsOf(before)).toEqual([{ acquiredAt: "2026-05-20T10:00:00.000Z", source: "purchase", units: "30.0267690875100026204336245427839457988739013671875", basisUsd: "5400" }]);
-      expect(effects(before)).toEqual([{ at: "2026-06-12T13:30:00.000Z", type: "forward_split", effect: "scaled", factor: "10.000000000000000444", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null }]);
-      expect([x(before.actions[0]!.unitsBefore), x(before.actions[0]!.unitsAfter)]).toEqual(["3.0026769087510001288165994992596097290515899658203125", "30.0267690875100026204336245427839457988739013671875"]);
+      expect(effects(before)).toEqual([
+        { at: "2026-06-12T13:30:00.000Z", type: "forward_split", effect: "scaled", factor: "10.000000000000000444", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null },
+      ]);
+      expect([x(before.actions[0]!.unitsBefore), x(before.actions[0]!.unitsAfter)]).toEqual([
+        "3.0026769087510001288165994992596097290515899658203125",
+        "30.0267690875100026204336245427839457988739013671875",
+      ]);
       const after = realCase("KLACx", steps, { method: "fifo", treatment, asOf: "2026-07-31T23:59:59.999Z" });
       expect(rowsOf(after)).toEqual([
-        { acquiredAt: "2026-05-20T10:00:00.000Z", disposedAt: "2026-07-01T15:00:00.000Z", units: "10.0089230291700008734778748475946485996246337890625", proceedsUsd: "2000", basisUsd: "1800", gainUsd: "200", term: "short" },
+        {
+          acquiredAt: "2026-05-20T10:00:00.000Z",
+          disposedAt: "2026-07-01T15:00:00.000Z",
+          units: "10.0089230291700008734778748475946485996246337890625",
+          proceedsUsd: "2000",
+          basisUsd: "1800",
+          gainUsd: "200",
+          term: "short",
+        },
       ]);
       expect(lotsOf(after)).toEqual([{ acquiredAt: "2026-05-20T10:00:00.000Z", source: "purchase", units: "20.017846058340001746955749695189297199249267578125", basisUsd: "3600" }]);
     });
@@ -178,7 +235,15 @@ describe("docs/lots.md: example 3, a reverse split then a spin-off the same day 
         ["2.04818942661357805690158784273080527782440185546875", "3.996262026948378842661213639075867831707000732421875"],
       ]);
       expect(rowsOf(r)).toEqual([
-        { acquiredAt: "2026-06-01T14:00:00.000Z", disposedAt: "2026-07-15T15:00:00.000Z", units: "1.9981310134741894213306068195379339158535003662109375", proceedsUsd: "470", basisUsd: "460", gainUsd: "10", term: "short" },
+        {
+          acquiredAt: "2026-06-01T14:00:00.000Z",
+          disposedAt: "2026-07-15T15:00:00.000Z",
+          units: "1.9981310134741894213306068195379339158535003662109375",
+          proceedsUsd: "470",
+          basisUsd: "460",
+          gainUsd: "10",
+          term: "short",
+        },
       ]);
       expect(lotsOf(r)).toEqual([{ acquiredAt: "2026-06-01T14:00:00.000Z", source: "purchase", units: "1.9981310134741894213306068195379339158535003662109375", basisUsd: "460" }]);
     });
@@ -198,7 +263,15 @@ describe("docs/lots.md: example 4, an identity change (AZNx, 2026-02-02)", () =>
       expect(lotsOf(before)).toEqual([{ acquiredAt: "2025-10-01T09:00:00.000Z", source: "purchase", units: "5.0193556141100004186483829471399076282978057861328125", basisUsd: "800" }]);
       const after = realCase("AZNx", steps, { method, treatment: "income" });
       expect(rowsOf(after)).toEqual([
-        { acquiredAt: "2025-10-01T09:00:00.000Z", disposedAt: "2026-03-01T15:00:00.000Z", units: "5.0193556141100004186483829471399076282978057861328125", proceedsUsd: "850", basisUsd: "800", gainUsd: "50", term: "short" },
+        {
+          acquiredAt: "2025-10-01T09:00:00.000Z",
+          disposedAt: "2026-03-01T15:00:00.000Z",
+          units: "5.0193556141100004186483829471399076282978057861328125",
+          proceedsUsd: "850",
+          basisUsd: "800",
+          gainUsd: "50",
+          term: "short",
+        },
       ]);
     }
   });
@@ -211,10 +284,20 @@ describe("docs/lots.md: example 5, a stock dividend (SCCOx, 2026-08-12)", () => 
       { at: "2026-08-20T15:00:00Z", signature: "sell", raw: -500_000_000n, usd: "770" },
     ];
     const r = realCase("SCCOx", steps, { method: "fifo", treatment: "income", asOf: "2026-08-31T23:59:59.999Z" });
-    expect(effects(r)).toEqual([{ at: "2026-08-12T00:30:00.000Z", type: "stock_dividend", effect: "scaled", factor: "1.015317647058823535", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null }]);
+    expect(effects(r)).toEqual([
+      { at: "2026-08-12T00:30:00.000Z", type: "stock_dividend", effect: "scaled", factor: "1.015317647058823535", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: null },
+    ]);
     expect(x(r.actions[0]!.unitsAfter)).toBe("10.192244712467120049126378944492898881435394287109375");
     expect(rowsOf(r)).toEqual([
-      { acquiredAt: "2026-08-11T12:00:00.000Z", disposedAt: "2026-08-20T15:00:00.000Z", units: "5.0961223562335600245631894722464494407176971435546875", proceedsUsd: "770", basisUsd: "750", gainUsd: "20", term: "short" },
+      {
+        acquiredAt: "2026-08-11T12:00:00.000Z",
+        disposedAt: "2026-08-20T15:00:00.000Z",
+        units: "5.0961223562335600245631894722464494407176971435546875",
+        proceedsUsd: "770",
+        basisUsd: "750",
+        gainUsd: "20",
+        term: "short",
+      },
     ]);
   });
 });
@@ -225,7 +308,15 @@ describe("docs/lots.md: example 6, a rights distribution (KRAQx, 2026-03-26)", (
     for (const treatment of ["income", "deferred"] as TaxTreatment[]) {
       const r = realCase("KRAQx", steps, { method: "fifo", treatment });
       expect(effects(r)).toEqual([
-        { at: "2026-03-26T23:55:00.000Z", type: "rights_distribution", effect: "scaled", factor: "1.013759097369999917503946562646888196468353271484375", incomeUnits: "0", incomeBasisUsd: null, proceedsUsd: "1.356647" },
+        {
+          at: "2026-03-26T23:55:00.000Z",
+          type: "rights_distribution",
+          effect: "scaled",
+          factor: "1.013759097369999917503946562646888196468353271484375",
+          incomeUnits: "0",
+          incomeBasisUsd: null,
+          proceedsUsd: "1.356647",
+        },
       ]);
       expect(lotsOf(r)).toEqual([{ acquiredAt: "2026-03-01T12:00:00.000Z", source: "purchase", units: "10.13759097369999917503946562646888196468353271484375", basisUsd: "500" }]);
       expect(r.realized).toEqual([]);
@@ -273,7 +364,19 @@ describe("docs/lots.md: example 9, a cash and stock dividend (synthetic)", () =>
   test("income treatment: lots ×1.05, then an income lot of U1 − 10.5 units at $5", () => {
     const input = {
       movements: [movement({ ...SYN, at: ms("2026-01-05T00:00:00Z"), signature: "buy", rawDelta: 1_000_000_000n, multiplier: 1, usd: usd("1000") })],
-      actions: [action({ ...SYN, actionId: "cs", at: ms("2026-02-01T00:00:00Z"), type: "cash_and_stock_dividend", raw: 1_000_000_000n, mOld: 1, mNew: 1.0605, stockFactor: usd("1.05"), cashPerShare: usd("0.5") })],
+      actions: [
+        action({
+          ...SYN,
+          actionId: "cs",
+          at: ms("2026-02-01T00:00:00Z"),
+          type: "cash_and_stock_dividend",
+          raw: 1_000_000_000n,
+          mOld: 1,
+          mNew: 1.0605,
+          stockFactor: usd("1.05"),
+          cashPerShare: usd("0.5"),
+        }),
+      ],
     };
     const r = deriveLots(input, { method: "fifo", treatment: "income" });
     expect(lotsOf(r)).toEqual([
@@ -298,8 +401,24 @@ describe("docs/lots.md: example 10, a termination (synthetic cash merger)", () =
         const r = deriveLots({ movements: buys, actions: [merger(0, usd("120"))] }, { method, treatment });
         expect(r.lots).toEqual([]);
         expect(rowsOf(r)).toEqual([
-          { acquiredAt: "2024-03-01T12:00:00.000Z", disposedAt: "2025-09-01T00:00:00.000Z", units: "10", proceedsUsd: "1200", basisUsd: method === "average" ? "1150" : "1000", gainUsd: method === "average" ? "50" : "200", term: "long" },
-          { acquiredAt: "2025-06-01T12:00:00.000Z", disposedAt: "2025-09-01T00:00:00.000Z", units: "10", proceedsUsd: "1200", basisUsd: method === "average" ? "1150" : "1300", gainUsd: method === "average" ? "50" : "-100", term: "short" },
+          {
+            acquiredAt: "2024-03-01T12:00:00.000Z",
+            disposedAt: "2025-09-01T00:00:00.000Z",
+            units: "10",
+            proceedsUsd: "1200",
+            basisUsd: method === "average" ? "1150" : "1000",
+            gainUsd: method === "average" ? "50" : "200",
+            term: "long",
+          },
+          {
+            acquiredAt: "2025-06-01T12:00:00.000Z",
+            disposedAt: "2025-09-01T00:00:00.000Z",
+            units: "10",
+            proceedsUsd: "1200",
+            basisUsd: method === "average" ? "1150" : "1300",
+            gainUsd: method === "average" ? "50" : "-100",
+            term: "short",
+          },
         ]);
         expect(r.realized.map((row) => row.actionId)).toEqual(["merger", "merger"]);
       }
@@ -339,7 +458,10 @@ describe("docs/lots.md: example 11, an own transfer and a sale under each method
         { acquiredAt: D("02-01"), disposedAt: sale, units: "2", proceedsUsd: "60", basisUsd: "60", gainUsd: "0", term: "long" },
       ],
       wallet1: [[D("03-10"), "purchase", "5", "100"]],
-      wallet2: [[D("02-01"), "purchase", "8", "240"], [D("03-10"), "own_transfer", "5", "100"]],
+      wallet2: [
+        [D("02-01"), "purchase", "8", "240"],
+        [D("03-10"), "own_transfer", "5", "100"],
+      ],
     },
     lifo: {
       rows: [
@@ -347,7 +469,10 @@ describe("docs/lots.md: example 11, an own transfer and a sale under each method
         { acquiredAt: D("02-01"), disposedAt: sale, units: "2", proceedsUsd: "60", basisUsd: "60", gainUsd: "0", term: "long" },
       ],
       wallet1: [[D("01-10"), "purchase", "5", "50"]],
-      wallet2: [[D("01-10"), "own_transfer", "5", "50"], [D("02-01"), "purchase", "8", "240"]],
+      wallet2: [
+        [D("01-10"), "own_transfer", "5", "50"],
+        [D("02-01"), "purchase", "8", "240"],
+      ],
     },
     hifo: {
       rows: [
@@ -355,7 +480,10 @@ describe("docs/lots.md: example 11, an own transfer and a sale under each method
         { acquiredAt: D("03-10"), disposedAt: sale, units: "2", proceedsUsd: "60", basisUsd: "40", gainUsd: "20", term: "short" },
       ],
       wallet1: [[D("01-10"), "purchase", "5", "50"]],
-      wallet2: [[D("01-10"), "own_transfer", "5", "50"], [D("03-10"), "own_transfer", "8", "160"]],
+      wallet2: [
+        [D("01-10"), "own_transfer", "5", "50"],
+        [D("03-10"), "own_transfer", "8", "160"],
+      ],
     },
     average: {
       rows: [
@@ -363,7 +491,10 @@ describe("docs/lots.md: example 11, an own transfer and a sale under each method
         { acquiredAt: D("02-01"), disposedAt: sale, units: "2", proceedsUsd: "60", basisUsd: "42", gainUsd: "18", term: "long" },
       ],
       wallet1: [[D("03-10"), "purchase", "5", "75"]],
-      wallet2: [[D("02-01"), "purchase", "8", "168"], [D("03-10"), "own_transfer", "5", "105"]],
+      wallet2: [
+        [D("02-01"), "purchase", "8", "168"],
+        [D("03-10"), "own_transfer", "5", "105"],
+      ],
     },
   };
   for (const method of ["fifo", "lifo", "hifo", "average"] as LotMethod[]) {

@@ -39,8 +39,15 @@ function example11() {
 describe("gains: Form 8949's columns", () => {
   test("the header names the form's columns (a) to (h), then the term and the ledger's own columns", () => {
     expect(GAINS_COLUMNS.slice(0, 9)).toEqual([
-      "(a) Description of property", "(b) Date acquired", "(c) Date sold or disposed of", "(d) Proceeds (sales price)", "(e) Cost or other basis",
-      "(f) Code(s) from instructions", "(g) Amount of adjustment", "(h) Gain or (loss)", "term",
+      "(a) Description of property",
+      "(b) Date acquired",
+      "(c) Date sold or disposed of",
+      "(d) Proceeds (sales price)",
+      "(e) Cost or other basis",
+      "(f) Code(s) from instructions",
+      "(g) Amount of adjustment",
+      "(h) Gain or (loss)",
+      "term",
     ]);
     expect(formDate(ms("2026-02-15T23:59:59Z"))).toBe("02/15/2026");
   });
@@ -57,7 +64,10 @@ describe("gains: Form 8949's columns", () => {
       ["10 SPYx", "03/10/2025", "02/15/2026", "300", "200", null, null, "100", "short"],
       ["2 SPYx", "02/01/2025", "02/15/2026", "60", "60", null, null, "0", "long"],
     ]);
-    const csv = toCsv(["dataset", ...GAINS_COLUMNS], gainsExportRows(report("fifo"), NAMES).map((r) => ["mainnet", ...r]));
+    const csv = toCsv(
+      ["dataset", ...GAINS_COLUMNS],
+      gainsExportRows(report("fifo"), NAMES).map((r) => ["mainnet", ...r]),
+    );
     const parsed = parseCsv(csv).map((r) => r.cells);
     expect(parsed[0]!.slice(1, 3)).toEqual(["(a) Description of property", "(b) Date acquired"]);
     expect(parsed[1]).toEqual(["mainnet", "10 SPYx", "01/10/2025", "02/15/2026", "300", "100", "", "", "200", "long", "Wallet2", "SPYx", MINT, "10", "sale", "", "own_transfer", ""]);
@@ -74,7 +84,11 @@ describe("gains: Form 8949's columns", () => {
     ]);
     // A part of unknown basis leaves the sale's basis and gain blank, its reason kept.
     const unknown = rows.map((r, i) => (i === 0 ? { ...r, basisUsd: null, gainUsd: null, reason: "basis: transfer" } : r));
-    expect(gainsExportRows(unknown, NAMES, { bySale: true })[1]!.slice(3, 8).concat(gainsExportRows(unknown, NAMES, { bySale: true })[1]!.slice(16))).toEqual(["600", null, null, null, null, "basis: transfer"]);
+    expect(
+      gainsExportRows(unknown, NAMES, { bySale: true })[1]!
+        .slice(3, 8)
+        .concat(gainsExportRows(unknown, NAMES, { bySale: true })[1]!.slice(16)),
+    ).toEqual(["600", null, null, null, null, "basis: transfer"]);
   });
 });
 
@@ -84,13 +98,19 @@ describe("the exports show the JSON routes' figures", () => {
       fc.property(historyArb(), fc.nat({ max: 7 }), fc.constantFrom(...WALLETS), (steps, combo, owner) => {
         const report = deriveLots(buildHistory(steps).input, { method: LOT_METHODS[combo % 4]!, treatment: TAX_TREATMENTS[combo % 2]! });
         const json = gainsBody(report, { year: 2025, owners: [owner], dataset: DATASET }, NAMES).rows;
-        const csv = gainsExportRows(report.realized.filter((r) => r.owner === owner), NAMES);
+        const csv = gainsExportRows(
+          report.realized.filter((r) => r.owner === owner),
+          NAMES,
+        );
         const ordered = [...json.filter((r) => r.term === "short"), ...json.filter((r) => r.term === "long")];
         expect(csv.map((r) => [r[12], r[1], r[2], r[3], r[4], r[7], r[8]])).toEqual(
           ordered.map((r) => [r.units, r.acquiredAt === null ? null : formDate(Date.parse(r.acquiredAt)), formDate(Date.parse(r.disposedAt)), r.proceedsUsd, r.basisUsd, r.gainUsd, r.term]),
         );
         const lots = lotsBody(report, { owner, asOf: "2030-01-01", dataset: DATASET }, NAMES).lots;
-        const rows = lotsExportRows(report.lots.filter((l) => l.owner === owner), NAMES);
+        const rows = lotsExportRows(
+          report.lots.filter((l) => l.owner === owner),
+          NAMES,
+        );
         expect(rows.map((r) => r.length)).toEqual(lots.map(() => LOTS_COLUMNS.length));
         expect(rows.map((r) => [r[3], r[4], r[5], r[7], r[11], r[14], r[15]])).toEqual(lots.map((l) => [l.acquiredAt, l.units, l.basisUsd, l.source, l.id, l.exact.units, l.exact.basisUsd]));
       }),

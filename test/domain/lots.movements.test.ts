@@ -56,7 +56,10 @@ describe("a recorded mainnet swap (tx-transfer-KOx: SOL → 9RS8… → KOx → 
 
   test("the KOx seller's USDC that arrived is its proceeds; the middle pool swapped a token; the signer paid SOL", () => {
     // Each wallet followed by a tenant of its own (two wallets of one tenant on both sides would be an own transfer).
-    const multipliers = new Map([[KOX, M], [OTHER, liftF64(1)]]);
+    const multipliers = new Map([
+      [KOX, M],
+      [OTHER, liftF64(1)],
+    ]);
     const of = (owner: string) => movementsOf(changes, { wallets: new Set([owner]), multipliers, stablecoins: STABLE });
     expect(priced(of(SELLER))).toEqual([[SELLER, KOX, -7_652_177n, "6.883581", null, null]]);
     // KOx in, 9RS8… out: followed mints moved both ways in one wallet with no stablecoin leg: a swap.
@@ -94,13 +97,28 @@ const M0 = liftF64(1.003909240011759);
 const E8 = 100_000_000n;
 const usdc = (dollars: bigint): bigint => dollars * 1_000_000n;
 const row = (owner: string, mint: string, delta: bigint, decimals = mint === SPYX || mint === TSLAX ? 8 : 6): TokenBalanceChange => ({
-  owner, mint, preRaw: delta < 0n ? -delta : 0n, postRaw: delta > 0n ? delta : 0n, decimals,
+  owner,
+  mint,
+  preRaw: delta < 0n ? -delta : 0n,
+  postRaw: delta > 0n ? delta : 0n,
+  decimals,
 });
 const tx = (tokens: TokenBalanceChange[], extra: Partial<TransactionChanges> = {}): TransactionChanges => ({
-  signature: "sig1", at: ms("2026-05-10T12:00:00Z"), signers: [A], tokens, lamports: new Map(), ...extra,
+  signature: "sig1",
+  at: ms("2026-05-10T12:00:00Z"),
+  signers: [A],
+  tokens,
+  lamports: new Map(),
+  ...extra,
 });
 const ctx = (extra: Partial<MovementContext> = {}): MovementContext => ({
-  wallets: new Set([A, B, C]), multipliers: new Map([[SPYX, M0], [TSLAX, liftF64(1)]]), stablecoins: STABLE, ...extra,
+  wallets: new Set([A, B, C]),
+  multipliers: new Map([
+    [SPYX, M0],
+    [TSLAX, liftF64(1)],
+  ]),
+  stablecoins: STABLE,
+  ...extra,
 });
 
 describe("prices", () => {
@@ -215,9 +233,7 @@ describe("transfers", () => {
     const sold = movementsOf(tx([row(B, SPYX, -10n * E8), row(B, USDC_MINT, usdc(8000n))], { signature: "sell", at: ms("2026-02-01T00:00:00Z"), signers: [B] }), k);
     const report = deriveLots({ movements: [...bought, ...moved, ...sold], actions: [] }, { method: "fifo", treatment: "income" });
     expect(report.problems).toEqual([]);
-    expect(report.realized.map((r) => [r.owner, r.acquiredAt, x(r.basisUsd), x(r.proceedsUsd), x(r.gainUsd), r.term])).toEqual([
-      [B, ms("2025-01-10T12:00:00Z"), "7400", "8000", "600", "long"],
-    ]);
+    expect(report.realized.map((r) => [r.owner, r.acquiredAt, x(r.basisUsd), x(r.proceedsUsd), x(r.gainUsd), r.term])).toEqual([[B, ms("2025-01-10T12:00:00Z"), "7400", "8000", "600", "long"]]);
   });
 });
 
@@ -228,14 +244,16 @@ const MINTS = [SPYX, TSLAX, USDC_MINT, USDT_MINT, PYUSD_MINT, WRAPPED_SOL_MINT, 
 const DECIMALS: Record<string, number> = { [SPYX]: 8, [TSLAX]: 8, [WRAPPED_SOL_MINT]: 9, BonkMint: 5 };
 const amount = fc.bigInt({ min: 0n, max: 10n ** 12n });
 const rowArb = fc.record({ owner: fc.constantFrom(...OWNERS), mint: fc.constantFrom(...MINTS), preRaw: amount, postRaw: amount }).map((r) => ({ ...r, decimals: DECIMALS[r.mint] ?? 6 }));
-const txArb = fc.record({
-  tokens: fc.array(rowArb, { maxLength: 14 }),
-  signers: fc.subarray(OWNERS.concat(["Delegate"])),
-  lamports: fc.array(fc.tuple(fc.constantFrom(...OWNERS), fc.bigInt({ min: -(10n ** 10n), max: 10n ** 10n }))),
-}).map(({ tokens, signers, lamports }): TransactionChanges => ({ signature: "sigP", at: 1_700_000_000_000, signers, tokens, lamports: new Map(lamports) }));
-const ctxArb = fc.record({ wallets: fc.subarray([A, B, C]), exchanges: fc.subarray([STRANGER, POOL]) }).map(
-  ({ wallets, exchanges }): MovementContext => ({ ...ctx(), wallets: new Set(wallets), exchanges: new Set(exchanges), permanentDelegates: new Map([[SPYX, "Delegate"]]) }),
-);
+const txArb = fc
+  .record({
+    tokens: fc.array(rowArb, { maxLength: 14 }),
+    signers: fc.subarray(OWNERS.concat(["Delegate"])),
+    lamports: fc.array(fc.tuple(fc.constantFrom(...OWNERS), fc.bigInt({ min: -(10n ** 10n), max: 10n ** 10n }))),
+  })
+  .map(({ tokens, signers, lamports }): TransactionChanges => ({ signature: "sigP", at: 1_700_000_000_000, signers, tokens, lamports: new Map(lamports) }));
+const ctxArb = fc
+  .record({ wallets: fc.subarray([A, B, C]), exchanges: fc.subarray([STRANGER, POOL]) })
+  .map(({ wallets, exchanges }): MovementContext => ({ ...ctx(), wallets: new Set(wallets), exchanges: new Set(exchanges), permanentDelegates: new Map([[SPYX, "Delegate"]]) }));
 
 /** Σ raw change per followed wallet × followed mint, straight from the rows. */
 function rawNet(t: TransactionChanges, k: MovementContext): Map<string, bigint> {
@@ -253,7 +271,13 @@ describe("properties", () => {
   test("deterministic: the same transaction, its rows in any order, gives the same movements", () => {
     fc.assert(
       fc.property(txArb, ctxArb, fc.infiniteStream(fc.nat()), (t, k, seeds) => {
-        const shuffled = { ...t, tokens: [...t.tokens].map((r) => ({ r, key: seeds.next().value })).sort((a, b) => a.key - b.key).map(({ r }) => r) };
+        const shuffled = {
+          ...t,
+          tokens: [...t.tokens]
+            .map((r) => ({ r, key: seeds.next().value }))
+            .sort((a, b) => a.key - b.key)
+            .map(({ r }) => r),
+        };
         expect(movementsOf(shuffled, k)).toEqual(movementsOf(t, k));
       }),
       { numRuns: 300 },

@@ -98,7 +98,11 @@ describe("gains: the totals are the rows' exact values summed, each figure round
           const rows = body.rows.filter((r) => r.term === term);
           const t = body.totals[term];
           expect([t.rows, t.unknownRows]).toEqual([rows.length, rows.filter((r) => r.gainUsd === null).length]);
-          for (const [column, shown] of [["proceedsUsd", t.proceedsUsd], ["basisUsd", t.basisUsd], ["gainUsd", t.gainUsd]] as const) {
+          for (const [column, shown] of [
+            ["proceedsUsd", t.proceedsUsd],
+            ["basisUsd", t.basisUsd],
+            ["gainUsd", t.gainUsd],
+          ] as const) {
             const exactSum = total(rows.map((r) => r.exact[column]));
             expect(eq(d(t.exact[column]), exactSum)).toBe(true);
             expect(shown).toBe(usdForPeople(exactSum));
@@ -181,7 +185,18 @@ describe("figures for people", () => {
         movement({ ...base, at: ms("2026-05-10T12:00:00Z"), signature: "buy", rawDelta: 1_000_000_000n, multiplier: 1.003909240011759, usd: usd("7400") }),
         movement({ ...base, at: ms("2026-07-01T15:00:00Z"), signature: "sell", rawDelta: -1_000_000_000n, multiplier: 1.005714560286254, usd: usd("7560") }),
       ],
-      actions: [action({ ...base, actionId: "div", at: ms("2026-06-18T04:00:00Z"), type: "cash_dividend", raw: 1_000_000_000n, mOld: 1.003909240011759, mNew: 1.005714560286254, cashPerShare: usd("1.3324612") })],
+      actions: [
+        action({
+          ...base,
+          actionId: "div",
+          at: ms("2026-06-18T04:00:00Z"),
+          type: "cash_dividend",
+          raw: 1_000_000_000n,
+          mOld: 1.003909240011759,
+          mNew: 1.005714560286254,
+          cashPerShare: usd("1.3324612"),
+        }),
+      ],
     };
     const before = deriveLots(input, { method: "fifo", treatment: "income", asOf: ms("2026-06-30T23:59:59.999Z") });
     const lots = lotsBody(before, { owner: "Wallet1", asOf: "2026-06-30", dataset: DATASET }, names);
@@ -196,7 +211,11 @@ describe("figures for people", () => {
       ["10.0390924", "7546.429329", "7400", "146.429329", "short"],
       ["0.0180532", "13.570671", "13.376701", "0.19397", "short"],
     ]);
-    expect([gains.totals.short.proceedsUsd, gains.totals.short.gainUsd, gains.totals.short.exact.gainUsd]).toEqual(["7560", "146.623299", "146.623298893628434898712242784313275478780269622802734375"]);
+    expect([gains.totals.short.proceedsUsd, gains.totals.short.gainUsd, gains.totals.short.exact.gainUsd]).toEqual([
+      "7560",
+      "146.623299",
+      "146.623298893628434898712242784313275478780269622802734375",
+    ]);
     expect(gains.totals.long).toMatchObject({ rows: 0, proceedsUsd: "0", gainUsd: "0" });
     expect(gainsRateDays(year, ["Wallet1"])).toEqual(["2026-05-10", "2026-06-18", "2026-07-01"]);
   });

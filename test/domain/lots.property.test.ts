@@ -178,7 +178,9 @@ describe("the four methods agree where they must", () => {
     fc.assert(
       fc.property(fc.array(buy, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 100 }), (buys, percent) => {
         const total = buys.reduce((acc, b) => acc + b.raw, 0n);
-        const movements = buys.map((b, i) => movement({ owner: "W", mint: "X", at: 1_700_000_000_000 + i * 86_400_000, signature: `b${i}`, rawDelta: b.raw, multiplier: 1.25, usd: { n: BigInt(b.cents), d: 100n } }));
+        const movements = buys.map((b, i) =>
+          movement({ owner: "W", mint: "X", at: 1_700_000_000_000 + i * 86_400_000, signature: `b${i}`, rawDelta: b.raw, multiplier: 1.25, usd: { n: BigInt(b.cents), d: 100n } }),
+        );
         const sold = (total * BigInt(percent)) / 100n;
         if (sold === 0n) return;
         movements.push(movement({ owner: "W", mint: "X", at: 1_800_000_000_000, signature: "sell", rawDelta: -sold, multiplier: 1.25, usd: { n: 1n, d: 1n } }));
@@ -227,14 +229,17 @@ describe("hifo order", () => {
         // The lots open just before each instant, as the view showed them after the previous one.
         const before = new Map<number, OpenLot[]>();
         let open: OpenLot[] = [];
-        const r = deriveLots({ movements, actions: [] }, {
-          method: "hifo",
-          treatment: "income",
-          onInstant: (at, view) => {
-            before.set(at, open);
-            open = view.lots("W", "X");
+        const r = deriveLots(
+          { movements, actions: [] },
+          {
+            method: "hifo",
+            treatment: "income",
+            onInstant: (at, view) => {
+              before.set(at, open);
+              open = view.lots("W", "X");
+            },
           },
-        });
+        );
         for (const [at, lots] of before) {
           const rows = r.realized.filter((row) => row.disposedAt === at);
           const left = new Map(lots.map((l) => [l.id, l]));

@@ -66,7 +66,9 @@ describe("order of events", () => {
     const inn = buy("2025-06-01T00:00:00Z", "own", 4n, null, { owner: "Wallet2", counterpart: "Wallet1", reason: "transfer" });
     const r = deriveLots({ movements: [inn, buy("2025-01-01T00:00:00Z", "b", 4n, "40"), out], actions: [] }, fifo);
     expect(r.problems).toEqual([]);
-    expect(r.lots.map((l) => [l.owner, l.source, x(l.basisUsd), new Date(l.acquiredAt).toISOString(), l.origin.signature])).toEqual([["Wallet2", "own_transfer", "40", "2025-01-01T00:00:00.000Z", "b"]]);
+    expect(r.lots.map((l) => [l.owner, l.source, x(l.basisUsd), new Date(l.acquiredAt).toISOString(), l.origin.signature])).toEqual([
+      ["Wallet2", "own_transfer", "40", "2025-01-01T00:00:00.000Z", "b"],
+    ]);
   });
 });
 
@@ -174,7 +176,10 @@ describe("incomplete histories", () => {
   });
 
   test("a multiplier change no action explains still moves the units: lots scaled, basis unchanged, flagged", () => {
-    const r = deriveLots({ movements: [buy("2025-01-01T00:00:00Z", "b", 2n, "20"), movement({ ...W, at: ms("2025-03-01T00:00:00Z"), signature: "b2", rawDelta: E, multiplier: 1.5, usd: usd("15") })], actions: [] }, fifo);
+    const r = deriveLots(
+      { movements: [buy("2025-01-01T00:00:00Z", "b", 2n, "20"), movement({ ...W, at: ms("2025-03-01T00:00:00Z"), signature: "b2", rawDelta: E, multiplier: 1.5, usd: usd("15") })], actions: [] },
+      fifo,
+    );
     expect(r.lots.map((l) => [x(l.units), x(l.basisUsd)])).toEqual([
       ["3", "20"],
       ["1.5", "15"],
@@ -240,7 +245,9 @@ describe("agreement with the booking engine", () => {
     const position = out.positions.find((p) => p.owner === OWNER)!;
     const activated = effectiveTransitions(buildTransitions(input.multiplierUpdates, NOW));
     const change = input.wallets[0]!.balanceChanges[0]!;
-    const movements = [movement({ owner: OWNER, mint: change.mint, at: change.blockTime * 1000, signature: change.signature, rawDelta: raw, multiplier: multiplierAt(activated, change.blockTime), usd: usd("1000") })];
+    const movements = [
+      movement({ owner: OWNER, mint: change.mint, at: change.blockTime * 1000, signature: change.signature, rawDelta: raw, multiplier: multiplierAt(activated, change.blockTime), usd: usd("1000") }),
+    ];
     const actions = out.actions.map(actionEventOf).filter((a) => a !== null);
     for (const treatment of TAX_TREATMENTS) {
       for (const method of LOT_METHODS) {

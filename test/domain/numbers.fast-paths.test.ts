@@ -27,10 +27,12 @@ function naiveExact(n: bigint, d: bigint): string {
 }
 
 const ints = fc.oneof(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.bigInt({ min: -(2n ** 1200n), max: 2n ** 1200n }));
-const dyadicDecimal = fc
-  .tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 80 }))
-  .map(([a, b]) => 2n ** BigInt(a) * 5n ** BigInt(b));
-const anyDen = fc.oneof(dyadicDecimal, dyadicDecimal.map((d) => d * 3n), fc.bigInt({ min: 1n, max: 2n ** 400n }));
+const dyadicDecimal = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 80 })).map(([a, b]) => 2n ** BigInt(a) * 5n ** BigInt(b));
+const anyDen = fc.oneof(
+  dyadicDecimal,
+  dyadicDecimal.map((d) => d * 3n),
+  fc.bigInt({ min: 1n, max: 2n ** 400n }),
+);
 
 describe("fast paths agree with naive arithmetic", () => {
   test("rat() is fully reduced with a positive denominator", () => {

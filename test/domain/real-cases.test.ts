@@ -170,7 +170,12 @@ describe("income breakdown: gross, withholding tax, retention, net, to a million
     expect([a.grossUsd, a.withholdingTaxUsd, a.retainedUsd, a.usd]).toEqual([gross!, withholding!, retained!, net!]);
     expect([a.withholdingTaxRate, a.retentionRate]).toEqual([rate, null]);
     // What a person reads: half-even at 6 places, derived here independently.
-    for (const [exact, shown] of [[a.grossUsd, gross], [a.withholdingTaxUsd, withholding], [a.retainedUsd, retained], [a.usd, net]]) {
+    for (const [exact, shown] of [
+      [a.grossUsd, gross],
+      [a.withholdingTaxUsd, withholding],
+      [a.retainedUsd, retained],
+      [a.usd, net],
+    ]) {
       expect(usdTextForPeople(exact ?? null)).toBe(shown === null ? null : decUsd6(shown!));
     }
     if (gross != null && net != null) expect(decSub(decSub(gross, withholding!), retained!)).toBe(net);

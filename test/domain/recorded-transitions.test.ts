@@ -70,7 +70,15 @@ describe("every recorded transition", () => {
       const bk = b.booking;
       // Only a change in force is booked: the few steps still ahead of the recording are not.
       if (bk === null) expect(a.lifecycle.state).toBe("confirmed");
-      else expect([bk.usd, bk.grossUsd, bk.withholdingTaxRate, bk.withholdingTaxUsd, bk.retentionRate, bk.retainedUsd]).toEqual([a.usd, a.grossUsd, a.withholdingTaxRate, a.withholdingTaxUsd, a.retentionRate, a.retainedUsd]);
+      else
+        expect([bk.usd, bk.grossUsd, bk.withholdingTaxRate, bk.withholdingTaxUsd, bk.retentionRate, bk.retainedUsd]).toEqual([
+          a.usd,
+          a.grossUsd,
+          a.withholdingTaxRate,
+          a.withholdingTaxUsd,
+          a.retentionRate,
+          a.retainedUsd,
+        ]);
       const net = b.c.revision!.record.netCashflowUsd;
       if (a.usd !== null && net !== null) expect(a.usd).toBe(decMul(U0(b), net));
     }
@@ -97,7 +105,9 @@ describe("every recorded transition", () => {
       expect(a.retentionRate !== null).toBe(published(notes));
       // Withholding is tax only: the published rate, or 0 where that rate was the retention.
       const rate = c.revision!.record.withholdingTaxRate;
-      expect(a.withholdingTaxRate).toBe(a.retentionRate !== null && rate !== null && cmp(parseDecimal(rate), parseDecimal(a.retentionRate)) === 0 ? "0" : rate === null ? null : formatExact(parseDecimal(rate)));
+      expect(a.withholdingTaxRate).toBe(
+        a.retentionRate !== null && rate !== null && cmp(parseDecimal(rate), parseDecimal(a.retentionRate)) === 0 ? "0" : rate === null ? null : formatExact(parseDecimal(rate)),
+      );
     }
   });
 

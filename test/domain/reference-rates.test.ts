@@ -76,27 +76,20 @@ describe("the ECB history file", () => {
   test("property: any cell made unreadable is reported at its own line and column", () => {
     const lines = text.split("\n").filter((l) => l !== "");
     fc.assert(
-      fc.property(
-        fc.integer({ min: 2, max: lines.length }),
-        fc.integer({ min: 2, max: 42 }),
-        fc.constantFrom("x", "1.2.3", "-5", "1e3", " 1.1", "N/ A", "0.0"),
-        (line, column, bad) => {
-          const copy = [...lines];
-          const cells = copy[line - 1]!.split(",");
-          cells[column - 1] = bad;
-          copy[line - 1] = cells.join(",");
-          const e = errorOf(copy.join("\n") + "\n");
-          expect([e.line, e.column]).toEqual([line, column]);
-        },
-      ),
+      fc.property(fc.integer({ min: 2, max: lines.length }), fc.integer({ min: 2, max: 42 }), fc.constantFrom("x", "1.2.3", "-5", "1e3", " 1.1", "N/ A", "0.0"), (line, column, bad) => {
+        const copy = [...lines];
+        const cells = copy[line - 1]!.split(",");
+        cells[column - 1] = bad;
+        copy[line - 1] = cells.join(",");
+        const e = errorOf(copy.join("\n") + "\n");
+        expect([e.line, e.column]).toEqual([line, column]);
+      }),
     );
   });
 });
 
 describe("USD → X", () => {
-  const quotes = fc
-    .tuple(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 6 }))
-    .map(([n, places]) => parseDecimal(formatExact(rat(n, 10n ** BigInt(places)))));
+  const quotes = fc.tuple(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 6 })).map(([n, places]) => parseDecimal(formatExact(rat(n, 10n ** BigInt(places)))));
 
   test("property: the rate times the dollar's quote is the currency's quote, exactly", () => {
     fc.assert(

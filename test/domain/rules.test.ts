@@ -17,9 +17,22 @@ const base = recordedSymbols().find((s) => s.symbol === "SPYx")!.revisions[0]!.r
 
 function transition(mOld: number, mNew: number): ChainTransition {
   return {
-    key: "m:sig:0", mint: "m", signature: "sig", ixIndex: 0, slot: 1, blockTime: "2026-01-01T00:00:00.000Z", blockTimeUnix: 1_767_225_600,
-    multiplierOld: f64ToDecimal(mOld), multiplierNew: f64ToDecimal(mNew), multiplierOldF64: mOld, multiplierNewF64: mNew,
-    scheduledAt: "2026-01-01T00:00:00.000Z", effectiveAt: "2026-01-01T00:00:00.000Z", effectiveAtUnix: 1_767_225_600, state: "activated", supersededBy: null,
+    key: "m:sig:0",
+    mint: "m",
+    signature: "sig",
+    ixIndex: 0,
+    slot: 1,
+    blockTime: "2026-01-01T00:00:00.000Z",
+    blockTimeUnix: 1_767_225_600,
+    multiplierOld: f64ToDecimal(mOld),
+    multiplierNew: f64ToDecimal(mNew),
+    multiplierOldF64: mOld,
+    multiplierNewF64: mNew,
+    scheduledAt: "2026-01-01T00:00:00.000Z",
+    effectiveAt: "2026-01-01T00:00:00.000Z",
+    effectiveAtUnix: 1_767_225_600,
+    state: "activated",
+    supersededBy: null,
   };
 }
 
@@ -54,7 +67,12 @@ describe("the type table", () => {
 
   test("a caType no entry takes is unknown, and the reason names it", () => {
     const rev = revision({ ...base, caType: "TenderOffer", multiplierOld: "1", multiplierNew: "1.01" });
-    const c = classify(transition(1, 1.01), { kind: "matched", event: { eventId: base.eventId, revisions: [rev], all: [rev], standing: new Map(), voids: new Map() }, revision: rev, reason: "matched" });
+    const c = classify(transition(1, 1.01), {
+      kind: "matched",
+      event: { eventId: base.eventId, revisions: [rev], all: [rev], standing: new Map(), voids: new Map() },
+      revision: rev,
+      reason: "matched",
+    });
     expect(c.type).toBe("unknown");
     expect(c.reason).toBe("issuer type TenderOffer has no booking rule");
     expect(announcedType(rev)).toBe("unknown");

@@ -21,7 +21,9 @@ const ratesSample = join(repoRoot, "test", "fixtures", "ecb", "eurofxref-hist-20
 const run = (args: string[], extra: Record<string, string> = {}) => cliAsync(args, { ...env, ...extra });
 let demo: Served | null = null;
 
-beforeAll(() => { mkdirSync(home, { recursive: true }); });
+beforeAll(() => {
+  mkdirSync(home, { recursive: true });
+});
 afterAll(async () => {
   await demo?.stop("SIGKILL");
   removeTempDirs();
@@ -32,7 +34,11 @@ async function allCommands(path: string[] = []): Promise<string[][]> {
   const help = (await run([...path, "--help"])).stdout;
   const at = help.indexOf("\nCommands:\n");
   if (at < 0) return [path];
-  const names = help.slice(at).split("\n").filter((l) => /^ {2}\S+$/.test(l)).map((l) => l.trim());
+  const names = help
+    .slice(at)
+    .split("\n")
+    .filter((l) => /^ {2}\S+$/.test(l))
+    .map((l) => l.trim());
   return (await Promise.all(names.map((n) => allCommands([...path, n])))).flat();
 }
 
@@ -95,13 +101,14 @@ describe("a command that would create a new ledger says where first", () => {
   }, 60_000);
 
   // SQLite's: a PostgreSQL ledger needs no data dir (its database is checked before it is named).
-  if (testEngine === "sqlite") test("it is said before anything is created: a data dir that cannot be made still gets the line first", async () => {
-    const file = join(tempDir(), "a-file");
-    writeFileSync(file, "");
-    const r = await run(["keys", "create", "k", "--tenant", "acme", "--data-dir", join(file, "ledger")]);
-    expect(r.code).toBe(1);
-    expect(r.stderr.split("\n")[0]).toBe(`ca-ledger: no ledger at ${join(file, "ledger", "ledger.db")} yet; creating a new one there.`);
-  });
+  if (testEngine === "sqlite")
+    test("it is said before anything is created: a data dir that cannot be made still gets the line first", async () => {
+      const file = join(tempDir(), "a-file");
+      writeFileSync(file, "");
+      const r = await run(["keys", "create", "k", "--tenant", "acme", "--data-dir", join(file, "ledger")]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split("\n")[0]).toBe(`ca-ledger: no ledger at ${join(file, "ledger", "ledger.db")} yet; creating a new one there.`);
+    });
 
   test("every creating command, on this run's engine (a PostgreSQL database with no ledger is named by its URL)", async () => {
     const records = join(tempDir(), "records.json");
@@ -121,7 +128,12 @@ describe("a command that would create a new ledger says where first", () => {
     const dir = join(tempDir(), "served");
     const s = await serveBinary(ledgerArgs(dir), { ...env, LOG_LEVEL: "info" });
     await s.stop();
-    const line = s.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === "creating a new ledger");
+    const line = s
+      .stderr()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "creating a new ledger");
     expect(line?.ledger).toEqual(testEngine === "sqlite" ? join(dir, "ledger.db") : expect.stringMatching(/^postgres:\/\//));
   }, 60_000);
 });

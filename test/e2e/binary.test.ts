@@ -56,7 +56,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-interface Served { proc: ReturnType<typeof Bun.spawn>; url: string; stdout: () => string; stderr: () => string }
+interface Served {
+  proc: ReturnType<typeof Bun.spawn>;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+}
 
 function collect(stream: ReadableStream<Uint8Array>, sink: { text: string }) {
   void (async () => {
@@ -79,7 +84,9 @@ async function serve(args: string[]): Promise<Served & { startMs: number }> {
     try {
       const r = await fetch(url + "/v1/health");
       if (r.status === 200) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (performance.now() - started > 15_000) throw new Error(`serve did not answer within 15 s: ${err.text}`);
     await Bun.sleep(10);
   }
@@ -100,7 +107,9 @@ async function stopWithSigterm(s: Served): Promise<{ code: number | null; ms: nu
 }
 
 beforeAll(async () => {
-  const stale = !existsSync(binary) || ["src", "cli", "schemas", "migrations", "client/src", "web"].some((d) => newestSource(join(repoRoot, d)) > statSync(binary).mtimeMs) ||
+  const stale =
+    !existsSync(binary) ||
+    ["src", "cli", "schemas", "migrations", "client/src", "web"].some((d) => newestSource(join(repoRoot, d)) > statSync(binary).mtimeMs) ||
     statSync(join(repoRoot, "package.json")).mtimeMs > statSync(binary).mtimeMs;
   if (stale) {
     const b = Bun.spawn([bun, "run", "build"], { cwd: repoRoot, stdout: "pipe", stderr: "pipe" });
@@ -237,45 +246,50 @@ describe("ca-ledger binary", () => {
 
   // SQLite's, as the next test: the demo runs on SQLite in its own data dir by design (the binary
   // refuses --demo with a database URL), whatever engine the other tests run on.
-  if (testEngine === "sqlite") test("serve --demo on a fresh data dir prints a key and a curl line that work", async () => {
-    const demoDir = join(demoRoot, "d");
-    const demo = await serve(["--demo", "--data-dir", demoDir]);
-    try {
-      // The banner comes after the server listens: wait for its last line, not for a time.
-      await waitFor(async () => demo.stdout(), (out) => /curl .*\n/.test(out));
-      const out = demo.stdout();
-      const key = /\b(cal_[A-Za-z0-9_-]{43})\b/.exec(out)?.[1];
-      expect(key).toBeDefined();
-      const curl = out.split("\n").find((l) => l.trim().startsWith("curl "));
-      expect(curl).toBeDefined();
-      expect(curl).toContain(key!);
-      expect(curl).toContain(demo.url);
-      // The curl line's URL answers with the printed key.
-      const target = /'(http:\/\/[^']+)'/.exec(curl!)?.[1];
-      expect(target).toBeDefined();
-      const res = await fetch(target!, { headers: { authorization: `Bearer ${key}` } });
-      expect(res.status).toBe(200);
-      expect(res.headers.get("x-ca-ledger-dataset")).toBe("synthetic");
-      const c = createClient({ baseUrl: demo.url, apiKey: key });
-      expect((await c.health()).dataset?.kind).toBe("synthetic");
-    } finally {
-      // The demo's worker makes no network calls: this isolates the HTTP side of shutdown
-      // (the client connections above are still open).
-      const { code, ms } = await stopWithSigterm(demo);
-      console.log(`serve --demo: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
-      expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
-    }
-  }, 30_000);
+  if (testEngine === "sqlite")
+    test("serve --demo on a fresh data dir prints a key and a curl line that work", async () => {
+      const demoDir = join(demoRoot, "d");
+      const demo = await serve(["--demo", "--data-dir", demoDir]);
+      try {
+        // The banner comes after the server listens: wait for its last line, not for a time.
+        await waitFor(
+          async () => demo.stdout(),
+          (out) => /curl .*\n/.test(out),
+        );
+        const out = demo.stdout();
+        const key = /\b(cal_[A-Za-z0-9_-]{43})\b/.exec(out)?.[1];
+        expect(key).toBeDefined();
+        const curl = out.split("\n").find((l) => l.trim().startsWith("curl "));
+        expect(curl).toBeDefined();
+        expect(curl).toContain(key!);
+        expect(curl).toContain(demo.url);
+        // The curl line's URL answers with the printed key.
+        const target = /'(http:\/\/[^']+)'/.exec(curl!)?.[1];
+        expect(target).toBeDefined();
+        const res = await fetch(target!, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-ca-ledger-dataset")).toBe("synthetic");
+        const c = createClient({ baseUrl: demo.url, apiKey: key });
+        expect((await c.health()).dataset?.kind).toBe("synthetic");
+      } finally {
+        // The demo's worker makes no network calls: this isolates the HTTP side of shutdown
+        // (the client connections above are still open).
+        const { code, ms } = await stopWithSigterm(demo);
+        console.log(`serve --demo: exited ${code} ${ms.toFixed(0)} ms after SIGTERM`);
+        expect(code).toBe(0); // on its own, before the SIGKILL 10 s later
+      }
+    }, 30_000);
 
   // SQLite's: the live data it guards is the data dir's ledger.db.
-  if (testEngine === "sqlite") test("serve --demo refuses a data dir that holds live data, and leaves it as it was", async () => {
-    // The main data dir of this file holds live registrations made through the client above.
-    const before = await run(["keys", "list", "--json", "--data-dir", dataDir]);
-    const refused = await run(["serve", "--demo", "--port", String(await freePort()), "--data-dir", dataDir]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/live data/);
-    expect(refused.stdout).not.toMatch(/cal_/); // no demo key was made
-    const after = await run(["keys", "list", "--json", "--data-dir", dataDir]);
-    expect(after.stdout).toBe(before.stdout);
-  }, 30_000);
+  if (testEngine === "sqlite")
+    test("serve --demo refuses a data dir that holds live data, and leaves it as it was", async () => {
+      // The main data dir of this file holds live registrations made through the client above.
+      const before = await run(["keys", "list", "--json", "--data-dir", dataDir]);
+      const refused = await run(["serve", "--demo", "--port", String(await freePort()), "--data-dir", dataDir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/live data/);
+      expect(refused.stdout).not.toMatch(/cal_/); // no demo key was made
+      const after = await run(["keys", "list", "--json", "--data-dir", dataDir]);
+      expect(after.stdout).toBe(before.stdout);
+    }, 30_000);
 });

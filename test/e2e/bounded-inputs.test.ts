@@ -19,7 +19,9 @@ import { q } from "../support/sql.ts";
 
 const MiB = 1024 * 1024;
 const running: Served[] = [];
-beforeAll(() => { ensureBinary(); }, 180_000);
+beforeAll(() => {
+  ensureBinary();
+}, 180_000);
 afterAll(async () => {
   for (const s of running) await s.stop("SIGKILL");
   removeTempDirs();
@@ -54,11 +56,12 @@ async function untilPolled(s: Awaited<ReturnType<typeof serveWithFeed>>, done: (
   }
 }
 
-const stored = (dir: string) => withLedger(dir, async (l) => ({
-  instruments: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM instruments`))!.n,
-  revisions: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions`))!.n,
-  rejections: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_rejections`))!.n,
-}));
+const stored = (dir: string) =>
+  withLedger(dir, async (l) => ({
+    instruments: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM instruments`))!.n,
+    revisions: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_revisions`))!.n,
+    rejections: (await l.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM issuer_rejections`))!.n,
+  }));
 
 describe("an issuer feed of 400 MB", () => {
   test("the server reads up to its cap, says the feed is degraded and why, stores nothing of the poll, and its peak memory stays far below the feed", async () => {
@@ -80,7 +83,9 @@ describe("an issuer feed of 400 MB", () => {
       const check = await untilPolled(s, (m) => m.includes("degraded"), ceiling);
       expect(check).toMatchObject({ status: "warn", message: expect.stringContaining("degraded: over its cap: more than 16 MiB (ISSUER_FEED_MAX_MIB) in one poll; nothing of this poll was stored") });
       const peak = peakRss(s.server.proc.pid);
-      console.log(`issuer feed of ${feedBytes / MiB} MiB: peak RSS ${(peak / MiB).toFixed(0)} MiB (a recorded-feed poll: ${(normalPeak / MiB).toFixed(0)} MiB); ${(hostile.sentBytes() / MiB).toFixed(1)} MiB pulled`);
+      console.log(
+        `issuer feed of ${feedBytes / MiB} MiB: peak RSS ${(peak / MiB).toFixed(0)} MiB (a recorded-feed poll: ${(normalPeak / MiB).toFixed(0)} MiB); ${(hostile.sentBytes() / MiB).toFixed(1)} MiB pulled`,
+      );
       expect(peak).toBeLessThan(ceiling);
       expect(hostile.sentBytes()).toBeLessThan(32 * MiB);
       expect(await stored(s.dir)).toEqual({ instruments: 0, revisions: 0, rejections: 0 });
@@ -165,9 +170,18 @@ describe("rates import refuses what no ECB file holds", () => {
     const cases: [string, RegExp][] = [
       [variant("code.csv", (ls) => [ls[0]!.replace("JPY", "XYZ"), ...ls.slice(1)]), /line 1, column 3: XYZ is not an ISO 4217 currency code/],
       [variant("future.csv", (ls) => [ls[0]!, ls[1]!.replace(/^[^,]+/, tomorrow), ...ls.slice(2)]), new RegExp(`line 2, column 1: the date ${tomorrow} is after today`)],
-      [variant("old.csv", (ls) => ls.map((l, i) => (i === 5 ? l.replace(/^[^,]+/, "1998-12-31") : l))), /line 6, column 1: the date 1998-12-31 is before the ECB's first euro reference rates \(1999-01-04\)/],
-      [variant("digits.csv", (ls) => ls.map((l, i) => (i === 3 ? l.replace(/^([^,]+),[^,]+,/, `$1,1.${"1".repeat(5000)},`) : l))), /line 4, column 2: USD: at most 9 digits before the point and 9 after, got 1\.1{38}…/],
-      [variant("integer.csv", (ls) => ls.map((l, i) => (i === 3 ? l.replace(/^([^,]+),[^,]+,/, "$1,1234567890,") : l))), /line 4, column 2: USD: at most 9 digits before the point and 9 after, got 1234567890/],
+      [
+        variant("old.csv", (ls) => ls.map((l, i) => (i === 5 ? l.replace(/^[^,]+/, "1998-12-31") : l))),
+        /line 6, column 1: the date 1998-12-31 is before the ECB's first euro reference rates \(1999-01-04\)/,
+      ],
+      [
+        variant("digits.csv", (ls) => ls.map((l, i) => (i === 3 ? l.replace(/^([^,]+),[^,]+,/, `$1,1.${"1".repeat(5000)},`) : l))),
+        /line 4, column 2: USD: at most 9 digits before the point and 9 after, got 1\.1{38}…/,
+      ],
+      [
+        variant("integer.csv", (ls) => ls.map((l, i) => (i === 3 ? l.replace(/^([^,]+),[^,]+,/, "$1,1234567890,") : l))),
+        /line 4, column 2: USD: at most 9 digits before the point and 9 after, got 1234567890/,
+      ],
       [variant("endless.csv", (ls) => [...ls.slice(0, 7), "2025-11-28," + "9".repeat(100_000), ...ls.slice(7)]), /line 8: longer than 16384 characters/],
     ];
     for (const [file, message] of cases) {

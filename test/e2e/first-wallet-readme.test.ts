@@ -19,7 +19,10 @@ const section = (() => {
   return readme.slice(at + 1, readme.indexOf("\n## ", at + 1));
 })();
 const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
-const commands = block.split("\n").map((l) => l.trim()).filter(Boolean);
+const commands = block
+  .split("\n")
+  .map((l) => l.trim())
+  .filter(Boolean);
 
 const servers: ReturnType<typeof Bun.spawn>[] = [];
 afterAll(async () => {
@@ -68,7 +71,13 @@ describe("README: Follow your first real wallet", () => {
           const server = Bun.spawn(["bash", "-c", withProvider], { cwd: repoRoot, env, stdout: "pipe", stderr: "pipe" });
           servers.push(server);
           for (let i = 0; i < 750; i++) {
-            if (await fetch(`http://127.0.0.1:${port}/v1/health`).then((r) => r.ok, () => false)) break;
+            if (
+              await fetch(`http://127.0.0.1:${port}/v1/health`).then(
+                (r) => r.ok,
+                () => false,
+              )
+            )
+              break;
             expect(server.exitCode).toBeNull();
             await Bun.sleep(20);
           }
@@ -91,7 +100,9 @@ describe("README: Follow your first real wallet", () => {
       const page = await fetch(`http://127.0.0.1:${port}/`);
       expect([page.status, (await page.text()).includes("<html")]).toEqual([200, true]);
       const signIn = await fetch(`http://127.0.0.1:${port}/ui/session`, {
-        method: "POST", headers: { "content-type": "application/json", origin: `http://127.0.0.1:${port}` }, body: JSON.stringify({ key }),
+        method: "POST",
+        headers: { "content-type": "application/json", origin: `http://127.0.0.1:${port}` },
+        body: JSON.stringify({ key }),
       });
       expect(await signIn.json()).toMatchObject({ signedIn: true, tenant: "me", scopes: ["assets:read", "ledger:read", "wallets:sync"] });
     } finally {

@@ -38,7 +38,11 @@ describe("an operator's record that no real corporate action has", () => {
       ["long.jsonl", JSON.stringify(honxDividend({ xstockSymbol: "H".repeat(4096) })) + "\n", /line 1: xstockSymbol: 4096 characters, at most 32/],
       ["feb-30.json", JSON.stringify([honxDividend({ effectiveTimeUtc: "2026-02-30T13:30:00.000Z" })]), /record 1: effectiveTimeUtc: 2026-02-30 is not a day of the calendar/],
       ["zero.json", JSON.stringify([honxDividend({ multiplierNew: "0.0" })]), /record 1: multiplierNew: expected a positive decimal or null, got "0.0"/],
-      ["negative.csv", `mint,eventId,version,xstockSymbol,caType,status,multiplierOld\n${HONX_MINT},n,1,HONx,CashDividend,Initial,-1\n`, /line 2: multiplierOld: expected a positive decimal or null, got "-1"/],
+      [
+        "negative.csv",
+        `mint,eventId,version,xstockSymbol,caType,status,multiplierOld\n${HONX_MINT},n,1,HONx,CashDividend,Initial,-1\n`,
+        /line 2: multiplierOld: expected a positive decimal or null, got "-1"/,
+      ],
       ["bidi.json", JSON.stringify([honxDividend({ xstockSymbol: "\u202exNOH" })]), /record 1: xstockSymbol: holds U\+202E, an invisible or bidirectional control character, at position 1/],
     ];
     for (const [name, text, message] of cases) {
@@ -76,7 +80,9 @@ describe("a record for a mint the issuer feed covers", () => {
   test("a mint only its own metadata names is not covered by the feed: no flag needed", async () => {
     const dir = tempDir();
     expect(cli(["migrate", "--data-dir", dir]).code).toBe(0);
-    await withLedger(dir, (l) => storeObservations(l.db, { instruments: [{ mint: HONX_MINT, symbol: "HONx", name: "Look-alike", underlying: null, isin: null, decimals: 8, source: "token-metadata", uri: null }] }));
+    await withLedger(dir, (l) =>
+      storeObservations(l.db, { instruments: [{ mint: HONX_MINT, symbol: "HONx", name: "Look-alike", underlying: null, isin: null, decimals: 8, source: "token-metadata", uri: null }] }),
+    );
     const r = cli(["import", "issuer-records", fileWith("honx.json", JSON.stringify([honxDividend()])), "--data-dir", dir, "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ newRevisions: 1, overridesFeed: [] });

@@ -25,7 +25,18 @@ function honxDividend(overrides: Record<string, unknown> = {}) {
 }
 
 const revisions = (dir: string) =>
-  withLedger(dir, (l) => l.db.all(...q<{ event_id: string; version: number; source: string; mint: string; payload: string; payload_sha256: string }>`SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id`));
+  withLedger(dir, (l) =>
+    l.db.all(
+      ...q<{
+        event_id: string;
+        version: number;
+        source: string;
+        mint: string;
+        payload: string;
+        payload_sha256: string;
+      }>`SELECT event_id, version, source, mint, payload, payload_sha256 FROM issuer_revisions ORDER BY id`,
+    ),
+  );
 
 function fileWith(name: string, text: string): string {
   const path = join(tempDir("cal-records-"), name);
@@ -41,7 +52,7 @@ describe("ca-ledger import issuer-records", async () => {
     const first = cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ records: 1, newRevisions: 1, mints: 1 });
-    const [stored] = (await revisions(dir));
+    const [stored] = await revisions(dir);
     expect(stored).toMatchObject({ event_id: record.eventId, version: 1, source: "operator", mint: HONX_MINT });
     expect(JSON.parse(stored!.payload)).toEqual(record); // the record as given, mint included
     expect(stored!.payload_sha256).toBe(sha256Hex(canonicalJson(record)));
@@ -49,7 +60,10 @@ describe("ca-ledger import issuer-records", async () => {
     expect(JSON.parse(cli(["import", "issuer-records", file, "--data-dir", dir, "--json"]).stdout)).toMatchObject({ newRevisions: 0 });
     const corrected = fileWith("v2.jsonl", JSON.stringify(honxDividend({ version: 2, netCashflowUsd: "0.5", status: "Corrected" })) + "\n");
     expect(JSON.parse(cli(["import", "issuer-records", corrected, "--data-dir", dir, "--json"]).stdout)).toMatchObject({ newRevisions: 1 });
-    expect((await revisions(dir)).map((r) => [r.event_id, r.version, r.source])).toEqual([[record.eventId, 1, "operator"], [record.eventId, 2, "operator"]]);
+    expect((await revisions(dir)).map((r) => [r.event_id, r.version, r.source])).toEqual([
+      [record.eventId, 1, "operator"],
+      [record.eventId, 2, "operator"],
+    ]);
   });
 
   test("distributedName (the operator's name for what a spin-off distributed) is stored and hashed with the record; a record without it hashes as before", async () => {
@@ -88,7 +102,11 @@ describe("ca-ledger import issuer-records", async () => {
       ["typo.jsonl", `${JSON.stringify(honxDividend({ eventId: "c" }))}\n${JSON.stringify({ ...honxDividend({ eventId: "d" }), netCashFlowUsd: "1" })}\n`, /line 2: unknown field netCashFlowUsd/],
       ["no-mint.json", JSON.stringify([{ ...honxDividend(), mint: undefined }]), /record 1: missing field mint/],
       ["bad-mint.json", JSON.stringify([honxDividend({ mint: "not-a-mint" })]), /record 1: mint: expected a base58 Solana address/],
-      ["bad-decimal.csv", "mint,eventId,version,xstockSymbol,caType,status,netCashflowUsd\n" + `${HONX_MINT},e,1,HONx,CashDividend,Initial,0.49\n${HONX_MINT},f,1,HONx,CashDividend,Initial,1e3\n`, /line 3: netCashflowUsd: expected a decimal string or null, got "1e3"/],
+      [
+        "bad-decimal.csv",
+        "mint,eventId,version,xstockSymbol,caType,status,netCashflowUsd\n" + `${HONX_MINT},e,1,HONx,CashDividend,Initial,0.49\n${HONX_MINT},f,1,HONx,CashDividend,Initial,1e3\n`,
+        /line 3: netCashflowUsd: expected a decimal string or null, got "1e3"/,
+      ],
       ["bad-column.csv", "mint,eventId,version,xstockSymbol,caType,status,amount\n", /line 1: unknown column amount/],
       ["broken.json", "[{", /not valid JSON/],
     ];
@@ -98,7 +116,7 @@ describe("ca-ledger import issuer-records", async () => {
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain("nothing was imported");
     }
-    expect((await revisions(dir))).toHaveLength(1); // the good rows before a bad one were not stored either
+    expect(await revisions(dir)).toHaveLength(1); // the good rows before a bad one were not stored either
     expect(cli(["import", "issuer-records", join(dir, "missing.json"), "--data-dir", dir]).code).toBe(1);
     expect(cli(["import", "issuer-records", "--data-dir", dir]).code).toBe(2);
     expect(cli(["import", "issuer-records", "x.json", "--source", "y", "--data-dir", dir]).code).toBe(2);
@@ -117,7 +135,11 @@ describe("operator records with a running server and the issuer feed off", () =>
       const key = JSON.parse((await cliAsync(["keys", "create", "ops", "--tenant", "acme", "--scopes", "assets:read,ledger:read,wallets:sync,ops:read", "--json"], env)).stdout).key;
       const get = async (path: string) => (await fetch(server.url + path, { headers: { authorization: `Bearer ${key}` } })).json();
       await fetch(server.url + "/v1/wallets/sync", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner: s.owner }) });
-      const listed: any = await waitFor(() => get(`/v2/actions?owner=${s.owner}`), (l) => l.total > 0, 60_000);
+      const listed: any = await waitFor(
+        () => get(`/v2/actions?owner=${s.owner}`),
+        (l) => l.total > 0,
+        60_000,
+      );
       expect(listed.actions.map((a: any) => a.type)).toEqual(["unknown"]);
       const id = listed.actions[0].id;
       expect((await get(`/v2/actions/${id}?owner=${s.owner}`)).revisions).toEqual([]);

@@ -48,45 +48,73 @@ describe("npm run build:all", () => {
     expect(platforms.map(binaryName).sort()).toEqual(["ca-ledger-darwin-arm64", "ca-ledger-darwin-x64", "ca-ledger-linux-arm64", "ca-ledger-linux-x64", "ca-ledger-windows-x64.exe"]);
   });
 
-  test("each file is an executable of its platform's format and CPU, with ca-ledger inside", () => {
-    const expected: Record<string, string> = { "linux-x64": "elf x64", "linux-arm64": "elf arm64", "darwin-arm64": "macho arm64", "darwin-x64": "macho x64", "windows-x64": "pe x64" };
-    for (const p of platforms) {
-      const file = join(out, binaryName(p));
-      expect({ platform: p.name, kind: executableKind(file) }).toEqual({ platform: p.name, kind: expected[p.name]! });
-      // The CLI's description (cli/main.ts) is in the embedded bundle: the runtime carries our code.
-      expect({ platform: p.name, ours: readFileSync(file).includes("Corporate actions ledger for tokenized stocks on Solana") }).toEqual({ platform: p.name, ours: true });
-    }
-  }, reading);
+  test(
+    "each file is an executable of its platform's format and CPU, with ca-ledger inside",
+    () => {
+      const expected: Record<string, string> = { "linux-x64": "elf x64", "linux-arm64": "elf arm64", "darwin-arm64": "macho arm64", "darwin-x64": "macho x64", "windows-x64": "pe x64" };
+      for (const p of platforms) {
+        const file = join(out, binaryName(p));
+        expect({ platform: p.name, kind: executableKind(file) }).toEqual({ platform: p.name, kind: expected[p.name]! });
+        // The CLI's description (cli/main.ts) is in the embedded bundle: the runtime carries our code.
+        expect({ platform: p.name, ours: readFileSync(file).includes("Corporate actions ledger for tokenized stocks on Solana") }).toEqual({ platform: p.name, ours: true });
+      }
+    },
+    reading,
+  );
 
-  test("SHA256SUMS lists each executable with its SHA-256, in the format sha256sum -c checks", async () => {
-    const lines = readFileSync(join(out, "SHA256SUMS"), "utf8").trimEnd().split("\n");
-    expect(lines).toEqual(platforms.map(binaryName).sort().map((name) => `${sha256(join(out, name))}  ${name}`));
-    const sha256sum = Bun.which("sha256sum");
-    if (sha256sum) {
-      const checked = await run([sha256sum, "-c", "SHA256SUMS"], { cwd: out });
-      expect({ code: checked.code, out: checked.stdout.trim().split("\n").sort() }).toEqual({ code: 0, out: platforms.map((p) => `${binaryName(p)}: OK`).sort() });
-    } else {
-      console.log("release: sha256sum not on this machine (Debian package coreutils); the sums were checked by this test alone");
-    }
-  }, reading);
+  test(
+    "SHA256SUMS lists each executable with its SHA-256, in the format sha256sum -c checks",
+    async () => {
+      const lines = readFileSync(join(out, "SHA256SUMS"), "utf8").trimEnd().split("\n");
+      expect(lines).toEqual(
+        platforms
+          .map(binaryName)
+          .sort()
+          .map((name) => `${sha256(join(out, name))}  ${name}`),
+      );
+      const sha256sum = Bun.which("sha256sum");
+      if (sha256sum) {
+        const checked = await run([sha256sum, "-c", "SHA256SUMS"], { cwd: out });
+        expect({ code: checked.code, out: checked.stdout.trim().split("\n").sort() }).toEqual({ code: 0, out: platforms.map((p) => `${binaryName(p)}: OK`).sort() });
+      } else {
+        console.log("release: sha256sum not on this machine (Debian package coreutils); the sums were checked by this test alone");
+      }
+    },
+    reading,
+  );
 
-  test("BUILD-INFO.json names each executable's Bun runtime: its npm package at the pinned Bun's version and the sha512 package-lock.json pins", () => {
-    const info = JSON.parse(readFileSync(join(out, "BUILD-INFO.json"), "utf8"));
-    expect(info.version).toBe(version);
-    expect(info.compiler).toBe(`bun@${Bun.version}`);
-    expect(info.binaries).toEqual(platforms.map((p) => ({
-      platform: p.name, file: binaryName(p), bunTarget: p.bunTarget, runtime: `${p.npmPackage}@${Bun.version}`, integrity: pinned(p.npmPackage).integrity, sha256: sha256(join(out, binaryName(p))),
-    })));
-  }, reading);
+  test(
+    "BUILD-INFO.json names each executable's Bun runtime: its npm package at the pinned Bun's version and the sha512 package-lock.json pins",
+    () => {
+      const info = JSON.parse(readFileSync(join(out, "BUILD-INFO.json"), "utf8"));
+      expect(info.version).toBe(version);
+      expect(info.compiler).toBe(`bun@${Bun.version}`);
+      expect(info.binaries).toEqual(
+        platforms.map((p) => ({
+          platform: p.name,
+          file: binaryName(p),
+          bunTarget: p.bunTarget,
+          runtime: `${p.npmPackage}@${Bun.version}`,
+          integrity: pinned(p.npmPackage).integrity,
+          sha256: sha256(join(out, binaryName(p))),
+        })),
+      );
+    },
+    reading,
+  );
 
-  test("a runtime tarball whose sha512 is not the one package-lock.json pins is refused", () => {
-    const p = platforms.find((x) => x.name === "linux-arm64")!;
-    const pin = pinned(p.npmPackage);
-    const wrong = { ...pin, integrity: `sha512-${Buffer.alloc(64).toString("base64")}` };
-    const into = join(out, "..", `${out.split("/").pop()}-refused`);
-    expect(() => unpackRuntime(p, wrong, into)).toThrow(/package-lock.json pins sha512-AAAA.*not used/);
-    expect(existsSync(into)).toBe(false);
-  }, reading);
+  test(
+    "a runtime tarball whose sha512 is not the one package-lock.json pins is refused",
+    () => {
+      const p = platforms.find((x) => x.name === "linux-arm64")!;
+      const pin = pinned(p.npmPackage);
+      const wrong = { ...pin, integrity: `sha512-${Buffer.alloc(64).toString("base64")}` };
+      const into = join(out, "..", `${out.split("/").pop()}-refused`);
+      expect(() => unpackRuntime(p, wrong, into)).toThrow(/package-lock.json pins sha512-AAAA.*not used/);
+      expect(existsSync(into)).toBe(false);
+    },
+    reading,
+  );
 });
 
 describe("the executable for this machine", () => {
@@ -113,7 +141,11 @@ describe("the executable for this machine", () => {
     const proc = Bun.spawn([binary(), "serve", "--demo", "--port", String(port), "--data-dir", dataDir], { env, cwd: out, stdout: "ignore", stderr: "pipe" });
     try {
       const health = await waitFor(
-        () => fetch(`http://127.0.0.1:${port}/v1/health`).then(async (r) => ({ status: r.status, body: await r.json() }), () => ({ status: 0, body: null })),
+        () =>
+          fetch(`http://127.0.0.1:${port}/v1/health`).then(
+            async (r) => ({ status: r.status, body: await r.json() }),
+            () => ({ status: 0, body: null }),
+          ),
         (h) => h.status === 200 || proc.exitCode !== null,
         60_000,
       );

@@ -15,11 +15,23 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface RequestLine { level: string; msg: string; requestId: string; method: string; route: string; status: number; ms: number }
+interface RequestLine {
+  level: string;
+  msg: string;
+  requestId: string;
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+}
 
 /** The request lines the server wrote, parsed (every stderr line must be JSON). */
 function requestLines(stderr: string): RequestLine[] {
-  return stderr.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+  return stderr
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === "request");
 }
 
 async function waitForLines(s: Served, n: number): Promise<RequestLine[]> {
@@ -68,7 +80,10 @@ describe("request logs", () => {
   }, 60_000);
 
   test("LOG_REQUESTS=off, or --log-requests off over LOG_REQUESTS=on: no request lines", async () => {
-    for (const [env, args] of [[{ LOG_REQUESTS: "off" }, []], [{ LOG_REQUESTS: "on" }, ["--log-requests", "off"]]] as const) {
+    for (const [env, args] of [
+      [{ LOG_REQUESTS: "off" }, []],
+      [{ LOG_REQUESTS: "on" }, ["--log-requests", "off"]],
+    ] as const) {
       const { s, key } = await serveWith(env, [...args]);
       const res = await fetch(`${s.url}/v1/assets`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);

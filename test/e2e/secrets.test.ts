@@ -10,7 +10,10 @@ import { ensureBinary, cliAsync, removeTempDirs, tempDir } from "../ops/helpers.
 afterAll(removeTempDirs);
 
 const secrets = { password: "pw-SECRET-1a", queryPassword: "pw-SECRET-2b", fragment: "SECRET-3c", pathKey: "key-SECRET-4d", queryKey: "key-SECRET-5e", user: "SECRET-user-6f" };
-const leaked = (text: string) => Object.values(secrets).filter((s) => text.includes(s)).concat(text.includes("SECRET") ? ["SECRET"] : []);
+const leaked = (text: string) =>
+  Object.values(secrets)
+    .filter((s) => text.includes(s))
+    .concat(text.includes("SECRET") ? ["SECRET"] : []);
 
 /** An unreachable PostgreSQL (nothing listens on port 1) named with every kind of secret. */
 const unreachableDatabase = `postgres://ledger:${secrets.password}@127.0.0.1:1/cal_ledger?sslmode=disable&password=${secrets.queryPassword}#${secrets.fragment}`;
@@ -44,7 +47,11 @@ describe("a provider's URL", () => {
     const dir = await sqliteDataDir();
     const url = (path: string) => `http://${secrets.user}:x@127.0.0.1:${provider.port}/${path}/${secrets.pathKey}?api-key=${secrets.queryKey}#${secrets.fragment}`;
     const env = { SOLANA_RPC_URL: url("rpc"), XSTOCKS_API_URL: url("issuer"), LOG_LEVEL: "info" };
-    const proc = Bun.spawn([ensureBinary(), "serve", "--port", "0", "--data-dir", dir], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([ensureBinary(), "serve", "--port", "0", "--data-dir", dir], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     let stderr = "";
     const reading = (async () => {
       const dec = new TextDecoder();
@@ -57,7 +64,10 @@ describe("a provider's URL", () => {
         if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no issuer poll failure or listening line logged: ${stderr}`);
         await Bun.sleep(50);
       }
-      const listening = stderr.split("\n").filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l))[0];
+      const listening = stderr
+        .split("\n")
+        .filter((l) => l.includes('"msg":"listening"'))
+        .map((l) => JSON.parse(l))[0];
       expect({ rpc: listening?.rpc, issuer: listening?.issuer }).toEqual({ rpc: `http://127.0.0.1:${provider.port}`, issuer: `http://127.0.0.1:${provider.port}` });
 
       const wallet = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";

@@ -17,7 +17,10 @@ describe("the dashboard tests' browser", () => {
     const browser = testBrowser("", join(dir, "no-chromium-here"));
     expect(browser.source).toStartWith("@sparticuz/chromium@");
     const context = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: browser.executablePath, env: { ...process.env, ...browser.env }, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu"],
+      executablePath: browser.executablePath,
+      env: { ...process.env, ...browser.env },
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu"],
     });
     try {
       const page = context.pages()[0] ?? (await context.newPage());

@@ -11,8 +11,13 @@ export const newLedgerLine = /^ca-ledger: no ledger at \S+ yet; creating a new o
 /** What the binary sees: no inherited settings, and no network (closed loopback ports). */
 export function baseEnv(home: string, extra: Env = {}): Env {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, NO_COLOR: "1", LOG_LEVEL: "error",
-    SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...extra,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    NO_COLOR: "1",
+    LOG_LEVEL: "error",
+    SOLANA_RPC_URL: "http://127.0.0.1:9",
+    XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2",
+    ...extra,
   };
 }
 
@@ -22,13 +27,20 @@ export function argv(args: string[], umask?: string): string[] {
   return umask ? ["sh", "-c", `umask ${umask}; exec "$0" "$@"`, bin, ...args] : [bin, ...args];
 }
 
-export interface Finished { code: number | null; stdout: string; stderr: string }
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs to the end, or is killed after `timeoutMs` (then `code` is null). */
 export async function runFor(args: string[], env: Env, timeoutMs = 10_000, umask?: string): Promise<Finished> {
   const proc = Bun.spawn(argv(args, umask), { env, stdout: "pipe", stderr: "pipe" });
   let killed = false;
-  const timer = setTimeout(() => { killed = true; proc.kill("SIGKILL"); }, timeoutMs);
+  const timer = setTimeout(() => {
+    killed = true;
+    proc.kill("SIGKILL");
+  }, timeoutMs);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   return { code: killed ? null : code, stdout, stderr };
@@ -70,13 +82,18 @@ export async function serveBinary(args: string[], env: Env, opts: { port?: numbe
   const started = performance.now();
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${err.text}`);
-    const ok = await fetch(url + "/v1/health").then((r) => r.status === 200, () => false);
+    const ok = await fetch(url + "/v1/health").then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok && (!args.includes("--demo") || /curl .*\n/.test(out.text))) break;
     if (performance.now() - started > 15_000) throw new Error(`serve did not answer within 15 s: ${err.text}`);
     await Bun.sleep(20);
   }
   return {
-    proc, url, port,
+    proc,
+    url,
+    port,
     stdout: () => out.text,
     stderr: () => err.text,
     async stop(signal: NodeJS.Signals = "SIGTERM") {

@@ -11,7 +11,9 @@ import { api, baseEnv, freePort, runFor, serveBinary, type Served } from "./trus
 
 const env = baseEnv(tempDir("cal-round-two-home-"));
 const running: Served[] = [];
-beforeAll(() => { ensureBinary(); }, 120_000);
+beforeAll(() => {
+  ensureBinary();
+}, 120_000);
 afterAll(async () => {
   for (const s of running) await s.stop("SIGKILL");
   removeTempDirs();
@@ -40,8 +42,12 @@ describe("a sync error", () => {
     const port = await freePort(); // nothing listens there
     const host = `127.0.0.1:${port}`;
     const server = await serveBinary(ledgerArgs(dir), {
-      ...env, ...ledgerEnv(dir), LOG_LEVEL: "debug", RATE_LIMIT_PER_MINUTE: "100000",
-      SOLANA_RPC_URL: `http://${host}/?api-key=${secret}`, XSTOCKS_API_URL: `http://${host}/${secret}/api/v2?token=${secret}`,
+      ...env,
+      ...ledgerEnv(dir),
+      LOG_LEVEL: "debug",
+      RATE_LIMIT_PER_MINUTE: "100000",
+      SOLANA_RPC_URL: `http://${host}/?api-key=${secret}`,
+      XSTOCKS_API_URL: `http://${host}/${secret}/api/v2?token=${secret}`,
     });
     running.push(server);
     const owner = randomAddress();
@@ -58,7 +64,11 @@ describe("a sync error", () => {
     });
     expect(ops.checks.find((c: { name: string }) => c.name === "issuer_feed_freshness").message).toContain(`at ${host}: connection refused (ECONNREFUSED)`);
 
-    for (const [where, text] of [["status", JSON.stringify(status)], ["ops status", JSON.stringify(ops)], ["log", server.stderr()]] as const) {
+    for (const [where, text] of [
+      ["status", JSON.stringify(status)],
+      ["ops status", JSON.stringify(ops)],
+      ["log", server.stderr()],
+    ] as const) {
       expect({ where, leaks: text.includes(secret) }).toEqual({ where, leaks: false });
       expect({ where, bare: /TypeError/.test(text) }).toEqual({ where, bare: false });
     }
@@ -67,25 +77,29 @@ describe("a sync error", () => {
 });
 
 // SQLite's: a PostgreSQL ledger has no file to delete, and servers sharing it hold no data dir.
-if (testEngine === "sqlite") describe("ledger.db deleted under a running server", () => {
-  test("keys create refuses with exit 1, says why, and writes nothing; once the server is stopped it works", async () => {
-    const dir = join(tempDir(), "d");
-    await keyFor(dir);
-    const server = await serveBinary(["--data-dir", dir], env);
-    running.push(server);
-    for (const f of ["ledger.db", "ledger.db-wal", "ledger.db-shm"]) rmSync(join(dir, f), { force: true });
+if (testEngine === "sqlite")
+  describe("ledger.db deleted under a running server", () => {
+    test("keys create refuses with exit 1, says why, and writes nothing; once the server is stopped it works", async () => {
+      const dir = join(tempDir(), "d");
+      await keyFor(dir);
+      const server = await serveBinary(["--data-dir", dir], env);
+      running.push(server);
+      for (const f of ["ledger.db", "ledger.db-wal", "ledger.db-shm"]) rmSync(join(dir, f), { force: true });
 
-    for (const args of [["keys", "create", "ops", "--tenant", "acme"], ["sync", randomAddress(), "--tenant", "acme"]]) {
-      const r = await runFor([...args, "--data-dir", dir], env);
-      expect({ args, code: r.code }).toEqual({ args, code: 1 });
-      expect(r.stderr).toContain(`${join(dir, "ledger.db")} is missing, but a ca-ledger server holds data dir ${dir}`);
-      expect(r.stdout).not.toContain("cal_"); // no key printed that the server would never know
-      expect(existsSync(join(dir, "ledger.db"))).toBe(false);
-    }
+      for (const args of [
+        ["keys", "create", "ops", "--tenant", "acme"],
+        ["sync", randomAddress(), "--tenant", "acme"],
+      ]) {
+        const r = await runFor([...args, "--data-dir", dir], env);
+        expect({ args, code: r.code }).toEqual({ args, code: 1 });
+        expect(r.stderr).toContain(`${join(dir, "ledger.db")} is missing, but a ca-ledger server holds data dir ${dir}`);
+        expect(r.stdout).not.toContain("cal_"); // no key printed that the server would never know
+        expect(existsSync(join(dir, "ledger.db"))).toBe(false);
+      }
 
-    expect(await server.stop()).toBe(0);
-    const after = await runFor(["keys", "create", "ops", "--tenant", "acme", "--data-dir", dir], env);
-    expect(after.code).toBe(0);
-    expect(after.stdout).toContain("cal_");
-  }, 60_000);
-});
+      expect(await server.stop()).toBe(0);
+      const after = await runFor(["keys", "create", "ops", "--tenant", "acme", "--data-dir", dir], env);
+      expect(after.code).toBe(0);
+      expect(after.stdout).toContain("cal_");
+    }, 60_000);
+  });

@@ -24,7 +24,8 @@ describe("ca-ledger wallets remove", () => {
     const dir = join(tempDir(), "ledger");
     const run = (args: string[]) => cliAsync([...args, ...ledgerArgs(dir)], env);
     const keyOf = async (tenant: string) => JSON.parse((await run(["keys", "create", "k", "--tenant", tenant, "--scopes", "ledger:read,wallets:sync", "--json"])).stdout).key as string;
-    const acme = await keyOf("acme"), globex = await keyOf("globex");
+    const acme = await keyOf("acme"),
+      globex = await keyOf("globex");
     const owner = randomAddress();
     await withLedger(dir, async (l) => {
       for (const t of ["acme", "globex"]) await registerAndEnqueue(l.db, await ensureTenant(l.db, t), 100, owner);
@@ -53,7 +54,11 @@ describe("ca-ledger wallets remove", () => {
 
   test("usage errors exit 2 and change nothing; a missing ledger exits 1 and creates none", async () => {
     const dir = join(tempDir(), "none");
-    for (const args of [["wallets", "remove", "not-an-address", "--tenant", "acme"], ["wallets", "remove", randomAddress()], ["wallets", "remove", randomAddress(), "--tenant", "acme", "--bogus"]]) {
+    for (const args of [
+      ["wallets", "remove", "not-an-address", "--tenant", "acme"],
+      ["wallets", "remove", randomAddress()],
+      ["wallets", "remove", randomAddress(), "--tenant", "acme", "--bogus"],
+    ]) {
       const r = await cliAsync([...args, "--data-dir", dir], env);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
     }

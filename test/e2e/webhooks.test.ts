@@ -101,7 +101,12 @@ describe("ca-ledger webhooks, delivered by serve", () => {
     const ops = JSON.parse((await run(["keys", "create", "ops", "--tenant", "acme", "--scopes", "ops:read", "--json"])).stdout).key as string;
     const metric = async (name: string) => {
       const text = await (await fetch(`${restarted.url}/v1/ops/metrics`, { headers: { authorization: `Bearer ${ops}` } })).text();
-      return Number(text.split("\n").find((l) => l.startsWith(`${name} `))?.slice(name.length + 1) ?? NaN);
+      return Number(
+        text
+          .split("\n")
+          .find((l) => l.startsWith(`${name} `))
+          ?.slice(name.length + 1) ?? NaN,
+      );
     };
     await until("the delivery counted", async () => (await metric('caledger_webhook_deliveries_total{outcome="delivered"}')) >= 1);
     expect(await metric("caledger_webhook_queue_age_seconds")).toBeGreaterThan(0); // the dead endpoint's delivery waits

@@ -14,8 +14,10 @@ import { startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 import { until } from "../support/until.ts";
 
 const T0 = new Date("2026-03-02T09:00:00.000Z");
-const SECOND = 1000, MINUTE = 60 * SECOND, HOUR = 60 * MINUTE, DAY = 24 * HOUR;
-
+const SECOND = 1000,
+  MINUTE = 60 * SECOND,
+  HOUR = 60 * MINUTE,
+  DAY = 24 * HOUR;
 
 let box: ReturnType<typeof createSecretBox>;
 let store: MemoryDeliveryStore;
@@ -265,7 +267,10 @@ describe("restart", () => {
     await until("the first attempt in flight", () => r.received.length === 1);
     // Stopped mid-attempt, as a killed process would be: nothing is recorded.
     await first.stop();
-    expect(store.deliveries("sub_a").map((d) => ({ attempts: d.attempts, status: d.status }))).toEqual([{ attempts: 1, status: "pending" }, { attempts: 0, status: "pending" }]);
+    expect(store.deliveries("sub_a").map((d) => ({ attempts: d.attempts, status: d.status }))).toEqual([
+      { attempts: 1, status: "pending" },
+      { attempts: 0, status: "pending" },
+    ]);
     r.behaviour = "verify";
     const second = worker();
     // Still leased: the new worker sends nothing.

@@ -29,7 +29,6 @@ function receiverFromDocs(): string {
   return /```ts\n([\s\S]*?)```/.exec(section)![1]!;
 }
 
-
 test("the documented receiver verifies our deliveries and refuses a changed body", async () => {
   const code = receiverFromDocs();
   const lines = code.split("\n").filter((l) => l.trim() !== "" && !l.trim().startsWith("//"));
@@ -48,7 +47,12 @@ test("the documented receiver verifies our deliveries and refuses a changed body
     for await (const chunk of child!.stdout as ReadableStream<Uint8Array>) stdout += new TextDecoder().decode(chunk);
   })();
   const url = `http://127.0.0.1:${port}/webhooks`;
-  await until("the receiver listens", () => fetch(url, { method: "POST", body: "" }).then(() => true, () => false));
+  await until("the receiver listens", () =>
+    fetch(url, { method: "POST", body: "" }).then(
+      () => true,
+      () => false,
+    ),
+  );
 
   const box = createSecretBox(randomBytes(32));
   const store = new MemoryDeliveryStore();

@@ -27,7 +27,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 test("a delivering process killed mid-attempt: after the lease, the next worker delivers the same event", async () => {
   const key = randomBytes(32);
   const box = createSecretBox(key);
@@ -42,7 +41,8 @@ test("a delivering process killed mid-attempt: after the lease, the next worker 
 
     child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "support", "delivery-process.ts")], {
       env: { ...process.env, ...ledgerEnv(dir), CA_LEDGER_DATA_DIR: dir, WEBHOOK_SECRET_KEY: key.toString("base64") },
-      stdout: "pipe", stderr: "inherit",
+      stdout: "pipe",
+      stderr: "inherit",
     });
     await until("the child's attempt reached the receiver", () => receiver.received.length === 1);
     child.kill("SIGKILL");

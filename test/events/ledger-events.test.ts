@@ -119,7 +119,8 @@ describe("the ledger's events", () => {
     const s = buildWalletScenario({ transfers: 6, seed: 55 });
     const [other] = addHolders(s, 1, seededRandom(56), 3);
     const { key, events, register } = await start(s, { RESYNC_SECONDS: "1" });
-    const acme = await key("acme"), globex = await key("globex");
+    const acme = await key("acme"),
+      globex = await key("globex");
     await register(acme, s.owner);
     await register(globex, other!.owner);
     await eventually("both registrations", events, (e) => e.length === 2);
@@ -128,8 +129,17 @@ describe("the ledger's events", () => {
 
     s.addUpdate(1.0042, 1_790_100_000); // a change in force for every HONx holder
     const all = await eventually("the change told to both tenants", events, (e) => e.filter((x) => x.type === "action.booked").length === 3);
-    const booked = all.filter((e) => e.type === "action.booked").map((e) => [e.tenant, e.owner, e.parsed.data.owner]).sort();
-    expect(booked).toEqual([["acme", s.owner, s.owner], ["globex", other!.owner, other!.owner], ["globex", s.owner, s.owner]].sort());
+    const booked = all
+      .filter((e) => e.type === "action.booked")
+      .map((e) => [e.tenant, e.owner, e.parsed.data.owner])
+      .sort();
+    expect(booked).toEqual(
+      [
+        ["acme", s.owner, s.owner],
+        ["globex", other!.owner, other!.owner],
+        ["globex", s.owner, s.owner],
+      ].sort(),
+    );
     // acme is never told of the wallet only globex follows, in any event's row or body.
     expect(all.filter((e) => e.tenant === "acme" && (e.owner === other!.owner || e.body.includes(other!.owner)))).toEqual([]);
   }, 120_000);

@@ -4,7 +4,9 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { MAX_RETRY_AFTER_MS, RETRY_WINDOW_MS, afterFailedAttempt, attemptTimes, retryDelayMs } from "../../src/domain/events/retry.ts";
 
-const S = 1000, M = 60 * S, H = 60 * M;
+const S = 1000,
+  M = 60 * S,
+  H = 60 * M;
 const due = new Date("2026-03-01T00:00:00.000Z");
 
 describe("retry schedule", () => {
@@ -16,8 +18,19 @@ describe("retry schedule", () => {
   test("a delivery that always fails instantly: 13 attempts, the last 77 h 35 min 5 s after it became due", () => {
     const times = attemptTimes(due).map((t) => t.getTime() - due.getTime());
     expect(times).toEqual([
-      0, 5 * S, 5 * M + 5 * S, 35 * M + 5 * S, 2 * H + 35 * M + 5 * S, 7 * H + 35 * M + 5 * S, 17 * H + 35 * M + 5 * S,
-      27 * H + 35 * M + 5 * S, 37 * H + 35 * M + 5 * S, 47 * H + 35 * M + 5 * S, 57 * H + 35 * M + 5 * S, 67 * H + 35 * M + 5 * S, 77 * H + 35 * M + 5 * S,
+      0,
+      5 * S,
+      5 * M + 5 * S,
+      35 * M + 5 * S,
+      2 * H + 35 * M + 5 * S,
+      7 * H + 35 * M + 5 * S,
+      17 * H + 35 * M + 5 * S,
+      27 * H + 35 * M + 5 * S,
+      37 * H + 35 * M + 5 * S,
+      47 * H + 35 * M + 5 * S,
+      57 * H + 35 * M + 5 * S,
+      67 * H + 35 * M + 5 * S,
+      77 * H + 35 * M + 5 * S,
     ]);
   });
 
@@ -34,7 +47,10 @@ describe("retry schedule", () => {
 
   test("an attempt that ends after three days fails, however few attempts came before (a delivery that waited its turn)", () => {
     expect(afterFailedAttempt({ attempt: 1, dueSince: due, attemptedAt: new Date(due.getTime() + RETRY_WINDOW_MS) })).toEqual({ kind: "failed" });
-    expect(afterFailedAttempt({ attempt: 1, dueSince: due, attemptedAt: new Date(due.getTime() + RETRY_WINDOW_MS - 1) })).toEqual({ kind: "retry", at: new Date(due.getTime() + RETRY_WINDOW_MS - 1 + 5 * S) });
+    expect(afterFailedAttempt({ attempt: 1, dueSince: due, attemptedAt: new Date(due.getTime() + RETRY_WINDOW_MS - 1) })).toEqual({
+      kind: "retry",
+      at: new Date(due.getTime() + RETRY_WINDOW_MS - 1 + 5 * S),
+    });
   });
 
   test("Retry-After pushes the next attempt later, never earlier, and at most 10 h", () => {

@@ -43,8 +43,22 @@ deliveryStoreContract(`the ledger's outbox (${testEngine === "postgres" ? "Postg
       return rows.map((r) => String(r.id));
     },
     state: async (id) => {
-      const r = (await db.get(...q<{ status: "pending" | "delivered" | "failed"; attempts: number; last_status: number | null; last_answer: string | null; next_attempt_at: string | null }>`SELECT status, attempts, last_status, last_answer, next_attempt_at FROM webhook_deliveries WHERE id = ${id}`))!;
-      return { status: r.status, attempts: Number(r.attempts), lastStatus: r.last_status === null ? null : Number(r.last_status), lastAnswer: r.last_answer, nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at) };
+      const r = (await db.get(
+        ...q<{
+          status: "pending" | "delivered" | "failed";
+          attempts: number;
+          last_status: number | null;
+          last_answer: string | null;
+          next_attempt_at: string | null;
+        }>`SELECT status, attempts, last_status, last_answer, next_attempt_at FROM webhook_deliveries WHERE id = ${id}`,
+      ))!;
+      return {
+        status: r.status,
+        attempts: Number(r.attempts),
+        lastStatus: r.last_status === null ? null : Number(r.last_status),
+        lastAnswer: r.last_answer,
+        nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at),
+      };
     },
     close: () => ledger.close(),
   };
@@ -90,10 +104,12 @@ describe("the outbox on the ledger's database", () => {
       await addSubscription(ledger.db, { id: "sub_t2", url: "https://c.example/", sealedSecrets: ["s"], events: null }, 2);
       await ledger.db.write((tx) => tx.run(...q`UPDATE webhook_subscriptions SET removed_at = ${new Date().toISOString()} WHERE id = 'sub_t1_all'`));
       const at = new Date();
-      await expect(ledger.db.write(async (tx) => {
-        await writeEvent(tx, { tenantId: 1, type: "wallet.gap", owner: "o", body: "{}", at });
-        throw new Error("the ledger change failed");
-      })).rejects.toThrow("the ledger change failed");
+      await expect(
+        ledger.db.write(async (tx) => {
+          await writeEvent(tx, { tenantId: 1, type: "wallet.gap", owner: "o", body: "{}", at });
+          throw new Error("the ledger change failed");
+        }),
+      ).rejects.toThrow("the ledger change failed");
       expect(await ledger.db.all(...q`SELECT seq FROM events`)).toEqual([]);
       expect(await ledger.db.all(...q`SELECT id FROM webhook_deliveries`)).toEqual([]);
       await ledger.db.write((tx) => writeEvent(tx, { tenantId: 1, type: "wallet.gap", owner: "o", body: "{}", at }));

@@ -58,7 +58,14 @@ export function deliveryStoreContract(name: string, make: () => Promise<StoreHar
       const [id] = await h.enqueue(event(1), at(0));
       const [d] = await claim(h, 1000);
       expect(d).toEqual({
-        deliveryId: id!, subscriptionId: "sub_a", attempt: 1, eventId: "evt_1", body: bodyOf(1), url: "https://a.example/hook?token=a", sealedSecrets: ["sealed-a1"], dueSince: at(0),
+        deliveryId: id!,
+        subscriptionId: "sub_a",
+        attempt: 1,
+        eventId: "evt_1",
+        body: bodyOf(1),
+        url: "https://a.example/hook?token=a",
+        sealedSecrets: ["sealed-a1"],
+        dueSince: at(0),
       });
       expect((await h.state(id!)).attempts).toBe(1);
       // Held: neither this server nor another claims it while the lease lives.

@@ -11,7 +11,13 @@ import { buildWalletScenario } from "../support/wallet-chain.ts";
 afterEach(stopEventServers);
 afterAll(removeEventDirs);
 
-interface Stream { status: number; contentType: string | null; events: EventSourceMessage[]; comments: string[]; close(): void }
+interface Stream {
+  status: number;
+  contentType: string | null;
+  events: EventSourceMessage[];
+  comments: string[];
+  close(): void;
+}
 
 /** Opens the stream with a key and keeps reading it into `events` until closed. */
 async function open(base: string, key: string, opts: { lastEventId?: string; query?: string } = {}): Promise<Stream> {

@@ -9,7 +9,9 @@ describe("event bodies", () => {
     const body = eventBody("action.booked", "2026-01-15T14:30:00.000Z", { id: "a1", usd: "4.12" });
     expect(serializeEventBody(body)).toBe('{"type":"action.booked","timestamp":"2026-01-15T14:30:00.000Z","data":{"id":"a1","usd":"4.12"}}');
     // Field order does not depend on how the object was built.
-    expect(serializeEventBody({ data: { x: 1 }, timestamp: "2026-01-15T14:30:00.000Z", type: "wallet.gap" } as never)).toBe('{"type":"wallet.gap","timestamp":"2026-01-15T14:30:00.000Z","data":{"x":1}}');
+    expect(serializeEventBody({ data: { x: 1 }, timestamp: "2026-01-15T14:30:00.000Z", type: "wallet.gap" } as never)).toBe(
+      '{"type":"wallet.gap","timestamp":"2026-01-15T14:30:00.000Z","data":{"x":1}}',
+    );
   });
 
   test("the five event types and ping", () => {
@@ -78,9 +80,17 @@ describe("typed event data (src/events/bodies.ts)", () => {
     const { SyncStatusResponse } = await import("../../schemas/v1/wallets.ts");
     const { eventText } = await import("../../src/events/bodies.ts");
     const status = {
-      owner: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", status: "partial" as const, requestedAt: "2026-01-15T14:00:00.000Z", startedAt: "2026-01-15T14:00:01.000Z",
-      finishedAt: "2026-01-15T14:02:00.000Z", progress: { phase: "done", done: 3, total: 3 }, transactionsFetched: 120,
-      gaps: [{ address: "9aQ2wYPbS7NMDo4Xb5Jx8xDgCDv8RzHn1aKq3N3v1xyz", reason: "RPC pruned this history" }], error: null, attempts: 1, nextRetryAt: null,
+      owner: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+      status: "partial" as const,
+      requestedAt: "2026-01-15T14:00:00.000Z",
+      startedAt: "2026-01-15T14:00:01.000Z",
+      finishedAt: "2026-01-15T14:02:00.000Z",
+      progress: { phase: "done", done: 3, total: 3 },
+      transactionsFetched: 120,
+      gaps: [{ address: "9aQ2wYPbS7NMDo4Xb5Jx8xDgCDv8RzHn1aKq3N3v1xyz", reason: "RPC pruned this history" }],
+      error: null,
+      attempts: 1,
+      nextRetryAt: null,
     };
     const text = eventText("wallet.gap", new Date("2026-01-15T14:02:00.000Z"), status);
     const parsed = JSON.parse(text);

@@ -50,7 +50,11 @@ function freshAddress(): string {
  */
 async function bookerIdle(db: ServerHandle["ledger"]["db"]): Promise<void> {
   for (const deadline = Date.now() + 30_000; ; await Bun.sleep(20)) {
-    const pending = (await db.get(...q<{ n: number }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) + (SELECT count(*) FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ${Math.floor(Date.now() / 1000)}) AS n`))!.n;
+    const pending = (await db.get(
+      ...q<{
+        n: number;
+      }>`SELECT (SELECT count(*) FROM dirty_wallets) + (SELECT count(*) FROM dirty_mints) + (SELECT count(*) FROM mint_schedule WHERE next_activation_ts IS NOT NULL AND next_activation_ts <= ${Math.floor(Date.now() / 1000)}) AS n`,
+    ))!.n;
     if (pending === 0) return;
     if (Date.now() > deadline) throw new Error(`the worker still has ${pending} marks to book after 30 s`);
   }
@@ -107,12 +111,58 @@ afterAll(async () => {
 // ---- generators ------------------------------------------------------------------------------
 
 const hostileStrings = [
-  "", " ", "%00", "%zz", "%", "%E0%A4%A", "%F0%9F%92%A9", "..%2F..%2Fetc%2Fpasswd", "../../etc/passwd", "%2e%2e%2f",
-  "' OR 1=1 --", "1; DROP TABLE actions; --", "\" OR \"\"=\"", "1' UNION SELECT key_sha256 FROM api_keys --",
-  '=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\t=1", "\r=1",
-  "NaN", "Infinity", "-Infinity", "-1", "-0", "0", "1", "200", "201", "1e3", "1.5", "0x10", " 5", "9".repeat(40),
-  "null", "undefined", "true", "[]", "{}", "__proto__", "constructor", "ünïcödé", "日本語", "🙂🙃", "\u202e", "\uFEFF",
-  "<script>alert(1)</script>", "$" + "{7*7}", "{{7*7}}", "a".repeat(64), "a".repeat(65), "A".repeat(3000),
+  "",
+  " ",
+  "%00",
+  "%zz",
+  "%",
+  "%E0%A4%A",
+  "%F0%9F%92%A9",
+  "..%2F..%2Fetc%2Fpasswd",
+  "../../etc/passwd",
+  "%2e%2e%2f",
+  "' OR 1=1 --",
+  "1; DROP TABLE actions; --",
+  '" OR ""="',
+  "1' UNION SELECT key_sha256 FROM api_keys --",
+  '=HYPERLINK("http://evil.example","x")',
+  "+cmd|' /C calc'!A0",
+  "-2+3",
+  "@SUM(1,1)",
+  "\t=1",
+  "\r=1",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "-1",
+  "-0",
+  "0",
+  "1",
+  "200",
+  "201",
+  "1e3",
+  "1.5",
+  "0x10",
+  " 5",
+  "9".repeat(40),
+  "null",
+  "undefined",
+  "true",
+  "[]",
+  "{}",
+  "__proto__",
+  "constructor",
+  "ünïcödé",
+  "日本語",
+  "🙂🙃",
+  "\u202e",
+  "\uFEFF",
+  "<script>alert(1)</script>",
+  "$" + "{7*7}",
+  "{{7*7}}",
+  "a".repeat(64),
+  "a".repeat(65),
+  "A".repeat(3000),
 ];
 
 function encodeLoose(s: string): string {
@@ -155,12 +205,18 @@ const arbRoutePath = fc.oneof(
     arbitrary: fc.tuple(fc.constantFrom(...routes), fc.constantFrom("upper", "double", "extra", "prefix", "dots", "empty")).map(([r, how]) => {
       const p = r.path.replace(/:[a-z]+/, demoOwners[0]!);
       switch (how) {
-        case "upper": return p.toUpperCase();
-        case "double": return p.replace("/v", "//v");
-        case "extra": return p + "/extra";
-        case "prefix": return "/api" + p;
-        case "dots": return p.replace(/\/[^/]+$/, "/%2e%2e");
-        default: return p.replace(/[^/]+$/, "");
+        case "upper":
+          return p.toUpperCase();
+        case "double":
+          return p.replace("/v", "//v");
+        case "extra":
+          return p + "/extra";
+        case "prefix":
+          return "/api" + p;
+        case "dots":
+          return p.replace(/\/[^/]+$/, "/%2e%2e");
+        default:
+          return p.replace(/[^/]+$/, "");
       }
     }),
   },
@@ -183,16 +239,39 @@ const arbAuthHeaders = fc
     const h: Record<string, string> = {};
     if (key === null && form !== "empty" && form !== "huge") return h;
     switch (form) {
-      case "bearer": h.authorization = `Bearer ${key}`; break;
-      case "x-api-key": h["x-api-key"] = key!; break;
-      case "both": h.authorization = `Bearer ${key}`; h["x-api-key"] = randomKey(); break;
-      case "both-swapped": h.authorization = `Bearer ${randomKey()}`; h["x-api-key"] = key!; break;
-      case "lowercase": h.authorization = `bearer ${key}`; break;
-      case "basic": h.authorization = `Basic ${btoa(`${key}:x`)}`; break;
-      case "no-scheme": h.authorization = key!; break;
-      case "spaces": h.authorization = `Bearer    ${key}   `; break;
-      case "huge": h.authorization = `Bearer ${"A".repeat(12_000)}`; break;
-      case "empty": h.authorization = ""; h["x-api-key"] = ""; break;
+      case "bearer":
+        h.authorization = `Bearer ${key}`;
+        break;
+      case "x-api-key":
+        h["x-api-key"] = key!;
+        break;
+      case "both":
+        h.authorization = `Bearer ${key}`;
+        h["x-api-key"] = randomKey();
+        break;
+      case "both-swapped":
+        h.authorization = `Bearer ${randomKey()}`;
+        h["x-api-key"] = key!;
+        break;
+      case "lowercase":
+        h.authorization = `bearer ${key}`;
+        break;
+      case "basic":
+        h.authorization = `Basic ${btoa(`${key}:x`)}`;
+        break;
+      case "no-scheme":
+        h.authorization = key!;
+        break;
+      case "spaces":
+        h.authorization = `Bearer    ${key}   `;
+        break;
+      case "huge":
+        h.authorization = `Bearer ${"A".repeat(12_000)}`;
+        break;
+      case "empty":
+        h.authorization = "";
+        h["x-api-key"] = "";
+        break;
     }
     return { ...h, __choice: choice } as Record<string, string>;
   });
@@ -201,16 +280,26 @@ const deep = (n: number, open: string, close: string) => open.repeat(n) + close.
 const arbBody = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null).map(() => JSON.stringify({ owner: pickOwner() })) },
   { weight: 2, arbitrary: arbValue().map((v) => JSON.stringify({ owner: v })) },
-  { weight: 1, arbitrary: fc.constantFrom("{bad", "{\"owner\":", "{'owner':'x'}", "", "null", "[]", "1", "\"owner\"", "{\"owner\":null}", "{\"owner\":[1,2]}", "{\"owner\":{\"$ne\":1}}") },
+  { weight: 1, arbitrary: fc.constantFrom("{bad", '{"owner":', "{'owner':'x'}", "", "null", "[]", "1", '"owner"', '{"owner":null}', '{"owner":[1,2]}', '{"owner":{"$ne":1}}') },
   { weight: 1, arbitrary: fc.integer({ min: 16 * 1024 + 1, max: 64 * 1024 }).map((n) => JSON.stringify({ owner: demoOwners[0], pad: "x".repeat(n) })) },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 5000 }).map((n) => deep(n, "[", "]")) },
-  { weight: 1, arbitrary: fc.integer({ min: 100, max: 2000 }).map((n) => deep(n, "{\"a\":", "}").replace(/}$/, "1}")) },
+  { weight: 1, arbitrary: fc.integer({ min: 100, max: 2000 }).map((n) => deep(n, '{"a":', "}").replace(/}$/, "1}")) },
   { weight: 1, arbitrary: fc.constant(null).map(() => JSON.stringify({ owner: pickOwner(), extra: "' OR 1=1 --", formula: '=HYPERLINK("http://evil")' })) },
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 200 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
 );
 
-const arbContentType = fc.constantFrom("application/json", "application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "", "application/json; charset=latin1");
+const arbContentType = fc.constantFrom(
+  "application/json",
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/xml",
+  "",
+  "application/json; charset=latin1",
+);
 
 const arbMethod = fc.constantFrom("GET", "GET", "GET", "GET", "GET", "GET", "POST", "POST", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS");
 
@@ -224,12 +313,22 @@ const arbExtraHeaders = fc.record(
   { requiredKeys: [] },
 );
 
-interface FuzzCase { req: Outgoing; choice: string }
+interface FuzzCase {
+  req: Outgoing;
+  choice: string;
+}
 
 const arbRequest: fc.Arbitrary<FuzzCase> = fc
   .record({
-    method: arbMethod, path: arbRoutePath, query: arbQuery, auth: arbAuthHeaders, body: fc.option(arbBody, { freq: 2 }), ct: arbContentType, extra: arbExtraHeaders,
-    syncTurn: fc.integer({ min: 0, max: 99 }), hugeBody: fc.integer({ min: 16 * 1024 + 1, max: 48 * 1024 }),
+    method: arbMethod,
+    path: arbRoutePath,
+    query: arbQuery,
+    auth: arbAuthHeaders,
+    body: fc.option(arbBody, { freq: 2 }),
+    ct: arbContentType,
+    extra: arbExtraHeaders,
+    syncTurn: fc.integer({ min: 0, max: 99 }),
+    hugeBody: fc.integer({ min: 16 * 1024 + 1, max: 48 * 1024 }),
   })
   .map(({ method, path, query, auth, body, ct, extra, syncTurn, hugeBody }) => {
     let { __choice, ...headers } = auth as Record<string, string>;
@@ -276,7 +375,11 @@ function checkReply(c: FuzzCase, status: number, headers: Headers, text: string)
   const keyed = m.kind === "route" && m.served.route.scope !== null;
   if (status === 200 && (c.choice === "read" || c.choice === "sync") && m.kind === "route" && walletRoutes.includes(m.served.route)) {
     let owner: unknown = null;
-    try { owner = JSON.parse(text).owner; } catch { owner = text.includes(otherWallet) ? otherWallet : null; }
+    try {
+      owner = JSON.parse(text).owner;
+    } catch {
+      owner = text.includes(otherWallet) ? otherWallet : null;
+    }
     if (owner === otherWallet) problems.push("read another tenant's wallet");
   }
   if (status < 300 && keyed && (c.choice === "random" || c.choice === "garbage" || c.choice === "none")) problems.push("a request without a valid key got in");
@@ -301,7 +404,12 @@ describe("hostile requests to every route", () => {
         // books), so the rest of the run still reads the wallets it was set up with.
         if (r.status === 204 && c.req.method === "DELETE") {
           const owner = decodeURIComponent(path.split("/")[3] ?? "");
-          const again = await send(srv.url, { method: "POST", path: "/v1/wallets/sync", headers: { authorization: `Bearer ${syncKey}`, "content-type": "application/json" }, body: JSON.stringify({ owner }) });
+          const again = await send(srv.url, {
+            method: "POST",
+            path: "/v1/wallets/sync",
+            headers: { authorization: `Bearer ${syncKey}`, "content-type": "application/json" },
+            body: JSON.stringify({ owner }),
+          });
           if (again.status !== 202) throw new Error(`re-registering ${owner} after its removal answered ${again.status}`);
         }
         const problems = checkReply(c, r.status, r.headers, r.text);
@@ -366,7 +474,12 @@ describe("hostile requests to every route", () => {
         const owner = freshAddress();
         const text = validJson ? JSON.stringify({ owner }) + " ".repeat(size) : "x".repeat(size);
         const bytes = new TextEncoder().encode(text);
-        const stream = new ReadableStream<Uint8Array>({ start(c) { for (let i = 0; i < bytes.length; i += 8192) c.enqueue(bytes.subarray(i, i + 8192)); c.close(); } });
+        const stream = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (let i = 0; i < bytes.length; i += 8192) c.enqueue(bytes.subarray(i, i + 8192));
+            c.close();
+          },
+        });
         const r = await send(srv.url, { method: "POST", path: "/v1/wallets/sync", headers: { authorization: `Bearer ${syncKey}`, "content-type": "application/json" }, body: stream });
         if (r.status === 202) syncAccepted.add(owner); // reported here, not again by the registration check
         expect(errorProblems(r.status, r.headers, r.text, "POST")).toEqual([]);
@@ -378,7 +491,15 @@ describe("hostile requests to every route", () => {
 
   test("raw hostile request lines and Host headers: answered, never 5xx, app errors keep {error, code}", async () => {
     const hosts = ["a", "x", "127.0.0.1", "evil.com:99999", "[::1", "a b", "%zz", "user@host", "", "ü", "localhost:0", "-", "host:abc"];
-    const targets = ["/v1/health", `/v1/income?owner=${demoOwners[0]}`, "/v1/wallets/%zz/status", "/v2/instruments/%/lineage", "/v1/he%zzalth", "/v1//health", `/v2/actions/%00?owner=${demoOwners[0]}`];
+    const targets = [
+      "/v1/health",
+      `/v1/income?owner=${demoOwners[0]}`,
+      "/v1/wallets/%zz/status",
+      "/v2/instruments/%/lineage",
+      "/v1/he%zzalth",
+      "/v1//health",
+      `/v2/actions/%00?owner=${demoOwners[0]}`,
+    ];
     const arbRaw = fc.record({ host: fc.constantFrom(...hosts), target: fc.constantFrom(...targets), method: fc.constantFrom("GET", "POST", "TRACE", "DELETE"), keyed: fc.boolean() });
     const failures: string[] = [];
     await fc.assert(
@@ -429,7 +550,8 @@ describe("key guessing", () => {
       const keys = Array.from({ length: 2000 }, randomKey);
       const answers = await pool(keys, 16, async (k, i) => {
         const r = await send(locked.url, {
-          method: "GET", path: `/v1/income?owner=${owner}`,
+          method: "GET",
+          path: `/v1/income?owner=${owner}`,
           // Spoofed forwarding headers must not give each guess a fresh address (TRUST_PROXY is off).
           headers: { authorization: `Bearer ${k}`, "x-forwarded-for": `10.0.${i >> 8}.${i & 255}` },
         });
@@ -494,14 +616,29 @@ describe("tenant inference", () => {
   };
 
   test("another tenant's registered wallet answers byte-for-byte like a never-registered one", async () => {
-    const extras = fc.constantFrom("", "limit=1", "limit=200", "limit=0", "limit=201", "offset=5", "offset=-1", "dataset=income", "dataset=journal", "dataset=nope", "x=1", "limit=abc", "owner=" + nobody);
+    const extras = fc.constantFrom(
+      "",
+      "limit=1",
+      "limit=200",
+      "limit=0",
+      "limit=201",
+      "offset=5",
+      "offset=-1",
+      "dataset=income",
+      "dataset=journal",
+      "dataset=nope",
+      "x=1",
+      "limit=abc",
+      "owner=" + nobody,
+    );
     const ids = fc.constantFrom("income", "action", "random", "%00");
     const keys = fc.constantFrom("other", "other-x-api-key", "read-only-ops");
     let compared = 0;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...walletRoutes.map((r) => r.path)), fc.constantFrom(...demoOwners), extras, ids, keys, async (template, victim, extra, idKind, keyKind) => {
         const id = idKind === "income" ? demoIncomeId : idKind === "action" ? demoActionId : idKind === "random" ? "act_" + freshAddress() : "%00";
-        const headers: Record<string, string> = keyKind === "other" ? { authorization: `Bearer ${otherKey}` } : keyKind === "other-x-api-key" ? { "x-api-key": otherKey } : { authorization: `Bearer ${otherOpsKey}` };
+        const headers: Record<string, string> =
+          keyKind === "other" ? { authorization: `Bearer ${otherKey}` } : keyKind === "other-x-api-key" ? { "x-api-key": otherKey } : { authorization: `Bearer ${otherOpsKey}` };
         const unknown = freshAddress();
         // Same length class of address, so a length in an error sentence cannot differ either.
         const a = await send(srv.url, { method: "GET", path: walletPath(template, victim, id, extra), headers });
@@ -520,7 +657,15 @@ describe("tenant inference", () => {
 
   test("the other tenant's lists, ops status and metrics never name the demo tenant's wallets", async () => {
     const texts: string[] = [];
-    for (const [path, key] of [["/v1/wallets", otherKey], ["/v1/ops/status", otherOpsKey], ["/v1/ops/metrics", otherOpsKey], ["/v1/assets", otherKey], ["/v2/taxonomy", otherKey], [`/v2/instruments/${demoMint}/lineage`, otherKey], ["/v2/reports/currencies", otherKey]] as const) {
+    for (const [path, key] of [
+      ["/v1/wallets", otherKey],
+      ["/v1/ops/status", otherOpsKey],
+      ["/v1/ops/metrics", otherOpsKey],
+      ["/v1/assets", otherKey],
+      ["/v2/taxonomy", otherKey],
+      [`/v2/instruments/${demoMint}/lineage`, otherKey],
+      ["/v2/reports/currencies", otherKey],
+    ] as const) {
       const r = await send(srv.url, { method: "GET", path, headers: { authorization: `Bearer ${key}` } });
       expect({ path, status: r.status }).toEqual({ path, status: 200 });
       texts.push(r.text, JSON.stringify([...r.headers.entries()]));

@@ -46,7 +46,13 @@ export async function send(base: string, req: Outgoing, timeoutMs = 30_000): Pro
   return { status: res.status, headers: res.headers, text };
 }
 
-export interface RawReply { status: number; headers: Map<string, string>; body: string; raw: string; timedOut: boolean }
+export interface RawReply {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+  raw: string;
+  timedOut: boolean;
+}
 
 /** Writes bytes to the server's socket and reads until the server closes (or the timeout). */
 export function rawRequest(port: number, bytes: string | Uint8Array, timeoutMs = 3000): Promise<RawReply> {
@@ -59,21 +65,34 @@ export function rawRequest(port: number, bytes: string | Uint8Array, timeoutMs =
       clearTimeout(timer);
       resolve(parseRaw(Buffer.concat(chunks).toString("latin1"), timedOut));
     };
-    const timer = setTimeout(() => { finish(true); sock?.end(); }, timeoutMs);
+    const timer = setTimeout(() => {
+      finish(true);
+      sock?.end();
+    }, timeoutMs);
     let sock: { end(): void } | undefined;
     Bun.connect({
       hostname: "127.0.0.1",
       port,
       socket: {
-        open(s) { sock = s; s.write(bytes); },
+        open(s) {
+          sock = s;
+          s.write(bytes);
+        },
         data(s, d) {
           chunks.push(Buffer.from(d));
           // With Connection: close the server closes; a complete response is also enough.
           const r = parseRaw(Buffer.concat(chunks).toString("latin1"), false);
-          if (r.status && complete(r)) { finish(false); s.end(); }
+          if (r.status && complete(r)) {
+            finish(false);
+            s.end();
+          }
         },
-        close() { finish(false); },
-        error() { finish(false); },
+        close() {
+          finish(false);
+        },
+        error() {
+          finish(false);
+        },
       },
     }).catch(() => finish(false));
   });
@@ -110,8 +129,16 @@ export function errorProblems(status: number, headers: { get(name: string): stri
   if (status < 400 || method === "HEAD") return problems;
   if (!(headers.get("content-type") ?? "").startsWith("application/json")) problems.push(`error content-type ${headers.get("content-type")}`);
   let body: unknown;
-  try { body = JSON.parse(text); } catch { problems.push(`error body is not JSON: ${JSON.stringify(text.slice(0, 80))}`); return problems; }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) { problems.push("error body is not an object"); return problems; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    problems.push(`error body is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    return problems;
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    problems.push("error body is not an object");
+    return problems;
+  }
   const keys = Object.keys(body).sort();
   if (keys.join(",") !== "code,error") problems.push(`error body keys ${keys.join(",")}`);
   const { error, code } = body as { error: unknown; code: unknown };
@@ -152,12 +179,14 @@ export async function snapshot(db: Sql): Promise<Record<string, string>> {
 export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
   return out;
 }
 

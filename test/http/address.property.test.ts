@@ -29,22 +29,27 @@ function spellings(g: number[], p: number): string[] {
 
 describe("IPv4: one budget per address, however it is written", () => {
   test("port, brackets and IPv4-mapped IPv6 all normalise to the dotted address", () => {
-    fc.assert(fc.property(fc.ipV4(), port, (a, p) => {
-      const [w, x, y, z] = a.split(".").map(Number) as [number, number, number, number];
-      const forms = [a, `${a}:${p}`, `[${a}]`, `[${a}]:${p}`, `::ffff:${a}`, `::FFFF:${a}`, `[::ffff:${a}]:${p}`,
-        `0:0:0:0:0:ffff:${a}`, `::ffff:${hex4((w << 8) | x)}:${hex4((y << 8) | z)}`];
-      for (const f of forms) {
-        expect(canonicalAddress(f)).toBe(a);
-        expect(lockoutNetwork(f)).toBe(a);
-      }
-    }), runs);
+    fc.assert(
+      fc.property(fc.ipV4(), port, (a, p) => {
+        const [w, x, y, z] = a.split(".").map(Number) as [number, number, number, number];
+        const forms = [a, `${a}:${p}`, `[${a}]`, `[${a}]:${p}`, `::ffff:${a}`, `::FFFF:${a}`, `[::ffff:${a}]:${p}`, `0:0:0:0:0:ffff:${a}`, `::ffff:${hex4((w << 8) | x)}:${hex4((y << 8) | z)}`];
+        for (const f of forms) {
+          expect(canonicalAddress(f)).toBe(a);
+          expect(lockoutNetwork(f)).toBe(a);
+        }
+      }),
+      runs,
+    );
   });
 
   test("different addresses never share a budget, and never share one with IPv6", () => {
-    fc.assert(fc.property(fc.ipV4(), fc.ipV4(), groups, (a, b, g) => {
-      if (a !== b) expect(lockoutNetwork(a)).not.toBe(lockoutNetwork(b));
-      if (!isMapped(g)) expect(lockoutNetwork(formatIpv6(g))).not.toBe(lockoutNetwork(a));
-    }), runs);
+    fc.assert(
+      fc.property(fc.ipV4(), fc.ipV4(), groups, (a, b, g) => {
+        if (a !== b) expect(lockoutNetwork(a)).not.toBe(lockoutNetwork(b));
+        if (!isMapped(g)) expect(lockoutNetwork(formatIpv6(g))).not.toBe(lockoutNetwork(a));
+      }),
+      runs,
+    );
   });
 
   test("leading zeros (octal in some parsers) and out-of-range parts are not addresses", () => {
@@ -56,38 +61,47 @@ describe("IPv4: one budget per address, however it is written", () => {
 
 describe("IPv6: canonical text, counted by /64", () => {
   test("every spelling parses to the same groups; the canonical text is the URL parser's", () => {
-    fc.assert(fc.property(groups, port, (g, p) => {
-      const canonical = canonicalAddress(formatIpv6(g));
-      if (isMapped(g)) {
-        expect(canonical).toBe(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`);
-        return;
-      }
-      expect(`[${canonical}]`).toBe(new URL(`http://[${g.map(hex4).join(":")}]/`).hostname);
-      for (const s of spellings(g, p)) expect(parseAddress(s)).toEqual({ version: 6, groups: g });
-    }), runs);
+    fc.assert(
+      fc.property(groups, port, (g, p) => {
+        const canonical = canonicalAddress(formatIpv6(g));
+        if (isMapped(g)) {
+          expect(canonical).toBe(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`);
+          return;
+        }
+        expect(`[${canonical}]`).toBe(new URL(`http://[${g.map(hex4).join(":")}]/`).hostname);
+        for (const s of spellings(g, p)) expect(parseAddress(s)).toEqual({ version: 6, groups: g });
+      }),
+      runs,
+    );
   });
 
   test("fast-check's own IPv6 texts (embedded IPv4 included) agree with the URL parser", () => {
-    fc.assert(fc.property(fc.ipV6(), (a) => {
-      const parsed = parseAddress(a);
-      expect(parsed).not.toBeNull();
-      // The URL parser refuses a few valid texts (e.g. `::0:0:0:0:0.0.0.0`): compare where it answers.
-      const url = URL.canParse(`http://[${a}]/`) ? new URL(`http://[${a}]/`).hostname.slice(1, -1) : null;
-      if (url !== null && parsed!.version === 6) expect(canonicalAddress(a)).toBe(url);
-      if (url !== null && parsed!.version === 4) expect(url.startsWith("::ffff:")).toBe(true);
-      expect(canonicalAddress(canonicalAddress(a)!)).toBe(canonicalAddress(a));
-    }), runs);
+    fc.assert(
+      fc.property(fc.ipV6(), (a) => {
+        const parsed = parseAddress(a);
+        expect(parsed).not.toBeNull();
+        // The URL parser refuses a few valid texts (e.g. `::0:0:0:0:0.0.0.0`): compare where it answers.
+        const url = URL.canParse(`http://[${a}]/`) ? new URL(`http://[${a}]/`).hostname.slice(1, -1) : null;
+        if (url !== null && parsed!.version === 6) expect(canonicalAddress(a)).toBe(url);
+        if (url !== null && parsed!.version === 4) expect(url.startsWith("::ffff:")).toBe(true);
+        expect(canonicalAddress(canonicalAddress(a)!)).toBe(canonicalAddress(a));
+      }),
+      runs,
+    );
   });
 
   test("one budget per /64: the low 64 bits never matter, the high 64 always do", () => {
-    fc.assert(fc.property(groups, groups, (a, b) => {
-      fc.pre(!isMapped(a) && !isMapped(b));
-      const sameNet = [...a.slice(0, 4), ...b.slice(4)];
-      fc.pre(!isMapped(sameNet));
-      expect(lockoutNetwork(formatIpv6(sameNet))).toBe(lockoutNetwork(formatIpv6(a)));
-      const differ = a.slice(0, 4).some((x, i) => x !== b[i]);
-      if (differ) expect(lockoutNetwork(formatIpv6(a))).not.toBe(lockoutNetwork(formatIpv6(b)));
-    }), runs);
+    fc.assert(
+      fc.property(groups, groups, (a, b) => {
+        fc.pre(!isMapped(a) && !isMapped(b));
+        const sameNet = [...a.slice(0, 4), ...b.slice(4)];
+        fc.pre(!isMapped(sameNet));
+        expect(lockoutNetwork(formatIpv6(sameNet))).toBe(lockoutNetwork(formatIpv6(a)));
+        const differ = a.slice(0, 4).some((x, i) => x !== b[i]);
+        if (differ) expect(lockoutNetwork(formatIpv6(a))).not.toBe(lockoutNetwork(formatIpv6(b)));
+      }),
+      runs,
+    );
   });
 
   test("the /64 label is the network's canonical text", () => {
@@ -101,10 +115,13 @@ describe("IPv6: canonical text, counted by /64", () => {
 describe("anything a client sends", () => {
   test("never throws; whatever parses is a fixed point of canonicalisation", () => {
     const junk = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-fA-F:.[\]%]{0,45}$/));
-    fc.assert(fc.property(junk, (s) => {
-      const c = canonicalAddress(s);
-      if (c !== null) expect(canonicalAddress(c)).toBe(c);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(junk, (s) => {
+        const c = canonicalAddress(s);
+        if (c !== null) expect(canonicalAddress(c)).toBe(c);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   test("names, empty strings and malformed IPv6 are not addresses", () => {

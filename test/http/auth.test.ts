@@ -7,8 +7,19 @@ import { createCalendarToken } from "../../src/ledger/calendar.ts";
 import { createKey, revokeKey } from "../../src/ledger/keys.ts";
 import { routes } from "../../src/http/routes/index.ts";
 import {
-  address, allScopes, call, insertInstrument, mints, randomAddress, registerWallet, schemaErrors, seedWallet, startTestServer,
-  type Answer, type Scope, type TestServer,
+  address,
+  allScopes,
+  call,
+  insertInstrument,
+  mints,
+  randomAddress,
+  registerWallet,
+  schemaErrors,
+  seedWallet,
+  startTestServer,
+  type Answer,
+  type Scope,
+  type TestServer,
 } from "../harness/index.ts";
 import { ledgerTarget } from "../support/engine.ts";
 
@@ -29,7 +40,9 @@ beforeAll(async () => {
   actionId = (await seedWallet(srv.db, owner, 3)).actions[0]!.id;
   await insertInstrument(srv.db, mints.NVDAx);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 /** A request that succeeds on each route for a key holding its scope (keyed by method + template). */
 async function sampleRequest(method: string, template: string): Promise<{ path: string; body?: unknown; headers?: Record<string, string>; ok: number }> {
@@ -41,7 +54,14 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
     "GET /v1/wallets": { path: "/v1/wallets", ok: 200 },
     "GET /v1/wallets/:owner/status": { path: `/v1/wallets/${owner}/status`, ok: 200 },
     // A wallet of its own each time, registered for the keys' tenant.
-    "DELETE /v1/wallets/:owner": { path: async () => { const w = randomAddress(); await registerWallet(srv.db, "acme", w); return `/v1/wallets/${w}`; }, ok: 204 },
+    "DELETE /v1/wallets/:owner": {
+      path: async () => {
+        const w = randomAddress();
+        await registerWallet(srv.db, "acme", w);
+        return `/v1/wallets/${w}`;
+      },
+      ok: 204,
+    },
     "GET /v1/portfolio": { path: `/v1/portfolio?owner=${owner}`, ok: 200 },
     "GET /v1/income": { path: `/v1/income?owner=${owner}`, ok: 200 },
     "GET /v1/income/:id": { path: `/v1/income/${actionId}?owner=${owner}`, ok: 200 },
@@ -72,12 +92,31 @@ async function sampleRequest(method: string, template: string): Promise<{ path: 
 
 /** The scope each route needs, from docs/api.md#routes-and-scopes (independent of the route table). */
 const specScopes: Record<string, Scope | "key" | null> = {
-  "GET /v1/health": null, "GET /v1/openapi.json": null, "GET /v1/assets": "assets:read", "POST /v1/wallets/sync": "wallets:sync",
-  "GET /v1/wallets": "ledger:read", "GET /v1/wallets/:owner/status": "ledger:read", "DELETE /v1/wallets/:owner": "wallets:sync", "GET /v1/portfolio": "ledger:read", "GET /v1/income": "ledger:read",
-  "GET /v1/income/:id": "ledger:read", "GET /v1/journal": "ledger:read", "GET /v1/yield": "ledger:read", "GET /v1/export": "ledger:read",
-  "GET /v1/ops/status": "ops:read", "GET /v1/ops/metrics": "ops:read", "GET /v2/taxonomy": "assets:read", "GET /v2/actions": "ledger:read",
-  "GET /v2/actions/:id": "ledger:read", "GET /v2/instruments/:mint/lineage": "assets:read", "GET /v2/reports/income": "ledger:read",
-  "GET /v2/reports/currencies": "ledger:read", "GET /v2/calendar": "ledger:read", "GET /v2/calendar/:file": null, "GET /v2/events": "ledger:read", "POST /mcp": "key",
+  "GET /v1/health": null,
+  "GET /v1/openapi.json": null,
+  "GET /v1/assets": "assets:read",
+  "POST /v1/wallets/sync": "wallets:sync",
+  "GET /v1/wallets": "ledger:read",
+  "GET /v1/wallets/:owner/status": "ledger:read",
+  "DELETE /v1/wallets/:owner": "wallets:sync",
+  "GET /v1/portfolio": "ledger:read",
+  "GET /v1/income": "ledger:read",
+  "GET /v1/income/:id": "ledger:read",
+  "GET /v1/journal": "ledger:read",
+  "GET /v1/yield": "ledger:read",
+  "GET /v1/export": "ledger:read",
+  "GET /v1/ops/status": "ops:read",
+  "GET /v1/ops/metrics": "ops:read",
+  "GET /v2/taxonomy": "assets:read",
+  "GET /v2/actions": "ledger:read",
+  "GET /v2/actions/:id": "ledger:read",
+  "GET /v2/instruments/:mint/lineage": "assets:read",
+  "GET /v2/reports/income": "ledger:read",
+  "GET /v2/reports/currencies": "ledger:read",
+  "GET /v2/calendar": "ledger:read",
+  "GET /v2/calendar/:file": null,
+  "GET /v2/events": "ledger:read",
+  "POST /mcp": "key",
   "GET /v2/lots": "ledger:read",
   "GET /v2/reports/gains": "ledger:read",
   "GET /v2/reports/holdings": "ledger:read",
@@ -123,7 +162,10 @@ describe("scope matrix: every route × every scope", () => {
 
   test("a 403 missing_scope names the scope and the command that makes a key of this tenant with it, in the {error, code} body", async () => {
     const k = await createKey(srv.db, { name: "reader", tenant: "acme" });
-    for (const [method, path, body] of [["POST", "/v1/wallets/sync", { owner: randomAddress() }], ["DELETE", `/v1/wallets/${owner}`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ["POST", "/v1/wallets/sync", { owner: randomAddress() }],
+      ["DELETE", `/v1/wallets/${owner}`, undefined],
+    ] as const) {
       const a = await call(srv.url, path, { key: k.key, method, body });
       expectError(a, 403, "missing_scope");
       expect(Object.keys(a.body).sort()).toEqual(["code", "error"]);
@@ -242,8 +284,12 @@ describe("order of checks: lockout, key present, key valid, scope, rate limit, v
 
 describe("rate limit (RATE_LIMIT_PER_MINUTE=5)", () => {
   let rl: TestServer;
-  beforeAll(async () => { rl = await startTestServer({ RATE_LIMIT_PER_MINUTE: "5" }); });
-  afterAll(async () => { await rl?.close(); });
+  beforeAll(async () => {
+    rl = await startTestServer({ RATE_LIMIT_PER_MINUTE: "5" });
+  });
+  afterAll(async () => {
+    await rl?.close();
+  });
 
   test("headers count down; the 6th request is 429 rate_limited with retry-after; other keys are unaffected", async () => {
     const k = (await rl.key(["assets:read", "ledger:read"])).key;
@@ -295,8 +341,12 @@ describe("rate limit (RATE_LIMIT_PER_MINUTE=5)", () => {
 
 describe("lockout (AUTH_FAILURES_PER_MINUTE=3)", () => {
   let lo: TestServer;
-  beforeAll(async () => { lo = await startTestServer({ AUTH_FAILURES_PER_MINUTE: "3" }); });
-  afterAll(async () => { await lo?.close(); });
+  beforeAll(async () => {
+    lo = await startTestServer({ AUTH_FAILURES_PER_MINUTE: "3" });
+  });
+  afterAll(async () => {
+    await lo?.close();
+  });
 
   test("after 3 failed keys the address is refused, even with a valid key, before any other check", async () => {
     const good = (await lo.key([...allScopes])).key;
@@ -322,8 +372,12 @@ describe("lockout (AUTH_FAILURES_PER_MINUTE=3)", () => {
 
 describe("lockout behind a trusted proxy (TRUST_PROXY=true) is per client address", () => {
   let px: TestServer;
-  beforeAll(async () => { px = await startTestServer({ AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true" }); });
-  afterAll(async () => { await px?.close(); });
+  beforeAll(async () => {
+    px = await startTestServer({ AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true" });
+  });
+  afterAll(async () => {
+    await px?.close();
+  });
 
   test("address A locked out, address B still served", async () => {
     const good = (await px.key()).key;

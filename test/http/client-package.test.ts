@@ -164,7 +164,17 @@ export const badRateDay = (c: ReportCurrencies["currencies"][number]) => c.last;
 export const badCode = (e: NetworkError) => e.code === "timeout";
 `;
 
-const strict = { strict: true, noEmit: true, skipLibCheck: false, target: "ES2022", lib: ["ES2022", "DOM"], types: [], noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, verbatimModuleSyntax: true };
+const strict = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  target: "ES2022",
+  lib: ["ES2022", "DOM"],
+  types: [],
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  verbatimModuleSyntax: true,
+};
 
 describe("tsc --strict in a consumer", () => {
   for (const [name, options] of [

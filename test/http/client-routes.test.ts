@@ -32,12 +32,36 @@ describe("the client", () => {
       return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
     };
     const c = createClient({ baseUrl: "http://127.0.0.1:9", fetch });
-    const w = "WALLET", id = "ID", mint = "MINT";
+    const w = "WALLET",
+      id = "ID",
+      mint = "MINT";
     await Promise.all([
-      c.health(), c.assets(), c.requestSync(w), c.removeWallet(w), c.wallets(), c.syncStatus(w), c.portfolio(w), c.income(w), c.incomeEvent(w, id),
-      c.journal(w), c.yieldMetrics(w), c.exportCsv(w), c.opsStatus(), c.opsMetrics(),
-      c.v2.actions(w), c.v2.action(w, id), c.v2.taxonomy(), c.v2.lineage(mint), c.v2.incomeReport(2026), c.v2.reportCurrencies(), c.v2.calendar(), c.v2.calendarFeed("TOKEN"), c.v2.events(),
-      c.v2.lots(w), c.v2.gainsReport(2026), c.v2.holdings("2026-06-30"),
+      c.health(),
+      c.assets(),
+      c.requestSync(w),
+      c.removeWallet(w),
+      c.wallets(),
+      c.syncStatus(w),
+      c.portfolio(w),
+      c.income(w),
+      c.incomeEvent(w, id),
+      c.journal(w),
+      c.yieldMetrics(w),
+      c.exportCsv(w),
+      c.opsStatus(),
+      c.opsMetrics(),
+      c.v2.actions(w),
+      c.v2.action(w, id),
+      c.v2.taxonomy(),
+      c.v2.lineage(mint),
+      c.v2.incomeReport(2026),
+      c.v2.reportCurrencies(),
+      c.v2.calendar(),
+      c.v2.calendarFeed("TOKEN"),
+      c.v2.events(),
+      c.v2.lots(w),
+      c.v2.gainsReport(2026),
+      c.v2.holdings("2026-06-30"),
     ]);
     const filled = (path: string) => path.replace(":owner", w).replace(":id", id).replace(":mint", mint).replace(":file", "TOKEN.ics");
     const declared = routes.filter((r) => r.path !== "/v1/openapi.json" && r.path !== "/mcp").map((r) => `${r.method} ${filled(r.path)}`);

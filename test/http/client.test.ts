@@ -8,8 +8,18 @@ import { ApiError, createClient, NetworkError, schemas } from "../../client/src/
 import { explain } from "../../web/src/api.ts";
 import * as S from "../../schemas/index.ts";
 import {
-  address, allScopes, insertInstrument, mints, randomAddress, registerWallet, repoRoot, schemaErrors, seedWallet, startTestServer,
-  type SeededWallet, type TestServer,
+  address,
+  allScopes,
+  insertInstrument,
+  mints,
+  randomAddress,
+  registerWallet,
+  repoRoot,
+  schemaErrors,
+  seedWallet,
+  startTestServer,
+  type SeededWallet,
+  type TestServer,
 } from "../harness/index.ts";
 
 let srv: TestServer;
@@ -24,7 +34,9 @@ beforeAll(async () => {
   seeded = await seedWallet(srv.db, owner, 6);
   await insertInstrument(srv.db, mints.NVDAx);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
   try {
@@ -187,7 +199,10 @@ async function rawServer(reply: (socket: Socket) => void): Promise<{ url: string
 }
 
 async function networkRejection(p: Promise<unknown>): Promise<NetworkError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(NetworkError);
   expect(e).not.toBeInstanceOf(ApiError);
   return e as NetworkError;
@@ -216,7 +231,7 @@ describe("NetworkError: no HTTP answer reaches the caller as a typed error", () 
 
   test("a connection lost in the middle of a 2xx body is a NetworkError too", async () => {
     const cut = await rawServer((socket) => {
-      socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"status\":");
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"status":');
       setTimeout(() => socket.destroy(), 20);
     });
     const e = await networkRejection(createClient({ baseUrl: cut.url }).health());
@@ -285,7 +300,13 @@ describe("custom fetch and a same-origin path as baseUrl", () => {
 
   test("path segments and query values are encoded", async () => {
     const urls: string[] = [];
-    const c = createClient({ baseUrl: "/api/", fetch: async (input) => { urls.push(String(input)); return Response.json({}); } });
+    const c = createClient({
+      baseUrl: "/api/",
+      fetch: async (input) => {
+        urls.push(String(input));
+        return Response.json({});
+      },
+    });
     await c.v2.action("o w", "a/b?c");
     await c.incomeEvent("x&y=z", "#1");
     expect(urls).toEqual(["/api/v2/actions/a%2Fb%3Fc?owner=o%20w", "/api/v1/income/%231?owner=x%26y%3Dz"]);

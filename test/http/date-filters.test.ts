@@ -23,7 +23,9 @@ beforeAll(async () => {
   // 45 actions, one a day from 2025-01-01 to 2025-02-14 (cash dividends, splits, stock dividends, announced).
   await seedWallet(srv.db, owner, 45);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const lists = [
   { path: "/v1/income", items: "entries" },
@@ -145,7 +147,13 @@ describe("the list queries read indexes on owner × effective_at", () => {
   const plan = async (statement: Query): Promise<string> => {
     const ledger = srv.ledger;
     if (ledger.engine === "sqlite") {
-      return (sqliteOf(ledger).query(`EXPLAIN QUERY PLAN ${statement.sqlite.text}`).all(...bind(statement.sqlite, params)) as { detail: string }[]).map((r) => r.detail).join(" | ");
+      return (
+        sqliteOf(ledger)
+          .query(`EXPLAIN QUERY PLAN ${statement.sqlite.text}`)
+          .all(...bind(statement.sqlite, params)) as { detail: string }[]
+      )
+        .map((r) => r.detail)
+        .join(" | ");
     }
     // PostgreSQL plans a table this small as a sequential scan: with that turned off, the plan
     // shows the index the query can be answered from.

@@ -16,11 +16,12 @@ beforeAll(async () => {
   key = (await srv.key()).key;
   ops = (await srv.key(["ops:read"])).key;
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 /** A request as a browser sends it to a page served under `host` (the page's own origin). */
-const as = (host: string, path: string, opts: Parameters<typeof call>[2] = {}) =>
-  call(srv.url, path, { ...opts, headers: { ...opts.headers, host } });
+const as = (host: string, path: string, opts: Parameters<typeof call>[2] = {}) => call(srv.url, path, { ...opts, headers: { ...opts.headers, host } });
 
 describe("a rebound host name", () => {
   test("cannot lock the operator out: its junk sign-ins are refused before the lockout counts them", async () => {
@@ -63,8 +64,20 @@ describe("a rebound host name", () => {
 describe("the names the server answers to", () => {
   test("IP addresses (any: a load balancer's health check uses the machine's), localhost, and ALLOWED_HOSTS", async () => {
     const p = port();
-    const hosts = [`127.0.0.1:${p}`, "127.0.0.1", `localhost:${p}`, "LOCALHOST", "localhost.", `[::1]:${p}`, "10.1.2.3:80", "[2001:db8::7]",
-      `ledger.example.com:${p}`, "LEDGER.example.com", "books.example.org", "books.example.org.:443"];
+    const hosts = [
+      `127.0.0.1:${p}`,
+      "127.0.0.1",
+      `localhost:${p}`,
+      "LOCALHOST",
+      "localhost.",
+      `[::1]:${p}`,
+      "10.1.2.3:80",
+      "[2001:db8::7]",
+      `ledger.example.com:${p}`,
+      "LEDGER.example.com",
+      "books.example.org",
+      "books.example.org.:443",
+    ];
     for (const host of hosts) {
       const a = await as(host, "/v1/health");
       expect({ host, status: a.status }).toEqual({ host, status: 200 });
@@ -74,7 +87,17 @@ describe("the names the server answers to", () => {
   });
 
   test("any other name, a subdomain of an allowed one, a name with an allowed one inside, or garbage is refused", async () => {
-    for (const host of ["sub.ledger.example.com", "ledger.example.com.evil.example", "example.com", "localhost.evil.example", "evil.localhost", "127.0.0.1.evil.example", "a b", "[::1", "[fe80::1%25eth0]"]) {
+    for (const host of [
+      "sub.ledger.example.com",
+      "ledger.example.com.evil.example",
+      "example.com",
+      "localhost.evil.example",
+      "evil.localhost",
+      "127.0.0.1.evil.example",
+      "a b",
+      "[::1",
+      "[fe80::1%25eth0]",
+    ]) {
       const a = await as(host, "/v1/health");
       expect({ host, status: a.status, code: a.body?.code }).toEqual({ host, status: 421, code: "host_not_allowed" });
     }

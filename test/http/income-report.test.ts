@@ -37,7 +37,14 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface JournalRow { owner: string; entry_type: string; effective_at: string; symbol: string | null; usd: string | null; payload: string }
+interface JournalRow {
+  owner: string;
+  entry_type: string;
+  effective_at: string;
+  symbol: string | null;
+  usd: string | null;
+  payload: string;
+}
 const PARTS = ["grossUsd", "withholdingTaxUsd", "retainedUsd", "usd"] as const;
 
 type Group = { events: number; unvalued: number; valued: Record<string, Rat>; lacking: Record<string, number>; unvaluedGross: Rat; unvaluedLackingGross: number };
@@ -48,7 +55,9 @@ type Group = { events: number; unvalued: number; valued: Record<string, Rat>; la
  * the gross of the others is apart.
  */
 async function journalSums(year: number, who: string[]) {
-  const rows = await srv.ledger.db.all(...q<JournalRow>`SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ${String(year)}`);
+  const rows = await srv.ledger.db.all(
+    ...q<JournalRow>`SELECT owner, entry_type, effective_at, symbol, usd, payload FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = ${String(year)}`,
+  );
   const groups = new Map<string, Group>();
   const bump = (key: string, r: JournalRow) => {
     const g = groups.get(key) ?? { events: 0, unvalued: 0, valued: {}, lacking: {}, unvaluedGross: ZERO, unvaluedLackingGross: 0 };
@@ -62,7 +71,7 @@ async function journalSums(year: number, who: string[]) {
       else g.unvaluedGross = add(g.unvaluedGross, parseDecimal(gross));
     } else {
       for (const p of PARTS) {
-        const v = p === "usd" ? r.usd : booking[p] ?? null;
+        const v = p === "usd" ? r.usd : (booking[p] ?? null);
         if (v === null) g.lacking[p] = (g.lacking[p] ?? 0) + sign;
         else g.valued[p] = add(g.valued[p] ?? ZERO, parseDecimal(v));
       }
@@ -133,7 +142,11 @@ describe("the report is the sum of the journal", () => {
     // The events without a net USD (SPYx and NVOx without net cash, STRCx's last record): their gross, from their own actions.
     const unvalued = [];
     for (const owner of owners) {
-      const list = (await call(srv.url, `/v2/actions?owner=${owner}&year=2026&limit=200`, { key: srv.key })).body.actions as { treatment: string; usd: string | null; exact: { grossUsd: string | null } }[];
+      const list = (await call(srv.url, `/v2/actions?owner=${owner}&year=2026&limit=200`, { key: srv.key })).body.actions as {
+        treatment: string;
+        usd: string | null;
+        exact: { grossUsd: string | null };
+      }[];
       unvalued.push(...list.filter((a) => a.treatment === "income" && a.usd === null));
     }
     expect(unvalued.length).toBe(3);
@@ -199,11 +212,17 @@ describe("in another currency at the ECB's reference rates", () => {
 
 /** Each currency of the sample file with the first and last day it and the dollar are both quoted, read here from the CSV. */
 function sampleCurrencies(): { currency: string; firstRateDate: string; lastRateDate: string }[] {
-  const [header, ...days] = readFileSync(sample, "utf8").trim().split("\n").map((l) => l.split(","));
+  const [header, ...days] = readFileSync(sample, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => l.split(","));
   const usd = header!.indexOf("USD");
   const out = header!.flatMap((code, col) => {
     if (col === 0 || code === "") return [];
-    const quoted = days.filter((d) => d[col] !== "N/A" && d[usd] !== "N/A").map((d) => d[0]!).sort();
+    const quoted = days
+      .filter((d) => d[col] !== "N/A" && d[usd] !== "N/A")
+      .map((d) => d[0]!)
+      .sort();
     return quoted.length ? [{ currency: code === "USD" ? "EUR" : code, firstRateDate: quoted[0]!, lastRateDate: quoted[quoted.length - 1]! }] : [];
   });
   return out.sort((a, b) => (a.currency < b.currency ? -1 : 1));
@@ -230,8 +249,10 @@ describe("the currencies it can be given in", () => {
   test("every listed currency converts every 2026 event; the report's lastEventDate is the year's last event, after the rates end", async () => {
     const { currencies } = (await call(srv.url, "/v2/reports/currencies", { key: srv.key })).body as { currencies: { currency: string; lastRateDate: string }[] };
     // Days whose events stand: recognitions less reversals.
-    const days = await srv.ledger.db.all(...q<{ day: string }>`SELECT substr(effective_at, 1, 10) AS day FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = '2026'
-       GROUP BY substr(effective_at, 1, 10) HAVING sum(CASE WHEN entry_type = 'reversal' THEN -1 ELSE 1 END) <> 0 ORDER BY day`);
+    const days = await srv.ledger.db.all(
+      ...q<{ day: string }>`SELECT substr(effective_at, 1, 10) AS day FROM journal WHERE treatment = 'income' AND substr(effective_at, 1, 4) = '2026'
+       GROUP BY substr(effective_at, 1, 10) HAVING sum(CASE WHEN entry_type = 'reversal' THEN -1 ELSE 1 END) <> 0 ORDER BY day`,
+    );
     for (const { currency, lastRateDate } of currencies) {
       const r = await report(`year=2026&currency=${currency}`);
       expect({ currency, reason: r.totals.converted!.reason, net: r.totals.converted!.net === null }).toEqual({ currency, reason: null, net: false });

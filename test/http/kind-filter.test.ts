@@ -36,7 +36,9 @@ beforeAll(async () => {
   await insertJournal(srv.db, bookingOf(corrected), { entryType: "reversal", reversesId: booked.get(5)!, changeReason: "issuer correction" });
   await insertJournal(srv.db, bookingOf(corrected), { changeReason: "issuer correction" });
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 async function everyPage(path: string, filter: string, limit: number): Promise<Entry[]> {
   const out: Entry[] = [];

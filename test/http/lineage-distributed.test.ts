@@ -85,10 +85,15 @@ describe("what a spin-off or rights distribution distributed", () => {
     const l = await lineage(KRAQX);
     expect(l.links).toHaveLength(1);
     expect(l.links[0]).toMatchObject({
-      type: "rights_distribution", from: "KRAQ", to: "KRAQ",
+      type: "rights_distribution",
+      from: "KRAQ",
+      to: "KRAQ",
       distributed: { name: "KRAQW", namedBy: "issuer", holding: "KRAQW", description: "KRAQW, rights distributed by KRAQ, sold by the issuer and reinvested in KRAQx (named in the issuer's note)" },
     });
-    expect(l.basisNowSits.map((b) => [b.kind, b.holding])).toEqual([["position", "KRAQ"], ["distributed", "KRAQW"]]);
+    expect(l.basisNowSits.map((b) => [b.kind, b.holding])).toEqual([
+      ["position", "KRAQ"],
+      ["distributed", "KRAQW"],
+    ]);
   });
 
   test("an action's detail shows the link it wrote, with what was distributed; its reason says it too", async () => {
@@ -120,7 +125,9 @@ describe("what a spin-off or rights distribution distributed", () => {
     await storeObservations(db, { operatorRecords: [parsed!] });
     await bookEverythingDirty(db);
 
-    const stored = await db.get(...q<{ payload: string; payload_sha256: string; source: string }>`SELECT payload, payload_sha256, source FROM issuer_revisions WHERE event_id = ${record.eventId} AND version = 2`);
+    const stored = await db.get(
+      ...q<{ payload: string; payload_sha256: string; source: string }>`SELECT payload, payload_sha256, source FROM issuer_revisions WHERE event_id = ${record.eventId} AND version = 2`,
+    );
     expect(stored!.source).toBe("operator");
     expect(stored!.payload_sha256).toBe(sha256Hex(canonicalJson(record)));
     // Without the field, the canonical JSON (and so the hash) is the record's as it always was.
@@ -129,7 +136,10 @@ describe("what a spin-off or rights distribution distributed", () => {
 
     const l = await lineage(HONX);
     expect(l.links[0]!.distributed).toEqual({
-      name: "SOLS", namedBy: "operator", holding: "SOLS", description: "SOLS, spun off by HON, sold by the issuer and reinvested in HONx (named by an operator record)",
+      name: "SOLS",
+      namedBy: "operator",
+      holding: "SOLS",
+      description: "SOLS, spun off by HON, sold by the issuer and reinvested in HONx (named by an operator record)",
     });
     expect(l.links[1]!.distributed!.description).toBe(UNNAMED);
     expect(l.basisNowSits.map((b) => b.holding)).toEqual(["HON", "SOLS", "a holding distributed by HON (not named by the issuer)"]);
@@ -143,7 +153,10 @@ describe("what a spin-off or rights distribution distributed", () => {
       expect(a.lineageLink!.distributed!.name).toBe("SOLS");
     }
     // Only the actions that matched the new revision have new evidence; every other hash stands.
-    const moved = after.filter((a) => before.get(a.id) !== a.evidenceSha256).map((a) => a.id).sort();
+    const moved = after
+      .filter((a) => before.get(a.id) !== a.evidenceSha256)
+      .map((a) => a.id)
+      .sort();
     expect(moved).toEqual(named.map((a) => a.id).sort());
     expect([...before.keys()].sort()).toEqual(after.map((a) => a.id).sort());
 

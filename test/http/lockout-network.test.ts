@@ -11,11 +11,12 @@ beforeAll(async () => {
   srv = await startTestServer({ AUTH_FAILURES_PER_MINUTE: String(budget), TRUST_PROXY: "true" });
   good = (await srv.key()).key;
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 /** One request through the proxy that appended `hop` to x-forwarded-for. */
-const via = (hop: string | null, key: string) =>
-  call(srv.url, "/v1/assets", { key, headers: hop === null ? {} : { "x-forwarded-for": `198.51.100.99, ${hop}` } });
+const via = (hop: string | null, key: string) => call(srv.url, "/v1/assets", { key, headers: hop === null ? {} : { "x-forwarded-for": `198.51.100.99, ${hop}` } });
 
 async function fail(hops: string[]) {
   for (const hop of hops) expect((await via(hop, "cal_wrong")).body.code).toBe("invalid_api_key");

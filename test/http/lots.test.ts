@@ -84,7 +84,12 @@ describe("GET /v2/lots", () => {
   });
 
   test("refusals: bad method, treatment or day are 400 invalid_request naming the parameter; another tenant's wallet 404; no owner 400", async () => {
-    for (const [q, name] of [["method=oldest", "method"], ["treatment=none", "treatment"], ["asOf=2026-02-30", "asOf"], ["asOf=yesterday", "asOf"]] as const) {
+    for (const [q, name] of [
+      ["method=oldest", "method"],
+      ["treatment=none", "treatment"],
+      ["asOf=2026-02-30", "asOf"],
+      ["asOf=yesterday", "asOf"],
+    ] as const) {
       const r = await get(`/v2/lots?owner=${owners[0]}&${q}`);
       expect({ q, status: r.status, code: r.body.code }).toEqual({ q, status: 400, code: "invalid_request" });
       expect(r.body.error).toContain(name);
@@ -112,7 +117,10 @@ describe("GET /v2/reports/holdings", () => {
         for (const i of w.instruments) {
           instruments++;
           const x = i.exact.reconciliation;
-          const closing = add(sub(add(parseDecimal(x.openingUnits), parseDecimal(x.acquiredUnits)), parseDecimal(x.disposedUnits)), add(parseDecimal(x.ownTransferUnits), parseDecimal(x.corporateActionUnits)));
+          const closing = add(
+            sub(add(parseDecimal(x.openingUnits), parseDecimal(x.acquiredUnits)), parseDecimal(x.disposedUnits)),
+            add(parseDecimal(x.ownTransferUnits), parseDecimal(x.corporateActionUnits)),
+          );
           expect(formatDecimal(add(closing, parseDecimal(x.uncoveredUnits)))).toBe(formatDecimal(parseDecimal(x.closingUnits)));
           expect(x.uncoveredUnits).toBe("0");
           const held = lots.instruments.find((l: { mint: string }) => l.mint === i.mint);
@@ -162,7 +170,9 @@ describe("GET /v2/reports/gains and the exports", () => {
     expect(res.headers.get("x-ca-ledger-treatment")).toBe("deferred");
     expect(res.headers.get("content-disposition")).toContain("-deferred.csv");
     const lines = (await res.text()).trimEnd().split("\r\n");
-    expect(lines[0]).toStartWith("dataset,(a) Description of property,(b) Date acquired,(c) Date sold or disposed of,(d) Proceeds (sales price),(e) Cost or other basis,(f) Code(s) from instructions,(g) Amount of adjustment,(h) Gain or (loss),term");
+    expect(lines[0]).toStartWith(
+      "dataset,(a) Description of property,(b) Date acquired,(c) Date sold or disposed of,(d) Proceeds (sales price),(e) Cost or other basis,(f) Code(s) from instructions,(g) Amount of adjustment,(h) Gain or (loss),term",
+    );
     expect(lines.length - 1).toBe(json.rows.length);
     const lots = (await get(`/v2/lots?owner=${owner}&asOf=${year}-12-31`)).body;
     const csv = await createClient({ baseUrl: srv.url, apiKey: srv.key }).exportCsv(owner, "lots", { year });
@@ -216,9 +226,20 @@ describe("GET /v2/reports/gains and the exports", () => {
 /** The rows of the markdown table that follows `marker` in docs/lots.md, as cells (header and rule left out). */
 function docTable(marker: string): string[][] {
   const text = readFileSync(join(import.meta.dir, "..", "..", "docs", "lots.md"), "utf8");
-  const after = text.slice(text.indexOf(`<!-- ${marker} -->`) + marker.length + 9).trimStart().split("\n");
-  const lines = after.slice(0, after.findIndex((l) => !l.startsWith("|")));
-  return lines.slice(2).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+  const after = text
+    .slice(text.indexOf(`<!-- ${marker} -->`) + marker.length + 9)
+    .trimStart()
+    .split("\n");
+  const lines = after.slice(
+    0,
+    after.findIndex((l) => !l.startsWith("|")),
+  );
+  return lines.slice(2).map((l) =>
+    l
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim()),
+  );
 }
 
 describe("the demo's gains, worked by hand in docs/lots.md#the-demos-gains", () => {
@@ -234,12 +255,23 @@ describe("the demo's gains, worked by hand in docs/lots.md#the-demos-gains", () 
       for (const method of LOT_METHODS) {
         const r = (await get(`/v2/reports/gains?year=2026&method=${method}&treatment=${treatment}`)).body;
         const served = r.rows.map((x: { owner: string; symbol: string; acquiredAt: string; disposedAt: string; term: string; exact: Record<string, string> }) => [
-          method, wallet(x.owner), x.symbol, x.exact.units, x.acquiredAt.slice(0, 10), x.disposedAt.slice(0, 10), x.exact.proceedsUsd, x.exact.basisUsd, x.exact.gainUsd, x.term,
+          method,
+          wallet(x.owner),
+          x.symbol,
+          x.exact.units,
+          x.acquiredAt.slice(0, 10),
+          x.disposedAt.slice(0, 10),
+          x.exact.proceedsUsd,
+          x.exact.basisUsd,
+          x.exact.gainUsd,
+          x.term,
         ]);
         expect({ treatment, rows: served }).toEqual({ treatment, rows: rows.filter((row) => row[0] === method) });
         const { short, long } = r.totals;
-        expect({ treatment, totals: [method, short.exact.proceedsUsd, short.exact.basisUsd, short.exact.gainUsd, String(short.rows), String(long.rows)] })
-          .toEqual({ treatment, totals: totals.find((t) => t[0] === method)! });
+        expect({ treatment, totals: [method, short.exact.proceedsUsd, short.exact.basisUsd, short.exact.gainUsd, String(short.rows), String(long.rows)] }).toEqual({
+          treatment,
+          totals: totals.find((t) => t[0] === method)!,
+        });
       }
     }
   });

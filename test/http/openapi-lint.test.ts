@@ -18,10 +18,11 @@ beforeAll(async () => {
   expect(a.status).toBe(200);
   doc = a.body;
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
-const operations = () =>
-  Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+const operations = () => Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
 const component = (ref: string) => doc.components.schemas[ref.replace("#/components/schemas/", "")];
 
 /** Every object schema in the document, with where it sits. */
@@ -76,7 +77,21 @@ describe("named components", () => {
 
   test("the shapes a client uses are named, nested ones by reference", () => {
     const names = Object.keys(doc.components.schemas);
-    for (const n of ["IncomeEntry", "IncomeList", "ActionSummary", "ActionDetail", "Position", "Portfolio", "JournalEntry", "ActionType", "DatasetLabel", "Error400", "Error401", "Error404", "Error429"]) {
+    for (const n of [
+      "IncomeEntry",
+      "IncomeList",
+      "ActionSummary",
+      "ActionDetail",
+      "Position",
+      "Portfolio",
+      "JournalEntry",
+      "ActionType",
+      "DatasetLabel",
+      "Error400",
+      "Error401",
+      "Error404",
+      "Error429",
+    ]) {
       expect(names).toContain(n);
     }
     expect(doc.components.schemas.IncomeList.properties.entries.items).toEqual({ $ref: "#/components/schemas/IncomeEntry" });
@@ -153,7 +168,13 @@ describe("what the document says of every route holds", () => {
     const head = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), "127.0.0.1", () => socket.write("GET /v1/health HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 20000\r\n\r\n"));
       let text = "";
-      socket.on("data", (d) => { text += d.toString(); if (text.includes("\r\n\r\n")) { socket.destroy(); resolve(text); } });
+      socket.on("data", (d) => {
+        text += d.toString();
+        if (text.includes("\r\n\r\n")) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
       socket.on("error", reject);
     });
     expect(head).toStartWith("HTTP/1.1 413");

@@ -22,13 +22,19 @@ beforeAll(async () => {
   doc = a.body;
   deref = await SwaggerParser.dereference(structuredClone(doc));
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const toOpenApiPath = (template: string) => template.replace(/:([a-z]+)/g, "{$1}");
 const methods = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
 /** Query parameters each route takes (docs/api.md#wallet-scoped-reads, docs/api.md#paging, docs/api.md#kind-filter). */
-const dates = [{ name: "from", required: false }, { name: "to", required: false }, { name: "year", required: false }];
+const dates = [
+  { name: "from", required: false },
+  { name: "to", required: false },
+  { name: "year", required: false },
+];
 const paged = [{ name: "owner", required: true }, { name: "limit", required: false }, { name: "offset", required: false }, ...dates];
 const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/portfolio": [{ name: "owner", required: true }],
@@ -39,10 +45,32 @@ const expectedQuery: Record<string, { name: string; required: boolean }[]> = {
   "/v1/export": [{ name: "owner", required: true }, { name: "dataset", required: false }, ...dates, { name: "method", required: false }, { name: "treatment", required: false }],
   "/v2/actions": paged,
   "/v2/actions/:id": [{ name: "owner", required: true }],
-  "/v2/reports/income": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "currency", required: false }, { name: "treatment", required: false }],
-  "/v2/lots": [{ name: "owner", required: true }, { name: "asOf", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
-  "/v2/reports/gains": [{ name: "year", required: true }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }, { name: "currency", required: false }],
-  "/v2/reports/holdings": [{ name: "asOf", required: true }, { name: "from", required: false }, { name: "owner", required: false }, { name: "method", required: false }, { name: "treatment", required: false }],
+  "/v2/reports/income": [
+    { name: "year", required: true },
+    { name: "owner", required: false },
+    { name: "currency", required: false },
+    { name: "treatment", required: false },
+  ],
+  "/v2/lots": [
+    { name: "owner", required: true },
+    { name: "asOf", required: false },
+    { name: "method", required: false },
+    { name: "treatment", required: false },
+  ],
+  "/v2/reports/gains": [
+    { name: "year", required: true },
+    { name: "owner", required: false },
+    { name: "method", required: false },
+    { name: "treatment", required: false },
+    { name: "currency", required: false },
+  ],
+  "/v2/reports/holdings": [
+    { name: "asOf", required: true },
+    { name: "from", required: false },
+    { name: "owner", required: false },
+    { name: "method", required: false },
+    { name: "treatment", required: false },
+  ],
   "/v2/calendar": [{ name: "owner", required: false }],
   "/v2/events": [{ name: "lastEventId", required: false }],
 };
@@ -166,7 +194,10 @@ function checkExposition(text: string): string[] {
     }
     if (line.startsWith("#")) continue;
     const m = sampleRe.exec(line);
-    if (!m) { problems.push(`bad sample line: ${line}`); continue; }
+    if (!m) {
+      problems.push(`bad sample line: ${line}`);
+      continue;
+    }
     const name = m[1]!;
     if (seenSamples.has(name + (m[2] ?? ""))) problems.push(`duplicate sample ${name}${m[2] ?? ""}`);
     seenSamples.add(name + (m[2] ?? ""));
@@ -228,9 +259,16 @@ describe("/v1/ops/metrics", () => {
 
   test("has the decided series", () => {
     for (const name of [
-      "caledger_http_requests_total", "caledger_http_request_duration_seconds", "caledger_auth_failures_total", "caledger_rate_limited_total",
-      "caledger_sync_jobs", "caledger_rpc_requests_total", "caledger_issuer_records", "caledger_actions",
-    ]) expect(text).toMatch(new RegExp(`^# TYPE ${name} `, "m"));
+      "caledger_http_requests_total",
+      "caledger_http_request_duration_seconds",
+      "caledger_auth_failures_total",
+      "caledger_rate_limited_total",
+      "caledger_sync_jobs",
+      "caledger_rpc_requests_total",
+      "caledger_issuer_records",
+      "caledger_actions",
+    ])
+      expect(text).toMatch(new RegExp(`^# TYPE ${name} `, "m"));
     expect(text).toMatch(/^# TYPE caledger_http_request_duration_seconds histogram$/m);
     expect(text).toMatch(/^caledger_process_\w*memory\w* \d+/m);
     expect(text).toMatch(/^caledger_process_uptime_seconds [0-9.]+$/m);

@@ -7,9 +7,27 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { routes } from "../../src/http/routes/index.ts";
 import { address, allScopes, call, registerWallet, startTestServer, type TestServer } from "../harness/index.ts";
 
-interface Parameter { name: string; in: "query" | "path"; required?: boolean; schema: Schema }
-interface Schema { type?: string; enum?: unknown[]; examples?: unknown[]; minimum?: number; items?: Schema; anyOf?: Schema[]; const?: unknown; $ref?: string }
-interface Operation { method: string; path: string; parameters: Parameter[] }
+interface Parameter {
+  name: string;
+  in: "query" | "path";
+  required?: boolean;
+  schema: Schema;
+}
+interface Schema {
+  type?: string;
+  enum?: unknown[];
+  examples?: unknown[];
+  minimum?: number;
+  items?: Schema;
+  anyOf?: Schema[];
+  const?: unknown;
+  $ref?: string;
+}
+interface Operation {
+  method: string;
+  path: string;
+  parameters: Parameter[];
+}
 
 let srv: TestServer;
 let key: string;
@@ -25,7 +43,9 @@ beforeAll(async () => {
   components = doc.components?.schemas ?? {};
   operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, parameters: op.parameters ?? [] })));
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 /** A valid value for a parameter, from its schema (and the wallet for addresses). */
 function valueFor(p: Parameter, schema: Schema = p.schema): string {
@@ -50,7 +70,10 @@ const postBody = (op: Operation) => (op.path === "/mcp" ? { jsonrpc: "2.0", id: 
 /** One request; a DELETE that removed the wallet is undone at once, so every later request finds it registered. */
 async function send(op: Operation, path: string, query: [string, string][]) {
   const res = await call(srv.url, `${path}${query.length ? "?" + new URLSearchParams(query) : ""}`, {
-    key, method: op.method, body: op.method === "POST" ? postBody(op) : undefined, headers: { accept: "application/json, text/event-stream" },
+    key,
+    method: op.method,
+    body: op.method === "POST" ? postBody(op) : undefined,
+    headers: { accept: "application/json, text/event-stream" },
   });
   if (op.method === "DELETE") await registerWallet(srv.db, "acme", wallet, "complete");
   return res;
@@ -69,13 +92,18 @@ describe("query parameters", () => {
       const plain = await send(op, path, query);
       expect({ op: `${op.method} ${op.path}`, status: plain.status }).not.toEqual({ op: `${op.method} ${op.path}`, status: 400 });
       const unknown = await send(op, path, [...query, ["zzz", "1"]]);
-      expect({ op: `${op.method} ${op.path}`, status: unknown.status, code: unknown.body?.code, names: String(unknown.body?.error).includes("zzz") })
-        .toEqual({ op: `${op.method} ${op.path}`, status: 400, code: "invalid_request", names: true });
+      expect({ op: `${op.method} ${op.path}`, status: unknown.status, code: unknown.body?.code, names: String(unknown.body?.error).includes("zzz") }).toEqual({
+        op: `${op.method} ${op.path}`,
+        status: 400,
+        code: "invalid_request",
+        names: true,
+      });
     }
   });
 
   test("every scalar parameter given twice is refused, naming it; a list parameter may repeat", async () => {
-    let scalars = 0, lists = 0;
+    let scalars = 0,
+      lists = 0;
     for (const op of operations) {
       const { path, query } = baseline(op);
       for (const p of op.parameters.filter((x) => x.in === "query")) {
@@ -89,8 +117,12 @@ describe("query parameters", () => {
           expect({ at, status: twice.status }).toEqual({ at, status: once.status });
         } else {
           scalars++;
-          expect({ at, status: twice.status, code: twice.body?.code, error: twice.body?.error })
-            .toEqual({ at, status: 400, code: "invalid_request", error: `Invalid query parameter ${p.name}: given more than once; give it once.` });
+          expect({ at, status: twice.status, code: twice.body?.code, error: twice.body?.error }).toEqual({
+            at,
+            status: 400,
+            code: "invalid_request",
+            error: `Invalid query parameter ${p.name}: given more than once; give it once.`,
+          });
         }
       }
     }

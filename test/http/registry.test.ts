@@ -21,7 +21,9 @@ beforeAll(async () => {
   await registerWallet(srv.db, "acme", owner);
   await seedWallet(srv.db, owner, 3);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const match = routeMatcher(servedRoutes(routes));
 const matched = (method: string, path: string) => {

@@ -21,7 +21,9 @@ beforeAll(async () => {
   await registerWallet(srv.db, "globex", shared);
   await seedWallet(srv.db, shared, 6);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const count = async ([stmt, values]: Statement<{ n: number }>) => (await srv.db.get(stmt, values))!.n;
 const del = (owner: string, key: string) => call(srv.url, `/v1/wallets/${owner}`, { key, method: "DELETE" });
@@ -36,8 +38,14 @@ describe("DELETE /v1/wallets/{owner}", () => {
     const a = await del(shared, acme);
     expect({ status: a.status, text: a.text }).toEqual({ status: 204, text: "" });
     for (const path of [
-      `/v1/wallets/${shared}/status`, `/v1/portfolio?owner=${shared}`, `/v1/income?owner=${shared}`, `/v1/journal?owner=${shared}`, `/v1/yield?owner=${shared}`,
-      `/v1/export?owner=${shared}`, `/v2/actions?owner=${shared}`, `/v2/reports/income?year=2025&owner=${shared}`,
+      `/v1/wallets/${shared}/status`,
+      `/v1/portfolio?owner=${shared}`,
+      `/v1/income?owner=${shared}`,
+      `/v1/journal?owner=${shared}`,
+      `/v1/yield?owner=${shared}`,
+      `/v1/export?owner=${shared}`,
+      `/v2/actions?owner=${shared}`,
+      `/v2/reports/income?year=2025&owner=${shared}`,
     ]) {
       const r = await call(srv.url, path, { key: acme });
       expect({ path, status: r.status, code: r.body?.code }).toEqual({ path, status: 404, code: "wallet_not_registered" });

@@ -22,7 +22,7 @@ const secretPath = `/v1/not-a-route/${randomAddress()}`;
 
 beforeAll(async () => {
   ledger = await openLedger(ledgerTarget(dir));
-  const config = loadConfig({ ...ledgerFlags(dir )}, { RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true", LOG_LEVEL: "debug" });
+  const config = loadConfig({ ...ledgerFlags(dir) }, { RATE_LIMIT_PER_MINUTE: "3", AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "true", LOG_LEVEL: "debug" });
   ({ app } = await createApp({ ledger, config, logger: createLogger("debug", (l) => lines.push(l)), version: "test" }));
   app.listen({ port: 0, hostname: "127.0.0.1" });
   url = `http://127.0.0.1:${app.server!.port}`;
@@ -38,7 +38,11 @@ afterAll(async () => {
 /** Each client gets its own forwarded address, so the lockout of one never refuses another. */
 const from = (ip: string) => ({ "x-forwarded-for": ip });
 
-interface Sent { method: string; route: string; status: number }
+interface Sent {
+  method: string;
+  route: string;
+  status: number;
+}
 
 async function sendAll(): Promise<Sent[]> {
   const sent: Sent[] = [];
@@ -73,7 +77,10 @@ let exposition: string;
 beforeAll(async () => {
   sent = await sendAll();
   // Counted as each answer is made: read when every request shows.
-  exposition = await waitFor(() => metrics("192.0.2.11"), (text) => counted(text, sent));
+  exposition = await waitFor(
+    () => metrics("192.0.2.11"),
+    (text) => counted(text, sent),
+  );
 });
 
 /** The metrics, read with a fresh key (each key's rate limit here is 3 a minute). */
@@ -88,8 +95,7 @@ function tally(list: Sent[], by: (s: Sent) => string): Map<string, number> {
 const byStatus = (s: Sent) => `${s.method} ${s.route} ${s.status}`;
 
 /** Every request of `list` counted in `text` (at least; the tests check the exact counts), over `base`. */
-const counted = (text: string, list: Sent[], base = "") =>
-  [...tally(list, byStatus)].every(([k, n]) => requestCount(text, k) - (base ? requestCount(base, k) : 0) >= n);
+const counted = (text: string, list: Sent[], base = "") => [...tally(list, byStatus)].every(([k, n]) => requestCount(text, k) - (base ? requestCount(base, k) : 0) >= n);
 
 /** The value of caledger_http_requests_total for a `method route status` key (0 when absent). */
 function requestCount(text: string, k: string): number {
@@ -118,7 +124,12 @@ describe("every request counted", () => {
     // Logged as each answer is made: read when there is a line for each.
     const requestLines = async () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.route !== "/v1/ops/metrics");
     const logged = await waitFor(requestLines, (l) => l.length >= sent.length);
-    expect(tally(logged.map((l) => ({ method: l.method, route: l.route, status: l.status })), byStatus)).toEqual(tally(sent, byStatus));
+    expect(
+      tally(
+        logged.map((l) => ({ method: l.method, route: l.route, status: l.status })),
+        byStatus,
+      ),
+    ).toEqual(tally(sent, byStatus));
     for (const l of logged) expect(l.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.join("\n")).not.toContain(secretPath.split("/").pop()!);
     expect(exposition).not.toContain("not-a-route");
@@ -127,12 +138,20 @@ describe("every request counted", () => {
   test("the dashboard's answers are counted under its fixed labels", async () => {
     const before = (await call(url, "/v1/ops/metrics", { key: await key(["ops:read"]), headers: from("192.0.2.13") })).text;
     const sentNow: Sent[] = [];
-    for (const [path, route] of [["/", "/ui"], ["/ui/session", "/ui/session"], ["/ui/api/v1/assets", "/ui/api"], ["/ui/no-such-asset", "/ui"]] as const) {
+    for (const [path, route] of [
+      ["/", "/ui"],
+      ["/ui/session", "/ui/session"],
+      ["/ui/api/v1/assets", "/ui/api"],
+      ["/ui/no-such-asset", "/ui"],
+    ] as const) {
       const r = await fetch(url + path);
       await r.arrayBuffer();
       sentNow.push({ method: "GET", route, status: r.status });
     }
-    const after = await waitFor(() => metrics("192.0.2.14"), (text) => counted(text, sentNow, before));
+    const after = await waitFor(
+      () => metrics("192.0.2.14"),
+      (text) => counted(text, sentNow, before),
+    );
     for (const [k, n] of tally(sentNow, byStatus)) expect({ k, n: requestCount(after, k) - requestCount(before, k) }).toEqual({ k, n });
     expect(after).not.toContain("no-such-asset");
   });

@@ -4,8 +4,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import * as S from "../../schemas/index.ts";
 import {
-  address, bookingOf, call, insertAction, insertInstrument, insertJournal, makeAction, mints, randomAddress, registerWallet, schemaErrors, seedWallet,
-  startTestServer, type Answer, type SeededWallet, type TestServer,
+  address,
+  bookingOf,
+  call,
+  insertAction,
+  insertInstrument,
+  insertJournal,
+  makeAction,
+  mints,
+  randomAddress,
+  registerWallet,
+  schemaErrors,
+  seedWallet,
+  startTestServer,
+  type Answer,
+  type SeededWallet,
+  type TestServer,
 } from "../harness/index.ts";
 import { parseCsv } from "../harness/csv.ts";
 import { q } from "../support/sql.ts";
@@ -42,7 +56,9 @@ beforeAll(async () => {
   seeded = await seedWallet(srv.db, owner, 7);
   for (const inst of Object.values(mints)) await insertInstrument(srv.db, inst);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const get = (path: string, k: string | null = key) => call(srv.url, path, { key: k });
 
@@ -230,7 +246,11 @@ describe("v1 ledger reads", () => {
   });
 
   test("paging on income, journal and v2 actions: limit 1–200, offset ≥ 0, total and nextOffset", async () => {
-    for (const [path, listKey, total] of [["/v1/income", "entries", 6], ["/v1/journal", "entries", 6], ["/v2/actions", "actions", 7]] as const) {
+    for (const [path, listKey, total] of [
+      ["/v1/income", "entries", 6],
+      ["/v1/journal", "entries", 6],
+      ["/v2/actions", "actions", 7],
+    ] as const) {
       const seen: unknown[] = [];
       let offset: number | null = 0;
       let pages = 0;
@@ -314,14 +334,18 @@ describe("CSV export", () => {
   const csvOwner = address("routes:csv");
   beforeAll(async () => {
     await registerWallet(srv.db, "acme", csvOwner);
-    const evil = makeAction(csvOwner, 0, "cash_dividend", { symbol: "=HYPERLINK(\"http://x\")" });
+    const evil = makeAction(csvOwner, 0, "cash_dividend", { symbol: '=HYPERLINK("http://x")' });
     await insertAction(srv.db, evil);
     await insertJournal(srv.db, bookingOf(evil));
     const plain = makeAction(csvOwner, 1, "forward_split");
     await insertAction(srv.db, plain);
     const b = bookingOf(plain);
     const id = await insertJournal(srv.db, b);
-    await insertJournal(srv.db, { ...b, unitsDelta: "-" + b.unitsDelta, principalUnitsDelta: "-" + b.principalUnitsDelta }, { entryType: "reversal", reversesId: id, changeReason: "@SUM(1,2) \"quoted\"\nsecond line" });
+    await insertJournal(
+      srv.db,
+      { ...b, unitsDelta: "-" + b.unitsDelta, principalUnitsDelta: "-" + b.principalUnitsDelta },
+      { entryType: "reversal", reversesId: id, changeReason: '@SUM(1,2) "quoted"\nsecond line' },
+    );
     for (const [i, lead] of ["+", "-", "\t", "\r"].entries()) {
       const a = makeAction(csvOwner, 10 + i, "cash_dividend", { symbol: `${lead}cmd` });
       await insertAction(srv.db, a);
@@ -361,13 +385,13 @@ describe("CSV export", () => {
       }
       const sym = header.indexOf("symbol");
       const symbols = body.map((r) => r[sym]);
-      expect(symbols).toContain("'=HYPERLINK(\"http://x\")");
+      expect(symbols).toContain('\'=HYPERLINK("http://x")');
       for (const lead of ["+", "-", "\t", "\r"]) expect(symbols).toContain(`'${lead}cmd`);
       // Nothing in any text cell starts a formula.
       for (const r of body) for (const cell of r) if (!/^-?[0-9]+(\.[0-9]+)?$/.test(cell)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
       if (ds === "journal") {
         const reason = body.map((r) => r[header.indexOf("changeReason")]).find((c) => c);
-        expect(reason).toBe("'@SUM(1,2) \"quoted\"\nsecond line");
+        expect(reason).toBe('\'@SUM(1,2) "quoted"\nsecond line');
         // Negative decimals are numbers, not formulas: left as they are.
         expect(body.map((r) => r[header.indexOf("unitsDelta")])).toContain("-90");
       } else {
@@ -388,7 +412,8 @@ describe("CSV export", () => {
     const a = makeAction(bigOwner, 0, "cash_dividend");
     const b = bookingOf(a);
     const now = new Date().toISOString();
-    const [insert, values] = q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const [insert, values] =
+      q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        VALUES (${b.owner}, ${b.actionId}, 'recognition', NULL, ${b.mint}, ${b.symbol}, ${b.type}, ${b.treatment}, ${b.kind}, ${b.unitsDelta}, ${b.principalUnitsDelta}, ${b.incomeUnits}, ${b.usd}, NULL, ${b.effectiveAt!}, NULL, ${b.evidenceSha256}, '{}', ${now})`;
     await srv.db.write(async (tx) => {
       for (let i = 0; i < 100_001; i++) await tx.run(insert, values);
@@ -474,7 +499,13 @@ describe("errors every route shares", () => {
     }
   });
   test("405 method_not_allowed with allow", async () => {
-    const cases: [string, string, string][] = [["POST", "/v1/assets", "GET"], ["GET", "/v1/wallets/sync", "POST"], ["DELETE", "/v1/health", "GET"], ["PUT", "/v2/actions", "GET"], ["PATCH", `/v1/wallets/${owner}/status`, "GET"]];
+    const cases: [string, string, string][] = [
+      ["POST", "/v1/assets", "GET"],
+      ["GET", "/v1/wallets/sync", "POST"],
+      ["DELETE", "/v1/health", "GET"],
+      ["PUT", "/v2/actions", "GET"],
+      ["PATCH", `/v1/wallets/${owner}/status`, "GET"],
+    ];
     for (const [method, path, allow] of cases) {
       const a = await call(srv.url, path, { key, method, rawBody: method === "GET" || method === "DELETE" ? undefined : "{}" });
       expectError(a, 405, "method_not_allowed", new RegExp(allow));
@@ -483,9 +514,16 @@ describe("errors every route shares", () => {
   });
   test("every response carries a distinct x-request-id and the x-ca-ledger-dataset header", async () => {
     const answers = await Promise.all([
-      get("/v1/health", null), get("/v1/assets"), get("/v1/assets", null), get("/v1/assets", "cal_bad"), get("/v1/nope"),
-      call(srv.url, "/v1/assets", { method: "POST", key }), get(`/v1/income?owner=${owner}&limit=0`), get(`/v1/export?owner=${owner}`),
-      get("/v1/ops/metrics"), get(`/v1/portfolio?owner=${unknownOwner}`),
+      get("/v1/health", null),
+      get("/v1/assets"),
+      get("/v1/assets", null),
+      get("/v1/assets", "cal_bad"),
+      get("/v1/nope"),
+      call(srv.url, "/v1/assets", { method: "POST", key }),
+      get(`/v1/income?owner=${owner}&limit=0`),
+      get(`/v1/export?owner=${owner}`),
+      get("/v1/ops/metrics"),
+      get(`/v1/portfolio?owner=${unknownOwner}`),
     ]);
     const ids = answers.map((a) => a.headers.get("x-request-id"));
     for (const [i, id] of ids.entries()) {

@@ -86,7 +86,15 @@ describe("each file", () => {
             expect(r.map((row) => row.TxHash).sort()).toEqual(events.map((e) => e.signature).sort());
             for (const e of events) {
               const row = r.find((x) => x.TxHash === e.signature)!;
-              expect(row).toMatchObject({ Date: koinlyDate(e.effectiveAt), "Received Currency": e.symbol, "Net Worth Amount": e.usd ?? "", "Net Worth Currency": e.usd === null ? "" : "USD", Label: "income", "Sent Amount": "", "Sent Currency": "" });
+              expect(row).toMatchObject({
+                Date: koinlyDate(e.effectiveAt),
+                "Received Currency": e.symbol,
+                "Net Worth Amount": e.usd ?? "",
+                "Net Worth Currency": e.usd === null ? "" : "USD",
+                Label: "income",
+                "Sent Amount": "",
+                "Sent Currency": "",
+              });
               expect(sameUnits(row["Received Amount"]!, e.units)).toBe(true);
             }
             break;
@@ -100,7 +108,15 @@ describe("each file", () => {
             expect(r.map((row) => row["TxHash (Optional)"]).sort()).toEqual(events.map((e) => e.signature).sort());
             for (const e of events) {
               const row = r.find((x) => x["TxHash (Optional)"] === e.signature)!;
-              expect(row).toMatchObject({ "Date (UTC)": usDate(e.effectiveAt), "Asset Received": e.symbol, "Amount Received": e.units, Type: "Income", "Asset Sent": "", "Amount Sent": "", "Platform (Optional)": "" });
+              expect(row).toMatchObject({
+                "Date (UTC)": usDate(e.effectiveAt),
+                "Asset Received": e.symbol,
+                "Amount Received": e.units,
+                Type: "Income",
+                "Asset Sent": "",
+                "Amount Sent": "",
+                "Platform (Optional)": "",
+              });
             }
             break;
           case "awaken":
@@ -168,7 +184,12 @@ describe("the formula guard", () => {
       const owner = address("tax:formula");
       await registerWallet(server.db, "acme", owner);
       await seedWallet(server.db, owner, 4, { reasonFor: (i) => (i === 0 ? '=HYPERLINK("http://x","y")' : undefined) });
-      for (const [dataset, column] of [["tax", "reason"], ["koinly", "Description"], ["coinledger", "Description (Optional)"], ["awaken", "Notes"]] as const) {
+      for (const [dataset, column] of [
+        ["tax", "reason"],
+        ["koinly", "Description"],
+        ["coinledger", "Description (Optional)"],
+        ["awaken", "Notes"],
+      ] as const) {
         const a = await call(server.url, `/v1/export?owner=${owner}&dataset=${dataset}`, { key });
         const rows = parse(a.text, { columns: true, record_delimiter: "\r\n" }) as Record<string, string>[];
         const guarded = rows.find((r) => r[column]!.includes("HYPERLINK"))!;

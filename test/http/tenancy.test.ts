@@ -1,9 +1,7 @@
 // Tenant isolation: tenant B cannot read, count or infer tenant A's wallets through any route,
 // header, error or metric; another tenant's wallet answers exactly like an unknown one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type Answer, type TestServer,
-} from "../harness/index.ts";
+import { address, allScopes, call, randomAddress, registerWallet, seedWallet, startTestServer, type Answer, type TestServer } from "../harness/index.ts";
 import { storeObservations } from "../../src/ledger/store.ts";
 import { q } from "../support/sql.ts";
 
@@ -28,12 +26,22 @@ beforeAll(async () => {
   await registerWallet(srv.db, "globex", walletB, "complete");
   await seedWallet(srv.db, walletB, 2);
 });
-afterAll(async () => { await srv?.close(); });
+afterAll(async () => {
+  await srv?.close();
+});
 
 const walletRoutes = (w: string) => [
-  `/v1/wallets/${w}/status`, `/v1/portfolio?owner=${w}`, `/v1/income?owner=${w}`, `/v1/income/${actionIdA}?owner=${w}`,
-  `/v1/journal?owner=${w}`, `/v1/yield?owner=${w}`, `/v1/export?owner=${w}`, `/v1/export?owner=${w}&dataset=income`,
-  `/v2/actions?owner=${w}`, `/v2/actions/${actionIdA}?owner=${w}`, `/v1/income?owner=${w}&limit=3&offset=1`,
+  `/v1/wallets/${w}/status`,
+  `/v1/portfolio?owner=${w}`,
+  `/v1/income?owner=${w}`,
+  `/v1/income/${actionIdA}?owner=${w}`,
+  `/v1/journal?owner=${w}`,
+  `/v1/yield?owner=${w}`,
+  `/v1/export?owner=${w}`,
+  `/v1/export?owner=${w}&dataset=income`,
+  `/v2/actions?owner=${w}`,
+  `/v2/actions/${actionIdA}?owner=${w}`,
+  `/v1/income?owner=${w}&limit=3&offset=1`,
 ];
 
 /** What a response shows apart from its per-request id, date and rate-limit counters. */
@@ -153,7 +161,16 @@ describe("instruments found in wallets", () => {
       const [feed, onlyA, onlyB, nobody] = ["found:feed", "found:onlyA", "found:onlyB", "found:nobody"].map(address) as [string, string, string, string];
       await registerWallet(s.db, "acme", walletA, "complete");
       await registerWallet(s.db, "globex", walletB, "complete");
-      const named = (mint: string, symbol: string) => ({ mint, symbol, name: `${symbol} Corp`, underlying: null, isin: null, decimals: 6, source: "token-metadata" as const, uri: `https://issuer.example/${symbol}.json` });
+      const named = (mint: string, symbol: string) => ({
+        mint,
+        symbol,
+        name: `${symbol} Corp`,
+        underlying: null,
+        isin: null,
+        decimals: 6,
+        source: "token-metadata" as const,
+        uri: `https://issuer.example/${symbol}.json`,
+      });
       await storeObservations(s.db, {
         instruments: [{ mint: feed, symbol: "FEEDx", name: "Feed xStock", underlying: "FEED", isin: null, decimals: 8 }, named(onlyA, "AONLY"), named(onlyB, "BONLY"), named(nobody, "NOONE")],
         // A's account of its mint is closed (balance 0): held once is enough.

@@ -51,17 +51,28 @@ describe("incremental booking", async () => {
     const [bad, ...good] = owners;
     // A stored balance that is not a number (a damaged row): loading the wallet throws.
     const mint = ((await l.db.get(...q`SELECT mint FROM balance_changes WHERE owner = ${bad!} LIMIT 1`)) as { mint: string }).mint;
-    (await l.db.run(...q`INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw) VALUES ('damaged', 'acct', ${bad!}, ${mint}, 1, 1, 'x', 'y')`));
+    await l.db.run(...q`INSERT INTO balance_changes (signature, token_account, owner, mint, slot, block_time, pre_raw, post_raw) VALUES ('damaged', 'acct', ${bad!}, ${mint}, 1, 1, 'x', 'y')`);
     const now = new Date();
     await l.db.write((tx) => markDirty(tx, "wallet", owners, now.toISOString()));
     const logs: string[] = [];
-    const booker = createBooker(l.db, createLogger("error", (line) => logs.push(line)), { now: () => now });
+    const booker = createBooker(
+      l.db,
+      createLogger("error", (line) => logs.push(line)),
+      { now: () => now },
+    );
     await booker.request();
-    expect(booker.stats().chunks.filter((c) => c.kind === "wallets").reduce((n, c) => n + c.booked, 0)).toBe(good.length);
+    expect(
+      booker
+        .stats()
+        .chunks.filter((c) => c.kind === "wallets")
+        .reduce((n, c) => n + c.booked, 0),
+    ).toBe(good.length);
     expect(await count(l, q`SELECT count(*) AS n FROM dirty_wallets WHERE owner = ${bad!} AND not_before IS NOT NULL`)).toBe(1);
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, deferred: 1 });
     expect(JSON.parse(logs[0]!)).toMatchObject({ level: "error", msg: "booking failed; retried later", kind: "wallet", key: bad });
-    const check = (await opsStatus(l.db, { now, issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) })).checks.find((c) => c.name === "booking_failures");
+    const check = (await opsStatus(l.db, { now, issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) })).checks.find(
+      (c) => c.name === "booking_failures",
+    );
     expect(check).toMatchObject({ status: "warn", value: 1 });
     await l.close();
   });

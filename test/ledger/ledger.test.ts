@@ -20,8 +20,14 @@ import { ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-const tempDir = () => { const d = mkdtempSync(join(tmpdir(), "cal-ledger-")); dirs.push(d); return d; };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "cal-ledger-"));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe("database", async () => {
   test("migrations apply once and report as applied", async () => {
@@ -110,8 +116,10 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     await ready;
     const portfolios = portfolioQueries(l.db);
     for (const owner of demoOwners()) {
-      const v2 = ((await l.db.all(...q`SELECT usd FROM actions WHERE owner = ${owner} AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL`)) as { usd: string }[])
-        .reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
+      const v2 = ((await l.db.all(...q`SELECT usd FROM actions WHERE owner = ${owner} AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL`)) as { usd: string }[]).reduce(
+        (s, r) => add(s, parseDecimal(r.usd)),
+        ZERO,
+      );
       // The total is the sum of the exact values, rounded once for people.
       const { totals } = JSON.parse(await portfolios.portfolio(owner));
       expect(totals.exact.incomeUsd).toBe(formatExact(v2));
@@ -127,7 +135,10 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 1 }); // a crash here is booked at the next start
     const chunks = await bookEverythingDirty(l.db, now);
     const holders = (await l.db.get(...q`SELECT count(DISTINCT owner) AS n FROM token_accounts WHERE mint IN (SELECT mint FROM instruments WHERE symbol = ${row.symbol})`)) as { n: number };
-    expect(chunks.map((c) => [c.kind, c.booked])).toEqual([["mints", 1], ["wallets", holders.n]]);
+    expect(chunks.map((c) => [c.kind, c.booked])).toEqual([
+      ["mints", 1],
+      ["wallets", holders.n],
+    ]);
     expect(await dirtyBacklog(l.db, now)).toMatchObject({ wallets: 0, mints: 0 });
   });
 
@@ -138,12 +149,28 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     const row = { id: before!.id };
     // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.
     const matched = JSON.parse(((await l.db.get(...q`SELECT payload FROM issuer_revisions WHERE payload_sha256 = ${before!.matched!.sha256}`)) as { payload: string }).payload);
-    const journalBefore = (await l.db.all(...q`SELECT * FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    const journalBefore = (await l.db.all(...q`SELECT * FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as {
+      id: number;
+      entry_type: string;
+      reverses_id: number | null;
+      usd: string;
+      change_reason: string | null;
+    }[];
     const later = new Date(now.getTime() + 86_400_000);
     // The net amount changes (a revision that changes no figure books nothing: docs/journal.md#revisions-that-change-no-figure).
-    await storeObservations(l.db, { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.4", withholdingTaxRate: "0.2" }] }, later);
+    await storeObservations(
+      l.db,
+      { issuerRecords: [{ ...matched, version: matched.version + 1, status: "Corrected", grossCashflowUsd: "0.5", netCashflowUsd: "0.4", withholdingTaxRate: "0.2" }] },
+      later,
+    );
     expect(totalsOf(await bookEverythingDirty(l.db, later))).toMatchObject({ recognitions: 1, reversals: 1 });
-    const journal = (await l.db.all(...q`SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as { id: number; entry_type: string; reverses_id: number | null; usd: string; change_reason: string | null }[];
+    const journal = (await l.db.all(...q`SELECT id, entry_type, reverses_id, usd, change_reason FROM journal WHERE action_id = ${row.id} ORDER BY id`)) as {
+      id: number;
+      entry_type: string;
+      reverses_id: number | null;
+      usd: string;
+      change_reason: string | null;
+    }[];
     expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore.map((j) => ({ id: j.id, entry_type: j.entry_type, reverses_id: j.reverses_id, usd: j.usd, change_reason: j.change_reason })));
     const [reversal, replacement] = journal.slice(journalBefore.length);
     expect(reversal).toMatchObject({ entry_type: "reversal", reverses_id: journalBefore.at(-1)!.id, usd: "-" + before!.usd, change_reason: "issuer correction" });

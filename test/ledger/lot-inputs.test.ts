@@ -33,7 +33,13 @@ describe("lotInputs on the demo", async () => {
       for (const method of LOT_METHODS) {
         const report = deriveLots(input, { method, treatment });
         const held = new Map(report.instruments.map((i) => [`${i.owner} ${i.mint}`, formatDecimal(i.units)]));
-        for (const p of positions) expect({ method, treatment, key: `${p.owner} ${p.mint}`, units: held.get(`${p.owner} ${p.mint}`) }).toEqual({ method, treatment, key: `${p.owner} ${p.mint}`, units: JSON.parse(p.payload).quantity });
+        for (const p of positions)
+          expect({ method, treatment, key: `${p.owner} ${p.mint}`, units: held.get(`${p.owner} ${p.mint}`) }).toEqual({
+            method,
+            treatment,
+            key: `${p.owner} ${p.mint}`,
+            units: JSON.parse(p.payload).quantity,
+          });
         expect(report.problems.filter((x) => x.code === "action_units_mismatch" || x.code === "no_open_lot")).toEqual([]);
       }
     }

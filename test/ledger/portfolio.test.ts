@@ -25,8 +25,12 @@ afterAll(removeTempDirs);
 describe("the demo's portfolio, stored at booking", () => {
   let srv: DemoServer;
   // The demo main's answers were recorded from (test/fixtures/demo-recording-before.json), not today's.
-  beforeAll(async () => { srv = await serveDemo(await demoDataDir(demoBefore as unknown as DemoRecording)); });
-  afterAll(async () => { await srv?.stop(); });
+  beforeAll(async () => {
+    srv = await serveDemo(await demoDataDir(demoBefore as unknown as DemoRecording));
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
 
   const answer = async (owner: string) => {
     const res = await fetch(`${srv.url}/v1/portfolio?owner=${owner}`, { headers: { authorization: `Bearer ${srv.key}` } });
@@ -56,7 +60,10 @@ describe("the demo's portfolio, stored at booking", () => {
 
 describe("splicing a stored body after the per-request fields", () => {
   // Named keys, as a portfolio's are: JavaScript orders integer-like keys ("0") before all others.
-  const key = fc.tuple(fc.constantFrom("a", "p", "t", "u"), fc.string({ maxLength: 5 })).map(([a, b]) => a + b).filter((k) => !["owner", "dataset", "asOf"].includes(k));
+  const key = fc
+    .tuple(fc.constantFrom("a", "p", "t", "u"), fc.string({ maxLength: 5 }))
+    .map(([a, b]) => a + b)
+    .filter((k) => !["owner", "dataset", "asOf"].includes(k));
   test("is JSON.stringify of the fields followed by the stored object's", async () => {
     fc.assert(
       fc.asyncProperty(fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }), fc.string(), async (stored, owner) => {
@@ -75,8 +82,12 @@ let runs = 0;
 
 describe("over random histories, booked in two rounds", () => {
   let ledger: Ledger;
-  beforeAll(async () => { ledger = await openLedger(ledgerTarget(tempDir("cal-portfolio-"))); });
-  afterAll(async () => { await ledger?.close(); });
+  beforeAll(async () => {
+    ledger = await openLedger(ledgerTarget(tempDir("cal-portfolio-")));
+  });
+  afterAll(async () => {
+    await ledger?.close();
+  });
 
   test("after each booking, each stored portfolio is the rendering of its wallet's rows, alone or among others", async () => {
     const seen = { unclassified: 0, positions: 0, changed: 0 };

@@ -25,7 +25,10 @@ const OTHERS = ["GBP", "CHF", "JPY", "BGN"];
 const START = Date.UTC(2026, 0, 1);
 const dayOf = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10);
 
-interface File { currencies: string[]; days: { date: string; cells: (string | null)[] }[] }
+interface File {
+  currencies: string[];
+  days: { date: string; cells: (string | null)[] }[];
+}
 
 /** A history file: USD and some other columns, a few days in any order of offsets, N/A anywhere. */
 const files: fc.Arbitrary<File> = fc
@@ -44,15 +47,17 @@ const files: fc.Arbitrary<File> = fc
   });
 
 /** The ECB's own layout: a header `Date,USD,…,` and every line ending with a comma. */
-const csvOf = (f: File) =>
-  [["Date", ...f.currencies, ""].join(","), ...f.days.map((d) => [d.date, ...d.cells.map((c) => c ?? "N/A"), ""].join(","))].join("\n") + "\n";
+const csvOf = (f: File) => [["Date", ...f.currencies, ""].join(","), ...f.days.map((d) => [d.date, ...d.cells.map((c) => c ?? "N/A"), ""].join(","))].join("\n") + "\n";
 
 /** The model: each currency's days quoted together with the dollar (the dollar's own days are EUR's). */
 function expectedList(f: File): ReportCurrency[] {
   const usd = f.currencies.indexOf("USD");
   return f.currencies
     .flatMap((code, col) => {
-      const days = f.days.filter((d) => d.cells[col] !== null && d.cells[usd] !== null).map((d) => d.date).sort();
+      const days = f.days
+        .filter((d) => d.cells[col] !== null && d.cells[usd] !== null)
+        .map((d) => d.date)
+        .sort();
       return days.length ? [{ currency: code === "USD" ? "EUR" : code, firstRateDate: days[0]!, lastRateDate: days[days.length - 1]! }] : [];
     })
     .sort((a, b) => (a.currency < b.currency ? -1 : 1));
@@ -63,7 +68,15 @@ const calendar = (from: string, to: string) => {
   for (let d = from; d <= to; d = dayAfter(d)) out.push(d);
   return out;
 };
-const eventOn = (day: string): IncomeEntry => ({ entryType: "recognition", effectiveAt: `${day}T14:30:00.000Z`, symbol: "SPYx", usd: "12.5", grossUsd: "12.5", withholdingTaxUsd: null, retainedUsd: null });
+const eventOn = (day: string): IncomeEntry => ({
+  entryType: "recognition",
+  effectiveAt: `${day}T14:30:00.000Z`,
+  symbol: "SPYx",
+  usd: "12.5",
+  grossUsd: "12.5",
+  withholdingTaxUsd: null,
+  retainedUsd: null,
+});
 
 describe("the listed currencies and the conversions agree", () => {
   test("property: exactly the currencies (and days) a report converts", async () => {

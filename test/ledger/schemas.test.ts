@@ -26,13 +26,16 @@ function kind(sqlType: string): "text" | "integer" {
 }
 
 /** Booleans stored as 0/1: a default of false is 0. */
-const defaultOf = (v: unknown) => (v === false ? 0 : v === true ? 1 : v ?? null);
+const defaultOf = (v: unknown) => (v === false ? 0 : v === true ? 1 : (v ?? null));
 
 /** The SQL text of a partial index's condition. */
 function whereText(where: unknown): string | null {
   if (!where) return null;
   if (!is(where, SQL)) throw new Error("an index condition that is not plain SQL");
-  return (where.queryChunks as { value?: string[] }[]).map((c) => c.value?.join("") ?? "").join("").trim();
+  return (where.queryChunks as { value?: string[] }[])
+    .map((c) => c.value?.join("") ?? "")
+    .join("")
+    .trim();
 }
 
 type Config = ReturnType<typeof sqliteConfig> | ReturnType<typeof pgConfig>;
@@ -40,7 +43,12 @@ type Config = ReturnType<typeof sqliteConfig> | ReturnType<typeof pgConfig>;
 function describeTable(config: Config) {
   return {
     columns: config.columns.map((c) => ({
-      name: c.name, kind: kind(c.getSQLType()), notNull: c.notNull, primary: c.primary, unique: c.isUnique, default: defaultOf(c.default),
+      name: c.name,
+      kind: kind(c.getSQLType()),
+      notNull: c.notNull,
+      primary: c.primary,
+      unique: c.isUnique,
+      default: defaultOf(c.default),
       identity: Boolean((c as { autoIncrement?: boolean }).autoIncrement || (c as { generatedIdentity?: unknown }).generatedIdentity),
     })),
     primaryKeys: config.primaryKeys.map((k) => k.columns.map((c) => c.name)),
@@ -49,14 +57,20 @@ function describeTable(config: Config) {
       return { columns: r.columns.map((c) => c.name), references: r.foreignColumns.map((c) => `${(c.table as unknown as { [k: symbol]: string })[Symbol.for("drizzle:Name")]}.${c.name}`) };
     }),
     indexes: config.indexes.map((i) => ({
-      name: i.config.name, unique: i.config.unique, where: whereText(i.config.where),
+      name: i.config.name,
+      unique: i.config.unique,
+      where: whereText(i.config.where),
       columns: (i.config.columns as { name: string }[]).map((c) => c.name),
     })),
   };
 }
 
 const tablesOf = <T>(schema: Record<string, unknown>, isTable: (t: unknown) => t is T, config: (t: T) => Config) =>
-  new Map(Object.values(schema).filter(isTable).map((t) => [config(t).name, describeTable(config(t))]));
+  new Map(
+    Object.values(schema)
+      .filter(isTable)
+      .map((t) => [config(t).name, describeTable(config(t))]),
+  );
 
 const sqliteTables = tablesOf(sqlite, (t): t is SQLiteTable => is(t, SQLiteTable), sqliteConfig);
 const postgresTables = tablesOf(postgres, (t): t is PgTable => is(t, PgTable), pgConfig);
@@ -74,7 +88,10 @@ describe("the SQLite and PostgreSQL schemas", () => {
   }
 
   test("every identifier fits PostgreSQL's 63 bytes (longer ones are cut, and two could collide)", () => {
-    const sql = readdirSync(join(root, "migrations-postgres")).filter((f) => f.endsWith(".sql")).map((f) => readFileSync(join(root, "migrations-postgres", f), "utf8")).join("\n");
+    const sql = readdirSync(join(root, "migrations-postgres"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => readFileSync(join(root, "migrations-postgres", f), "utf8"))
+      .join("\n");
     const identifiers = [...sql.matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]!);
     expect(identifiers.length).toBeGreaterThan(100);
     expect(identifiers.filter((i) => Buffer.byteLength(i) > 63)).toEqual([]);
@@ -85,7 +102,10 @@ describe("the SQLite and PostgreSQL schemas", () => {
     const sqliteTriggers = new Set<string>();
     for (const table of await tableNames(ledger.db)) for (const t of await triggerNames(ledger.db, table)) sqliteTriggers.add(`${table}.${t}`);
     await ledger.close();
-    const pgSql = readdirSync(join(root, "migrations-postgres")).filter((f) => f.endsWith(".sql")).map((f) => readFileSync(join(root, "migrations-postgres", f), "utf8")).join("\n");
+    const pgSql = readdirSync(join(root, "migrations-postgres"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => readFileSync(join(root, "migrations-postgres", f), "utf8"))
+      .join("\n");
     const pgTriggers = new Set([...pgSql.matchAll(/CREATE TRIGGER (\w+) \w+ \w+ ON (\w+)/g)].map((m) => `${m[2]}.${m[1]}`));
     expect([...pgTriggers].sort()).toEqual([...sqliteTriggers].sort());
     expect(sqliteTriggers.size).toBe(18); // with transaction_changes and cost_basis_declarations (docs/lots.md#what-the-sync-stores) and events (docs/events.md)

@@ -52,9 +52,11 @@ describe("every statement of the ledger", async () => {
 });
 
 describe("a template", () => {
-  const probe = adHocQuery<{ a: string; b: number }, { quoted: string; a: string; again: string; b: number }>((p) =>
-    sql`SELECT 'why?' AS quoted, -- a ? in a comment, and ?1
-      CAST(${p.a} AS TEXT) AS a, CAST(${p.a} AS TEXT) AS again, ${p.b} AS b`);
+  const probe = adHocQuery<{ a: string; b: number }, { quoted: string; a: string; again: string; b: number }>(
+    (p) =>
+      sql`SELECT 'why?' AS quoted, -- a ? in a comment, and ?1
+      CAST(${p.a} AS TEXT) AS a, CAST(${p.a} AS TEXT) AS again, ${p.b} AS b`,
+  );
 
   test("numbers each parameter once per engine and leaves a ? in a literal or a comment as written", () => {
     expect(probe.sqlite.text).toContain("'why?' AS quoted, -- a ? in a comment, and ?1\n");

@@ -127,8 +127,12 @@ let runs = 0;
 
 describe("over random histories, booked in two rounds", () => {
   let ledger: Ledger;
-  beforeAll(async () => { ledger = await openLedger(ledgerTarget(tempDir("cal-once-random-"))); });
-  afterAll(async () => { await ledger?.close(); });
+  beforeAll(async () => {
+    ledger = await openLedger(ledgerTarget(tempDir("cal-once-random-")));
+  });
+  afterAll(async () => {
+    await ledger?.close();
+  });
 
   test("each served document is what the code of before stored, and the rows put back are the engine's record", async () => {
     const db = ledger.db;
@@ -160,10 +164,19 @@ describe("over random histories, booked in two rounds", () => {
           }
           for (const owner of owners) {
             const page = await reads.listJson(owner, { limit: 200, offset: 0 });
-            const mine = out.actions.filter((a) => a.owner === owner).sort((x, y) => (x.effectiveAt ?? x.timestamps.issuerEffectiveAt ?? "") < (y.effectiveAt ?? y.timestamps.issuerEffectiveAt ?? "") ? 1 : -1);
+            const mine = out.actions
+              .filter((a) => a.owner === owner)
+              .sort((x, y) => ((x.effectiveAt ?? x.timestamps.issuerEffectiveAt ?? "") < (y.effectiveAt ?? y.timestamps.issuerEffectiveAt ?? "") ? 1 : -1));
             expect(new Set(page.rows)).toEqual(new Set(mine.map((a) => withValidation(actionSummary(a), a.type))));
             const v1Page = await reads.incomeListJson(owner, { limit: 200, offset: 0 });
-            expect(new Set(v1Page.rows)).toEqual(new Set(mine.map(v1Entry).filter((e) => e !== null).map((e) => JSON.stringify(e))));
+            expect(new Set(v1Page.rows)).toEqual(
+              new Set(
+                mine
+                  .map(v1Entry)
+                  .filter((e) => e !== null)
+                  .map((e) => JSON.stringify(e)),
+              ),
+            );
           }
           const ours = (await db.all(...q<{ event_id: number; owner: string }>`SELECT event_id, owner FROM actions`)).filter((r) => owners.includes(r.owner));
           seen.shared += [...Map.groupBy(ours, (r) => r.event_id).values()].filter((rows) => rows.length > 1).length;
@@ -189,19 +202,49 @@ const STEP = 1.004;
 function dividend(i: number, version: number, netCents: number): IssuerRecord {
   const at = T0 + (i + 1) * 60 * DAY;
   return {
-    eventId: `SHRx-${i}`, version, xstockSymbol: "SHRx", spvSymbol: "SHR", caType: "CashDividend", effectiveTimeUtc: new Date(at * 1000).toISOString(),
-    multiplierOld: String(STEP ** i), multiplierNew: String(STEP ** (i + 1)), grossCashflowUsd: (netCents / 70).toFixed(4), netCashflowUsd: (netCents / 100).toFixed(4), withholdingTaxRate: "0.3",
-    fromUnits: null, toUnits: null, redemptionPriceUsd: null, notes: null, createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
-    status: version === 1 ? "Initial" : "Corrected", xstockIsin: null, spvIsin: null,
+    eventId: `SHRx-${i}`,
+    version,
+    xstockSymbol: "SHRx",
+    spvSymbol: "SHR",
+    caType: "CashDividend",
+    effectiveTimeUtc: new Date(at * 1000).toISOString(),
+    multiplierOld: String(STEP ** i),
+    multiplierNew: String(STEP ** (i + 1)),
+    grossCashflowUsd: (netCents / 70).toFixed(4),
+    netCashflowUsd: (netCents / 100).toFixed(4),
+    withholdingTaxRate: "0.3",
+    fromUnits: null,
+    toUnits: null,
+    redemptionPriceUsd: null,
+    notes: null,
+    createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
+    status: version === 1 ? "Initial" : "Corrected",
+    xstockIsin: null,
+    spvIsin: null,
   };
 }
 
 /** Six wallets holding one mint through two dividends and a change no issuer record explains. */
 function sharedHistory(): ObservationBatch {
-  const batch: ObservationBatch = { instruments: [{ mint, symbol: "SHRx", name: null, underlying: "SHR", isin: null, decimals: 8 }], multiplierUpdates: [], issuerRecords: [dividend(0, 1, 50), dividend(1, 1, 60)], tokenAccounts: [], balanceChanges: [] };
+  const batch: ObservationBatch = {
+    instruments: [{ mint, symbol: "SHRx", name: null, underlying: "SHR", isin: null, decimals: 8 }],
+    multiplierUpdates: [],
+    issuerRecords: [dividend(0, 1, 50), dividend(1, 1, 60)],
+    tokenAccounts: [],
+    balanceChanges: [],
+  };
   for (let i = 0; i < 3; i++) {
     const at = T0 + (i + 1) * 60 * DAY;
-    batch.multiplierUpdates!.push({ mint, signature: `${mint}u${i}`, ixIndex: 0, slot: 1000 + i, blockTime: at - 600, multiplier: STEP ** (i + 1), effectiveTimestamp: at, authority: "Auth1111111111111111111111111111111111111111" });
+    batch.multiplierUpdates!.push({
+      mint,
+      signature: `${mint}u${i}`,
+      ixIndex: 0,
+      slot: 1000 + i,
+      blockTime: at - 600,
+      multiplier: STEP ** (i + 1),
+      effectiveTimestamp: at,
+      authority: "Auth1111111111111111111111111111111111111111",
+    });
   }
   owners.forEach((owner, w) => {
     const tokenAccount = `ShareAcct${w}`.padEnd(44, "1");
@@ -221,8 +264,11 @@ describe("one event row per corporate action", () => {
       for (const owner of owners) await registerWallet(db, "shared", owner);
       await storeObservations(db, sharedHistory(), at);
       await bookEverythingDirty(db, at, { walletsPerChunk: 2 });
-      const shown = () => db.all(...q<{ event_id: number; wallets: number; key: string | null }>`SELECT a.event_id, count(*) AS wallets, e.transition_key AS key
-        FROM actions a JOIN action_events e ON e.id = a.event_id GROUP BY a.event_id, e.transition_key ORDER BY e.transition_key`);
+      const shown = () =>
+        db.all(
+          ...q<{ event_id: number; wallets: number; key: string | null }>`SELECT a.event_id, count(*) AS wallets, e.transition_key AS key
+        FROM actions a JOIN action_events e ON e.id = a.event_id GROUP BY a.event_id, e.transition_key ORDER BY e.transition_key`,
+        );
       const first = await shown();
       expect(first.map((e) => e.wallets)).toEqual([HOLDERS, HOLDERS, HOLDERS]);
       expect((await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM action_events`))!.n).toBe(3);

@@ -172,7 +172,12 @@ describe("POST /mcp: the tools are the declared routes", () => {
 
   test("arguments outside the route's schema are refused as invalid_request naming the parameter, before the route runs", async () => {
     const client = await connect(keys.full);
-    for (const [args, named] of [[{ owner, limit: 500 }, "limit"], [{ owner, limit: "3" }, "limit"], [{ owner, color: "red" }, "color"], [{}, "owner"]] as const) {
+    for (const [args, named] of [
+      [{ owner, limit: 500 }, "limit"],
+      [{ owner, limit: "3" }, "limit"],
+      [{ owner, color: "red" }, "color"],
+      [{}, "owner"],
+    ] as const) {
       const body = JSON.parse(bodyText(await tool(client, "list_actions", args)));
       expect(body.code).toBe("invalid_request");
       expect(body.error).toContain(named);
@@ -234,11 +239,22 @@ describe("POST /mcp: the tools are the declared routes", () => {
       s.unvalued += row.unvaluedEvents;
       bySymbol.set(row.symbol ?? "?", s);
     }
-    const ranked = [...bySymbol.entries()].sort((a, b) => b[1].net - a[1].net).map(([symbol, s]) => ({
-      symbol, net: s.net.toFixed(2), withheld: s.withheld.toFixed(2), gross: s.gross.toFixed(2), retained: s.retained.toFixed(2), events: s.events, unvalued: s.unvalued,
-    }));
+    const ranked = [...bySymbol.entries()]
+      .sort((a, b) => b[1].net - a[1].net)
+      .map(([symbol, s]) => ({
+        symbol,
+        net: s.net.toFixed(2),
+        withheld: s.withheld.toFixed(2),
+        gross: s.gross.toFixed(2),
+        retained: s.retained.toFixed(2),
+        events: s.events,
+        unvalued: s.unvalued,
+      }));
     expect(ranked[0]).toEqual({ symbol: "STRCx", net: "151.48", withheld: "21.24", gross: "172.72", retained: "0.00", events: 10, unvalued: 1 });
-    expect(ranked.slice(1, 3).map((r) => [r.symbol, r.net, r.withheld])).toEqual([["AZNx", "71.54", "17.97"], ["HONx", "44.70", "19.16"]]);
+    expect(ranked.slice(1, 3).map((r) => [r.symbol, r.net, r.withheld])).toEqual([
+      ["AZNx", "71.54", "17.97"],
+      ["HONx", "44.70", "19.16"],
+    ]);
     expect([report.totals.usd, report.totals.withholdingTaxUsd, report.totals.grossUsd].map((v) => Number(v).toFixed(2))).toEqual(["350.45", "93.83", "444.28"]);
   });
 });
@@ -247,7 +263,9 @@ describe("POST /mcp: resources", () => {
   test("the taxonomy (with assets:read) and the documentation pages on action types, treatments and income", async () => {
     const client = await connect(keys.assets);
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(["ca-ledger://taxonomy", ...["action-types.md", "income-and-tax.md", "lots.md", "scaled-ui-amount.md"].map((f) => `ca-ledger://docs/${f}`)].sort());
+    expect(resources.map((r) => r.uri).sort()).toEqual(
+      ["ca-ledger://taxonomy", ...["action-types.md", "income-and-tax.md", "lots.md", "scaled-ui-amount.md"].map((f) => `ca-ledger://docs/${f}`)].sort(),
+    );
     const taxonomy = await client.readResource({ uri: "ca-ledger://taxonomy" });
     expect(taxonomy.contents[0]).toMatchObject({ mimeType: "application/json", text: (await call(demo.url, "/v2/taxonomy", { key: keys.assets })).text });
     const page = await client.readResource({ uri: "ca-ledger://docs/action-types.md" });
@@ -288,7 +306,8 @@ describe("POST /mcp: checked like every route", () => {
 
   test("every POST carries the request id, the dataset label and the rate-limit headers, is counted against the key and in the metrics under /mcp", async () => {
     const key = (await createKey(demo.ledger.db, { name: "mcp-counted", tenant: demoTenant, scopes: ["ledger:read"] })).key;
-    const metric = async () => Number(/caledger_http_requests_total\{method="POST",route="\/mcp",status="200"\} (\d+)/.exec((await call(demo.url, "/v1/ops/metrics", { key: demo.key })).text)?.[1] ?? 0);
+    const metric = async () =>
+      Number(/caledger_http_requests_total\{method="POST",route="\/mcp",status="200"\} (\d+)/.exec((await call(demo.url, "/v1/ops/metrics", { key: demo.key })).text)?.[1] ?? 0);
     const before = await metric();
     const first = await post(ping, { authorization: `Bearer ${key}` });
     const second = await post(ping, { authorization: `Bearer ${key}` });
@@ -309,7 +328,10 @@ describe("POST /mcp: checked like every route", () => {
       expect(res.headers.get("allow")).toBe("POST");
       expect((await res.json()).code).toBe("method_not_allowed");
     }
-    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }, { authorization: `Bearer ${keys.full}` });
+    const init = await post(
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
+      { authorization: `Bearer ${keys.full}` },
+    );
     expect(init.status).toBe(200);
     expect(init.headers.get("content-type")).toContain("application/json");
     expect(init.headers.get("mcp-session-id")).toBeNull();
@@ -320,7 +342,11 @@ describe("POST /mcp: checked like every route", () => {
     const notMcp = await post({ owner }, { authorization: `Bearer ${keys.full}` });
     expect(notMcp.status).toBe(400);
     expect((await notMcp.json()).code).toBe("invalid_request");
-    const json = await fetch(endpoint(), { method: "POST", headers: { authorization: `Bearer ${keys.full}`, "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(ping) });
+    const json = await fetch(endpoint(), {
+      method: "POST",
+      headers: { authorization: `Bearer ${keys.full}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(ping),
+    });
     expect(json.status).toBe(406);
     expect((await json.json()).error.code).toBe(-32000);
   });

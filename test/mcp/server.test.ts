@@ -27,9 +27,17 @@ describe("MCP server", () => {
     const seen: [string, string][] = [];
     const client = await connected(
       [
-        sample("throws", async () => { throw new Error("SQLITE_BUSY: secret detail"); }),
+        sample("throws", async () => {
+          throw new Error("SQLITE_BUSY: secret detail");
+        }),
         sample("array", async () => ({ json: [1, 2] })),
-        sample("summary", async () => ({ json: { a: 1 } }), () => { throw new Error("no summary"); }),
+        sample(
+          "summary",
+          async () => ({ json: { a: 1 } }),
+          () => {
+            throw new Error("no summary");
+          },
+        ),
       ],
       (e, tool) => seen.push([tool, (e as Error).message]),
     );
@@ -45,10 +53,7 @@ describe("MCP server", () => {
   });
 
   test("annotations: read-only by default for a read, overridable per tool", async () => {
-    const client = await connected([
-      sample("read", async () => ({ json: {} })),
-      { ...sample("write", async () => ({ json: {} })), readOnly: false, annotations: { openWorldHint: true } },
-    ]);
+    const client = await connected([sample("read", async () => ({ json: {} })), { ...sample("write", async () => ({ json: {} })), readOnly: false, annotations: { openWorldHint: true } }]);
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === "read")!.annotations).toEqual({ title: "read", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(tools.find((t) => t.name === "write")!.annotations).toEqual({ title: "write", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });

@@ -120,9 +120,12 @@ describe("ca-ledger mcp on a fresh demo", () => {
     const wallets = (await tool(client, "list_wallets")).structuredContent as { wallets: { owner: string }[] };
     expect(wallets.wallets.map((w) => w.owner).sort()).toEqual([...demoOwners()].sort());
     const report = await tool(client, "income_report", { year: 2026 });
-    expect(texts(report)[0]).toBe("2026, 2 wallet(s): net 350.450911 USD, withheld 93.826837, retained 0, gross 444.277748 over 25 event(s) (3 without a USD value, left out), in 19 month × symbol row(s).");
+    expect(texts(report)[0]).toBe(
+      "2026, 2 wallet(s): net 350.450911 USD, withheld 93.826837, retained 0, gross 444.277748 over 25 event(s) (3 without a USD value, left out), in 19 month × symbol row(s).",
+    );
     const rows = (report.structuredContent as { rows: { symbol: string; exact: { usd: string | null; withholdingTaxUsd: string | null } }[] }).rows;
-    const net = new Map<string, number>(), withheld = new Map<string, number>();
+    const net = new Map<string, number>(),
+      withheld = new Map<string, number>();
     for (const r of rows) {
       net.set(r.symbol, (net.get(r.symbol) ?? 0) + Number(r.exact.usd ?? 0));
       withheld.set(r.symbol, (withheld.get(r.symbol) ?? 0) + Number(r.exact.withholdingTaxUsd ?? 0));
@@ -194,8 +197,14 @@ describe("ca-ledger mcp: the command", () => {
       }
     })();
     expect(await p.exited).toBe(0);
-    const lines = (await out).split("\n").filter(Boolean).map((l) => JSON.parse(l));
-    expect(lines.map((m) => [m.jsonrpc, m.id])).toEqual([["2.0", 1], ["2.0", 2]]);
+    const lines = (await out)
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(lines.map((m) => [m.jsonrpc, m.id])).toEqual([
+      ["2.0", 1],
+      ["2.0", 2],
+    ]);
     expect(lines[1].result.structuredContent.tenant).toBe("demo");
   }, 60_000);
 });

@@ -20,7 +20,9 @@ describe("ca-ledger backup", () => {
     const server = await startServer({ "data-dir": dir, port: "0", "log-level": "error" }, { offline: true, env: {}, quiet: true });
     const writer = await openLedger(dir, { migrate: false });
     const journalBefore = await count(writer.db, q`SELECT count(*) AS n FROM journal`);
-    let writing = true, appended = 0, served = 0;
+    let writing = true,
+      appended = 0,
+      served = 0;
     // The writer and a reader of the HTTP API run until the backups are done.
     const writes = (async () => {
       while (writing) {

@@ -19,10 +19,25 @@ export function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, 
   s.addUpdate(to, effective);
   const eventId = `crash-test-${k}`;
   issuer.data.history.push({
-    eventId, version: 1, xstockSymbol: "HONx", spvSymbol: "HON", caType: "CashDividend",
-    effectiveTimeUtc: new Date(effective * 1000).toISOString(), multiplierOld: String(from), multiplierNew: String(to),
-    grossCashflowUsd: "0.7", netCashflowUsd: "0.49", withholdingTaxRate: "0.3", fromUnits: null, toUnits: null, redemptionPriceUsd: null,
-    notes: null, createdTimeUtc: new Date((effective - 3600) * 1000).toISOString(), status: "Initial", xstockIsin: "CH1436219583", spvIsin: "US4385161066",
+    eventId,
+    version: 1,
+    xstockSymbol: "HONx",
+    spvSymbol: "HON",
+    caType: "CashDividend",
+    effectiveTimeUtc: new Date(effective * 1000).toISOString(),
+    multiplierOld: String(from),
+    multiplierNew: String(to),
+    grossCashflowUsd: "0.7",
+    netCashflowUsd: "0.49",
+    withholdingTaxRate: "0.3",
+    fromUnits: null,
+    toUnits: null,
+    redemptionPriceUsd: null,
+    notes: null,
+    createdTimeUtc: new Date((effective - 3600) * 1000).toISOString(),
+    status: "Initial",
+    xstockIsin: "CH1436219583",
+    spvIsin: "US4385161066",
   });
   return { eventId, multiplier: to };
 }
@@ -59,7 +74,10 @@ export function correct(issuer: IssuerServer, eventId: string, random: () => num
   issuer.data.history.push({ ...top, version: top.version + 1, grossCashflowUsd: gross, netCashflowUsd: (Number(gross) * 0.7).toFixed(3), status: "Updated" });
 }
 
-export interface Serving { proc: ReturnType<typeof Bun.spawn>; url: string }
+export interface Serving {
+  proc: ReturnType<typeof Bun.spawn>;
+  url: string;
+}
 
 /** A port the OS just handed out (bound to port 0, then released). */
 function freePort(): number {
@@ -101,12 +119,17 @@ export async function jobStates(db: Sql): Promise<Record<string, number>> {
   return Object.fromEntries((await db.all(...q<{ status: string; n: number }>`SELECT status, count(*) AS n FROM sync_jobs GROUP BY status`)).map((r) => [r.status, r.n]));
 }
 
-export interface Standing { rows: { id: number; owner: string; action_id: string; payload: string }[]; income: { owner: string; usd: string }[] }
+export interface Standing {
+  rows: { id: number; owner: string; action_id: string; payload: string }[];
+  income: { owner: string; usd: string }[];
+}
 
 /** Standing recognitions per owner × action, and each owner's income figures, as the journal holds them. */
 export async function standing(db: Sql): Promise<Standing> {
-  const rows = await db.all(...q<Standing["rows"][number]>`SELECT id, owner, action_id, payload FROM journal j WHERE entry_type = 'recognition'
-     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) ORDER BY id`);
+  const rows = await db.all(
+    ...q<Standing["rows"][number]>`SELECT id, owner, action_id, payload FROM journal j WHERE entry_type = 'recognition'
+     AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id) ORDER BY id`,
+  );
   const figures = new Map<string, string[]>();
   for (const r of await db.all(...q<{ owner: string; usd: string }>`SELECT owner, usd FROM journal WHERE treatment = 'income' AND usd IS NOT NULL ORDER BY id`)) {
     figures.set(r.owner, [...(figures.get(r.owner) ?? []), r.usd]);

@@ -36,8 +36,14 @@ describe("crash safety", () => {
     const log = join(dataDir, "serve.log");
     let watch: Ledger | null = null; // the test's own connection, to watch the ledger between kills
     const env = {
-      PATH: process.env.PATH ?? "", HOME: dataDir, NO_COLOR: "1", LOG_LEVEL: "warn",
-      SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1",
+      PATH: process.env.PATH ?? "",
+      HOME: dataDir,
+      NO_COLOR: "1",
+      LOG_LEVEL: "warn",
+      SOLANA_RPC_URL: rpc.url,
+      XSTOCKS_API_URL: issuer.url,
+      ISSUER_POLL_SECONDS: "1",
+      MINT_POLL_SECONDS: "1",
       // Honoured once src/ledger/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
       CA_LEDGER_SYNC_LEASE_SECONDS: "2",
       // One wallet per booking transaction, so kills also land between a round's chunks.
@@ -56,7 +62,11 @@ describe("crash safety", () => {
       const requestSync = (url: string, key: string, owner: string) =>
         fetch(`${url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner }) })
           // A request cut by the kill has no answer; one that got an answer must be a 202.
-          .then((r) => r.status, () => 202).then((status) => expect(status).toBe(202));
+          .then(
+            (r) => r.status,
+            () => 202,
+          )
+          .then((status) => expect(status).toBe(202));
 
       let kills = 0;
       let killsWithBookingPending = 0;
@@ -82,7 +92,11 @@ describe("crash safety", () => {
       const server = await serve(bin, dataDir, env, log);
       for (const key of keys) {
         for (const o of owners) {
-          const r = await fetch(`${server.url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner: o }) });
+          const r = await fetch(`${server.url}/v1/wallets/sync`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: JSON.stringify({ owner: o }),
+          });
           expect(r.status).toBe(202);
         }
       }
@@ -97,7 +111,9 @@ describe("crash safety", () => {
       expect(await server.proc.exited).toBe(0);
 
       const seconds = Math.round((Date.now() - started) / 1000);
-      console.log(`crash test: ${kills} SIGKILL points (${killsWithBookingPending} with observations stored and not yet booked), ${events.length} dividends, ${issuer.data.history.filter((h) => String(h.eventId).startsWith("crash-test-")).length} issuer revisions, ${seconds}s, jobs ${JSON.stringify(states)}`);
+      console.log(
+        `crash test: ${kills} SIGKILL points (${killsWithBookingPending} with observations stored and not yet booked), ${events.length} dividends, ${issuer.data.history.filter((h) => String(h.eventId).startsWith("crash-test-")).length} issuer revisions, ${seconds}s, jobs ${JSON.stringify(states)}`,
+      );
       expect(kills).toBeGreaterThanOrEqual(50);
       expect(killsWithBookingPending).toBeGreaterThan(0); // kills did land between storing and booking
       expect(Object.keys(states).filter((k) => k !== "complete" && k !== "partial")).toEqual([]);

@@ -49,7 +49,11 @@ async function until<T>(what: () => Promise<T> | T, ok: (v: T) => boolean, ms = 
   }
 }
 
-const unusable = (srv: Serving) => srv.stderr().split("\n").filter((l) => l.includes('"msg":"ledger database unusable"'));
+const unusable = (srv: Serving) =>
+  srv
+    .stderr()
+    .split("\n")
+    .filter((l) => l.includes('"msg":"ledger database unusable"'));
 
 describe("the database under a serving binary", () => {
   test("a corrupted page: the request answers 503 unavailable; health 503, ops critical, one log line", async () => {
@@ -95,7 +99,10 @@ describe("the database under a serving binary", () => {
       expect((await get(srv, "/v1/assets", key)).status).toBe(200);
       rmSync(join(dir, "ledger.db"));
       // No request: the server's own timer notices.
-      const logged = await until(() => unusable(srv), (l) => l.length > 0);
+      const logged = await until(
+        () => unusable(srv),
+        (l) => l.length > 0,
+      );
       expect(logged).toHaveLength(1);
       expect(JSON.parse(logged[0]!)).toMatchObject({ level: "error", kind: "missing", reason: expect.stringMatching(/deleted/) });
 
@@ -121,7 +128,10 @@ describe("the database under a serving binary", () => {
     try {
       copyFileSync(join(dir, "ledger.db"), join(other, "ledger.db"));
       renameSync(join(other, "ledger.db"), join(dir, "ledger.db"));
-      const health = await until(() => get(srv, "/v1/health"), (h) => h.status === 503);
+      const health = await until(
+        () => get(srv, "/v1/health"),
+        (h) => h.status === 503,
+      );
       expect({ status: health.status, error: health.body.error }).toEqual({ status: 503, error: expect.stringMatching(/replaced/) });
       expect((await databaseCheck(srv, key)).database.value).toBe("missing");
     } finally {
@@ -134,11 +144,17 @@ describe("the database under a serving binary", () => {
     const srv = await serveBinary(dir, ["--demo"]); // a demo data dir is served with --demo
     try {
       // The demo's worker polls once as it starts; its writes would race the scribble below.
-      await until(() => get(srv, "/v1/ops/status", key), (o) => ["issuer_feed_freshness", "mint_poll_freshness"].every((name) => o.body.checks?.find((c: { name: string }) => c.name === name)?.value !== null));
+      await until(
+        () => get(srv, "/v1/ops/status", key),
+        (o) => ["issuer_feed_freshness", "mint_poll_freshness"].every((name) => o.body.checks?.find((c: { name: string }) => c.name === name)?.value !== null),
+      );
       const fd = openSync(join(dir, "ledger.db"), "r+");
       writeSync(fd, Buffer.from("not a database!!"), 0, 16, 0);
       closeSync(fd);
-      const health = await until(() => get(srv, "/v1/health"), (h) => h.status === 503);
+      const health = await until(
+        () => get(srv, "/v1/health"),
+        (h) => h.status === 503,
+      );
       expect({ status: health.status, code: health.body.code }).toEqual({ status: 503, code: "unavailable" });
       expect((await databaseCheck(srv, key)).database.value).toBe("damaged");
     } finally {
@@ -148,7 +164,14 @@ describe("the database under a serving binary", () => {
 });
 
 describe("classifying SQLite's own errors", () => {
-  const error = (fn: () => unknown) => { try { fn(); } catch (e) { return e; } throw new Error("no error"); };
+  const error = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    throw new Error("no error");
+  };
 
   test("SQLITE_NOTADB and SQLITE_CORRUPT are damage; a lock is unavailable; the rest is not the database's", () => {
     const dir = tempDir();

@@ -41,7 +41,8 @@ export function ensureBinary(): string {
     const r = Bun.spawnSync([bun, "run", "scripts/gen-dashboard.ts"], { cwd: root, stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`dashboard bundle failed: ${r.stderr.toString()}`);
   }
-  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "bundles", "migrations", "migrations-postgres", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
+  const stale =
+    !existsSync(binary) || statSync(binary).mtimeMs < Math.max(...["cli", "src", "bundles", "migrations", "migrations-postgres", "schemas", "client/src"].map((d) => newestSource(join(root, d))));
   if (!stale) return binary;
   const tmp = `${binary}.build-${process.pid}`;
   const r = Bun.spawnSync([bun, "scripts/build.ts", tmp], { cwd: root, stdout: "pipe", stderr: "pipe" });
@@ -62,7 +63,11 @@ export function tempDir(prefix = "cal-ops-"): string {
   return d;
 }
 
-export interface CliResult { code: number; stdout: string; stderr: string }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * The binary's environment: the caller's, over a clean base; on PostgreSQL test runs the
@@ -103,10 +108,12 @@ export async function demoDataDir(recording?: DemoRecording): Promise<string> {
  * Every wallet holding the mint then gets a reversal and a new recognition.
  */
 export async function appendCorrection(db: Sql, step: number, now = new Date()): Promise<void> {
-  const base = await db.get(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend'
+  const base = await db.get(
+    ...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend'
      AND event_id IN (SELECT action_event FROM (SELECT ${jsonText(raw("e.record"), "matched.eventId")} AS action_event FROM actions a JOIN action_events e ON e.id = a.event_id
        WHERE a.treatment = 'income' AND a.usd IS NOT NULL) AS matched)
-     ORDER BY id LIMIT 1`);
+     ORDER BY id LIMIT 1`,
+  );
   if (!base) throw new Error("no matched cash dividend to correct");
   const record = JSON.parse(base.payload);
   const top = (await db.get(...q<{ v: number }>`SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ${record.eventId}`))!;
@@ -135,7 +142,11 @@ export async function withLedger<T>(dir: string, fn: (l: Ledger) => T | Promise<
   }
 }
 
-export interface Serving { url: string; stderr(): string; kill(): Promise<void> }
+export interface Serving {
+  url: string;
+  stderr(): string;
+  kill(): Promise<void>;
+}
 
 /** `ca-ledger serve` from the compiled binary on a free loopback port, once it answers health. */
 export async function serveBinary(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Serving> {
@@ -143,8 +154,17 @@ export async function serveBinary(dataDir: string, args: string[] = [], env: Rec
   const port = probe.port;
   probe.stop(true);
   const proc = Bun.spawn([ensureBinary(), "serve", "--data-dir", dataDir, "--port", String(port), ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", SOLANA_RPC_URL: "http://127.0.0.1:9", XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2", ...ledgerEnv(dataDir), ...env },
-    stdout: "ignore", stderr: "pipe",
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NO_COLOR: "1",
+      SOLANA_RPC_URL: "http://127.0.0.1:9",
+      XSTOCKS_API_URL: "http://127.0.0.1:9/api/v2",
+      ...ledgerEnv(dataDir),
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "pipe",
   });
   let stderr = "";
   void (async () => {

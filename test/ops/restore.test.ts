@@ -68,11 +68,15 @@ describe("ca-ledger restore", () => {
     const { file } = await backupOfDemo();
     const target = tempDir("cal-restore-");
     // A crashed process's ledger: committed rows live only in its WAL.
-    const child = Bun.spawnSync([process.execPath, "-e", `
+    const child = Bun.spawnSync([
+      process.execPath,
+      "-e",
+      `
       const { Database } = require("bun:sqlite");
       const db = new Database(${JSON.stringify(join(target, "ledger.db"))}, { create: true });
       db.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE note (t TEXT); INSERT INTO note VALUES ('only in the wal')");
-      process.kill(process.pid, "SIGKILL");`]);
+      process.kill(process.pid, "SIGKILL");`,
+    ]);
     expect(child.signalCode).toBe("SIGKILL");
     expect(existsSync(join(target, "ledger.db-wal"))).toBe(true);
     const r = cli(["restore", file, "--data-dir", target]); // the crashed ledger holds no ledger data
@@ -109,37 +113,53 @@ describe("ca-ledger restore", () => {
     const cases: [string, () => string, RegExp][] = [
       ["missing", () => join(scratch, "nope.db"), /does not exist/],
       ["text", () => (writeFileSync(join(scratch, "t.db"), "hello"), join(scratch, "t.db")), /not a SQLite database/],
-      ["other sqlite", () => {
-        const p = join(scratch, "o.db");
-        const db = new Database(p, { create: true });
-        db.exec("CREATE TABLE users (id INTEGER)");
-        db.close();
-        return p;
-      }, /no __drizzle_migrations table/],
-      ["missing table", () => {
-        const p = join(scratch, "m.db");
-        copyFileSync(file, p);
-        const db = new Database(p);
-        db.exec("DROP TABLE yields");
-        db.close();
-        return p;
-      }, /missing table\(s\): yields/],
-      ["newer version", () => {
-        const p = join(scratch, "n.db");
-        copyFileSync(file, p);
-        const db = new Database(p);
-        db.exec("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('ffff', 9999999999999)");
-        db.close();
-        return p;
-      }, /unknown to this build/],
-      ["corrupt", () => {
-        const p = join(scratch, "c.db");
-        const bytes = readFileSync(file);
-        // Scribble over the middle pages (b-tree pages of the tables): the header still says SQLite.
-        for (let i = 8192; i < bytes.length - 8192; i += 997) bytes[i] = 0xa5;
-        writeFileSync(p, bytes);
-        return p;
-      }, /integrity_check|cannot be read|malformed/],
+      [
+        "other sqlite",
+        () => {
+          const p = join(scratch, "o.db");
+          const db = new Database(p, { create: true });
+          db.exec("CREATE TABLE users (id INTEGER)");
+          db.close();
+          return p;
+        },
+        /no __drizzle_migrations table/,
+      ],
+      [
+        "missing table",
+        () => {
+          const p = join(scratch, "m.db");
+          copyFileSync(file, p);
+          const db = new Database(p);
+          db.exec("DROP TABLE yields");
+          db.close();
+          return p;
+        },
+        /missing table\(s\): yields/,
+      ],
+      [
+        "newer version",
+        () => {
+          const p = join(scratch, "n.db");
+          copyFileSync(file, p);
+          const db = new Database(p);
+          db.exec("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('ffff', 9999999999999)");
+          db.close();
+          return p;
+        },
+        /unknown to this build/,
+      ],
+      [
+        "corrupt",
+        () => {
+          const p = join(scratch, "c.db");
+          const bytes = readFileSync(file);
+          // Scribble over the middle pages (b-tree pages of the tables): the header still says SQLite.
+          for (let i = 8192; i < bytes.length - 8192; i += 997) bytes[i] = 0xa5;
+          writeFileSync(p, bytes);
+          return p;
+        },
+        /integrity_check|cannot be read|malformed/,
+      ],
     ];
     for (const [name, make, message] of cases) {
       const r = cli(["restore", make(), "--data-dir", target]);

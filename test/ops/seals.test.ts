@@ -64,10 +64,15 @@ describe("row seals", () => {
 
   test("a sealed journal entry or observation refuses any change, its seal included", async () => {
     const { ledger, db } = await copy();
-    for (const sql of ["UPDATE journal SET usd = '1' WHERE id = 1", "UPDATE journal SET row_sha256 = NULL WHERE id = 1",
-      "UPDATE mint_states SET authority = NULL WHERE id = 1", "UPDATE issuer_revisions SET ingested_at = '2020-01-01T00:00:00.000Z' WHERE id = 1",
-      "UPDATE multiplier_updates SET authority = 'x' WHERE signature = (SELECT min(signature) FROM multiplier_updates)", "DELETE FROM journal WHERE id = 1",
-      "DELETE FROM balance_changes WHERE signature = (SELECT min(signature) FROM balance_changes)"]) {
+    for (const sql of [
+      "UPDATE journal SET usd = '1' WHERE id = 1",
+      "UPDATE journal SET row_sha256 = NULL WHERE id = 1",
+      "UPDATE mint_states SET authority = NULL WHERE id = 1",
+      "UPDATE issuer_revisions SET ingested_at = '2020-01-01T00:00:00.000Z' WHERE id = 1",
+      "UPDATE multiplier_updates SET authority = 'x' WHERE signature = (SELECT min(signature) FROM multiplier_updates)",
+      "DELETE FROM journal WHERE id = 1",
+      "DELETE FROM balance_changes WHERE signature = (SELECT min(signature) FROM balance_changes)",
+    ]) {
       await expect(db.run(...q`${raw(sql)}`)).rejects.toThrow(/append-only/);
     }
     await ledger.close();

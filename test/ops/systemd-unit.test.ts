@@ -25,7 +25,10 @@ function parseUnit(text: string): Record<string, Record<string, string[]>> {
     const line = raw.trim();
     if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     const section = /^\[([A-Za-z]+)\]$/.exec(line);
-    if (section) { current = sections[section[1]!] = {}; continue; }
+    if (section) {
+      current = sections[section[1]!] = {};
+      continue;
+    }
     const kv = /^([A-Za-z][A-Za-z0-9]*)=(.*)$/.exec(line);
     if (!kv || !current) throw new Error(`line ${i + 1} is neither a section, a comment nor Key=value: ${raw}`);
     (current[kv[1]!] ??= []).push(kv[2]!);
@@ -34,7 +37,13 @@ function parseUnit(text: string): Record<string, Record<string, string[]>> {
 }
 
 /** KEY=value lines of an environment file (comments and blank lines skipped). */
-const envFile = (text: string) => Object.fromEntries(text.split("\n").filter((l) => /^[A-Z_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+const envFile = (text: string) =>
+  Object.fromEntries(
+    text
+      .split("\n")
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 
 describe("deploy/ca-ledger.service", () => {
   test("systemd-analyze verify has nothing to say about it", async () => {
@@ -56,15 +65,37 @@ describe("deploy/ca-ledger.service", () => {
     const service = unit.Service!;
     const one = (key: string) => service[key]?.join("\n");
     expect({
-      ExecStart: one("ExecStart"), User: one("User"), EnvironmentFile: one("EnvironmentFile"), StateDirectory: one("StateDirectory"),
-      StateDirectoryMode: one("StateDirectoryMode"), UMask: one("UMask"), NoNewPrivileges: one("NoNewPrivileges"), ProtectSystem: one("ProtectSystem"),
-      ProtectHome: one("ProtectHome"), PrivateTmp: one("PrivateTmp"), PrivateDevices: one("PrivateDevices"), CapabilityBoundingSet: one("CapabilityBoundingSet"),
-      KillSignal: one("KillSignal"), Environment: one("Environment"), WantedBy: unit.Install?.WantedBy?.join(),
+      ExecStart: one("ExecStart"),
+      User: one("User"),
+      EnvironmentFile: one("EnvironmentFile"),
+      StateDirectory: one("StateDirectory"),
+      StateDirectoryMode: one("StateDirectoryMode"),
+      UMask: one("UMask"),
+      NoNewPrivileges: one("NoNewPrivileges"),
+      ProtectSystem: one("ProtectSystem"),
+      ProtectHome: one("ProtectHome"),
+      PrivateTmp: one("PrivateTmp"),
+      PrivateDevices: one("PrivateDevices"),
+      CapabilityBoundingSet: one("CapabilityBoundingSet"),
+      KillSignal: one("KillSignal"),
+      Environment: one("Environment"),
+      WantedBy: unit.Install?.WantedBy?.join(),
     }).toEqual({
-      ExecStart: "/usr/local/bin/ca-ledger serve", User: "ca-ledger", EnvironmentFile: "/etc/ca-ledger/ca-ledger.env", StateDirectory: "ca-ledger",
-      StateDirectoryMode: "0700", UMask: "0077", NoNewPrivileges: "yes", ProtectSystem: "strict",
-      ProtectHome: "yes", PrivateTmp: "yes", PrivateDevices: "yes", CapabilityBoundingSet: "",
-      KillSignal: "SIGTERM", Environment: "CA_LEDGER_DATA_DIR=/var/lib/ca-ledger", WantedBy: "multi-user.target",
+      ExecStart: "/usr/local/bin/ca-ledger serve",
+      User: "ca-ledger",
+      EnvironmentFile: "/etc/ca-ledger/ca-ledger.env",
+      StateDirectory: "ca-ledger",
+      StateDirectoryMode: "0700",
+      UMask: "0077",
+      NoNewPrivileges: "yes",
+      ProtectSystem: "strict",
+      ProtectHome: "yes",
+      PrivateTmp: "yes",
+      PrivateDevices: "yes",
+      CapabilityBoundingSet: "",
+      KillSignal: "SIGTERM",
+      Environment: "CA_LEDGER_DATA_DIR=/var/lib/ca-ledger",
+      WantedBy: "multi-user.target",
     });
     // The data dir it names is the state dir systemd creates (and, with ProtectSystem=strict, the only one it may write).
     expect(one("Environment")).toBe(`CA_LEDGER_DATA_DIR=/var/lib/${one("StateDirectory")}`);
@@ -78,6 +109,11 @@ describe("deploy/ca-ledger.service", () => {
     expect(Object.keys(example)).toEqual(expect.arrayContaining(["SOLANA_RPC_URL", "HOST", "PORT"]));
     expect(envExample).toMatch(/^#DATABASE_URL=postgres:\/\//m); // offered, off by default (SQLite in the state dir)
     const config = loadConfig({}, { ...example, ...unitEnv });
-    expect({ dataDir: config.dataDir, host: config.host, port: config.port, databaseUrl: config.databaseUrl }).toEqual({ dataDir: "/var/lib/ca-ledger", host: "127.0.0.1", port: 4600, databaseUrl: null });
+    expect({ dataDir: config.dataDir, host: config.host, port: config.port, databaseUrl: config.databaseUrl }).toEqual({
+      dataDir: "/var/lib/ca-ledger",
+      host: "127.0.0.1",
+      port: 4600,
+      databaseUrl: null,
+    });
   });
 });

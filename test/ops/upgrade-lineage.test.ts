@@ -55,14 +55,19 @@ async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, s
 async function beforeMigration(dir: string): Promise<void> {
   // The migration that stores each action once rewrites a table: it is taken back on its own,
   // with every migration after it (takeActionsBack); those between this one and it here.
-  const undone = migrations.slice(at, migrations.findIndex((m) => m.tag === storeOnceMigration[testEngine]));
+  const undone = migrations.slice(
+    at,
+    migrations.findIndex((m) => m.tag === storeOnceMigration[testEngine]),
+  );
   await withLedger(dir, ({ db }) => takeActionsBack(db));
-  await withLedger(dir, ({ db }) => db.write(async (tx) => {
-    for (const m of undone) {
-      for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
-      for (const s of undoStatements(m.sql, testEngine)) await tx.run(...q`${raw(s)}`);
-    }
-  }));
+  await withLedger(dir, ({ db }) =>
+    db.write(async (tx) => {
+      for (const m of undone) {
+        for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
+        for (const s of undoStatements(m.sql, testEngine)) await tx.run(...q`${raw(s)}`);
+      }
+    }),
+  );
 }
 
 describe("upgrading a ledger booked before distributions were described", () => {

@@ -19,12 +19,31 @@ afterAll(removeTempDirs);
 
 /** Every column a route reads, by table (write times nothing serves are left out). */
 const served: Record<string, string[]> = {
-  actions: ["id", "owner", "mint", "type", "treatment", "state", "effective_at", "usd", "v1_kind", "payload_sha256", "evidence_sha256", "first_observed_active_at",
-    "wallet_values", "event_id"],
+  actions: ["id", "owner", "mint", "type", "treatment", "state", "effective_at", "usd", "v1_kind", "payload_sha256", "evidence_sha256", "first_observed_active_at", "wallet_values", "event_id"],
   // What every wallet holding a corporate action shows alike, stored once (docs/storage.md).
   action_events: ["id", "sha256", "mint", "transition_key", "record", "summary", "detail", "v1_entry"],
-  journal: ["id", "owner", "action_id", "entry_type", "reverses_id", "mint", "symbol", "type", "treatment", "kind", "units_delta", "principal_units_delta",
-    "income_units", "usd", "factor", "effective_at", "change_reason", "evidence_sha256", "payload", "created_at"],
+  journal: [
+    "id",
+    "owner",
+    "action_id",
+    "entry_type",
+    "reverses_id",
+    "mint",
+    "symbol",
+    "type",
+    "treatment",
+    "kind",
+    "units_delta",
+    "principal_units_delta",
+    "income_units",
+    "usd",
+    "factor",
+    "effective_at",
+    "change_reason",
+    "evidence_sha256",
+    "payload",
+    "created_at",
+  ],
   lineage: ["mint", "payload"],
   taxonomy_census: ["type", "payload"],
   // What the taxonomy is summed from, per mint.
@@ -57,7 +76,13 @@ function random(seed: number): () => number {
 }
 
 /** A flipped cell, and how to write its value back. */
-interface Flip { table: string; column: string; row: string; where: string; undo(): Promise<unknown> }
+interface Flip {
+  table: string;
+  column: string;
+  row: string;
+  where: string;
+  undo(): Promise<unknown>;
+}
 
 /** What a flip needs from an engine: a column's cells, a flipped value for one, and a write. */
 interface FlipSite<Cell> {
@@ -100,15 +125,19 @@ const flipInt = (v: bigint, width: number, bit: number) => BigInt.asIntN(8 * wid
  */
 function sqliteSite(db: Database): FlipSite<{ rowid: number; type: string; bytes: Uint8Array; v: unknown }> {
   return {
-    cells: async (table, column) => db.query(`SELECT rowid AS rowid, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`).all() as never,
+    cells: async (table, column) =>
+      db.query(`SELECT rowid AS rowid, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`).all() as never,
     flipped(c, rand) {
       if (c.type === "text") {
-        const at = Math.floor(rand() * c.bytes.length), bit = Math.floor(rand() * 8);
+        const at = Math.floor(rand() * c.bytes.length),
+          bit = Math.floor(rand() * 8);
         const value = Uint8Array.from(c.bytes);
         value[at]! ^= 1 << bit;
         return { value, where: `byte ${at} bit ${bit}` };
       }
-      const v = BigInt(c.v as number), width = intWidth(v), bit = Math.floor(rand() * 8 * width);
+      const v = BigInt(c.v as number),
+        width = intWidth(v),
+        bit = Math.floor(rand() * 8 * width);
       return { value: flipInt(v, width, bit), where: `integer ${v} bit ${bit}` };
     },
     async write(table, column, c, value) {
@@ -131,9 +160,11 @@ const payloadBits = (cp: number) => (cp < 0x80 ? 7 : cp < 0x800 ? 11 : cp < 0x10
  */
 function flipCharacter(text: string, rand: () => number): { value: string; where: string } {
   const chars = [...text];
-  const at = Math.floor(rand() * chars.length), cp = chars[at]!.codePointAt(0)!;
+  const at = Math.floor(rand() * chars.length),
+    cp = chars[at]!.codePointAt(0)!;
   for (;;) {
-    const bit = Math.floor(rand() * payloadBits(cp)), flipped = cp ^ (1 << bit);
+    const bit = Math.floor(rand() * payloadBits(cp)),
+      flipped = cp ^ (1 << bit);
     if (flipped === 0 || (flipped >= 0xd800 && flipped <= 0xdfff) || flipped > 0x10ffff) continue;
     chars[at] = String.fromCodePoint(flipped);
     return { value: chars.join(""), where: `character ${at} bit ${bit}` };
@@ -149,8 +180,11 @@ function flipCharacter(text: string, rand: () => number): { value: string; where
  */
 function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: number; v: string }> {
   return {
-    cells: (table, column) => db.all(...q<{ ctid: string; type: string; width: number; v: string }>`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${raw(column)}") AS TEXT) AS type, pg_column_size("${raw(column)}") AS width,
-      CAST("${raw(column)}" AS TEXT) AS v FROM "${raw(table)}" AS r WHERE "${raw(column)}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`),
+    cells: (table, column) =>
+      db.all(
+        ...q<{ ctid: string; type: string; width: number; v: string }>`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${raw(column)}") AS TEXT) AS type, pg_column_size("${raw(column)}") AS width,
+      CAST("${raw(column)}" AS TEXT) AS v FROM "${raw(table)}" AS r WHERE "${raw(column)}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`,
+      ),
     flipped(c, rand) {
       if (c.type === "text") return flipCharacter(c.v, rand);
       const bit = Math.floor(rand() * 8 * c.width);
@@ -158,7 +192,11 @@ function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: nu
     },
     async write(table, column, c, value) {
       const set = (v: string, ctid: string) =>
-        db.get(...q<{ ctid: string }>`UPDATE "${raw(table)}" SET "${raw(column)}" = CAST(CAST(${v} AS TEXT) AS ${raw(c.type)}) WHERE ctid = CAST(CAST(${ctid} AS TEXT) AS tid) RETURNING CAST(ctid AS TEXT) AS ctid`);
+        db.get(
+          ...q<{
+            ctid: string;
+          }>`UPDATE "${raw(table)}" SET "${raw(column)}" = CAST(CAST(${v} AS TEXT) AS ${raw(c.type)}) WHERE ctid = CAST(CAST(${ctid} AS TEXT) AS tid) RETURNING CAST(ctid AS TEXT) AS ctid`,
+        );
       const moved = await set(value as string, c.ctid);
       if (!moved) throw new Error(`no row at ${c.ctid}`);
       return () => set(c.v, moved.ctid);
@@ -217,7 +255,10 @@ describe("verify against random bit flips", () => {
         for (const column of columns) {
           for (let i = 0; i < trialsPerColumn; i++) {
             const flip = await flipOne(ledger, table, column, rand);
-            if (!flip) { empty.add(`${table}.${column}`); break; }
+            if (!flip) {
+              empty.add(`${table}.${column}`);
+              break;
+            }
             trials++;
             if ((await verifyLedger(ledger.db)).ok) missed.push(`${table}.${column} ${flip.row} ${flip.where}`);
             await flip.undo();

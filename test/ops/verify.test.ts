@@ -20,7 +20,9 @@ let base: string;
 async function baseLedger(): Promise<string> {
   if (!base) {
     base = await demoDataDir();
-    await withLedger(base, async (l) => { for (let i = 0; i < 3; i++) await appendCorrection(l.db, i); });
+    await withLedger(base, async (l) => {
+      for (let i = 0; i < 3; i++) await appendCorrection(l.db, i);
+    });
   }
   return base;
 }
@@ -29,7 +31,11 @@ async function baseLedger(): Promise<string> {
 const verify = (dir: string, ...args: string[]) => cli(["verify", ...ledgerArgs(dir), ...args]);
 
 /** The triggers that keep the rows tampered with below append-only. */
-const APPEND_ONLY = [["journal", "journal_no_update"], ["journal", "journal_no_delete"], ["issuer_revisions", "issuer_revisions_no_update"]] as const;
+const APPEND_ONLY = [
+  ["journal", "journal_no_update"],
+  ["journal", "journal_no_delete"],
+  ["issuer_revisions", "issuer_revisions_no_update"],
+] as const;
 
 /** A copy of the base ledger tampered with by `tamper`, verified by the binary. */
 async function verifyTampered(tamper: (db: Sql, dir: string) => Promise<unknown>, afterClose?: () => void): Promise<{ code: number; failed: string[]; out: string }> {
@@ -85,8 +91,19 @@ describe("ca-ledger verify", () => {
     const dir = await baseLedger();
     const r = verify(dir);
     expect(r.code).toBe(0);
-    for (const name of ["integrity_check", "issuer_revisions.payload_sha256", "actions.payload_sha256", "actions.evidence_sha256", "action_events.sha256", "journal reversals",
-      "journal standing recognitions", "income equals journal", "replay matches stored bookings", "sealed rows match their seals", "derived tables match the engine"]) {
+    for (const name of [
+      "integrity_check",
+      "issuer_revisions.payload_sha256",
+      "actions.payload_sha256",
+      "actions.evidence_sha256",
+      "action_events.sha256",
+      "journal reversals",
+      "journal standing recognitions",
+      "income equals journal",
+      "replay matches stored bookings",
+      "sealed rows match their seals",
+      "derived tables match the engine",
+    ]) {
       expect(r.stdout).toContain(`ok    ${name} (`);
     }
     const json = JSON.parse(verify(dir, "--json").stdout);
@@ -135,8 +152,12 @@ describe("ca-ledger verify", () => {
     const edited = await verifyTampered((db) => editEvent(db, nthAction(2), "detail", (d) => d.replace('"reason":"', '"reason":"x'), false));
     expect(edited.code).toBe(1);
     expect(edited.failed).toEqual(["action_events.sha256", "read models match their sources"]);
-    const unshown = await verifyTampered((db) => db.run(...q`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry)
-      SELECT ${"0".repeat(64)}, mint, transition_key, record, summary, detail, v1_entry FROM action_events WHERE id = (SELECT min(id) FROM action_events)`));
+    const unshown = await verifyTampered((db) =>
+      db.run(
+        ...q`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry)
+      SELECT ${"0".repeat(64)}, mint, transition_key, record, summary, detail, v1_entry FROM action_events WHERE id = (SELECT min(id) FROM action_events)`,
+      ),
+    );
     expect(unshown.code).toBe(1);
     expect(unshown.failed).toEqual(["action_events.sha256"]);
     expect(unshown.out).toContain("stored, but no action shows it");
@@ -187,10 +208,14 @@ describe("ca-ledger verify", () => {
     expect(usd.code).toBe(1);
     expect(usd.failed).toEqual(expect.arrayContaining(["journal rows match their payload", "income equals journal"]));
 
-    const dup = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const dup = await verifyTampered((db) =>
+      db.run(
+        ...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
        FROM journal WHERE id = (SELECT min(id) FROM journal WHERE treatment = 'income' AND usd IS NOT NULL AND entry_type = 'recognition'
-         AND id NOT IN (SELECT reverses_id FROM journal WHERE reverses_id IS NOT NULL))`));
+         AND id NOT IN (SELECT reverses_id FROM journal WHERE reverses_id IS NOT NULL))`,
+      ),
+    );
     expect(dup.code).toBe(1);
     expect(dup.failed).toEqual(expect.arrayContaining(["journal standing recognitions", "income equals journal"]));
 
@@ -207,9 +232,13 @@ describe("ca-ledger verify", () => {
     // The edit also breaks the entry's seal.
     expect(badReversal.failed).toEqual(["sealed rows match their seals", "journal reversals"]);
 
-    const twice = await verifyTampered((db) => db.run(...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
+    const twice = await verifyTampered((db) =>
+      db.run(
+        ...q`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
        SELECT owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at
-       FROM journal WHERE id = ${raw(firstReversal)}`));
+       FROM journal WHERE id = ${raw(firstReversal)}`,
+      ),
+    );
     expect(twice.code).toBe(1);
     expect(twice.failed).toContain("journal reversals");
     expect(twice.out).toMatch(/reversed 2 times/);
@@ -225,16 +254,19 @@ describe("ca-ledger verify", () => {
   if (testEngine === "sqlite") {
     test("a corrupted page fails integrity_check", async () => {
       let corrupt = { file: "", offset: 0 };
-      const r = await verifyTampered(async (db, dir) => {
-        // Scribble over the cell area of an index page: the index no longer matches its table.
-        const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'`))!;
-        const { page_size } = (await db.get(...q<{ page_size: number }>`PRAGMA page_size`))!;
-        corrupt = { file: join(dir, "ledger.db"), offset: rootpage * page_size - 600 };
-      }, () => {
-        const fd = openSync(corrupt.file, "r+");
-        writeSync(fd, Buffer.alloc(500, 0x41), 0, 500, corrupt.offset);
-        closeSync(fd);
-      });
+      const r = await verifyTampered(
+        async (db, dir) => {
+          // Scribble over the cell area of an index page: the index no longer matches its table.
+          const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'`))!;
+          const { page_size } = (await db.get(...q<{ page_size: number }>`PRAGMA page_size`))!;
+          corrupt = { file: join(dir, "ledger.db"), offset: rootpage * page_size - 600 };
+        },
+        () => {
+          const fd = openSync(corrupt.file, "r+");
+          writeSync(fd, Buffer.alloc(500, 0x41), 0, 500, corrupt.offset);
+          closeSync(fd);
+        },
+      );
       expect(r.code).toBe(1);
       expect(r.failed).toContain("integrity_check");
     });

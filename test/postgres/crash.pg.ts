@@ -40,9 +40,17 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
     const url = freshDatabase("crash");
     const dirs = [tempDir("cal-crash-a-"), tempDir("cal-crash-b-")];
     const env = {
-      PATH: process.env.PATH ?? "", HOME: dirs[0]!, NO_COLOR: "1", LOG_LEVEL: "warn", DATABASE_URL: url,
-      SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1",
-      CA_LEDGER_SYNC_LEASE_SECONDS: "2", CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
+      PATH: process.env.PATH ?? "",
+      HOME: dirs[0]!,
+      NO_COLOR: "1",
+      LOG_LEVEL: "warn",
+      DATABASE_URL: url,
+      SOLANA_RPC_URL: rpc.url,
+      XSTOCKS_API_URL: issuer.url,
+      ISSUER_POLL_SECONDS: "1",
+      MINT_POLL_SECONDS: "1",
+      CA_LEDGER_SYNC_LEASE_SECONDS: "2",
+      CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
     };
     const watch = await openLedger({ dataDir: dirs[0]!, databaseUrl: url });
     const db = watch.db;
@@ -64,11 +72,16 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
       };
       const requestSync = (server: Serving, key: string, owner: string) =>
         fetch(`${server.url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner }) })
-          .then((r) => r.status, () => 202).then((status) => expect(status).toBe(202));
+          .then(
+            (r) => r.status,
+            () => 202,
+          )
+          .then((status) => expect(status).toBe(202));
 
       const world = movingWorld(s, issuer, random);
       const events = world.events;
-      let kills = 0, killsWithBookingPending = 0;
+      let kills = 0,
+        killsWithBookingPending = 0;
       const killed = [0, 0];
       for (let round = 0; round < KILLS; round++) {
         world.step();
@@ -92,7 +105,17 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
       // Both up; every wallet of every tenant asked once more, through either server; wait for the queue.
       const both = [await up(0), await up(1)];
       let n = 0;
-      for (const key of keys) for (const o of owners) expect((await fetch(`${both[n++ % 2]!.url}/v1/wallets/sync`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ owner: o }) })).status).toBe(202);
+      for (const key of keys)
+        for (const o of owners)
+          expect(
+            (
+              await fetch(`${both[n++ % 2]!.url}/v1/wallets/sync`, {
+                method: "POST",
+                headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+                body: JSON.stringify({ owner: o }),
+              })
+            ).status,
+          ).toBe(202);
       const deadline = Date.now() + 150_000;
       let states = await jobStates(db);
       while (Date.now() < deadline && ((states.queued ?? 0) + (states.running ?? 0) > 0 || (states.complete ?? 0) + (states.partial ?? 0) < owners.length * keys.length)) {
@@ -106,7 +129,9 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
       expect(await Promise.all(both.map((server) => server.proc.exited))).toEqual([0, 0]);
       servers.fill(null);
 
-      console.log(`crash test (PostgreSQL, two servers): ${kills} kill points (${killed.join(" and ")} per server, ${killsWithBookingPending} with observations not yet booked), ${events.length} dividends, jobs ${JSON.stringify(states)}`);
+      console.log(
+        `crash test (PostgreSQL, two servers): ${kills} kill points (${killed.join(" and ")} per server, ${killsWithBookingPending} with observations not yet booked), ${events.length} dividends, jobs ${JSON.stringify(states)}`,
+      );
       expect(killed.every((k) => k >= 10)).toBe(true);
       expect(killsWithBookingPending).toBeGreaterThan(0);
       expect(asked.every((calls) => calls > 0)).toBe(true);

@@ -12,7 +12,11 @@ import { freshDatabase } from "../support/engine.ts";
 
 afterAll(removeTempDirs);
 
-interface Proxy { port: number; stop(): void; start(): void }
+interface Proxy {
+  port: number;
+  stop(): void;
+  start(): void;
+}
 
 /** Forwards every connection on a loopback port to `target` until stopped (listener and sockets). */
 function tcpProxy(target: URL): Proxy {
@@ -38,9 +42,16 @@ function tcpProxy(target: URL): Proxy {
                 for (const chunk of client.data.early) server.write(chunk);
                 client.data.early = [];
               },
-              data(server, chunk) { server.data.client.write(chunk); },
-              close(server) { open.delete(server); server.data.client.end(); },
-              error(server) { server.data.client.end(); },
+              data(server, chunk) {
+                server.data.client.write(chunk);
+              },
+              close(server) {
+                open.delete(server);
+                server.data.client.end();
+              },
+              error(server) {
+                server.data.client.end();
+              },
             },
           }).catch(() => client.end());
         },
@@ -48,15 +59,22 @@ function tcpProxy(target: URL): Proxy {
           if (client.data.peer) client.data.peer.write(chunk);
           else client.data.early.push(new Uint8Array(chunk));
         },
-        close(client) { open.delete(client); client.data.peer?.end(); },
-        error(client) { client.data.peer?.end(); },
+        close(client) {
+          open.delete(client);
+          client.data.peer?.end();
+        },
+        error(client) {
+          client.data.peer?.end();
+        },
       },
     });
     port = listener.port;
   };
   start();
   return {
-    get port() { return port; },
+    get port() {
+      return port;
+    },
     stop() {
       listener?.stop(true);
       listener = null;
@@ -83,7 +101,8 @@ test("PostgreSQL out of reach: health turns red, reads and the ops status answer
   const until = async (path: string, status: number) => {
     for (const started = Date.now(); ; await Bun.sleep(100)) {
       const res = await get(path);
-      if (res.status === status || Date.now() - started > 10_000) return { status: res.status, body: (await res.json()) as { code?: string; error?: string; checks?: { name: string; status: string }[] } };
+      if (res.status === status || Date.now() - started > 10_000)
+        return { status: res.status, body: (await res.json()) as { code?: string; error?: string; checks?: { name: string; status: string }[] } };
     }
   };
   try {

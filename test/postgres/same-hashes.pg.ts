@@ -17,7 +17,9 @@ import { q, raw } from "../support/sql.ts";
 
 const now = new Date("2026-09-20T00:00:00Z");
 const ledgers: Ledger[] = [];
-afterAll(async () => { for (const l of ledgers) await l.close(); });
+afterAll(async () => {
+  for (const l of ledgers) await l.close();
+});
 
 async function demoOn(target: Parameters<typeof openLedger>[0]): Promise<Ledger> {
   const ledger = await openLedger(target);
@@ -35,7 +37,10 @@ const random = new Set(["sync_jobs.next_sync_at"]);
 
 /** Every row of a table, in the order of all its columns. */
 async function rows(l: Ledger, table: string) {
-  const columns = (await columnNames(l.db, table)).filter((c) => !random.has(`${table}.${c}`)).map((c) => `"${c}"`).join(", ");
+  const columns = (await columnNames(l.db, table))
+    .filter((c) => !random.has(`${table}.${c}`))
+    .map((c) => `"${c}"`)
+    .join(", ");
   return l.db.all(...q`SELECT ${raw(columns)} FROM "${raw(table)}" ORDER BY ${raw(columns)}`);
 }
 

@@ -28,7 +28,8 @@ describe("a database URL with its secrets, on a real server", () => {
 
     const proc = Bun.spawn([ensureBinary(), "serve", "--port", "0", "--data-dir", tempDir()], {
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", DATABASE_URL: raw, XSTOCKS_API_URL: "off", LOG_LEVEL: "info" },
-      stdout: "pipe", stderr: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
     });
     let stderr = "";
     const reading = (async () => {

@@ -46,9 +46,11 @@ describe("several servers on one PostgreSQL database", () => {
     for (let i = 0; i < 60; i++) await registerAndEnqueue(ledgers[0]!.db, tenant, 1000, address(`claims:${i}`));
     const taken: JobRow[][] = ledgers.map(() => []);
     // Every server claims as fast as it can, all at once, until the queue is empty.
-    await Promise.all(ledgers.map(async (l, i) => {
-      for (let job = await claimJob(l.db); job; job = await claimJob(l.db)) taken[i]!.push(job);
-    }));
+    await Promise.all(
+      ledgers.map(async (l, i) => {
+        for (let job = await claimJob(l.db); job; job = await claimJob(l.db)) taken[i]!.push(job);
+      }),
+    );
     const ids = taken.flat().map((j) => j.id);
     expect(ids.length).toBe(60);
     expect(new Set(ids).size).toBe(60);

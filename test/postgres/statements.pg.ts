@@ -14,7 +14,9 @@ beforeAll(async () => {
   ledger = (await openLedger({ dataDir: tempDir(), databaseUrl: freshDatabase("statements") })) as PostgresLedger;
   await addTablesBeyondTheSchema(ledger.db);
 });
-afterAll(async () => { await ledger?.close(); });
+afterAll(async () => {
+  await ledger?.close();
+});
 
 test("every statement of the ledger prepares on PostgreSQL, against the migrated schema", async () => {
   const all = (await ledgerStatements()).filter((q) => q.engines.includes("postgres"));
@@ -48,15 +50,22 @@ test("every statement of the ledger prepares on PostgreSQL, against the migrated
 });
 
 test("a ? in a literal or a comment is text, and each value lands where it was named", async () => {
-  const probe = adHocQuery<{ a: string; b: number }, { quoted: string; a: string; again: string; b: number }>((p) =>
-    sql`SELECT 'why?' AS quoted, -- a ? in a comment, and ?1
-      CAST(${p.a} AS TEXT) AS a, CAST(${p.a} AS TEXT) AS again, CAST(${p.b} AS BIGINT) AS b`);
+  const probe = adHocQuery<{ a: string; b: number }, { quoted: string; a: string; again: string; b: number }>(
+    (p) =>
+      sql`SELECT 'why?' AS quoted, -- a ? in a comment, and ?1
+      CAST(${p.a} AS TEXT) AS a, CAST(${p.a} AS TEXT) AS again, CAST(${p.b} AS BIGINT) AS b`,
+  );
   expect(await ledger.db.get(probe, { a: "x", b: 7 })).toEqual({ quoted: "why?", a: "x", again: "x", b: 7 });
 });
 
 test("lists and JSON paths read as on SQLite", async () => {
-  const listed = adHocQuery<{ keys: readonly string[]; rows: readonly { a: string; b: { c: string } }[] }, { value: string; c: string | null }>((p) =>
-    sql`SELECT value, ${jsonText(sql`value`, "b.c")} AS c FROM ${jsonEach(p.rows)} WHERE ${jsonText(sql`value`, "a")} IN ${inList(p.keys)} ORDER BY c`);
-  const rows = [{ a: "k1", b: { c: "one" } }, { a: "k2", b: { c: "two" } }, { a: "k3", b: { c: "three" } }];
+  const listed = adHocQuery<{ keys: readonly string[]; rows: readonly { a: string; b: { c: string } }[] }, { value: string; c: string | null }>(
+    (p) => sql`SELECT value, ${jsonText(sql`value`, "b.c")} AS c FROM ${jsonEach(p.rows)} WHERE ${jsonText(sql`value`, "a")} IN ${inList(p.keys)} ORDER BY c`,
+  );
+  const rows = [
+    { a: "k1", b: { c: "one" } },
+    { a: "k2", b: { c: "two" } },
+    { a: "k3", b: { c: "three" } },
+  ];
   expect((await ledger.db.all(listed, { keys: ["k1", "k3"], rows })).map((r) => r.c)).toEqual(["one", "three"]);
 });

@@ -38,17 +38,42 @@ function scenario(opts: { to: "B" | null; bWrites: boolean; transfersAfterHandov
   };
   const buy = randomSignature(random);
   addTransaction(chain, buy, transferTx({ signature: buy, slot: (slot += 1000), blockTime: at(-1), owner, tokenAccount: account, mint, pre: null, post: 100_00000000n }), [account, owner, mint]);
-  update(A, [{ multiplier: 1, effectiveTimestamp: at(-2) }, { multiplier: 1.01, effectiveTimestamp: at(30) }], at(29));
-  update(A, [{ multiplier: 1.01, effectiveTimestamp: at(30) }, { multiplier: 1.02, effectiveTimestamp: at(60) }], at(59));
+  update(
+    A,
+    [
+      { multiplier: 1, effectiveTimestamp: at(-2) },
+      { multiplier: 1.01, effectiveTimestamp: at(30) },
+    ],
+    at(29),
+  );
+  update(
+    A,
+    [
+      { multiplier: 1.01, effectiveTimestamp: at(30) },
+      { multiplier: 1.02, effectiveTimestamp: at(60) },
+    ],
+    at(59),
+  );
   const handover = randomSignature(random);
   addTransaction(chain, handover, setScaledUiAuthorityTx({ signature: handover, slot: (slot += 1000), blockTime: at(70), mint, from: A, to: opts.to === "B" ? B : null }), [A, mint]);
   for (let i = 0; i < (opts.transfersAfterHandover ?? 0); i++) {
     const [sig, o, acc] = [randomSignature(random), randomAddress(random), randomAddress(random)];
     addTransaction(chain, sig, transferTx({ signature: sig, slot: (slot += 10), blockTime: at(71) + i, owner: o, tokenAccount: acc, mint, pre: null, post: 5n }), [acc, o, mint]);
   }
-  if (opts.bWrites) update(B, [{ multiplier: 1.02, effectiveTimestamp: at(60) }, { multiplier: 1.03, effectiveTimestamp: at(90) }], at(89));
+  if (opts.bWrites)
+    update(
+      B,
+      [
+        { multiplier: 1.02, effectiveTimestamp: at(60) },
+        { multiplier: 1.03, effectiveTimestamp: at(90) },
+      ],
+      at(89),
+    );
   const state = opts.bWrites ? { multiplier: 1.02, newMultiplier: 1.03, ts: at(90) } : { multiplier: 1.01, newMultiplier: 1.02, ts: at(60) };
-  chain.accounts.set(mint, { data: encodeMint({ authority: opts.to === "B" ? B : null, multiplier: state.multiplier, newMultiplier: state.newMultiplier, newMultiplierEffectiveTimestamp: state.ts }), owner: TOKEN_2022_PROGRAM_ID });
+  chain.accounts.set(mint, {
+    data: encodeMint({ authority: opts.to === "B" ? B : null, multiplier: state.multiplier, newMultiplier: state.newMultiplier, newMultiplierEffectiveTimestamp: state.ts }),
+    owner: TOKEN_2022_PROGRAM_ID,
+  });
   chain.accounts.set(account, { data: encodeTokenAccount({ mint, owner, amount: 100_00000000n }), owner: TOKEN_2022_PROGRAM_ID });
   chain.slot = slot + 1000;
   const server = startRpcServer(chain);
@@ -58,19 +83,34 @@ function scenario(opts: { to: "B" | null; bWrites: boolean; transfersAfterHandov
 
 /** The multiplier path the books replay from the updates found: [old, new] per change in force. */
 const path = (updates: Parameters<typeof buildTransitions>[0]) =>
-  buildTransitions(updates, now()).filter((t) => t.state === "activated").map((t) => [t.multiplierOldF64, t.multiplierNewF64]);
+  buildTransitions(updates, now())
+    .filter((t) => t.state === "activated")
+    .map((t) => [t.multiplierOldF64, t.multiplierNewF64]);
 
 describe("an earlier multiplier authority", () => {
   test("the hand-over is read back from the SetAuthority instruction the token-2022 encoder writes", () => {
-    const tx = setScaledUiAuthorityTx({ signature: "sig", slot: 1, blockTime: T, mint: "Mint1111111111111111111111111111111111111111", from: "11111111111111111111111111111112", to: "11111111111111111111111111111113" });
-    expect(findAuthorityHandovers(tx)).toEqual([{ mint: "Mint1111111111111111111111111111111111111111", from: "11111111111111111111111111111112", to: "11111111111111111111111111111113", signature: "sig", slot: 1 }]);
+    const tx = setScaledUiAuthorityTx({
+      signature: "sig",
+      slot: 1,
+      blockTime: T,
+      mint: "Mint1111111111111111111111111111111111111111",
+      from: "11111111111111111111111111111112",
+      to: "11111111111111111111111111111113",
+    });
+    expect(findAuthorityHandovers(tx)).toEqual([
+      { mint: "Mint1111111111111111111111111111111111111111", from: "11111111111111111111111111111112", to: "11111111111111111111111111111113", signature: "sig", slot: 1 },
+    ]);
   });
 
   test("updates the current authority's first one re-asserts are found in the earlier authority's history", async () => {
     const s = scenario({ to: "B", bWrites: true, transfersAfterHandover: 30 });
     const r = await syncWalletChain(createRpc({ url: s.server.url }), s.owner, {}, { now });
     expect(r.gaps).toEqual([]);
-    expect(path(r.multiplierUpdates)).toEqual([[1, 1.01], [1.01, 1.02], [1.02, 1.03]]);
+    expect(path(r.multiplierUpdates)).toEqual([
+      [1, 1.01],
+      [1.01, 1.02],
+      [1.02, 1.03],
+    ]);
     expect(new Set(r.multiplierUpdates.map((u) => u.authority))).toEqual(new Set([s.A, s.B]));
     // Both authorities' cursors are shared from now on; the mint's history was read only back from B's first update.
     expect(Object.keys(r.cursors.authorities).sort()).toEqual([s.A, s.B].sort());
@@ -83,14 +123,20 @@ describe("an earlier multiplier authority", () => {
     const s = scenario({ to: "B", bWrites: false });
     const r = await syncWalletChain(createRpc({ url: s.server.url }), s.owner, {}, { now });
     expect(r.gaps).toEqual([]);
-    expect(path(r.multiplierUpdates)).toEqual([[1, 1.01], [1.01, 1.02]]);
+    expect(path(r.multiplierUpdates)).toEqual([
+      [1, 1.01],
+      [1.01, 1.02],
+    ]);
   });
 
   test("an authority removed after its updates: the earlier one is walked instead of leaving a gap", async () => {
     const s = scenario({ to: null, bWrites: false });
     const r = await syncWalletChain(createRpc({ url: s.server.url }), s.owner, {}, { now });
     expect(r.gaps).toEqual([]);
-    expect(path(r.multiplierUpdates)).toEqual([[1, 1.01], [1.01, 1.02]]);
+    expect(path(r.multiplierUpdates)).toEqual([
+      [1, 1.01],
+      [1.01, 1.02],
+    ]);
   });
 
   test("a hand-over in an authority history already walked needs no read of the mint's history", async () => {
@@ -102,13 +148,20 @@ describe("an earlier multiplier authority", () => {
     s.chain.accounts.set(otherAccount, { data: encodeTokenAccount({ mint: other, owner: s.owner, amount: 0n }), owner: TOKEN_2022_PROGRAM_ID });
     const r = await syncWalletChain(createRpc({ url: s.server.url }), s.owner, {}, { now });
     expect(r.gaps).toEqual([]);
-    expect(path(r.multiplierUpdates.filter((u) => u.mint === s.mint))).toEqual([[1, 1.01], [1.01, 1.02], [1.02, 1.03]]);
+    expect(path(r.multiplierUpdates.filter((u) => u.mint === s.mint))).toEqual([
+      [1, 1.01],
+      [1.01, 1.02],
+      [1.02, 1.03],
+    ]);
     expect(s.server.log.filter((l) => l.method === "getSignaturesForAddress" && l.params[0] === s.mint)).toHaveLength(0);
   });
 
   test("no hand-over to be found: a named gap that says what was searched, and the authority's cursor stays", async () => {
     const s = scenario({ to: "B", bWrites: true, seed: 7 });
-    s.chain.signatures.set(s.mint, s.chain.signatures.get(s.mint)!.filter((x) => x.signature !== s.handover)); // a node that lost it
+    s.chain.signatures.set(
+      s.mint,
+      s.chain.signatures.get(s.mint)!.filter((x) => x.signature !== s.handover),
+    ); // a node that lost it
     s.chain.signatures.set(s.A, []);
     const r = await syncWalletChain(createRpc({ url: s.server.url }), s.owner, {}, { now });
     expect(r.gaps.map((g) => g.address)).toEqual([s.mint]);

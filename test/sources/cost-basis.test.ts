@@ -101,15 +101,23 @@ describe("errors name the line and the field", () => {
 describe("properties", () => {
   const base58 = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => getBase58Decoder().decode(b));
   const decimal = (before: number) =>
-    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** BigInt(before) - 1n }), fc.option(fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }), { nil: null }), fc.nat({ max: 17 }))
-      .map(([i, f, width]) => (f === null ? String(i) : `${i}.${String(f).padStart(18, "0").slice(0, width + 1)}`));
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** BigInt(before) - 1n }), fc.option(fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }), { nil: null }), fc.nat({ max: 17 })).map(([i, f, width]) =>
+      f === null
+        ? String(i)
+        : `${i}.${String(f)
+            .padStart(18, "0")
+            .slice(0, width + 1)}`,
+    );
   const day = fc.date({ min: new Date("2020-03-16T00:00:00Z"), max: new Date(`${TODAY}T23:59:59.999Z`), noInvalidDate: true });
   const lotRow = fc.record({ owner: base58(32), mint: base58(32), acquiredAt: day, units: decimal(20).filter((s) => parseDecimal(s).n > 0n), costUsd: decimal(15) });
 
   test("what the CSV writer writes reads back as the same declarations, in order, amounts exact", () => {
     fc.assert(
       fc.property(fc.array(lotRow, { minLength: 1, maxLength: 8 }), (rows) => {
-        const text = toCsv([...LOT_COLUMNS], rows.map((r) => [r.owner, r.mint, r.acquiredAt.toISOString(), r.units, r.costUsd]));
+        const text = toCsv(
+          [...LOT_COLUMNS],
+          rows.map((r) => [r.owner, r.mint, r.acquiredAt.toISOString(), r.units, r.costUsd]),
+        );
         const parsed = parseCostBasis(text, TODAY);
         expect(parsed.map((d) => d.kind === "lot" && [d.owner, d.mint, d.acquiredAt])).toEqual(rows.map((r) => [r.owner, r.mint, r.acquiredAt.toISOString()]));
         parsed.forEach((d, i) => {
@@ -126,8 +134,31 @@ describe("properties", () => {
   test("signatures of 64 random bytes are read; the same one twice for one owner is refused, for two owners it is not", () => {
     fc.assert(
       fc.property(base58(32), base58(32), base58(64), (a, b, sig) => {
-        expect(parseCostBasis(toCsv([...COST_COLUMNS], [[a, sig, "1"], [b, sig, "2"]]), TODAY).map((d) => d.owner)).toEqual([a, b]);
-        if (a !== b) expect(() => parseCostBasis(toCsv([...COST_COLUMNS], [[a, sig, "1"], [a, sig, "2"]]), TODAY)).toThrow(CostBasisError);
+        expect(
+          parseCostBasis(
+            toCsv(
+              [...COST_COLUMNS],
+              [
+                [a, sig, "1"],
+                [b, sig, "2"],
+              ],
+            ),
+            TODAY,
+          ).map((d) => d.owner),
+        ).toEqual([a, b]);
+        if (a !== b)
+          expect(() =>
+            parseCostBasis(
+              toCsv(
+                [...COST_COLUMNS],
+                [
+                  [a, sig, "1"],
+                  [a, sig, "2"],
+                ],
+              ),
+              TODAY,
+            ),
+          ).toThrow(CostBasisError);
       }),
       { numRuns: 100 },
     );

@@ -1,26 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { getBase58Decoder } from "@solana/kit";
-import {
-  DecodeError,
-  base64Bytes,
-  decodeMintAccount,
-  decodeMintBytes,
-  decodeTokenAccountBytes,
-  extractBalanceChanges,
-  findMultiplierUpdates,
-} from "../../src/sources/solana/decode";
+import { DecodeError, base64Bytes, decodeMintAccount, decodeMintBytes, decodeTokenAccountBytes, extractBalanceChanges, findMultiplierUpdates } from "../../src/sources/solana/decode";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAMS, type WireTransaction } from "../../src/sources/solana/wire";
-import {
-  XSTOCKS_AUTHORITY,
-  encodeMint,
-  encodeTokenAccount,
-  readFixture,
-  toBase64,
-  transferTx,
-  updateMultiplierData,
-  updateMultiplierTx,
-} from "../support/chain";
+import { XSTOCKS_AUTHORITY, encodeMint, encodeTokenAccount, readFixture, toBase64, transferTx, updateMultiplierData, updateMultiplierTx } from "../support/chain";
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
 
@@ -89,7 +72,7 @@ describe("UpdateMultiplier in recorded transactions", () => {
       expect(updates.map((u) => ({ mint: u.mint, multiplier: u.multiplier, effective: iso(u.effectiveTimestamp) }))).toEqual(
         f.decoded.map((d: any) => ({ mint: d.mint, multiplier: d.multiplier, effective: d.effective })),
       );
-      const [reassert, schedule] = updates as [typeof updates[number], typeof updates[number]];
+      const [reassert, schedule] = updates as [(typeof updates)[number], (typeof updates)[number]];
       for (const u of updates) {
         expect(u.authority).toBe(XSTOCKS_AUTHORITY);
         expect(u.signature).toBe(f.signature);
@@ -205,9 +188,7 @@ describe("raw balances from transaction metadata", () => {
       b.uiTokenAmount.uiAmount = 123456.789;
       b.uiTokenAmount.uiAmountString = "123456.789";
     }
-    expect(extractBalanceChanges(tx, "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy")).toEqual(
-      extractBalanceChanges(f.result, "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy"),
-    );
+    expect(extractBalanceChanges(tx, "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy")).toEqual(extractBalanceChanges(f.result, "BG7f49R2sb2UBCMu3AHuDmgDRyzqVgeMpDEk9S9gvQhy"));
   });
 
   test("opened in the transaction → pre 0; closed → post 0; lookup-table account; filter by account", () => {

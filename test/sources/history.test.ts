@@ -73,7 +73,12 @@ describe("a full sync, then incremental ones", () => {
     expect(first.multiplierUpdates.filter((u) => u.mint === HONX_MINT)).toHaveLength(2 * HONX_STEPS);
     expect(first.multiplierUpdates).toEqual(allAuthorityUpdates(s));
     expect(new Set(first.multiplierUpdates.map((u) => u.mint)).size).toBeGreaterThan(1);
-    expect(first.multiplierUpdates.filter((u) => u.mint === HONX_MINT).at(-1)).toMatchObject({ multiplier: 1.0011576563945983, effectiveTimestamp: 1786667400, authority: XSTOCKS_AUTHORITY, ixIndex: 1000 });
+    expect(first.multiplierUpdates.filter((u) => u.mint === HONX_MINT).at(-1)).toMatchObject({
+      multiplier: 1.0011576563945983,
+      effectiveTimestamp: 1786667400,
+      authority: XSTOCKS_AUTHORITY,
+      ixIndex: 1000,
+    });
 
     const transfersListed = 2500;
     const failed = s.chain.signatures.get(s.tokenAccount)!.filter((x) => x.err != null).length;
@@ -132,12 +137,20 @@ describe("a full sync, then incremental ones", () => {
     const other = randomAddress(random);
     const otherAccount = randomAddress(random);
     let slot = 446_500_000;
-    for (const [multiplier, ts] of [[1.01, 1_780_000_000], [1.02, 1_785_000_000]] as const) {
+    for (const [multiplier, ts] of [
+      [1.01, 1_780_000_000],
+      [1.02, 1_785_000_000],
+    ] as const) {
       const signature = randomSignature(random);
       slot += 100;
-      addTransaction(s.chain, signature, updateMultiplierTx({ signature, slot, blockTime: ts - 100, authority: XSTOCKS_AUTHORITY, updates: [{ mint: other, multiplier, effectiveTimestamp: ts }] }), [XSTOCKS_AUTHORITY]);
+      addTransaction(s.chain, signature, updateMultiplierTx({ signature, slot, blockTime: ts - 100, authority: XSTOCKS_AUTHORITY, updates: [{ mint: other, multiplier, effectiveTimestamp: ts }] }), [
+        XSTOCKS_AUTHORITY,
+      ]);
     }
-    s.chain.accounts.set(other, { data: encodeMint({ authority: XSTOCKS_AUTHORITY, multiplier: 1.01, newMultiplier: 1.02, newMultiplierEffectiveTimestamp: 1_785_000_000 }), owner: TOKEN_2022_PROGRAM_ID });
+    s.chain.accounts.set(other, {
+      data: encodeMint({ authority: XSTOCKS_AUTHORITY, multiplier: 1.01, newMultiplier: 1.02, newMultiplierEffectiveTimestamp: 1_785_000_000 }),
+      owner: TOKEN_2022_PROGRAM_ID,
+    });
     const server = serve(s);
     const rpc = client(server);
 
@@ -216,7 +229,12 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     expect(r.gaps).toHaveLength(1);
     expect(r.gaps[0]).toMatchObject({ address: s.tokenAccount });
     expect(r.gaps[0]!.reason).toMatch(/^signature page \(before \w+\) unavailable/);
-    const firstPage = new Set(s.chain.signatures.get(s.tokenAccount)!.slice(0, 100).map((x) => x.signature));
+    const firstPage = new Set(
+      s.chain.signatures
+        .get(s.tokenAccount)!
+        .slice(0, 100)
+        .map((x) => x.signature),
+    );
     expect(r.balanceChanges.length).toBeGreaterThan(0);
     expect(r.balanceChanges.every((c) => firstPage.has(c.signature))).toBe(true);
     expect(r.cursors.accounts[s.tokenAccount]).toBeUndefined();
@@ -227,9 +245,7 @@ describe("faults: correct data, a named gap, or a clear error", () => {
     const server = serve(s);
     server.misreport({ tokenAccount: s.tokenAccount, delta: 1n });
     const r = await syncWalletChain(client(server), s.owner, {}, opts);
-    expect(r.gaps).toEqual([
-      { address: s.tokenAccount, reason: `balance mismatch: the chain reports raw ${s.balance + 1n}, the transaction history gives ${s.balance}` },
-    ]);
+    expect(r.gaps).toEqual([{ address: s.tokenAccount, reason: `balance mismatch: the chain reports raw ${s.balance + 1n}, the transaction history gives ${s.balance}` }]);
   });
 
   test("a transaction whose balances are off by one unit breaks the chain of balances: a named gap", async () => {
@@ -255,7 +271,10 @@ describe("faults: correct data, a named gap, or a clear error", () => {
   test("a mint whose state no update found explains is a named gap (missing multiplier history)", async () => {
     const s = small();
     const list = s.chain.signatures.get(XSTOCKS_AUTHORITY)!;
-    list.splice(list.findIndex((x) => x.signature === s.updateSignatures.at(-1)), 1);
+    list.splice(
+      list.findIndex((x) => x.signature === s.updateSignatures.at(-1)),
+      1,
+    );
     const r = await syncWalletChain(client(serve(s)), s.owner, {}, opts);
     expect(r.gaps.map((g) => g.address)).toEqual([HONX_MINT]);
     expect(r.gaps[0]!.reason).toContain("updates are missing");

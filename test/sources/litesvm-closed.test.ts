@@ -47,25 +47,43 @@ async function scenario() {
   const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
   const space = getMintSize([scaled]);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send("create", issuer, [
-    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-  ], [issuer.address]);
-  await svmChain.send("mint", issuer, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: buyerAta, owner: buyer.address, mint: mint.address }),
-    getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
-  ], [holderAta, buyerAta, issuer.address, holder.address]);
+  await svmChain.send(
+    "create",
+    issuer,
+    [
+      getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
+      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
+    ],
+    [issuer.address],
+  );
+  await svmChain.send(
+    "mint",
+    issuer,
+    [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: buyerAta, owner: buyer.address, mint: mint.address }),
+      getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
+    ],
+    [holderAta, buyerAta, issuer.address, holder.address],
+  );
   svmChain.setClock(T0);
-  await svmChain.send("schedule", issuer, [
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-  ], [issuer.address]);
+  await svmChain.send(
+    "schedule",
+    issuer,
+    [
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
+    ],
+    [issuer.address],
+  );
   svmChain.setClock(T0 + 8000n);
-  await svmChain.send("sell", holder, [
-    getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: buyerAta, authority: holder, amount: 100_000_000n, decimals: DECIMALS }),
-  ], [holderAta, buyerAta, holder.address]);
+  await svmChain.send(
+    "sell",
+    holder,
+    [getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: buyerAta, authority: holder, amount: 100_000_000n, decimals: DECIMALS })],
+    [holderAta, buyerAta, holder.address],
+  );
   const close = await svmChain.send("close", holder, [getCloseAccountInstruction({ account: holderAta, destination: holder.address, owner: holder })], [holderAta, holder.address]);
 
   chain.accounts.set(mint.address, svmChain.account(mint.address));
@@ -88,17 +106,39 @@ describe("LiteSVM: a token account closed by the real CloseAccount", async () =>
       const sync = await syncWalletChain(createRpc({ url: server.url }), s.holder, {}, { now: () => s.now });
       expect(sync.gaps).toEqual([]);
       expect(sync.accounts.map((a) => [a.tokenAccount, a.mint, a.rawBalance])).toEqual([[s.holderAta, s.mint, 0n]]);
-      expect(sync.balanceChanges.map((b) => [b.preRaw, b.postRaw])).toEqual([[0n, 100_000_000n], [100_000_000n, 0n]]);
+      expect(sync.balanceChanges.map((b) => [b.preRaw, b.postRaw])).toEqual([
+        [0n, 100_000_000n],
+        [100_000_000n, 0n],
+      ]);
 
       // An operator's record for this mint (no issuer feed lists it): a cash dividend of 0.5 USD a share.
       const record: OperatorRecord = {
-        eventId: "op-div-1", version: 1, xstockSymbol: "TESTx", spvSymbol: null, caType: "CashDividend",
-        effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(), multiplierOld: "1", multiplierNew: "1.05",
-        grossCashflowUsd: "0.5", netCashflowUsd: "0.5", withholdingTaxRate: "0", fromUnits: null, toUnits: null, redemptionPriceUsd: null,
-        notes: null, createdTimeUtc: null, status: "Initial", xstockIsin: null, spvIsin: null, mint: s.mint,
+        eventId: "op-div-1",
+        version: 1,
+        xstockSymbol: "TESTx",
+        spvSymbol: null,
+        caType: "CashDividend",
+        effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(),
+        multiplierOld: "1",
+        multiplierNew: "1.05",
+        grossCashflowUsd: "0.5",
+        netCashflowUsd: "0.5",
+        withholdingTaxRate: "0",
+        fromUnits: null,
+        toUnits: null,
+        redemptionPriceUsd: null,
+        notes: null,
+        createdTimeUtc: null,
+        status: "Initial",
+        xstockIsin: null,
+        spvIsin: null,
+        mint: s.mint,
       };
       const out = runEngine({
-        now: s.now, instruments: [], mintStates: sync.mints, multiplierUpdates: sync.multiplierUpdates,
+        now: s.now,
+        instruments: [],
+        mintStates: sync.mints,
+        multiplierUpdates: sync.multiplierUpdates,
         issuerRevisions: [{ record, sha256: canonicalSha256(record), ingestedAt: "2026-01-01T00:00:00.000Z", edited: false, source: "operator", mint: s.mint }],
         wallets: [{ owner: s.holder, accounts: sync.accounts, balanceChanges: sync.balanceChanges, gaps: [] }],
       });

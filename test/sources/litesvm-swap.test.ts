@@ -68,44 +68,69 @@ async function scenario() {
   rec.setClock(T0 - 86_400n);
   const scaled = extension("ScaledUiAmountConfig", { authority: issuer!.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
   const space = getMintSize([scaled]);
-  await send("create stock", issuer!, [
-    getCreateAccountInstruction({ payer: issuer!, newAccount: stock!, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    ...getPreInitializeInstructionsForMintExtensions(stock!.address, [scaled]),
-    getInitializeMint2Instruction({ mint: stock!.address, decimals: STOCK_DECIMALS, mintAuthority: issuer!.address, freezeAuthority: null }),
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: dealerStock, owner: dealer!.address, mint: stock!.address }),
-    getMintToInstruction({ mint: stock!.address, token: dealerStock, mintAuthority: issuer!, amount: 100_000_000n }),
-  ], [issuer!.address]);
+  await send(
+    "create stock",
+    issuer!,
+    [
+      getCreateAccountInstruction({ payer: issuer!, newAccount: stock!, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+      ...getPreInitializeInstructionsForMintExtensions(stock!.address, [scaled]),
+      getInitializeMint2Instruction({ mint: stock!.address, decimals: STOCK_DECIMALS, mintAuthority: issuer!.address, freezeAuthority: null }),
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: dealerStock, owner: dealer!.address, mint: stock!.address }),
+      getMintToInstruction({ mint: stock!.address, token: dealerStock, mintAuthority: issuer!, amount: 100_000_000n }),
+    ],
+    [issuer!.address],
+  );
   const usdSpace = spl.getMintSize();
-  await send("create usdc", issuer!, [
-    getCreateAccountInstruction({ payer: issuer!, newAccount: usdc!, lamports: svm.minimumBalanceForRentExemption(BigInt(usdSpace)), space: usdSpace, programAddress: spl.TOKEN_PROGRAM_ADDRESS }),
-    spl.getInitializeMint2Instruction({ mint: usdc!.address, decimals: USD_DECIMALS, mintAuthority: issuer!.address, freezeAuthority: null }),
-    spl.getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: holderUsd, owner: holder!.address, mint: usdc!.address }),
-    spl.getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: dealerUsd, owner: dealer!.address, mint: usdc!.address }),
-    spl.getMintToInstruction({ mint: usdc!.address, token: holderUsd, mintAuthority: issuer!, amount: 5_000_000_000n }),
-    spl.getMintToInstruction({ mint: usdc!.address, token: dealerUsd, mintAuthority: issuer!, amount: 5_000_000_000n }),
-  ], [issuer!.address, holder!.address]);
+  await send(
+    "create usdc",
+    issuer!,
+    [
+      getCreateAccountInstruction({ payer: issuer!, newAccount: usdc!, lamports: svm.minimumBalanceForRentExemption(BigInt(usdSpace)), space: usdSpace, programAddress: spl.TOKEN_PROGRAM_ADDRESS }),
+      spl.getInitializeMint2Instruction({ mint: usdc!.address, decimals: USD_DECIMALS, mintAuthority: issuer!.address, freezeAuthority: null }),
+      spl.getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: holderUsd, owner: holder!.address, mint: usdc!.address }),
+      spl.getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: dealerUsd, owner: dealer!.address, mint: usdc!.address }),
+      spl.getMintToInstruction({ mint: usdc!.address, token: holderUsd, mintAuthority: issuer!, amount: 5_000_000_000n }),
+      spl.getMintToInstruction({ mint: usdc!.address, token: dealerUsd, mintAuthority: issuer!, amount: 5_000_000_000n }),
+    ],
+    [issuer!.address, holder!.address],
+  );
 
   // The buy: 1,234.5 USDC from the holder to the dealer, 10 tokens back, one transaction, both signing.
   rec.setClock(T0 + 100n);
-  await send("buy", holder!, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: holder!, ata: holderStock, owner: holder!.address, mint: stock!.address }),
-    spl.getTransferCheckedInstruction({ source: holderUsd, mint: usdc!.address, destination: dealerUsd, authority: holder!, amount: 1_234_500_000n, decimals: USD_DECIMALS }),
-    getTransferCheckedInstruction({ source: dealerStock, mint: stock!.address, destination: holderStock, authority: dealer!, amount: 10_000_000n, decimals: STOCK_DECIMALS }),
-  ], [holderStock, holder!.address, dealerStock, dealer!.address]);
+  await send(
+    "buy",
+    holder!,
+    [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: holder!, ata: holderStock, owner: holder!.address, mint: stock!.address }),
+      spl.getTransferCheckedInstruction({ source: holderUsd, mint: usdc!.address, destination: dealerUsd, authority: holder!, amount: 1_234_500_000n, decimals: USD_DECIMALS }),
+      getTransferCheckedInstruction({ source: dealerStock, mint: stock!.address, destination: holderStock, authority: dealer!, amount: 10_000_000n, decimals: STOCK_DECIMALS }),
+    ],
+    [holderStock, holder!.address, dealerStock, dealer!.address],
+  );
 
   // The issuer's pattern: re-assert the value in force, then schedule 1.25 an hour later (exact in binary, so the units below are too).
   rec.setClock(T0 + 200n);
-  await send("schedule", issuer!, [
-    getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-    getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1.25, effectiveTimestamp: T0 + 3600n }),
-  ], [issuer!.address]);
+  await send(
+    "schedule",
+    issuer!,
+    [
+      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1.25, effectiveTimestamp: T0 + 3600n }),
+    ],
+    [issuer!.address],
+  );
 
   // The sale: raw 4,000,000 (5 units at 1.25) back to the dealer for 500 USDC.
   rec.setClock(T0 + 8000n);
-  await send("sell", holder!, [
-    getTransferCheckedInstruction({ source: holderStock, mint: stock!.address, destination: dealerStock, authority: holder!, amount: 4_000_000n, decimals: STOCK_DECIMALS }),
-    spl.getTransferCheckedInstruction({ source: dealerUsd, mint: usdc!.address, destination: holderUsd, authority: dealer!, amount: 500_000_000n, decimals: USD_DECIMALS }),
-  ], [holderStock, holder!.address, dealerStock, dealer!.address]);
+  await send(
+    "sell",
+    holder!,
+    [
+      getTransferCheckedInstruction({ source: holderStock, mint: stock!.address, destination: dealerStock, authority: holder!, amount: 4_000_000n, decimals: STOCK_DECIMALS }),
+      spl.getTransferCheckedInstruction({ source: dealerUsd, mint: usdc!.address, destination: holderUsd, authority: dealer!, amount: 500_000_000n, decimals: USD_DECIMALS }),
+    ],
+    [holderStock, holder!.address, dealerStock, dealer!.address],
+  );
 
   for (const a of [stock!.address, holderStock, dealerStock]) chain.accounts.set(a, rec.account(a));
   return { chain, signatures, holder: holder!.address, dealer: dealer!.address, stock: stock!.address, usdc: usdc!.address, now: new Date(Number(T0 + 9000n) * 1000) };
@@ -126,7 +151,12 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
   const config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": server.url, "xstocks-api-url": "off" }, { STABLECOINS: s.usdc });
   const ledger = await openLedger(ledgerTarget(dir));
   let open = true;
-  const closeLedger = async () => { if (open) { open = false; await ledger.close(); } };
+  const closeLedger = async () => {
+    if (open) {
+      open = false;
+      await ledger.close();
+    }
+  };
   afterAll(closeLedger);
   const now = () => s.now;
   const deps = { config, db: ledger.db, logger: createLogger("error"), now, book: async () => void (await bookEverythingDirty(ledger.db, now())) };
@@ -142,7 +172,14 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
   test("the holder's part of each swap is stored, both token programs, its SOL and both signers; nothing else", async () => {
     expect(first.outcome).toBe("complete");
     const rows = await ledger.db.all(
-      ...q<{ signature: string; owner: string; signers: string; lamports: string | null; tokens: string; row_sha256: string | null }>`SELECT signature, owner, signers, lamports, tokens, row_sha256 FROM transaction_changes ORDER BY slot`,
+      ...q<{
+        signature: string;
+        owner: string;
+        signers: string;
+        lamports: string | null;
+        tokens: string;
+        row_sha256: string | null;
+      }>`SELECT signature, owner, signers, lamports, tokens, row_sha256 FROM transaction_changes ORDER BY slot`,
     );
     expect(rows.map((r) => r.signature)).toEqual([s.signatures.buy!, s.signatures.sell!]);
     const [buy, sell] = rows;
@@ -167,13 +204,18 @@ describe("LiteSVM: a USDC-for-stock swap through the real sync, priced", async (
     // scaled, basis unchanged): 12.5 units. Sold raw 4,000,000 = 5 units, 40% of the lot's raw,
     // so 40% of its basis, $493.80, for $500: a gain of $6.20. Left: 7.5 units, basis $740.70.
     const report = deriveLots(input, { method: "fifo", treatment: "income" });
-    expect(report.realized.map((r) => [formatDecimal(r.units), formatDecimal(r.proceedsUsd!), formatDecimal(r.basisUsd!), formatDecimal(r.gainUsd!), r.term])).toEqual([["5", "500", "493.8", "6.2", "short"]]);
+    expect(report.realized.map((r) => [formatDecimal(r.units), formatDecimal(r.proceedsUsd!), formatDecimal(r.basisUsd!), formatDecimal(r.gainUsd!), r.term])).toEqual([
+      ["5", "500", "493.8", "6.2", "short"],
+    ]);
     expect(report.lots.map((l) => [formatDecimal(l.units), formatDecimal(l.basisUsd!), l.source])).toEqual([["7.5", "740.7", "purchase"]]);
   });
 
   test("without the setting the token is no stablecoin: the same movements carry no price", async () => {
     const input = await lotInputs(ledger.db, first.tenantId, { now: s.now });
-    expect(input.movements.map((m) => [m.usd, m.reason])).toEqual([[null, "swap"], [null, "swap"]]);
+    expect(input.movements.map((m) => [m.usd, m.reason])).toEqual([
+      [null, "swap"],
+      [null, "swap"],
+    ]);
   });
 
   test("a second tenant reuses the stored changes (no transaction fetched again) and gets the same prices", async () => {

@@ -54,29 +54,47 @@ async function scenario() {
   const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
   const space = getMintSize([scaled]);
   setClock(T0 - 86_400n);
-  await send("create", issuer, [
-    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-  ], [issuer.address]);
-  await send("mint", issuer, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: otherAta, owner: other.address, mint: mint.address }),
-    getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
-  ], [holderAta, issuer.address]);
+  await send(
+    "create",
+    issuer,
+    [
+      getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
+      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
+    ],
+    [issuer.address],
+  );
+  await send(
+    "mint",
+    issuer,
+    [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: otherAta, owner: other.address, mint: mint.address }),
+      getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
+    ],
+    [holderAta, issuer.address],
+  );
   setClock(T0);
   // The issuer's pattern: re-assert the value in force with a past timestamp, then schedule.
-  await send("schedule", issuer, [
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-  ], [issuer.address]);
+  await send(
+    "schedule",
+    issuer,
+    [
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
+    ],
+    [issuer.address],
+  );
   setClock(T0 + 600n);
   // Overwritten before activation: the 1.05 schedule never takes effect.
   await send("overwrite", issuer, [getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.06, effectiveTimestamp: T0 + 7200n })], [issuer.address]);
   setClock(T0 + 8000n);
-  await send("transfer", holder, [
-    getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: otherAta, authority: holder, amount: 10_000_000n, decimals: DECIMALS }),
-  ], [holderAta]);
+  await send(
+    "transfer",
+    holder,
+    [getTransferCheckedInstruction({ source: holderAta, mint: mint.address, destination: otherAta, authority: holder, amount: 10_000_000n, decimals: DECIMALS })],
+    [holderAta],
+  );
 
   for (const a of [mint.address, holderAta, otherAta]) chain.accounts.set(a, svmChain.account(a));
   return { svm, chain, txs, mint: mint.address, issuer: issuer.address, holder: holder.address, holderAta, now: Number(T0 + 9000n) };
@@ -101,7 +119,10 @@ describe("LiteSVM: real Token-2022 program state through our decoders, sync and 
 
   test("UpdateMultiplier instructions and raw balances come out of the transactions exactly", () => {
     const schedule = findMultiplierUpdates(s.txs.schedule!);
-    expect(schedule.map((u) => [u.multiplier, u.effectiveTimestamp, u.authority])).toEqual([[1, Number(T0 - 86_400n), s.issuer], [1.05, Number(T0 + 3600n), s.issuer]]);
+    expect(schedule.map((u) => [u.multiplier, u.effectiveTimestamp, u.authority])).toEqual([
+      [1, Number(T0 - 86_400n), s.issuer],
+      [1.05, Number(T0 + 3600n), s.issuer],
+    ]);
     expect(findMultiplierUpdates(s.txs.overwrite!).map((u) => u.multiplier)).toEqual([1.06]);
     expect(findMultiplierUpdates(s.txs.transfer!)).toEqual([]);
     expect(extractBalanceChanges(s.txs.transfer!, s.holder).map((b) => [b.preRaw, b.postRaw])).toEqual([[100_000_000n, 90_000_000n]]);

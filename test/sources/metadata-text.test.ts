@@ -29,12 +29,23 @@ async function mintNamed(name: string, symbol: string) {
     extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }),
     extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
   ];
-  await chain.send("create", issuer, [
-    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))), space: getMintSize(extensions), programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: 8, mintAuthority: issuer.address, freezeAuthority: null }),
-    ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
-  ], [issuer.address]);
+  await chain.send(
+    "create",
+    issuer,
+    [
+      getCreateAccountInstruction({
+        payer: issuer,
+        newAccount: mint,
+        lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))),
+        space: getMintSize(extensions),
+        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+      }),
+      ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
+      getInitializeMint2Instruction({ mint: mint.address, decimals: 8, mintAuthority: issuer.address, freezeAuthority: null }),
+      ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
+    ],
+    [issuer.address],
+  );
   return { mint: mint.address as string, account: chain.account(mint.address) };
 }
 

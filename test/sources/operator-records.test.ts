@@ -50,7 +50,10 @@ describe("operator records", () => {
     fromUnits: fc.constant(null),
     toUnits: fc.constant(null),
     redemptionPriceUsd: fc.constant(null),
-    notes: fc.option(fc.string({ unit: fc.constantFrom("a", ",", '"', " ", "\n") }).filter((s) => s !== "" && !/^[=+\-@\t\r]/.test(s)), { nil: null }),
+    notes: fc.option(
+      fc.string({ unit: fc.constantFrom("a", ",", '"', " ", "\n") }).filter((s) => s !== "" && !/^[=+\-@\t\r]/.test(s)),
+      { nil: null },
+    ),
     xstockIsin: fc.constant(null),
     spvIsin: fc.constant(null),
     // The operator's own field: absent unless given (a record without it hashes as before).
@@ -62,7 +65,13 @@ describe("operator records", () => {
       fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), (records) => {
         const fromArray = parseOperatorRecords(JSON.stringify(records), "r.json");
         const fromLines = parseOperatorRecords(records.map((r) => JSON.stringify(r)).join("\n"), "r.jsonl");
-        const fromCsv = parseOperatorRecords(toCsv([...OPERATOR_FIELDS], records.map((r) => OPERATOR_FIELDS.map((f) => r[f]))), "r.csv");
+        const fromCsv = parseOperatorRecords(
+          toCsv(
+            [...OPERATOR_FIELDS],
+            records.map((r) => OPERATOR_FIELDS.map((f) => r[f])),
+          ),
+          "r.csv",
+        );
         expect(fromArray).toEqual(records);
         expect(fromLines).toEqual(records);
         expect(fromCsv).toEqual(records);

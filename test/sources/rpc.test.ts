@@ -128,7 +128,9 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
   test("transient JSON-RPC errors (node behind) are retried; final ones surface as RpcError with the code", async () => {
     server.inject({ method: "getSlot", times: 2, fault: { kind: "rpc_error", code: -32005, message: "Node is behind by 42 slots" } });
     expect(await rpc().getSlot()).toBe(446_800_000);
-    const err = await rpc().getBlockTime(1).catch((e) => e); // the test server says: skipped slot
+    const err = await rpc()
+      .getBlockTime(1)
+      .catch((e) => e); // the test server says: skipped slot
     expect(err).toBeInstanceOf(RpcError);
     expect(err.code).toBe(-32009);
     expect(err.method).toBe("getBlockTime");
@@ -146,7 +148,9 @@ describe("faults end in correct data or a clear error, never a wrong number", ()
 
   test("an auth error (401) is not retried", async () => {
     server.inject({ method: "getSlot", times: 1, fault: { kind: "status", status: 401 } });
-    const err = await rpc().getSlot().catch((e) => e);
+    const err = await rpc()
+      .getSlot()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RpcTransportError);
     expect(err.kind).toBe("http_error");
     expect(server.log).toHaveLength(1);

@@ -26,7 +26,11 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
   const random = seededRandom(99);
   const [mint, delegate, owner, tokenAccount] = [randomAddress(random), randomAddress(random), randomAddress(random), randomAddress(random)];
   const mintBytes = getMintEncoder().encode({
-    mintAuthority: none(), supply: 10n ** 12n, decimals: 8, isInitialized: true, freezeAuthority: none(),
+    mintAuthority: none(),
+    supply: 10n ** 12n,
+    decimals: 8,
+    isInitialized: true,
+    freezeAuthority: none(),
     extensions: some([
       extension("ScaledUiAmountConfig", { authority: address(XSTOCKS_AUTHORITY), multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
       extension("PermanentDelegate", { delegate: address(delegate) }),
@@ -37,7 +41,9 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
   const chain = emptyChain(500_000_000);
   chain.accounts.set(mint, { data: mintBytes, owner: TOKEN_2022_PROGRAM_ID });
   const t0 = 1_780_000_000;
-  const deposit = randomSignature(random), withdrawal = randomSignature(random), seizure = randomSignature(random);
+  const deposit = randomSignature(random),
+    withdrawal = randomSignature(random),
+    seizure = randomSignature(random);
   addTransaction(chain, deposit, transferTx({ signature: deposit, slot: 1, blockTime: t0, owner, tokenAccount, mint, pre: null, post: 1_000_00000000n }), [tokenAccount]);
   addTransaction(chain, withdrawal, transferTx({ signature: withdrawal, slot: 2, blockTime: t0 + 100, owner, tokenAccount, mint, pre: 1_000_00000000n, post: 900_00000000n }), [tokenAccount]);
   const seized = transferTx({ signature: seizure, slot: 3, blockTime: t0 + 200, owner, tokenAccount, mint, pre: 900_00000000n, post: 0n });
@@ -50,12 +56,16 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
     const sync = await syncWalletChain(createRpc({ url: server.url }), owner, {}, { now: () => t0 + 1000 });
     expect(sync.gaps).toEqual([]);
     expect(sync.balanceChanges.map((b) => [b.signature, b.ownerSigned, b.byPermanentDelegate])).toEqual([
-      [deposit, true, false], [withdrawal, true, false], [seizure, false, true],
+      [deposit, true, false],
+      [withdrawal, true, false],
+      [seizure, false, true],
     ]);
     const out = runEngine({
       now: t0 + 1000,
       instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }],
-      mintStates: sync.mints, multiplierUpdates: sync.multiplierUpdates, issuerRevisions: [],
+      mintStates: sync.mints,
+      multiplierUpdates: sync.multiplierUpdates,
+      issuerRevisions: [],
       wallets: [{ owner, accounts: sync.accounts, balanceChanges: sync.balanceChanges, gaps: [] }],
     });
     const seizures = out.actions.filter((a) => a.type === "seizure");
@@ -68,8 +78,13 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
     const dir = mkdtempSync(join(tmpdir(), "cal-seizure-"));
     const ledger = await openLedger(ledgerTarget(dir));
     try {
-      (await ledger.db.run(...q`INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (${await ensureTenant(ledger.db, "acme")}, ${owner}, ${new Date().toISOString()})`));
-      await storeObservations(ledger.db, { instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }], mintStates: sync.mints, tokenAccounts: sync.accounts, balanceChanges: sync.balanceChanges });
+      await ledger.db.run(...q`INSERT INTO tenant_wallets (tenant_id, owner, registered_at) VALUES (${await ensureTenant(ledger.db, "acme")}, ${owner}, ${new Date().toISOString()})`);
+      await storeObservations(ledger.db, {
+        instruments: [{ mint, symbol: "TESTx", name: null, underlying: null, isin: null, decimals: 8 }],
+        mintStates: sync.mints,
+        tokenAccounts: sync.accounts,
+        balanceChanges: sync.balanceChanges,
+      });
       await rebookEverything(ledger.db, new Date((t0 + 1000) * 1000));
       expect(((await ledger.db.all(...q`SELECT type FROM actions WHERE owner = ${owner}`)) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
     } finally {

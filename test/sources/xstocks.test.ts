@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { IssuerFetchError, createIssuerClient, type IssuerClientConfig } from "../../src/sources/xstocks/client";
-import {
-  attachIsins,
-  canonicalJson,
-  hashIssuerRecord,
-  issuerRecordKey,
-  parseIssuerRecord,
-  toIssuerRevisions,
-} from "../../src/sources/xstocks/records";
+import { attachIsins, canonicalJson, hashIssuerRecord, issuerRecordKey, parseIssuerRecord, toIssuerRevisions } from "../../src/sources/xstocks/records";
 import { readFixture } from "../support/chain";
 import { testClock } from "../support/clock";
 import { loadIssuerFixture, startIssuerServer, type IssuerServer, type IssuerServerOptions } from "../support/issuer-server";
@@ -47,10 +40,7 @@ describe("corporate actions, every page", () => {
   test("the request form: page from 1 and pageSize", async () => {
     const server = serve();
     await client(server).corporateActionsHistory();
-    expect(server.log.slice(0, 2)).toEqual([
-      "/api/v2/public/corporate-actions/history?page=1&pageSize=10",
-      "/api/v2/public/corporate-actions/history?page=2&pageSize=10",
-    ]);
+    expect(server.log.slice(0, 2)).toEqual(["/api/v2/public/corporate-actions/history?page=1&pageSize=10", "/api/v2/public/corporate-actions/history?page=2&pageSize=10"]);
   });
 
   test("a server that ignores paging is read once, not forever", async () => {
@@ -62,7 +52,9 @@ describe("corporate actions, every page", () => {
 
   test("more pages than maxPages is an error, never a silent cap", async () => {
     const server = serve();
-    const err = await client(server, { maxPages: 3 }).corporateActionsHistory().catch((e) => e);
+    const err = await client(server, { maxPages: 3 })
+      .corporateActionsHistory()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(IssuerFetchError);
     expect(err.message).toContain("more than 3 pages");
   });
@@ -103,24 +95,32 @@ describe("transport faults", () => {
   test("a page that keeps failing fails the fetch with a clear error (a partial list would look complete)", async () => {
     const server = serve();
     server.inject({ fault: { kind: "status", status: 500 }, times: Infinity });
-    const err = await client(server, { maxRetries: 2 }).corporateActionsHistory().catch((e) => e);
+    const err = await client(server, { maxRetries: 2 })
+      .corporateActionsHistory()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(IssuerFetchError);
     expect(err).toMatchObject({ status: 500, attempts: 3, path: "/public/corporate-actions/history" });
   });
 
   test("a failure names the API's host and the cause, never the base URL's path or query", async () => {
-    const refused = await createIssuerClient({ baseUrl: "http://127.0.0.1:1/api/v2?token=SECRET-TOKEN-77", maxRetries: 0 }).assets().catch((e) => e);
+    const refused = await createIssuerClient({ baseUrl: "http://127.0.0.1:1/api/v2?token=SECRET-TOKEN-77", maxRetries: 0 })
+      .assets()
+      .catch((e) => e);
     expect(refused.message).toBe("xStocks /public/assets at 127.0.0.1:1: connection refused (ECONNREFUSED), after 1 attempt");
     const server = serve();
     server.inject({ fault: { kind: "status", status: 503 }, times: Infinity });
-    const failed = await client(server, { baseUrl: `${server.url}?token=SECRET-TOKEN-77`, maxRetries: 1 }).assets().catch((e) => e);
+    const failed = await client(server, { baseUrl: `${server.url}?token=SECRET-TOKEN-77`, maxRetries: 1 })
+      .assets()
+      .catch((e) => e);
     expect(failed.message).toBe(`xStocks /public/assets at ${new URL(server.url).host}: HTTP 503, after 2 attempts`);
     for (const e of [refused, failed]) expect(`${e.message} ${e.stack} ${JSON.stringify(e)}`).not.toMatch(/SECRET|TypeError/);
   });
 
   test("a 404 is not retried", async () => {
     const server = serve();
-    const err = await client(server).multiplierHistory("NOPEx").catch((e) => e);
+    const err = await client(server)
+      .multiplierHistory("NOPEx")
+      .catch((e) => e);
     expect(err).toBeInstanceOf(IssuerFetchError);
     expect(server.requests).toBe(1);
   });
@@ -181,9 +181,7 @@ describe("row validation: good rows pass, bad rows are kept as rejections", () =
     expect(rejections).toEqual([]);
     expect(server.log[0]).toBe("/api/v2/public/assets/HONx/multiplier/history?network=Solana");
     const recorded = readFixture("xstocks/HONx.json").multiplierHistory;
-    expect(points.map((p) => [p.multiplier, p.previousMultiplier, p.activationTime, p.reason])).toEqual(
-      recorded.map((h: any) => [h.multiplier, h.previousMultiplier, h.activationDateTime, h.reason]),
-    );
+    expect(points.map((p) => [p.multiplier, p.previousMultiplier, p.activationTime, p.reason])).toEqual(recorded.map((h: any) => [h.multiplier, h.previousMultiplier, h.activationDateTime, h.reason]));
     // Also a bare array answer.
     const bare = serve({ paging: "none" });
     expect((await client(bare).multiplierHistory("HONx")).points).toEqual(points);

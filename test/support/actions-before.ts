@@ -15,12 +15,19 @@ import { q, raw } from "./sql.ts";
 /** The migration that stores each corporate action once, per engine. */
 export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
 
-const statements = (sql: string) => sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean);
+const statements = (sql: string) =>
+  sql
+    .split("--> statement-breakpoint")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The migrations of the engine before the one that stores each action once. */
 export const migrationsBefore = (dialect: Sql["dialect"]) => {
   const all = migrationsOf(dialect);
-  return all.slice(0, all.findIndex((m) => m.tag === storeOnceMigration[dialect]));
+  return all.slice(
+    0,
+    all.findIndex((m) => m.tag === storeOnceMigration[dialect]),
+  );
 };
 
 /**
@@ -30,7 +37,9 @@ export const migrationsBefore = (dialect: Sql["dialect"]) => {
  */
 export function actionsTableBefore(dialect: Sql["dialect"]): string[] {
   if (dialect === "postgres") {
-    const later = migrationsBefore("postgres").slice(1).flatMap((m) => statements(m.sql));
+    const later = migrationsBefore("postgres")
+      .slice(1)
+      .flatMap((m) => statements(m.sql));
     if (later.some((s) => s.includes('"actions"'))) throw new Error("a PostgreSQL migration after the first changed the actions table: take it into account here");
     return statements(migrationsBefore("postgres")[0]!.sql).filter((s) => /^CREATE (TABLE|INDEX) "actions[^"]*"( ON "actions")?/.test(s) && /"actions"/.test(s));
   }
@@ -44,8 +53,19 @@ export function actionsTableBefore(dialect: Sql["dialect"]): string[] {
 }
 
 interface StoredRow extends StoredWallet {
-  mint: string; type: string; treatment: string; state: string; effective_at: string; v1_kind: string | null; payload_sha256: string;
-  first_observed_active_at: string | null; updated_at: string; record: string; summary: string; detail: string; v1_entry: string | null;
+  mint: string;
+  type: string;
+  treatment: string;
+  state: string;
+  effective_at: string;
+  v1_kind: string | null;
+  payload_sha256: string;
+  first_observed_active_at: string | null;
+  updated_at: string;
+  record: string;
+  summary: string;
+  detail: string;
+  v1_entry: string | null;
 }
 
 /**

@@ -179,7 +179,15 @@ export function transferTx(spec: TransferSpec): WireTransaction {
 }
 
 /** One side of a swap: a token account of one mint, its owner and raw balance before and after (null: the account does not exist then). */
-export interface SwapLeg { owner: string; tokenAccount: string; mint: string; pre: bigint | null; post: bigint; decimals: number; programId: string }
+export interface SwapLeg {
+  owner: string;
+  tokenAccount: string;
+  mint: string;
+  pre: bigint | null;
+  post: bigint;
+  decimals: number;
+  programId: string;
+}
 
 /**
  * A swap through a pool, as a node renders it (`encoding: "json"`): the owner signs and pays the
@@ -240,15 +248,7 @@ export interface UpdateSpec {
  * A transaction holding UpdateMultiplier instructions. `inner: true` puts them inside one
  * outer instruction of another program (a multisig executing them through CPI).
  */
-export function updateMultiplierTx(spec: {
-  signature: string;
-  slot: number;
-  blockTime: number | null;
-  authority: string;
-  updates: UpdateSpec[];
-  inner?: boolean;
-  failed?: boolean;
-}): WireTransaction {
+export function updateMultiplierTx(spec: { signature: string; slot: number; blockTime: number | null; authority: string; updates: UpdateSpec[]; inner?: boolean; failed?: boolean }): WireTransaction {
   const mints = [...new Set(spec.updates.map((u) => u.mint))];
   const multisigProgram = "SMPLecH534NA9acpos4G6x7uf3LWbCAwZQE9e8ZekMu";
   const keys = [spec.authority, ...mints, TOKEN_2022_PROGRAM_ID, ...(spec.inner ? [multisigProgram] : [])];

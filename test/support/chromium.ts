@@ -54,7 +54,10 @@ export function npmChromium(): TestBrowser {
   chmodSync(join(work, "chromium"), 0o755);
   untar(unbrotli("al2023.tar.br"), work); // lib/: libnss3, libnspr4, libexpat... for a system without them
   untar(unbrotli("fonts.tar.br"), work); // fonts/: one family, so text has a face on a system with no fonts
-  writeFileSync(join(work, "fonts.conf"), `<?xml version="1.0"?>\n<fontconfig>\n  <dir>${join(dir, "fonts")}</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${join(dir, "fonts-cache")}</cachedir>\n</fontconfig>\n`);
+  writeFileSync(
+    join(work, "fonts.conf"),
+    `<?xml version="1.0"?>\n<fontconfig>\n  <dir>${join(dir, "fonts")}</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${join(dir, "fonts-cache")}</cachedir>\n</fontconfig>\n`,
+  );
   writeFileSync(join(work, "complete"), `${npmPackage}@${version}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(work, dir);

@@ -27,17 +27,34 @@ export function buildClosedScenario(options: { seed?: number; incomingBuy?: bool
   const held = 250_00000000n;
   const [buy, sell, close] = [randomSignature(random), randomSignature(random), randomSignature(random)];
   const buyTx = transferTx({
-    signature: buy, slot: options.incomingBuy ? 100_000_000 : 400_075_000, blockTime: 1_786_000_000, owner: s.owner, tokenAccount: closedAccount, mint: HONX_MINT,
-    pre: null, post: held, counterparty: { ...seller, pre: 10n ** 15n, post: 10n ** 15n - held },
+    signature: buy,
+    slot: options.incomingBuy ? 100_000_000 : 400_075_000,
+    blockTime: 1_786_000_000,
+    owner: s.owner,
+    tokenAccount: closedAccount,
+    mint: HONX_MINT,
+    pre: null,
+    post: held,
+    counterparty: { ...seller, pre: 10n ** 15n, post: 10n ** 15n - held },
   });
   if (options.incomingBuy) buyTx.transaction.message.accountKeys[0] = seller.owner; // the seller signs; the wallet is not named
   addTransaction(s.chain, buy, buyTx, options.incomingBuy ? [closedAccount, seller.owner] : [closedAccount, s.owner]);
   const sellTx = transferTx({
-    signature: sell, slot: 400_085_000, blockTime: 1_788_000_000, owner: s.owner, tokenAccount: closedAccount, mint: HONX_MINT,
-    pre: held, post: 0n, counterparty: { ...seller, pre: 10n ** 15n - held, post: 10n ** 15n },
+    signature: sell,
+    slot: 400_085_000,
+    blockTime: 1_788_000_000,
+    owner: s.owner,
+    tokenAccount: closedAccount,
+    mint: HONX_MINT,
+    pre: held,
+    post: 0n,
+    counterparty: { ...seller, pre: 10n ** 15n - held, post: 10n ** 15n },
   });
   addTransaction(s.chain, sell, sellTx, [closedAccount, s.owner]);
-  addTransaction(s.chain, close, closeAccountTx({ signature: close, slot: 400_085_100, blockTime: 1_788_000_100, owner: s.owner, tokenAccount: closedAccount, mint: HONX_MINT }), [closedAccount, s.owner]);
+  addTransaction(s.chain, close, closeAccountTx({ signature: close, slot: 400_085_100, blockTime: 1_788_000_100, owner: s.owner, tokenAccount: closedAccount, mint: HONX_MINT }), [
+    closedAccount,
+    s.owner,
+  ]);
   s.chain.accounts.delete(closedAccount); // closed: the chain no longer has it
   s.chain.slot = 450_000_000;
   return { ...s, closedAccount, held, signatures: [buy, sell, close] };

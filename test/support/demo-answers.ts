@@ -60,7 +60,11 @@ export async function loadCorrectedDemo(dataDir: string, recording?: DemoRecordi
  * new recognition.
  */
 async function correctADividend(db: Sql, step: number, now: Date): Promise<void> {
-  const rows = await db.all(...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend' AND ${jsonText(raw("payload"), "netCashflowUsd")} IS NOT NULL ORDER BY id`);
+  const rows = await db.all(
+    ...q<{
+      payload: string;
+    }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend' AND ${jsonText(raw("payload"), "netCashflowUsd")} IS NOT NULL ORDER BY id`,
+  );
   const record = JSON.parse(rows[step * 3]!.payload);
   const top = (await db.get(...q<{ v: number }>`SELECT max(version) AS v FROM issuer_revisions WHERE event_id = ${record.eventId}`))!;
   const gross = (0.5 + step / 100).toFixed(2);
@@ -73,7 +77,10 @@ async function correctADividend(db: Sql, step: number, now: Date): Promise<void>
 
 /** Every answer and hash of the ledger in `dataDir` (loaded by loadCorrectedDemo). */
 export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
-  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, { offline: true, quiet: true, env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000", AUTH_FAILURES_PER_MINUTE: "1000000" } });
+  const server = await startServer(
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+    { offline: true, quiet: true, env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000", AUTH_FAILURES_PER_MINUTE: "1000000" } },
+  );
   try {
     const db = server.ledger.db;
     const { key } = await createKey(db, { name: "answers", tenant: demoTenant, scopes: [...allScopes] });
@@ -87,7 +94,7 @@ export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
     /** Every page of a list, 7 items at a time (so pages split mid-list), and the ids listed. */
     const pages = async (path: string, key: string): Promise<string[]> => {
       const ids: string[] = [];
-      for (let offset: number | null = 0; offset !== null;) {
+      for (let offset: number | null = 0; offset !== null; ) {
         const body = JSON.parse(await get(`${path}&limit=7&offset=${offset}`)) as Record<string, unknown> & { nextOffset: number | null };
         ids.push(...(body[key] as { id: string }[]).map((x) => String(x.id)));
         offset = body.nextOffset;
@@ -132,8 +139,12 @@ export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
     const mints = (await db.all(...q<{ mint: string }>`SELECT mint FROM instruments ORDER BY mint`)).map((r) => r.mint);
     for (const mint of mints) await get(`/v2/instruments/${mint}/lineage`);
 
-    const actions = Object.fromEntries((await db.all(...q<{ id: string; payload_sha256: string; evidence_sha256: string }>`SELECT id, payload_sha256, evidence_sha256 FROM actions ORDER BY id`))
-      .map((r) => [r.id, { payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256 }]));
+    const actions = Object.fromEntries(
+      (await db.all(...q<{ id: string; payload_sha256: string; evidence_sha256: string }>`SELECT id, payload_sha256, evidence_sha256 FROM actions ORDER BY id`)).map((r) => [
+        r.id,
+        { payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256 },
+      ]),
+    );
     const journalSeals = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM journal ORDER BY id`)).map((r) => r.row_sha256);
     const issuerRevisions = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM issuer_revisions ORDER BY id`)).map((r) => r.row_sha256);
     return { answers, hashes: { actions, journalSeals, issuerRevisions } };

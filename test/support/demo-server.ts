@@ -5,11 +5,13 @@ import { allScopes, createKey } from "../../src/ledger/keys.ts";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { ledgerFlags } from "./engine.ts";
 
-export interface DemoServer extends ServerHandle { key: string }
+export interface DemoServer extends ServerHandle {
+  key: string;
+}
 
 export async function serveDemo(dataDir: string): Promise<DemoServer> {
   const handle = await startServer(
-    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir )},
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
     { offline: true, quiet: true, env: { LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "100000", AUTH_FAILURES_PER_MINUTE: "100000" } },
   );
   const { key } = await createKey(handle.ledger.db, { name: `test-${Date.now()}`, tenant: demoTenant, scopes: [...allScopes] });

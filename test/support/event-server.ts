@@ -32,18 +32,39 @@ export async function startEventServer(s: WalletScenario, env: Record<string, st
   const issuer = startIssuerServer(loadIssuerFixture());
   const dataDir = tempDir("cal-events-");
   dirs.push(dataDir);
-  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, {
-    quiet: true,
-    env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", RATE_LIMIT_PER_MINUTE: "1000000", ...env },
-    clock: clock?.buffer,
-  });
+  const server = await startServer(
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+    {
+      quiet: true,
+      env: {
+        LOG_LEVEL: "error",
+        SOLANA_RPC_URL: rpc.url,
+        XSTOCKS_API_URL: issuer.url,
+        ISSUER_POLL_SECONDS: "3600",
+        MINT_POLL_SECONDS: "3600",
+        RESYNC_SECONDS: "0",
+        RATE_LIMIT_PER_MINUTE: "1000000",
+        ...env,
+      },
+      clock: clock?.buffer,
+    },
+  );
   running.push({ server, rpc, issuer });
   const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
   const db = server.ledger.db;
   /** Every event in the outbox, oldest first, with its tenant's slug and its body parsed. */
-  const events = async () => (await db.all(
-    ...q<{ seq: number; tenant: string; type: string; owner: string | null; body: string }>`SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq`,
-  )).map((e) => ({ ...e, seq: Number(e.seq), parsed: JSON.parse(e.body) as { type: string; timestamp: string; data: Record<string, any> } }));
+  const events = async () =>
+    (
+      await db.all(
+        ...q<{
+          seq: number;
+          tenant: string;
+          type: string;
+          owner: string | null;
+          body: string;
+        }>`SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq`,
+      )
+    ).map((e) => ({ ...e, seq: Number(e.seq), parsed: JSON.parse(e.body) as { type: string; timestamp: string; data: Record<string, any> } }));
   const register = (k: string, owner: string) => call(server.url, "/v1/wallets/sync", { key: k, body: { owner } });
   const read = async (k: string, path: string) => (await call(server.url, path, { key: k })).body;
   return { server, rpc, issuer, key, db, events, register, read };
@@ -54,4 +75,3 @@ export const eventually = async <T>(what: string, get: () => Promise<T>, holds: 
   await until(what, async () => holds((v = await get())), 60_000);
   return v;
 };
-

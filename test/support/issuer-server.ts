@@ -16,10 +16,7 @@ export function loadIssuerFixture(): IssuerData {
   return structuredClone({ assets: d.assets, history: d.history, upcoming: d.upcoming, multiplierHistory: d.multiplierHistory });
 }
 
-export type IssuerFault =
-  | { kind: "status"; status: number; retryAfter?: string }
-  | { kind: "not_json" }
-  | { kind: "hang"; ms: number };
+export type IssuerFault = { kind: "status"; status: number; retryAfter?: string } | { kind: "not_json" } | { kind: "hang"; ms: number };
 
 export interface IssuerServerOptions {
   paging?: "page" | "cursor" | "none";

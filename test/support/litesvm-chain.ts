@@ -88,10 +88,18 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
           fee: preBalances.reduce((a, b) => a + b, 0) - postBalances.reduce((a, b) => a + b, 0),
           preBalances,
           postBalances,
-          innerInstructions: (res as TransactionMetadata).innerInstructions().map((list, index) => ({
-            index,
-            instructions: list.map((ii) => ({ programIdIndex: ii.instruction().programIdIndex(), accounts: [...ii.instruction().accounts()], data: b58.decode(ii.instruction().data()), stackHeight: ii.stackHeight() })),
-          })).filter((x) => x.instructions.length > 0),
+          innerInstructions: (res as TransactionMetadata)
+            .innerInstructions()
+            .map((list, index) => ({
+              index,
+              instructions: list.map((ii) => ({
+                programIdIndex: ii.instruction().programIdIndex(),
+                accounts: [...ii.instruction().accounts()],
+                data: b58.decode(ii.instruction().data()),
+                stackHeight: ii.stackHeight(),
+              })),
+            }))
+            .filter((x) => x.instructions.length > 0),
           loadedAddresses: { writable: [], readonly: [] },
           preTokenBalances: balances("pre"),
           postTokenBalances: balances("post"),
@@ -107,7 +115,11 @@ export function recordSvm(svm: LiteSVM, chain: ChainState): SvmRecorder {
               numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
               numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
             },
-            instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: b58.decode(ix.data ?? new Uint8Array()) })),
+            instructions: (message as unknown as { instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] }).instructions.map((ix) => ({
+              programIdIndex: ix.programAddressIndex,
+              accounts: ix.accountIndices ?? [],
+              data: b58.decode(ix.data ?? new Uint8Array()),
+            })),
             recentBlockhash: message.lifetimeToken,
           },
         },

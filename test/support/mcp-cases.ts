@@ -7,7 +7,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call } from "../harness/index.ts";
 
 /** One tool call and the HTTP request of its route. */
-export interface ToolCase { tool: string; args: Record<string, unknown>; path: string }
+export interface ToolCase {
+  tool: string;
+  args: Record<string, unknown>;
+  path: string;
+}
 
 /** Connects the SDK's client and lists the tools (the client checks structured results only against schemas it has listed). */
 export async function connectClient(transport: Transport): Promise<Client> {
@@ -57,6 +61,18 @@ export async function readCases(baseUrl: string, key: string): Promise<ToolCase[
 
 /** The tools of the declared routes today (docs/mcp.md#tools). */
 export const builtTools = [
-  "list_wallets", "get_sync_status", "request_sync", "get_portfolio", "list_income", "income_report", "list_actions", "get_action", "get_lineage", "get_taxonomy",
-  "list_lots", "gains_report", "holdings_report", "get_calendar",
+  "list_wallets",
+  "get_sync_status",
+  "request_sync",
+  "get_portfolio",
+  "list_income",
+  "income_report",
+  "list_actions",
+  "get_action",
+  "get_lineage",
+  "get_taxonomy",
+  "list_lots",
+  "gains_report",
+  "holdings_report",
+  "get_calendar",
 ];

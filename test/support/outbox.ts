@@ -10,6 +10,10 @@ export async function ensureTenant(db: Sql, tenantId: number): Promise<void> {
 
 export async function addSubscription(db: Sql, s: { id: string; url: string; sealedSecrets: string[]; events: string[] | null }, tenantId = 1): Promise<void> {
   await ensureTenant(db, tenantId);
-  await db.write((tx) => tx.run(...q`INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at)
-    VALUES (${s.id}, ${tenantId}, ${s.url}, ${s.events?.join(",") ?? null}, ${JSON.stringify(s.sealedSecrets)}, ${new Date().toISOString()})`));
+  await db.write((tx) =>
+    tx.run(
+      ...q`INSERT INTO webhook_subscriptions (id, tenant_id, url, events, sealed_secrets, created_at)
+    VALUES (${s.id}, ${tenantId}, ${s.url}, ${s.events?.join(",") ?? null}, ${JSON.stringify(s.sealedSecrets)}, ${new Date().toISOString()})`,
+    ),
+  );
 }

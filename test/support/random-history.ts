@@ -9,7 +9,12 @@ import type { ObservationBatch } from "../../src/ledger/store.ts";
 export const T0 = 1_750_000_000;
 export const DAY = 86_400;
 
-interface Step { kind: "div" | "split" | "bare"; bump: number; cents: number; ratio: number }
+interface Step {
+  kind: "div" | "split" | "bare";
+  bump: number;
+  cents: number;
+  ratio: number;
+}
 const step = fc.record({
   kind: fc.constantFrom<Step["kind"]>("div", "div", "split", "bare"),
   bump: fc.integer({ min: 1, max: 100 }).map((x) => x / 10_000),
@@ -28,7 +33,10 @@ export const history = fc.array(mintHistory, { minLength: 1, maxLength: 3 });
 /** One run's observations in two rounds: what happened before `cut` (unix seconds), and the rest. */
 export function observations(mints: { decimals: number; steps: Step[]; flows: { day: number; amount: bigint; out: boolean }[][] }[], run: number) {
   const owners = [0, 1].map((w) => `Owner${run}w${w}`.padEnd(44, "1"));
-  const rounds: [ObservationBatch, ObservationBatch] = [{ instruments: [], multiplierUpdates: [], issuerRecords: [], tokenAccounts: [], balanceChanges: [] }, { multiplierUpdates: [], issuerRecords: [], tokenAccounts: [], balanceChanges: [] }];
+  const rounds: [ObservationBatch, ObservationBatch] = [
+    { instruments: [], multiplierUpdates: [], issuerRecords: [], tokenAccounts: [], balanceChanges: [] },
+    { multiplierUpdates: [], issuerRecords: [], tokenAccounts: [], balanceChanges: [] },
+  ];
   const cut = T0 + 200 * DAY;
   const round = (at: number) => rounds[at < cut ? 0 : 1];
   mints.forEach((h, k) => {
@@ -40,28 +48,54 @@ export function observations(mints: { decimals: number; steps: Step[]; flows: { 
       const at = T0 + (i + 1) * 60 * DAY;
       const old = m;
       m = s.kind === "split" ? m * s.ratio : m * (1 + s.bump);
-      round(at).multiplierUpdates!.push({ mint, signature: `${mint}u${i}`, ixIndex: 0, slot: 1000 + i, blockTime: at - 600, multiplier: m, effectiveTimestamp: at, authority: "Auth1111111111111111111111111111111111111111" });
+      round(at).multiplierUpdates!.push({
+        mint,
+        signature: `${mint}u${i}`,
+        ixIndex: 0,
+        slot: 1000 + i,
+        blockTime: at - 600,
+        multiplier: m,
+        effectiveTimestamp: at,
+        authority: "Auth1111111111111111111111111111111111111111",
+      });
       if (s.kind === "bare") return; // no issuer record: an unclassified adjustment
       const record: IssuerRecord = {
-        eventId: `${symbol}-${i}`, version: 1, xstockSymbol: symbol, spvSymbol: `R${run}M${k}`, caType: s.kind === "split" ? "ForwardSplit" : "CashDividend",
-        effectiveTimeUtc: new Date(at * 1000).toISOString(), multiplierOld: String(old), multiplierNew: String(m),
-        grossCashflowUsd: s.kind === "div" ? (s.cents / 100).toString() : null, netCashflowUsd: s.kind === "div" ? ((s.cents * 0.7) / 100).toFixed(4) : null,
-        withholdingTaxRate: s.kind === "div" ? "0.3" : null, fromUnits: s.kind === "split" ? "1" : null, toUnits: s.kind === "split" ? String(s.ratio) : null,
-        redemptionPriceUsd: null, notes: null, createdTimeUtc: new Date((at - 3600) * 1000).toISOString(), status: "Initial", xstockIsin: null, spvIsin: null,
+        eventId: `${symbol}-${i}`,
+        version: 1,
+        xstockSymbol: symbol,
+        spvSymbol: `R${run}M${k}`,
+        caType: s.kind === "split" ? "ForwardSplit" : "CashDividend",
+        effectiveTimeUtc: new Date(at * 1000).toISOString(),
+        multiplierOld: String(old),
+        multiplierNew: String(m),
+        grossCashflowUsd: s.kind === "div" ? (s.cents / 100).toString() : null,
+        netCashflowUsd: s.kind === "div" ? ((s.cents * 0.7) / 100).toFixed(4) : null,
+        withholdingTaxRate: s.kind === "div" ? "0.3" : null,
+        fromUnits: s.kind === "split" ? "1" : null,
+        toUnits: s.kind === "split" ? String(s.ratio) : null,
+        redemptionPriceUsd: null,
+        notes: null,
+        createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
+        status: "Initial",
+        xstockIsin: null,
+        spvIsin: null,
       };
       round(at).issuerRecords!.push(record);
     });
     h.flows.forEach((flows, w) => {
       if (!flows.length) return;
-      const owner = owners[w]!, tokenAccount = `Acct${run}m${k}w${w}`.padEnd(44, "1");
+      const owner = owners[w]!,
+        tokenAccount = `Acct${run}m${k}w${w}`.padEnd(44, "1");
       let bal = 0n;
-      [...flows].sort((a, b) => a.day - b.day).forEach((f, j) => {
-        const pre = bal;
-        bal += f.out ? -(f.amount < bal ? f.amount : bal) : f.amount;
-        const at = T0 + f.day * DAY + 17;
-        round(at).balanceChanges!.push({ owner, tokenAccount, mint, signature: `${tokenAccount}t${j}`, slot: 10 + j, blockTime: at, preRaw: pre, postRaw: bal });
-        round(at).tokenAccounts!.push({ owner, tokenAccount, mint, rawBalance: bal, slot: 10 + j });
-      });
+      [...flows]
+        .sort((a, b) => a.day - b.day)
+        .forEach((f, j) => {
+          const pre = bal;
+          bal += f.out ? -(f.amount < bal ? f.amount : bal) : f.amount;
+          const at = T0 + f.day * DAY + 17;
+          round(at).balanceChanges!.push({ owner, tokenAccount, mint, signature: `${tokenAccount}t${j}`, slot: 10 + j, blockTime: at, preRaw: pre, postRaw: bal });
+          round(at).tokenAccounts!.push({ owner, tokenAccount, mint, rawBalance: bal, slot: 10 + j });
+        });
     });
   });
   return { owners, rounds, cut };

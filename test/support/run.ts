@@ -1,6 +1,10 @@
 // A child process run to completion, with its output, without blocking this process's event loop.
 
-export interface RunResult { code: number | null; stdout: string; stderr: string }
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a command without blocking the event loop (a server in this process keeps answering). */
 export async function run(cmd: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {

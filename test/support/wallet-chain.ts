@@ -4,16 +4,7 @@
 // the two recorded update transactions of other mints.
 import { getMintDecoder, getMintEncoder } from "@solana-program/token-2022";
 import { TOKEN_2022_PROGRAM_ID, type WireTransaction } from "../../src/sources/solana/wire";
-import {
-  XSTOCKS_AUTHORITY,
-  encodeTokenAccount,
-  randomAddress,
-  randomSignature,
-  readFixture,
-  seededRandom,
-  transferTx,
-  updateMultiplierTx,
-} from "./chain";
+import { XSTOCKS_AUTHORITY, encodeTokenAccount, randomAddress, randomSignature, readFixture, seededRandom, transferTx, updateMultiplierTx } from "./chain";
 import { addTransaction, base64ToBytes, emptyChain, type ChainState } from "./rpc-server";
 
 export const HONX_MINT = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
@@ -175,9 +166,11 @@ export function buildWalletScenario(options: { transfers: number; seed?: number;
 /** More HONx holders on the scenario's chain, each with a few transfers before any new update. */
 export function addHolders(s: WalletScenario, n: number, random: () => number, transfers = 4): { owner: string; tokenAccount: string }[] {
   const holders: { owner: string; tokenAccount: string }[] = [];
-  let slot = 448_000_000, blockTime = 1_789_100_000;
+  let slot = 448_000_000,
+    blockTime = 1_789_100_000;
   for (let w = 0; w < n; w++) {
-    const owner = randomAddress(random), tokenAccount = randomAddress(random);
+    const owner = randomAddress(random),
+      tokenAccount = randomAddress(random);
     let balance = 0n;
     for (let i = 0; i < transfers; i++) {
       slot += 1000;

@@ -65,17 +65,17 @@ describe("a closed token account", () => {
     const rpc = serve(s.chain, false);
     const { db, outcomes } = await ledgerSynced(rpc.url, s.owner);
     expect(outcomes).toEqual(["complete"]);
-    expect((await rows(db, q`SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ${s.owner}`))).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
+    expect(await rows(db, q`SELECT address, mint, raw_balance FROM token_accounts WHERE owner = ${s.owner}`)).toEqual([{ address: s.closedAccount, mint: HONX_MINT, raw_balance: "0" }]);
     expect((await rows(db, q<{ signature: string }>`SELECT signature FROM balance_changes WHERE owner = ${s.owner} ORDER BY slot`)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = (await rows(db, q<{ type: string; usd: string; effective_at: string }>`SELECT type, usd, effective_at FROM actions WHERE owner = ${s.owner}`));
+    const actions = await rows(db, q<{ type: string; usd: string; effective_at: string }>`SELECT type, usd, effective_at FROM actions WHERE owner = ${s.owner}`);
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
     expect((await actionRecords(db, { owners: [s.owner] }))[0]!.rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
-    const journal = (await rows(db, q<{ usd: string }>`SELECT usd FROM journal WHERE owner = ${s.owner} AND entry_type = 'recognition'`));
+    const journal = await rows(db, q<{ usd: string }>`SELECT usd FROM journal WHERE owner = ${s.owner} AND entry_type = 'recognition'`);
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);
-    const income = (await rows(db, q<{ usd: string }>`SELECT usd FROM income_totals WHERE owner = ${s.owner}`));
+    const income = await rows(db, q<{ usd: string }>`SELECT usd FROM income_totals WHERE owner = ${s.owner}`);
     expect(income.map((i) => i.usd)).toEqual([actions[0]!.usd]);
     // The position ends at 0 and keeps its income.
     const position = JSON.parse((await rows(db, q<{ payload: string }>`SELECT payload FROM positions WHERE owner = ${s.owner}`))[0]!.payload);
@@ -92,10 +92,18 @@ describe("a closed token account", () => {
     await registerAndEnqueue(db, await ensureTenant(db, "globex"), 100, s.owner);
     expect(await runSyncJob(deps, (await claimJob(db))!)).toBe("complete");
     // Only the close is read again: it changed no balance, so no stored change stands for it.
-    expect(rpc.log.slice(fetched).filter((l) => l.method === "getTransaction").map((l) => l.params[0])).toEqual([s.signatures[2]]);
+    expect(
+      rpc.log
+        .slice(fetched)
+        .filter((l) => l.method === "getTransaction")
+        .map((l) => l.params[0]),
+    ).toEqual([s.signatures[2]]);
     expect((await rows(db, q`SELECT id FROM journal`)).length).toBe(journal);
     // Both tenants' walks of the wallet's address and of the closed account stand at their newest signature.
-    const cursors = (await rows(db, q<{ scope: string; address: string; newest_signature: string }>`SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address`));
+    const cursors = await rows(
+      db,
+      q<{ scope: string; address: string; newest_signature: string }>`SELECT scope, address, newest_signature FROM walk_cursors WHERE scope LIKE 'tenant:%' ORDER BY scope, address`,
+    );
     expect(cursors.map((c) => c.newest_signature)).toEqual(Array(4).fill(s.signatures[2]));
   });
 });
@@ -121,7 +129,12 @@ describe("getTransactionsForAddress", () => {
     expect(fast.log.find((l) => l.method === "getTransactionsForAddress")!.params).toEqual([
       s.owner,
       {
-        transactionDetails: "full", sortOrder: "asc", limit: 100, commitment: "finalized", encoding: "json", maxSupportedTransactionVersion: 0,
+        transactionDetails: "full",
+        sortOrder: "asc",
+        limit: 100,
+        commitment: "finalized",
+        encoding: "json",
+        maxSupportedTransactionVersion: 0,
         filters: { status: "succeeded", tokenAccounts: "balanceChanged", slot: { gte: 111_491_819 } },
       },
     ]);

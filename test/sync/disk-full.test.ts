@@ -21,7 +21,9 @@ import { startRpcServer } from "../support/rpc-server.ts";
 import { buildWalletScenario } from "../support/wallet-chain.ts";
 
 const cleanups: (() => void)[] = [];
-afterAll(() => { for (const c of cleanups.reverse()) c(); });
+afterAll(() => {
+  for (const c of cleanups.reverse()) c();
+});
 
 /** A folder on a 4 MiB filesystem of its own, or null when this machine does not let us mount one. */
 function smallFilesystem(): string | null {
@@ -48,45 +50,46 @@ function fill(dir: string): () => void {
   return () => rmSync(path);
 }
 
-if (testEngine === "sqlite") test("a sync that meets a full disk is queued for a retry with the cause 'disk full' at once, and completes once there is room", async () => {
-  const disk = smallFilesystem();
-  const dataDir = disk ? join(disk, "data") : tempDir("cal-full-");
-  if (!disk) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  mkdirSync(dataDir, { recursive: true });
-  const s = buildWalletScenario({ transfers: 300, seed: 81 });
-  const rpc = startRpcServer(s.chain);
-  cleanups.push(() => rpc.stop());
-  const ledger = await openLedger(dataDir);
-  const db = ledger.db;
-  const config = loadConfig({ "data-dir": dataDir, "solana-rpc-url": rpc.url, "xstocks-api-url": "off" }, {});
-  const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 0 }, book: async () => void await bookEverythingDirty(db) };
-  try {
-    const tenant = await ensureTenant(db, "acme");
-    await registerAndEnqueue(db, tenant, 100, s.owner);
-    // A server that has run a while: its write-ahead log copied into the file (SQLite's own
-    // checkpoints do this every thousand pages), then the disk fills up.
-    sqliteOf(ledger).exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    const job = (await claimJob(db))!;
-    let makeRoom: () => void;
-    if (disk) makeRoom = fill(disk);
-    else {
-      const sqlite = sqliteOf(ledger);
-      const { page_count } = sqlite.query("PRAGMA page_count").get() as { page_count: number };
-      sqlite.exec(`PRAGMA max_page_count = ${page_count}`);
-      makeRoom = () => sqlite.exec("PRAGMA max_page_count = 1073741823");
+if (testEngine === "sqlite")
+  test("a sync that meets a full disk is queued for a retry with the cause 'disk full' at once, and completes once there is room", async () => {
+    const disk = smallFilesystem();
+    const dataDir = disk ? join(disk, "data") : tempDir("cal-full-");
+    if (!disk) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    mkdirSync(dataDir, { recursive: true });
+    const s = buildWalletScenario({ transfers: 300, seed: 81 });
+    const rpc = startRpcServer(s.chain);
+    cleanups.push(() => rpc.stop());
+    const ledger = await openLedger(dataDir);
+    const db = ledger.db;
+    const config = loadConfig({ "data-dir": dataDir, "solana-rpc-url": rpc.url, "xstocks-api-url": "off" }, {});
+    const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 0 }, book: async () => void (await bookEverythingDirty(db)) };
+    try {
+      const tenant = await ensureTenant(db, "acme");
+      await registerAndEnqueue(db, tenant, 100, s.owner);
+      // A server that has run a while: its write-ahead log copied into the file (SQLite's own
+      // checkpoints do this every thousand pages), then the disk fills up.
+      sqliteOf(ledger).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      const job = (await claimJob(db))!;
+      let makeRoom: () => void;
+      if (disk) makeRoom = fill(disk);
+      else {
+        const sqlite = sqliteOf(ledger);
+        const { page_count } = sqlite.query("PRAGMA page_count").get() as { page_count: number };
+        sqlite.exec(`PRAGMA max_page_count = ${page_count}`);
+        makeRoom = () => sqlite.exec("PRAGMA max_page_count = 1073741823");
+      }
+
+      expect(await runSyncJob(deps, job)).toBe("failed");
+      const status = (await walletStatus(db, tenant, s.owner))!;
+      expect({ status: status.status, attempts: status.attempts, retry: status.nextRetryAt !== null }).toEqual({ status: "queued", attempts: 1, retry: true });
+      expect(status.error).toBe("disk full: the ledger could not be written (SQLITE_FULL); free space on the ledger's disk");
+
+      makeRoom();
+      const again = await claimWalletJob(db, tenant, s.owner);
+      if (!("job" in again)) throw new Error("the retry was not claimed");
+      expect(await runSyncJob(deps, again.job)).toBe("complete");
+      expect((await walletStatus(db, tenant, s.owner))!).toMatchObject({ status: "complete", error: null });
+    } finally {
+      await ledger.close();
     }
-
-    expect(await runSyncJob(deps, job)).toBe("failed");
-    const status = (await walletStatus(db, tenant, s.owner))!;
-    expect({ status: status.status, attempts: status.attempts, retry: status.nextRetryAt !== null }).toEqual({ status: "queued", attempts: 1, retry: true });
-    expect(status.error).toBe("disk full: the ledger could not be written (SQLITE_FULL); free space on the ledger's disk");
-
-    makeRoom();
-    const again = await claimWalletJob(db, tenant, s.owner);
-    if (!("job" in again)) throw new Error("the retry was not claimed");
-    expect(await runSyncJob(deps, again.job)).toBe("complete");
-    expect((await walletStatus(db, tenant, s.owner))!).toMatchObject({ status: "complete", error: null });
-  } finally {
-    await ledger.close();
-  }
-}, 60_000);
+  }, 60_000);

@@ -17,8 +17,12 @@ import { buildWalletScenario } from "../support/wallet-chain.ts";
 
 const dirs: string[] = [];
 const ledgers: Ledger[] = [];
-afterEach(async () => { for (const l of ledgers.splice(0)) await l.close(); });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterEach(async () => {
+  for (const l of ledgers.splice(0)) await l.close();
+});
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function ledger(): Promise<Ledger> {
   const dir = tempDir("cal-fair-");
@@ -35,7 +39,11 @@ describe("claims: round-robin by tenant", () => {
   test("a tenant that registered 100 wallets first does not hold back another tenant's first sync", async () => {
     const { db } = await ledger();
     const [a, b, c] = [await ensureTenant(db, "alpha"), await ensureTenant(db, "beta"), await ensureTenant(db, "gamma")];
-    const tenantOf = new Map([[a, "alpha"], [b, "beta"], [c, "gamma"]]);
+    const tenantOf = new Map([
+      [a, "alpha"],
+      [b, "beta"],
+      [c, "gamma"],
+    ]);
     for (let i = 0; i < 100; i++) await registerAndEnqueue(db, a, 1000, address(`fair:a:${i}`), at(i));
     await registerAndEnqueue(db, b, 1000, address("fair:b:0"), at(200));
     await registerAndEnqueue(db, b, 1000, address("fair:b:1"), at(201));
@@ -74,8 +82,7 @@ describe("claims: round-robin by tenant", () => {
 });
 
 describe("ops status: a wallet waiting behind stuck syncs", () => {
-  const ops = (db: Ledger["db"], now: Date) =>
-    opsStatus(db, { now, issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) });
+  const ops = (db: Ledger["db"], now: Date) => opsStatus(db, { now, issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) });
 
   test("warns, naming no tenant or wallet, while a due sync waits and the running ones show no progress", async () => {
     const { db } = await ledger();
@@ -118,10 +125,13 @@ describe("the worker: another tenant's healthy wallet syncs while one tenant's s
     const issuer = startIssuerServer(loadIssuerFixture());
     const dataDir = tempDir("cal-fair-worker-");
     dirs.push(dataDir);
-    const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, {
-      quiet: true,
-      env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", SYNC_CONCURRENCY: "2" },
-    });
+    const server = await startServer(
+      { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+      {
+        quiet: true,
+        env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", SYNC_CONCURRENCY: "2" },
+      },
+    );
     running = { server, rpc, issuer };
     const keyOf = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
     const [ka, kb] = [await keyOf("alpha"), await keyOf("beta")];

@@ -21,19 +21,33 @@ afterEach(async () => {
     r.issuer.stop();
   }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function start(s: WalletScenario, env: Record<string, string>, clock?: SharedClock) {
   const rpc = startRpcServer(s.chain);
   const issuer = startIssuerServer(loadIssuerFixture());
   const dataDir = tempDir("cal-follow-");
   dirs.push(dataDir);
-  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir )}, {
-    quiet: true,
-    // The tests poll the API until a state shows, for as long as a loaded machine needs: no rate limit.
-    env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", RATE_LIMIT_PER_MINUTE: "1000000", ...env },
-    clock: clock?.buffer,
-  });
+  const server = await startServer(
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+    {
+      quiet: true,
+      // The tests poll the API until a state shows, for as long as a loaded machine needs: no rate limit.
+      env: {
+        LOG_LEVEL: "error",
+        SOLANA_RPC_URL: rpc.url,
+        XSTOCKS_API_URL: issuer.url,
+        ISSUER_POLL_SECONDS: "3600",
+        MINT_POLL_SECONDS: "3600",
+        RESYNC_SECONDS: "0",
+        RATE_LIMIT_PER_MINUTE: "1000000",
+        ...env,
+      },
+      clock: clock?.buffer,
+    },
+  );
   running.push({ server, rpc, issuer });
   const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
   return { server, rpc, issuer, key };
@@ -51,10 +65,11 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
 }
 
 const statusOf = (url: string, key: string, owner: string) => call(url, `/v1/wallets/${owner}/status`, { key }).then((r) => r.body);
-const finished = (url: string, key: string, owner: string) => until(`${owner} synced`, async () => {
-  const s = await statusOf(url, key, owner);
-  return s.status === "complete" || s.status === "partial" ? s : undefined;
-});
+const finished = (url: string, key: string, owner: string) =>
+  until(`${owner} synced`, async () => {
+    const s = await statusOf(url, key, owner);
+    return s.status === "complete" || s.status === "partial" ? s : undefined;
+  });
 const actionsOf = (url: string, key: string, owner: string) => call(url, `/v2/actions?owner=${owner}`, { key }).then((r) => r.body);
 
 describe("following", () => {
@@ -119,7 +134,8 @@ describe("tenancy", () => {
     const s = buildWalletScenario({ transfers: 60, seed: 33 });
     s.addUpdate(1.0031, 1_790_000_000); // one change the wallet held through, so there are books
     const { server, rpc, key } = await start(s, {});
-    const a = await key("acme"), b = await key("globex");
+    const a = await key("acme"),
+      b = await key("globex");
     await call(server.url, "/v1/wallets/sync", { key: a, body: { owner: s.owner } });
     const statusA = await finished(server.url, a, s.owner);
     const wanted = s.transfers.length;
@@ -175,7 +191,8 @@ describe("what a first sync shows of another tenant's interest", () => {
       return {
         told: { ...told, nextSyncAt: undefined },
         books: { actions: await read(`/v2/actions?owner=${s.owner}`), portfolio, income: await read(`/v1/income?owner=${s.owner}`) },
-        calls, transfers: s.transfers.length,
+        calls,
+        transfers: s.transfers.length,
       };
     };
     const alone = await firstSyncOfB([]);

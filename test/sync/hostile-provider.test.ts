@@ -24,7 +24,9 @@ import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) {
   const dir = tempDir("cal-hostile-");
@@ -32,7 +34,7 @@ async function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) 
   const config: Config = loadConfig({ ...ledgerFlags(dir), "solana-rpc-url": rpcUrl, "xstocks-api-url": "http://127.0.0.1:9/api", ...settings }, {});
   const ledger = await openLedger(ledgerTarget(dir));
   const db = ledger.db;
-  const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void await bookEverythingDirty(db) };
+  const deps = { db, config, logger: createLogger("error"), rpcOptions: { maxRetries: 1, baseDelayMs: 1, timeoutMs: 3000 }, book: async () => void (await bookEverythingDirty(db)) };
   const tenant = await ensureTenant(db, "acme");
   const sync = async (owner: string) => {
     await registerAndEnqueue(db, tenant, 100, owner);
@@ -47,7 +49,14 @@ async function ledgerFor(rpcUrl: string, settings: Record<string, string> = {}) 
 
 /** A full page of signatures no one has seen: a history that never ends. */
 function freshPage(random: () => number, limit: number, failed: boolean) {
-  return Array.from({ length: limit }, () => ({ signature: randomSignature(random), slot: 1, err: failed ? { InstructionError: [0, "Custom"] } : null, memo: null, blockTime: 1, confirmationStatus: "finalized" }));
+  return Array.from({ length: limit }, () => ({
+    signature: randomSignature(random),
+    slot: 1,
+    err: failed ? { InstructionError: [0, "Custom"] } : null,
+    memo: null,
+    blockTime: 1,
+    confirmationStatus: "finalized",
+  }));
 }
 
 const pagesFor = (rpc: RpcServer, address: string) => rpc.log.filter((l) => l.method === "getSignaturesForAddress" && l.params[0] === address);
@@ -64,7 +73,12 @@ describe("a signature history that never ends", () => {
     const { s, bad, good } = twoWallets(41);
     const random = seededRandom(4242);
     const rpc = startRpcServer(s.chain);
-    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, p[1].limit, true) }) } });
+    rpc.inject({
+      method: "getSignaturesForAddress",
+      times: Infinity,
+      match: (p) => p[0] === bad.tokenAccount,
+      fault: { kind: "answer", respond: (p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, p[1].limit, true) }) },
+    });
     const l = await ledgerFor(rpc.url, { "max-signature-pages": "3" });
     try {
       const [badRun, goodRun] = await Promise.all([l.sync(bad.owner), l.sync(good)]);
@@ -90,7 +104,12 @@ describe("a signature history that never ends", () => {
     const { s, bad } = twoWallets(42);
     const random = seededRandom(4343);
     const rpc = startRpcServer(s.chain);
-    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) } });
+    rpc.inject({
+      method: "getSignaturesForAddress",
+      times: Infinity,
+      match: (p) => p[0] === bad.tokenAccount,
+      fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: freshPage(random, 200, false) }) },
+    });
     const l = await ledgerFor(rpc.url, { "max-signature-pages": "2" });
     try {
       const run = await l.sync(bad.owner);
@@ -109,7 +128,12 @@ describe("a signature history that never ends", () => {
     const pages = [freshPage(random, 1000, true), freshPage(random, 1000, true)];
     let served = 0;
     const rpc = startRpcServer(s.chain);
-    rpc.inject({ method: "getSignaturesForAddress", times: Infinity, match: (p) => p[0] === bad.tokenAccount, fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: pages[served++ % 2] }) } });
+    rpc.inject({
+      method: "getSignaturesForAddress",
+      times: Infinity,
+      match: (p) => p[0] === bad.tokenAccount,
+      fault: { kind: "answer", respond: (_p, id) => Response.json({ jsonrpc: "2.0", id, result: pages[served++ % 2] }) },
+    });
     const l = await ledgerFor(rpc.url);
     try {
       const run = await l.sync(bad.owner);
@@ -127,7 +151,9 @@ function hugeBody(bytes: number, prefix: string) {
   const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
   const sent = { bytes: 0 };
   const stream = new ReadableStream({
-    start(c) { c.enqueue(new TextEncoder().encode(prefix)); },
+    start(c) {
+      c.enqueue(new TextEncoder().encode(prefix));
+    },
     pull(c) {
       if (sent.bytes >= bytes) return c.close();
       sent.bytes += chunk.length;
@@ -143,11 +169,19 @@ describe("answers of hundreds of megabytes", () => {
     const victim = s.transfers[2]!.signature;
     const rpc = startRpcServer(s.chain);
     const sent: { bytes: number }[] = [];
-    rpc.inject({ method: "getTransaction", times: Infinity, match: (p) => p[0] === victim, fault: { kind: "answer", respond: () => {
-      const body = hugeBody(200 * 1024 * 1024, '{"jsonrpc":"2.0","id":1,"result":"');
-      sent.push(body.sent);
-      return new Response(body.stream, { headers: { "content-type": "application/json" } });
-    } } });
+    rpc.inject({
+      method: "getTransaction",
+      times: Infinity,
+      match: (p) => p[0] === victim,
+      fault: {
+        kind: "answer",
+        respond: () => {
+          const body = hugeBody(200 * 1024 * 1024, '{"jsonrpc":"2.0","id":1,"result":"');
+          sent.push(body.sent);
+          return new Response(body.stream, { headers: { "content-type": "application/json" } });
+        },
+      },
+    });
     const l = await ledgerFor(rpc.url);
     try {
       const run = await l.sync(good);
@@ -165,11 +199,15 @@ describe("answers of hundreds of megabytes", () => {
 
   test("an issuer page of 200 MB fails the poll with a clear error instead of crashing, and changes nothing", async () => {
     const sent: { bytes: number }[] = [];
-    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => {
-      const body = hugeBody(200 * 1024 * 1024, '{"nodes":[');
-      sent.push(body.sent);
-      return new Response(body.stream, { headers: { "content-type": "application/json" } });
-    } });
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => {
+        const body = hugeBody(200 * 1024 * 1024, '{"nodes":[');
+        sent.push(body.sent);
+        return new Response(body.stream, { headers: { "content-type": "application/json" } });
+      },
+    });
     const l = await ledgerFor("http://127.0.0.1:9/");
     try {
       // The poll's own cap (ISSUER_FEED_MAX_MIB, 16 by default) raised above the page's, so the page's cap is the one met.
@@ -178,7 +216,7 @@ describe("answers of hundreds of megabytes", () => {
       expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
       for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);
       expect(((await l.db.get(...q`SELECT count(*) AS n FROM issuer_revisions`)) as { n: number }).n).toBe(0);
-      expect((await l.db.get(...q`SELECT last_error FROM feed_status WHERE name = 'issuer'`))).toEqual({ last_error: expect.stringMatching(/larger than/) });
+      expect(await l.db.get(...q`SELECT last_error FROM feed_status WHERE name = 'issuer'`)).toEqual({ last_error: expect.stringMatching(/larger than/) });
     } finally {
       server.stop(true);
       l.ledger.close();
@@ -194,7 +232,8 @@ describe("impossible mint values", () => {
     test(`${what} is refused at the source as a named gap; the wallet's other mint is booked`, async () => {
       const { s, good } = twoWallets(45);
       const random = seededRandom(4545);
-      const mint = randomAddress(random), account = randomAddress(random);
+      const mint = randomAddress(random),
+        account = randomAddress(random);
       s.chain.accounts.set(mint, { data: encodeMint({ authority: XSTOCKS_AUTHORITY, ...spec }), owner: TOKEN_2022_PROGRAM_ID });
       s.chain.accounts.set(account, { data: encodeTokenAccount({ mint, owner: good, amount: 5n }), owner: TOKEN_2022_PROGRAM_ID });
       s.addUpdate(1.0031, 1_790_000_000); // a change on the wallet's good mint

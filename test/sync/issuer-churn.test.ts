@@ -16,7 +16,9 @@ import { startRpcServer } from "../support/rpc-server.ts";
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** Polls until `check` returns a value (not undefined), or fails after `ms`. */
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
@@ -40,10 +42,13 @@ describe("an issuer that edits only a record's notes", () => {
     const issuer = startIssuerServer(loadIssuerFixture());
     const dataDir = tempDir("cal-churn-");
     dirs.push(dataDir);
-    const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, {
-      quiet: true,
-      env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0" },
-    });
+    const server = await startServer(
+      { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+      {
+        quiet: true,
+        env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0" },
+      },
+    );
     const db = server.ledger.db;
     try {
       const { key } = await createKey(db, { name: "k", tenant: "acme", scopes: ["wallets:sync", "ledger:read", "ops:read"] });
@@ -75,13 +80,19 @@ describe("an issuer that edits only a record's notes", () => {
       // Every revision is evidence: the action lists them all (version 1, scheduled, and version 2 as first published and after each edit).
       const detail = (await call(server.url, `/v2/actions/${action.id}?owner=${s.owner}`, { key })).body;
       const listed = detail.revisions.filter((r: { eventId: string; version: number }) => r.eventId === DIVIDEND.eventId && r.version === DIVIDEND.version);
-      expect(listed.map((r: { record: { notes: string | null } }) => r.record.notes).sort()).toEqual([null, ...Array.from({ length: EDITS }, (_, i) => `Cash dividend; note edited ${i + 1} time(s)`)].sort());
+      expect(listed.map((r: { record: { notes: string | null } }) => r.record.notes).sort()).toEqual(
+        [null, ...Array.from({ length: EDITS }, (_, i) => `Cash dividend; note edited ${i + 1} time(s)`)].sort(),
+      );
       expect(listed.filter((r: { edited: boolean }) => r.edited)).toHaveLength(EDITS);
       expect(detail.usd).toBe(action.usd);
 
       const status = (await call(server.url, "/v1/ops/status", { key })).body;
       const churn = status.checks.find((c: { name: string }) => c.name === "issuer_feed_churn");
-      expect(churn).toMatchObject({ status: "warn", value: 1, message: expect.stringContaining("The issuer feed is churning: 1 record(s) revised at least 3 times in 24 h without changing any booking") });
+      expect(churn).toMatchObject({
+        status: "warn",
+        value: 1,
+        message: expect.stringContaining("The issuer feed is churning: 1 record(s) revised at least 3 times in 24 h without changing any booking"),
+      });
       expect(JSON.stringify(status)).not.toContain(s.owner);
       expect(JSON.stringify(status)).not.toContain("acme");
 

@@ -17,7 +17,9 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function ledger() {
   const dir = tempDir("cal-feed-caps-");
@@ -34,7 +36,9 @@ const counts = async (db: Sql) => ({
 });
 
 const feedCheck = async (db: Sql) =>
-  (await opsStatus(db, { issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) })).checks.find((c) => c.name === "issuer_feed_freshness")!;
+  (await opsStatus(db, { issuerPollSeconds: 3600, mintPollSeconds: 300, jobDeadlineSeconds: 1800, rpcErrors: () => ({ errors: 0, total: 0 }) })).checks.find(
+    (c) => c.name === "issuer_feed_freshness",
+  )!;
 
 describe("the issuer feed's caps", () => {
   test("more rows than ISSUER_FEED_MAX_RECORDS: degraded, saying why, and nothing of the poll stored; under the cap the same feed is stored", async () => {

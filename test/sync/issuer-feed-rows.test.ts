@@ -15,7 +15,9 @@ import { loadIssuerFixture, startIssuerServer, type IssuerData } from "../suppor
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** One poll of `data` into a new ledger: what it returned, the revisions and rejections stored. */
 async function pollOnce(data: IssuerData) {

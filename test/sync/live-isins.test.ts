@@ -22,7 +22,9 @@ const HONx = { mint: "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2", isin: "CH143
 const NVDAx = { mint: "Xsc9qvGR1efVDFGLrVsmkzv3qi45LTBjeUKSPmx9qEh", isin: "CH1436219195" };
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe("ISINs on live data", () => {
   test("the served server's issuer poll attaches them: /v1/assets and lineage show the ISIN", async () => {
@@ -31,14 +33,20 @@ describe("ISINs on live data", () => {
     const issuer = startIssuerServer(data);
     const dir = tempDir();
     dirs.push(dir);
-    const srv = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dir )}, {
-      // No API rate limit: the test polls until the issuer poll's assets show.
-      env: { XSTOCKS_API_URL: issuer.url, SOLANA_RPC_URL: "http://127.0.0.1:9", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" },
-      quiet: true,
-    });
+    const srv = await startServer(
+      { port: "0", host: "127.0.0.1", ...ledgerFlags(dir) },
+      {
+        // No API rate limit: the test polls until the issuer poll's assets show.
+        env: { XSTOCKS_API_URL: issuer.url, SOLANA_RPC_URL: "http://127.0.0.1:9", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "1000000" },
+        quiet: true,
+      },
+    );
     try {
       const key = (await createKey(srv.ledger.db, { name: "k", tenant: "acme", scopes: ["assets:read"] })).key;
-      const assets: any[] = await waitFor(async () => (await call(srv.url, "/v1/assets", { key })).body.assets, (a) => a.length > 0);
+      const assets: any[] = await waitFor(
+        async () => (await call(srv.url, "/v1/assets", { key })).body.assets,
+        (a) => a.length > 0,
+      );
       expect(assets.length).toBe(data.assets.length);
       for (const a of assets) expect({ symbol: a.symbol, isin: a.isin }).toEqual({ symbol: a.symbol, isin: expect.stringMatching(/^CH\d{10}$/) });
       const hon = assets.find((a) => a.mint === HONx.mint);

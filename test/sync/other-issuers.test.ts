@@ -48,7 +48,9 @@ const T0 = 1_780_000_000n;
 const DECIMALS = 6;
 const METADATA = { name: "Example Corp PreStock", symbol: "EXPRE", uri: "https://issuer.example/exp.json" };
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function otherIssuerMint() {
   const svm = new LiteSVM();
@@ -66,28 +68,54 @@ async function otherIssuerMint() {
   // The account starts at the size of the fixed extensions; the program grows it for the metadata (paid up front).
   const space = getMintSize(extensions);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send("create", issuer, [
-    getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-    ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
-  ], [issuer.address]);
-  await svmChain.send("mint", issuer, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
-    getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
-  ], [holderAta, holder.address, issuer.address]);
+  await svmChain.send(
+    "create",
+    issuer,
+    [
+      getCreateAccountInstruction({
+        payer: issuer,
+        newAccount: mint,
+        lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))),
+        space,
+        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+      }),
+      ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
+      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
+      ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
+    ],
+    [issuer.address],
+  );
+  await svmChain.send(
+    "mint",
+    issuer,
+    [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: issuer, ata: holderAta, owner: holder.address, mint: mint.address }),
+      getMintToInstruction({ mint: mint.address, token: holderAta, mintAuthority: issuer, amount: 100_000_000n }),
+    ],
+    [holderAta, holder.address, issuer.address],
+  );
   svmChain.setClock(T0);
-  await svmChain.send("schedule", issuer, [
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-    getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
-  ], [issuer.address]);
+  await svmChain.send(
+    "schedule",
+    issuer,
+    [
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
+      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
+    ],
+    [issuer.address],
+  );
   for (const a of [mint.address, holderAta]) chain.accounts.set(a, svmChain.account(a));
   /** The issuer renames the mint in its metadata (same lengths: the account was funded for these). */
   const rename = async (symbol: string, name: string) => {
-    await svmChain.send("rename", issuer, [
-      getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Symbol"), value: symbol }),
-      getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Name"), value: name }),
-    ], [issuer.address]);
+    await svmChain.send(
+      "rename",
+      issuer,
+      [
+        getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Symbol"), value: symbol }),
+        getUpdateTokenMetadataFieldInstruction({ metadata: mint.address, updateAuthority: issuer, field: tokenMetadataField("Name"), value: name }),
+      ],
+      [issuer.address],
+    );
     chain.accounts.set(mint.address, svmChain.account(mint.address));
   };
   return { chain, rename, mint: mint.address as string, holder: holder.address as string, issuer: issuer.address as string };
@@ -133,7 +161,14 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
     const { ledger, close } = await followHolder(s);
     try {
       const asset = (await listAssets(ledger.db, await ensureTenant(ledger.db, "acme"), Number(T0 + 86_400n))).find((a) => a.mint === s.mint);
-      expect(asset).toMatchObject({ symbol: "EXPRE", name: METADATA.name, uri: METADATA.uri, source: "token-metadata", decimals: DECIMALS, multiplier: "1.024999999999999911182158029987476766109466552734375" });
+      expect(asset).toMatchObject({
+        symbol: "EXPRE",
+        name: METADATA.name,
+        uri: METADATA.uri,
+        source: "token-metadata",
+        decimals: DECIMALS,
+        multiplier: "1.024999999999999911182158029987476766109466552734375",
+      });
       // Found in acme's wallet: another tenant is not told the mint exists (docs/api.md#tenancy).
       expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "globex"))).find((a) => a.mint === s.mint)).toBeUndefined();
       const [action] = await actionRecords(ledger.db, { owners: [s.holder] });
@@ -148,7 +183,9 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
 
       // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
-      await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }] });
+      await storeObservations(ledger.db, {
+        instruments: [{ mint: s.mint, symbol: "EXPRE", name: METADATA.name, underlying: null, isin: null, decimals: DECIMALS, source: "token-metadata", uri: METADATA.uri }],
+      });
       expect((await listAssets(ledger.db, await ensureTenant(ledger.db, "acme"))).find((a) => a.mint === s.mint)).toMatchObject({ symbol: "EXPx", source: "xstocks", uri: null });
     } finally {
       await close();
@@ -186,24 +223,58 @@ describe("a name a mint gives itself", () => {
   test("never takes the records of the feed's instrument with the same symbol", () => {
     const [feedMint, selfNamed, authority] = ["FeedMint1111111111111111111111111111111111", "SelfNamed111111111111111111111111111111111", "Auth111111111111111111111111111111111111111"];
     // The same change on both mints, at the time of the feed's record for ABCx.
-    const updates = [feedMint, selfNamed].map((mint) => ({ mint, signature: `sig-${mint}`, ixIndex: 0, slot: 10, blockTime: 1_780_000_000, multiplier: 1.01, effectiveTimestamp: 1_780_000_000, authority }));
+    const updates = [feedMint, selfNamed].map((mint) => ({
+      mint,
+      signature: `sig-${mint}`,
+      ixIndex: 0,
+      slot: 10,
+      blockTime: 1_780_000_000,
+      multiplier: 1.01,
+      effectiveTimestamp: 1_780_000_000,
+      authority,
+    }));
     const record = {
-      eventId: "ev-1", version: 1, xstockSymbol: "ABCx", spvSymbol: null, caType: "CashDividend", effectiveTimeUtc: "2026-05-28T20:26:40.000Z",
-      multiplierOld: "1", multiplierNew: "1.01", grossCashflowUsd: "1", netCashflowUsd: "1", withholdingTaxRate: "0", fromUnits: null, toUnits: null,
-      redemptionPriceUsd: null, notes: null, createdTimeUtc: null, status: "Initial", xstockIsin: null, spvIsin: null,
+      eventId: "ev-1",
+      version: 1,
+      xstockSymbol: "ABCx",
+      spvSymbol: null,
+      caType: "CashDividend",
+      effectiveTimeUtc: "2026-05-28T20:26:40.000Z",
+      multiplierOld: "1",
+      multiplierNew: "1.01",
+      grossCashflowUsd: "1",
+      netCashflowUsd: "1",
+      withholdingTaxRate: "0",
+      fromUnits: null,
+      toUnits: null,
+      redemptionPriceUsd: null,
+      notes: null,
+      createdTimeUtc: null,
+      status: "Initial",
+      xstockIsin: null,
+      spvIsin: null,
     };
-    const wallet = (owner: string, mint: string) => ({ owner, gaps: [], accounts: [{ owner, tokenAccount: `${owner}-acct`, mint, rawBalance: 100n, slot: 20 }], balanceChanges: [{ owner, tokenAccount: `${owner}-acct`, mint, signature: `buy-${owner}`, slot: 5, blockTime: 1_770_000_000, preRaw: 0n, postRaw: 100n }] });
+    const wallet = (owner: string, mint: string) => ({
+      owner,
+      gaps: [],
+      accounts: [{ owner, tokenAccount: `${owner}-acct`, mint, rawBalance: 100n, slot: 20 }],
+      balanceChanges: [{ owner, tokenAccount: `${owner}-acct`, mint, signature: `buy-${owner}`, slot: 5, blockTime: 1_770_000_000, preRaw: 0n, postRaw: 100n }],
+    });
     const out = runEngine({
       now: 1_790_000_000,
       instruments: [
         { mint: feedMint, symbol: "ABCx", name: null, underlying: null, isin: null, decimals: 8 },
         { mint: selfNamed, symbol: "ABCx", name: "Look-alike", underlying: null, isin: null, decimals: 8, source: "token-metadata", uri: null },
       ],
-      mintStates: [], multiplierUpdates: updates,
+      mintStates: [],
+      multiplierUpdates: updates,
       issuerRevisions: [{ record, sha256: "0".repeat(64), ingestedAt: "2026-05-01T00:00:00.000Z", edited: false }],
       wallets: [wallet("holderA", feedMint), wallet("holderB", selfNamed)],
     });
-    expect(out.actions.map((a) => [a.owner, a.type])).toEqual([["holderA", "cash_dividend"], ["holderB", "unknown"]]);
+    expect(out.actions.map((a) => [a.owner, a.type])).toEqual([
+      ["holderA", "cash_dividend"],
+      ["holderB", "unknown"],
+    ]);
     expect(out.actions[1]!.reason).toStartWith("no issuer feed for this mint: a multiplier change of +1%");
   });
 });

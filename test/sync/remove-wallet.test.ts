@@ -26,17 +26,22 @@ afterEach(async () => {
     r.issuer.stop();
   }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function start(s: WalletScenario, env: Record<string, string>) {
   const rpc = startRpcServer(s.chain);
   const issuer = startIssuerServer(loadIssuerFixture());
   const dataDir = tempDir("cal-remove-");
   dirs.push(dataDir);
-  const server = await startServer({ port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) }, {
-    quiet: true,
-    env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", ...env },
-  });
+  const server = await startServer(
+    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
+    {
+      quiet: true,
+      env: { LOG_LEVEL: "error", SOLANA_RPC_URL: rpc.url, XSTOCKS_API_URL: issuer.url, ISSUER_POLL_SECONDS: "3600", MINT_POLL_SECONDS: "3600", RESYNC_SECONDS: "0", ...env },
+    },
+  );
   running.push({ server, rpc, issuer });
   const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
   return { server, rpc, key };
@@ -54,10 +59,11 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
 }
 
 const statusOf = (url: string, key: string, owner: string) => call(url, `/v1/wallets/${owner}/status`, { key });
-const finished = (url: string, key: string, owner: string, after = "") => until(`${owner} synced`, async () => {
-  const s = (await statusOf(url, key, owner)).body;
-  return (s.status === "complete" || s.status === "partial") && s.requestedAt > after ? s : undefined;
-});
+const finished = (url: string, key: string, owner: string, after = "") =>
+  until(`${owner} synced`, async () => {
+    const s = (await statusOf(url, key, owner)).body;
+    return (s.status === "complete" || s.status === "partial") && s.requestedAt > after ? s : undefined;
+  });
 const remove = (url: string, key: string, owner: string) => call(url, `/v1/wallets/${owner}`, { key, method: "DELETE" });
 const register = (url: string, key: string, owner: string) => call(url, "/v1/wallets/sync", { key, body: { owner } });
 const jobRows = (server: ServerHandle, owner: string) => server.ledger.db.all(...q`SELECT tenant_id, status FROM sync_jobs WHERE owner = ${owner}`);
@@ -68,7 +74,8 @@ describe("removing a wallet", () => {
     const s = buildWalletScenario({ transfers: 8, seed: 41 });
     s.addUpdate(1.0031, 1_790_000_000); // a change the wallet held through: there are books
     const { server, key } = await start(s, { RESYNC_SECONDS: "1" });
-    const acme = await key("acme"), globex = await key("globex");
+    const acme = await key("acme"),
+      globex = await key("globex");
     for (const k of [acme, globex]) expect((await register(server.url, k, s.owner)).status).toBe(202);
     await finished(server.url, acme, s.owner);
     await finished(server.url, globex, s.owner);
@@ -107,7 +114,8 @@ describe("removing a wallet", () => {
   test("a run in flight when its wallet is removed stops and frees its worker slot for the next job", async () => {
     const s = buildWalletScenario({ transfers: 4, seed: 42 });
     const { server, rpc, key } = await start(s, { SYNC_CONCURRENCY: "1" });
-    const acme = await key("acme"), globex = await key("globex");
+    const acme = await key("acme"),
+      globex = await key("globex");
     // acme's first call hangs far past the RPC client's own 20 s timeout.
     rpc.inject({ method: "getTokenAccountsByOwner", times: 1, fault: { kind: "hang", ms: 60_000 } });
     await register(server.url, acme, s.owner);

@@ -13,7 +13,9 @@ import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function until(what: string, check: () => boolean): Promise<void> {
   for (const end = Date.now() + 60_000; !check(); await Bun.sleep(20)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -27,7 +29,10 @@ test("a step that fails again and again is logged once, not on every step; when 
   const lines: { msg: string; error?: string }[] = [];
   const logger = createLogger("info", (line) => lines.push(JSON.parse(line)));
   let reads = 0;
-  const now = () => { reads++; return new Date(); };
+  const now = () => {
+    reads++;
+    return new Date();
+  };
   // Every step claims from the queue first: with its table gone, every step fails the same way.
   await ledger.db.run(...q`ALTER TABLE sync_jobs RENAME TO sync_jobs_away`);
   const worker = startWorker({ db: ledger.db, config, logger, now, pollNetwork: true });

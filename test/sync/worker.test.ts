@@ -22,7 +22,9 @@ import { q } from "../support/sql.ts";
 import { actionRecords } from "../../src/ledger/queries/actions.ts";
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function setup(rpcUrl: string, issuerUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), "cal-sync-"));
@@ -84,7 +86,16 @@ describe("sync worker", () => {
     const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
     await registerAndEnqueue(deps.ledger.db, tenant, 100, owner);
     const job = (await claimJob(deps.ledger.db))!;
-    const outcome = await runSyncJob({ ...deps, rpcOptions: { maxRetries: 1, baseDelayMs: 1 }, fetch: async () => { throw new TypeError("connection refused"); } }, job);
+    const outcome = await runSyncJob(
+      {
+        ...deps,
+        rpcOptions: { maxRetries: 1, baseDelayMs: 1 },
+        fetch: async () => {
+          throw new TypeError("connection refused");
+        },
+      },
+      job,
+    );
     expect(outcome).toBe("failed");
     const status = (await walletStatus(deps.ledger.db, tenant, owner))!;
     expect(status.status).toBe("queued");

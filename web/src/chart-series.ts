@@ -2,7 +2,11 @@
 // series shows once the report has a value for it in some month.
 import type { MonthTotal } from "./income-report.ts";
 
-export interface ChartSeries { field: "grossUsd" | "withholdingTaxUsd" | "usd"; label: string; color: string }
+export interface ChartSeries {
+  field: "grossUsd" | "withholdingTaxUsd" | "usd";
+  label: string;
+  color: string;
+}
 
 export const chartSeries: ChartSeries[] = [
   { field: "grossUsd", label: "Gross", color: "#9db4d8" },

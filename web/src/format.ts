@@ -68,7 +68,11 @@ export function percentText(value: string): string {
   return `${trimFraction(formatFixed(mul(parseDecimal(value), rat(100n)), 4))}%`;
 }
 
-export interface Total { value: string | null; known: number; unknown: number }
+export interface Total {
+  value: string | null;
+  known: number;
+  unknown: number;
+}
 
 /** The exact sum of the known values; null when none is known. Unknown ones are counted. */
 export function sumDecimals(values: Iterable<string | null | undefined>): Total {
@@ -76,7 +80,10 @@ export function sumDecimals(values: Iterable<string | null | undefined>): Total 
   let known = 0;
   let unknown = 0;
   for (const v of values) {
-    if (v === null || v === undefined) { unknown++; continue; }
+    if (v === null || v === undefined) {
+      unknown++;
+      continue;
+    }
     acc = acc === null ? parseDecimal(v) : add(acc, parseDecimal(v));
     known++;
   }

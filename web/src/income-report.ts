@@ -24,7 +24,11 @@ export const listedCurrencies = async (api: Client): Promise<ListedCurrency[]> =
 export const ratesEndBefore = (c: ListedCurrency, lastEventDate: string | null): boolean => lastEventDate !== null && c.lastRateDate < lastEventDate;
 
 /** What the person chose: a year, one wallet or all (null), and a currency besides USD (or none). */
-export interface ReportChoice { year: number; owner: string | null; currency: string | null }
+export interface ReportChoice {
+  year: number;
+  owner: string | null;
+  currency: string | null;
+}
 
 export const reportKey = (c: ReportChoice): string => `report:${c.year}:${c.owner ?? "*"}:${c.currency ?? "USD"}`;
 
@@ -48,7 +52,13 @@ export async function entryYears(api: Client, owner: string): Promise<number[]> 
  * (src/domain/income-report.ts combineShown): over the events whose net is known, null where a
  * part is unknown (never 0).
  */
-export interface MonthTotal { month: string; grossUsd: string | null; withholdingTaxUsd: string | null; retainedUsd: string | null; usd: string | null }
+export interface MonthTotal {
+  month: string;
+  grossUsd: string | null;
+  withholdingTaxUsd: string | null;
+  retainedUsd: string | null;
+  usd: string | null;
+}
 
 export function monthTotals(report: IncomeReport): MonthTotal[] {
   return Array.from({ length: 12 }, (_, i) => {

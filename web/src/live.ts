@@ -49,7 +49,11 @@ export function useLiveEvents(onEvent: (owner: string | null) => void): LiveStat
     const listener = (e: MessageEvent<string>) => {
       const owner = ownerOf(e.data);
       let at = "";
-      try { at = String((JSON.parse(e.data) as { timestamp?: string }).timestamp ?? ""); } catch { /* shown without a time */ }
+      try {
+        at = String((JSON.parse(e.data) as { timestamp?: string }).timestamp ?? "");
+      } catch {
+        /* shown without a time */
+      }
       setState({ connected: true, last: { type: e.type, owner, at } });
       onEvent(owner);
     };

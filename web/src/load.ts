@@ -21,7 +21,9 @@ export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
       (data) => live && setState({ key, loaded: { status: "ok", data } }),
       (error) => live && setState({ key, loaded: { status: "error", error, retry } }),
     );
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [key, attempt, ledger.cache]);
   return state.key === key ? state.loaded : loading;
 }

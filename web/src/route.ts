@@ -5,7 +5,11 @@ import { useEffect, useState } from "preact/hooks";
 export const views = ["holdings", "income", "lots", "actions", "lineage", "wallets", "downloads"] as const;
 export type View = (typeof views)[number];
 
-export interface Route { view: View; id: string | null; query: URLSearchParams }
+export interface Route {
+  view: View;
+  id: string | null;
+  query: URLSearchParams;
+}
 
 export function parseRoute(hash: string): Route {
   const [path = "", search = ""] = hash.replace(/^#\/?/, "").split("?");

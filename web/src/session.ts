@@ -8,7 +8,12 @@ export type { SessionView };
 export type SessionState = SessionView | { signedIn: false; ended: boolean };
 
 export class SignInError extends Error {
-  constructor(message: string, readonly code: string) { super(message); }
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
 }
 
 const json = { "content-type": "application/json" };

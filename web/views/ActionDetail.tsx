@@ -17,7 +17,9 @@ export function ActionDetail({ id }: { id: string }) {
   const loaded = useLoad(`action:${owner}:${id}`, () => ledger.api.v2.action(owner, id));
   return (
     <section>
-      <p><a href={href("actions", null, { owner })}>← All actions of this wallet</a></p>
+      <p>
+        <a href={href("actions", null, { owner })}>← All actions of this wallet</a>
+      </p>
       <Await loaded={loaded} what="the action">
         {(action) => <DetailOf action={action} />}
       </Await>
@@ -26,7 +28,12 @@ export function ActionDetail({ id }: { id: string }) {
 }
 
 function Field({ label, children }: { label: string; children: ComponentChildren }) {
-  return <><dt>{label}</dt><dd>{children}</dd></>;
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </>
+  );
 }
 
 function DetailOf({ action }: { action: Detail }) {
@@ -37,16 +44,38 @@ function DetailOf({ action }: { action: Detail }) {
         <span class={`badge t-${action.treatment}`}>{words(action.treatment)}</span>
         <span class={`badge l-${action.lifecycle.state}`}>{words(action.lifecycle.state)}</span>
       </h1>
-      {action.warnings.length > 0 && <ul class="warnings">{action.warnings.map((w) => <li key={w}>{w}</li>)}</ul>}
+      {action.warnings.length > 0 && (
+        <ul class="warnings">
+          {action.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      )}
       <dl class="facts">
         <Field label="Effective">{dateTimeText(action.effectiveAt)}</Field>
-        <Field label="Quantity change"><Quantity value={action.quantityDisplay} /></Field>
-        <Field label="Units before → after"><Quantity value={action.unitsBefore} exact={action.exact.unitsBefore} /> → <Quantity value={action.unitsAfter} exact={action.exact.unitsAfter} /></Field>
-        {action.factor !== null && <Field label="Factor"><span title={action.factor}>{factorText(action.factor)}</span></Field>}
-        {action.proceedsUsd !== null && <Field label="Proceeds (not income)"><Usd value={action.proceedsUsd} exact={action.exact.proceedsUsd} /></Field>}
-        <Field label="Validation">{words(action.validation.status)} ({action.validation.realInstances} real cases)</Field>
+        <Field label="Quantity change">
+          <Quantity value={action.quantityDisplay} />
+        </Field>
+        <Field label="Units before → after">
+          <Quantity value={action.unitsBefore} exact={action.exact.unitsBefore} /> → <Quantity value={action.unitsAfter} exact={action.exact.unitsAfter} />
+        </Field>
+        {action.factor !== null && (
+          <Field label="Factor">
+            <span title={action.factor}>{factorText(action.factor)}</span>
+          </Field>
+        )}
+        {action.proceedsUsd !== null && (
+          <Field label="Proceeds (not income)">
+            <Usd value={action.proceedsUsd} exact={action.exact.proceedsUsd} />
+          </Field>
+        )}
+        <Field label="Validation">
+          {words(action.validation.status)} ({action.validation.realInstances} real cases)
+        </Field>
         {action.reason && <Field label="Why">{action.reason}</Field>}
-        <Field label="Evidence hash"><Hash value={action.evidenceSha256} /></Field>
+        <Field label="Evidence hash">
+          <Hash value={action.evidenceSha256} />
+        </Field>
       </dl>
       {action.treatment === "income" && <Breakdown action={action} />}
       <Lifecycle action={action} />
@@ -70,14 +99,31 @@ function Breakdown({ action: a }: { action: Detail }) {
     <>
       <h2>Income</h2>
       <dl class="facts" id="breakdown">
-        <Field label="Gross USD"><Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} /></Field>
-        <Field label="Withholding tax"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />{rate(a.withholdingTaxRate)}</Field>
-        <Field label="Retained by the issuer"><Usd value={a.retainedUsd} exact={a.exact.retainedUsd} shown={shown.retained} />{rate(a.retentionRate)}</Field>
-        <Field label="Net USD"><strong><Usd value={a.usd} exact={a.exact.usd} shown={shown.net} /></strong></Field>
-        <Field label="Units received"><Quantity value={a.incomeUnits} exact={a.exact.incomeUnits} /></Field>
+        <Field label="Gross USD">
+          <Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} />
+        </Field>
+        <Field label="Withholding tax">
+          <Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />
+          {rate(a.withholdingTaxRate)}
+        </Field>
+        <Field label="Retained by the issuer">
+          <Usd value={a.retainedUsd} exact={a.exact.retainedUsd} shown={shown.retained} />
+          {rate(a.retentionRate)}
+        </Field>
+        <Field label="Net USD">
+          <strong>
+            <Usd value={a.usd} exact={a.exact.usd} shown={shown.net} />
+          </strong>
+        </Field>
+        <Field label="Units received">
+          <Quantity value={a.incomeUnits} exact={a.exact.incomeUnits} />
+        </Field>
         {a.refundNote && <Field label="Refund">{a.refundNote}</Field>}
       </dl>
-      <p class="muted small">Withholding is tax only (negative when tax withheld earlier is refunded); a retention is what the issuer kept back for currency or fees. Where every part is known, gross = net + withheld + retained.</p>
+      <p class="muted small">
+        Withholding is tax only (negative when tax withheld earlier is refunded); a retention is what the issuer kept back for currency or fees. Where every part is known, gross = net + withheld +
+        retained.
+      </p>
     </>
   );
 }
@@ -90,7 +136,12 @@ function Lifecycle({ action }: { action: Detail }) {
         {action.lifecycle.steps.map((s, i) => (
           <li key={i}>
             <span class={`badge l-${s.state}`}>{words(s.state)}</span> <span class="muted">{dateTimeText(s.at)}</span>
-            {s.revision && <span class="muted"> · revision {s.revision.eventId} v{s.revision.version}</span>}
+            {s.revision && (
+              <span class="muted">
+                {" "}
+                · revision {s.revision.eventId} v{s.revision.version}
+              </span>
+            )}
             <div>{s.note}</div>
           </li>
         ))}
@@ -120,20 +171,46 @@ function Revisions({ action }: { action: Detail }) {
         <Empty title="No issuer record matches this action." />
       ) : (
         <table class="data" id="revisions">
-          <thead><tr><th>Event</th><th>Version</th><th>Status</th><th>Type</th><th>Source</th><th>Standing</th><th>Ingested</th><th>SHA-256</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Version</th>
+              <th>Status</th>
+              <th>Type</th>
+              <th>Source</th>
+              <th>Standing</th>
+              <th>Ingested</th>
+              <th>SHA-256</th>
+            </tr>
+          </thead>
           <tbody>
             {action.revisions.map((r) => (
               <tr key={`${r.eventId}:${r.version}`} class={action.matched?.sha256 === r.sha256 ? "matched" : ""}>
-                <td><code>{r.eventId}</code></td>
-                <td>v{r.version}{r.edited && <span class="muted"> (edited)</span>}</td>
+                <td>
+                  <code>{r.eventId}</code>
+                </td>
+                <td>
+                  v{r.version}
+                  {r.edited && <span class="muted"> (edited)</span>}
+                </td>
                 <td>{r.status}</td>
                 <td>{r.caType}</td>
-                <td><span class={`badge src-${r.source}`} title={revisionSources[r.source]}>{r.source === "xstocks" ? "xStocks feed" : "Operator"}</span></td>
-                <td>{words(r.standing)}{action.matched?.sha256 === r.sha256 && <strong> · matched</strong>}</td>
+                <td>
+                  <span class={`badge src-${r.source}`} title={revisionSources[r.source]}>
+                    {r.source === "xstocks" ? "xStocks feed" : "Operator"}
+                  </span>
+                </td>
+                <td>
+                  {words(r.standing)}
+                  {action.matched?.sha256 === r.sha256 && <strong> · matched</strong>}
+                </td>
                 <td>{dateTimeText(r.ingestedAt)}</td>
                 <td>
                   <Hash value={r.sha256} />
-                  <details><summary>record</summary><pre>{JSON.stringify(r.record, null, 2)}</pre></details>
+                  <details>
+                    <summary>record</summary>
+                    <pre>{JSON.stringify(r.record, null, 2)}</pre>
+                  </details>
                 </td>
               </tr>
             ))}
@@ -158,9 +235,17 @@ function ChainEvidence({ action }: { action: Detail }) {
         </Field>
         <Field label="Scheduled for">{dateTimeText(c.scheduledAt)}</Field>
         <Field label="Effective on chain">{dateTimeText(c.effectiveAt)}</Field>
-        {c.updateSignature && <Field label="Update signature"><code class="hash">{c.updateSignature}</code></Field>}
-        <Field label="Chain key"><Hash value={action.evidence.chainKey} /></Field>
-        <Field label="Matched revision"><Hash value={action.evidence.matchedRevisionSha256} /></Field>
+        {c.updateSignature && (
+          <Field label="Update signature">
+            <code class="hash">{c.updateSignature}</code>
+          </Field>
+        )}
+        <Field label="Chain key">
+          <Hash value={action.evidence.chainKey} />
+        </Field>
+        <Field label="Matched revision">
+          <Hash value={action.evidence.matchedRevisionSha256} />
+        </Field>
         <Field label="Raw balance">{action.rawBalance}</Field>
       </dl>
     </>
@@ -172,21 +257,43 @@ function Journal({ action }: { action: Detail }) {
     <>
       <h2>Journal history</h2>
       {action.journal.length === 0 ? (
-        <Empty title="Nothing booked for this action." >Actions that are not income or quantity changes (or only announced) have no journal entry.</Empty>
+        <Empty title="Nothing booked for this action.">Actions that are not income or quantity changes (or only announced) have no journal entry.</Empty>
       ) : (
         <table class="data" id="journal">
-          <thead><tr><th>#</th><th>Entry</th><th class="r">Units</th><th class="r">Income units</th><th class="r">USD</th><th>Why</th><th>Booked</th><th>Evidence</th></tr></thead>
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Entry</th>
+              <th class="r">Units</th>
+              <th class="r">Income units</th>
+              <th class="r">USD</th>
+              <th>Why</th>
+              <th>Booked</th>
+              <th>Evidence</th>
+            </tr>
+          </thead>
           <tbody>
             {action.journal.map((j) => (
               <tr key={j.id}>
                 <td>{j.id}</td>
-                <td>{words(j.entryType)}{j.reversesId !== null && ` of #${j.reversesId}`}</td>
-                <td class="r"><Quantity value={quantityOfExact(j.unitsDelta, action.decimals)} exact={j.unitsDelta} /></td>
-                <td class="r"><Quantity value={quantityOfExact(j.incomeUnits, action.decimals)} exact={j.incomeUnits} /></td>
-                <td class="r"><Usd exact={j.usd} /></td>
+                <td>
+                  {words(j.entryType)}
+                  {j.reversesId !== null && ` of #${j.reversesId}`}
+                </td>
+                <td class="r">
+                  <Quantity value={quantityOfExact(j.unitsDelta, action.decimals)} exact={j.unitsDelta} />
+                </td>
+                <td class="r">
+                  <Quantity value={quantityOfExact(j.incomeUnits, action.decimals)} exact={j.incomeUnits} />
+                </td>
+                <td class="r">
+                  <Usd exact={j.usd} />
+                </td>
                 <td>{j.changeReason ?? "—"}</td>
                 <td>{dateTimeText(j.createdAt)}</td>
-                <td><Hash value={j.evidenceSha256} /></td>
+                <td>
+                  <Hash value={j.evidenceSha256} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -203,6 +310,15 @@ function Journal({ action }: { action: Detail }) {
  */
 function LinkText({ link }: { link: Detail["lineageLink"] }) {
   if (!link) return <>This action links no identities. </>;
-  if (link.distributed) return <>{words(link.type)}: <Distributed d={link.distributed} />; <span title={link.cashFraction}>{percentText(link.cashFraction)}</span> of the basis. </>;
-  return <>{words(link.type)}: {link.from} → {link.to ?? "(terminated)"}. </>;
+  if (link.distributed)
+    return (
+      <>
+        {words(link.type)}: <Distributed d={link.distributed} />; <span title={link.cashFraction}>{percentText(link.cashFraction)}</span> of the basis.{" "}
+      </>
+    );
+  return (
+    <>
+      {words(link.type)}: {link.from} → {link.to ?? "(terminated)"}.{" "}
+    </>
+  );
 }

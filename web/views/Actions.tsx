@@ -16,7 +16,11 @@ export function WalletPicker({ owners, owner, onPick }: { owners: string[]; owne
     <label class="inline">
       Wallet{" "}
       <select id="wallet" value={owner} onChange={(e) => onPick((e.target as HTMLSelectElement).value)}>
-        {owners.map((o) => <option key={o} value={o}>{o}</option>)}
+        {owners.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -39,7 +43,13 @@ export function Actions() {
           return (
             <>
               <div class="toolbar">
-                <WalletPicker owners={owners} owner={owner} onPick={(o) => { location.hash = href("actions", null, { owner: o }); }} />
+                <WalletPicker
+                  owners={owners}
+                  owner={owner}
+                  onPick={(o) => {
+                    location.hash = href("actions", null, { owner: o });
+                  }}
+                />
               </div>
               <ActionsPage owner={owner} offset={offset} />
             </>
@@ -64,7 +74,19 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
   return (
     <>
       <table class="data" id="actions">
-        <thead><tr><th>Effective</th><th>Instrument</th><th>Type</th><th>Treatment</th><th>Lifecycle</th><th class="r">Quantity</th><th class="r">Gross USD</th><th class="r">Withheld</th><th class="r">Net USD</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Effective</th>
+            <th>Instrument</th>
+            <th>Type</th>
+            <th>Treatment</th>
+            <th>Lifecycle</th>
+            <th class="r">Quantity</th>
+            <th class="r">Gross USD</th>
+            <th class="r">Withheld</th>
+            <th class="r">Net USD</th>
+          </tr>
+        </thead>
         <tbody>
           {page.actions.map((a) => {
             const shown = breakdownCents({ gross: a.exact.grossUsd, withheld: a.exact.withholdingTaxUsd, retained: a.exact.retainedUsd, net: a.exact.usd });
@@ -72,18 +94,41 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
               <tr key={a.id}>
                 <td>{dateText(a.effectiveAt)}</td>
                 <td>{a.symbol ?? shortAddress(a.mint)}</td>
-                <td><a href={href("actions", a.id, { owner })}>{words(a.type)}</a>{a.warnings.length > 0 && <span class="warn-dot" title={a.warnings.join("\n")}> ⚠</span>}</td>
-                <td><span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span></td>
-                <td><span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span></td>
-                <td class="r"><Quantity value={a.quantityDisplay} /></td>
+                <td>
+                  <a href={href("actions", a.id, { owner })}>{words(a.type)}</a>
+                  {a.warnings.length > 0 && (
+                    <span class="warn-dot" title={a.warnings.join("\n")}>
+                      {" "}
+                      ⚠
+                    </span>
+                  )}
+                </td>
+                <td>
+                  <span class={`badge t-${a.treatment}`}>{words(a.treatment)}</span>
+                </td>
+                <td>
+                  <span class={`badge l-${a.lifecycle.state}`}>{words(a.lifecycle.state)}</span>
+                </td>
+                <td class="r">
+                  <Quantity value={a.quantityDisplay} />
+                </td>
                 {a.treatment === "income" ? (
                   <>
-                    <td class="r"><Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} /></td>
-                    <td class="r"><Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />{a.withholdingTaxRate !== null && a.withholdingTaxRate !== "0" && <span class="muted small"> ({percentText(a.withholdingTaxRate)})</span>}</td>
-                    <td class="r"><Usd value={a.usd} exact={a.exact.usd} shown={shown.net} /></td>
+                    <td class="r">
+                      <Usd value={a.grossUsd} exact={a.exact.grossUsd} shown={shown.gross} />
+                    </td>
+                    <td class="r">
+                      <Usd value={a.withholdingTaxUsd} exact={a.exact.withholdingTaxUsd} shown={shown.withheld} />
+                      {a.withholdingTaxRate !== null && a.withholdingTaxRate !== "0" && <span class="muted small"> ({percentText(a.withholdingTaxRate)})</span>}
+                    </td>
+                    <td class="r">
+                      <Usd value={a.usd} exact={a.exact.usd} shown={shown.net} />
+                    </td>
                   </>
                 ) : (
-                  <td class="r muted" colSpan={3}>—</td>
+                  <td class="r muted" colSpan={3}>
+                    —
+                  </td>
                 )}
               </tr>
             );
@@ -91,9 +136,19 @@ function ActionsTable({ page, owner, offset }: { page: ActionsList; owner: strin
         </tbody>
       </table>
       <div class="pager">
-        <span class="muted">{offset + 1}–{offset + page.actions.length} of {page.total}</span>
-        {offset > 0 && <a class="button secondary" href={href("actions", null, { owner, offset: Math.max(0, offset - pageSize) })}>Newer</a>}
-        {page.nextOffset !== null && <a class="button secondary" href={href("actions", null, { owner, offset: page.nextOffset })}>Older</a>}
+        <span class="muted">
+          {offset + 1}–{offset + page.actions.length} of {page.total}
+        </span>
+        {offset > 0 && (
+          <a class="button secondary" href={href("actions", null, { owner, offset: Math.max(0, offset - pageSize) })}>
+            Newer
+          </a>
+        )}
+        {page.nextOffset !== null && (
+          <a class="button secondary" href={href("actions", null, { owner, offset: page.nextOffset })}>
+            Older
+          </a>
+        )}
       </div>
     </>
   );

@@ -22,9 +22,28 @@ export function App() {
   const [state, setState] = useState<SessionState | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () => currentSession().then(setState, setError);
-  useEffect(() => { void load(); }, []);
-  if (error) return <main class="signin"><Failure error={error} what="the dashboard" retry={() => { setError(null); void load(); }} /></main>;
-  if (state === null) return <main class="signin"><Loading what="the dashboard" /></main>;
+  useEffect(() => {
+    void load();
+  }, []);
+  if (error)
+    return (
+      <main class="signin">
+        <Failure
+          error={error}
+          what="the dashboard"
+          retry={() => {
+            setError(null);
+            void load();
+          }}
+        />
+      </main>
+    );
+  if (state === null)
+    return (
+      <main class="signin">
+        <Loading what="the dashboard" />
+      </main>
+    );
   if (!state.signedIn) return <SignIn ended={state.ended} onSignedIn={setState} />;
   return <SignedIn session={state} onEnded={(ended) => setState({ signedIn: false, ended })} />;
 }
@@ -44,27 +63,49 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
   const [cache, setCache] = useState(() => new Map<string, Promise<unknown>>());
   const ledger: Ledger = useMemo(() => ({ session, api, cache, refresh: () => setCache(new Map()) }), [session, api, cache]);
   // Each event of the live stream drops the reads it makes stale; the views showing them read again.
-  const live = useLiveEvents((owner) => setCache((c) => {
-    const stale = staleKeys(c.keys(), owner);
-    if (!stale.length) return c;
-    const kept = new Map(c);
-    for (const k of stale) kept.delete(k);
-    return kept;
-  }));
+  const live = useLiveEvents((owner) =>
+    setCache((c) => {
+      const stale = staleKeys(c.keys(), owner);
+      if (!stale.length) return c;
+      const kept = new Map(c);
+      for (const k of stale) kept.delete(k);
+      return kept;
+    }),
+  );
   const route = useRoute();
   return (
     <LedgerContext.Provider value={ledger}>
       <header class="top">
-        <a class="brand" href={href("holdings")}><img src="/ui/icon.svg" alt="" width="22" height="22" /> ca-ledger</a>
+        <a class="brand" href={href("holdings")}>
+          <img src="/ui/icon.svg" alt="" width="22" height="22" /> ca-ledger
+        </a>
         <nav>
-          {nav.map((n) => <a key={n.view} href={href(n.view)} class={route.view === n.view ? "current" : ""} aria-current={route.view === n.view ? "page" : undefined}>{n.label}</a>)}
+          {nav.map((n) => (
+            <a key={n.view} href={href(n.view)} class={route.view === n.view ? "current" : ""} aria-current={route.view === n.view ? "page" : undefined}>
+              {n.label}
+            </a>
+          ))}
         </nav>
         <DatasetBadge />
         <LiveBadge live={live} />
         <div class="who">
-          <span title={`key ${session.keyId}; scopes ${session.scopes.join(", ")}`}>tenant <strong>{session.tenant}</strong></span>
-          <button type="button" class="secondary" onClick={ledger.refresh} title="Read everything again">Refresh</button>
-          <button type="button" class="secondary" id="sign-out" onClick={async () => { await signOut(session).catch(() => {}); onEnded(false); }}>Sign out</button>
+          <span title={`key ${session.keyId}; scopes ${session.scopes.join(", ")}`}>
+            tenant <strong>{session.tenant}</strong>
+          </span>
+          <button type="button" class="secondary" onClick={ledger.refresh} title="Read everything again">
+            Refresh
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            id="sign-out"
+            onClick={async () => {
+              await signOut(session).catch(() => {});
+              onEnded(false);
+            }}
+          >
+            Sign out
+          </button>
         </div>
       </header>
       <main class="content">
@@ -78,7 +119,12 @@ function SignedIn({ session, onEnded }: { session: SessionView; onEnded: (ended:
 function LiveBadge({ live }: { live: LiveState }) {
   const last = live.last ? `last event: ${live.last.type}${live.last.at ? ` at ${live.last.at}` : ""}` : "no event yet";
   return (
-    <span id="live" class={`badge ${live.connected ? "live" : "offline"}`} data-last-event={live.last?.type ?? ""} title={live.connected ? `Updates as the ledger changes; ${last}` : "Not connected to the live stream: use Refresh"}>
+    <span
+      id="live"
+      class={`badge ${live.connected ? "live" : "offline"}`}
+      data-last-event={live.last?.type ?? ""}
+      title={live.connected ? `Updates as the ledger changes; ${last}` : "Not connected to the live stream: use Refresh"}
+    >
       {live.connected ? "live" : "offline"}
     </span>
   );
@@ -90,17 +136,28 @@ function DatasetBadge() {
   const loaded = useLoad("health", () => ledger.api.health());
   const dataset = loaded.status === "ok" ? loaded.data.dataset : null;
   if (dataset?.kind !== "synthetic") return null;
-  return <span class="badge synthetic" title={dataset.description ?? ""}>Synthetic demo data</span>;
+  return (
+    <span class="badge synthetic" title={dataset.description ?? ""}>
+      Synthetic demo data
+    </span>
+  );
 }
 
 function Current({ view, id }: { view: View; id: string | null }): ComponentChildren {
   switch (view) {
-    case "holdings": return <Holdings />;
-    case "income": return <Income />;
-    case "lots": return <Lots />;
-    case "actions": return id ? <ActionDetail id={id} /> : <Actions />;
-    case "lineage": return <Lineage mint={id} />;
-    case "wallets": return <Wallets />;
-    case "downloads": return <Downloads />;
+    case "holdings":
+      return <Holdings />;
+    case "income":
+      return <Income />;
+    case "lots":
+      return <Lots />;
+    case "actions":
+      return id ? <ActionDetail id={id} /> : <Actions />;
+    case "lineage":
+      return <Lineage mint={id} />;
+    case "wallets":
+      return <Wallets />;
+    case "downloads":
+      return <Downloads />;
   }
 }

@@ -47,14 +47,17 @@ export function Downloads() {
             <h2>Year report {report.year}</h2>
             <div class="toolbar">
               <ObjectLink blob={new Blob([reportCsv(report)], { type: "text/csv" })} name={reportName(report, choice, "csv")} id="report-download">
-                Income report {report.year} (CSV, {choice.owner ? "one wallet" : "all wallets"}{report.currency ? `, USD and ${report.currency}` : ""})
+                Income report {report.year} (CSV, {choice.owner ? "one wallet" : "all wallets"}
+                {report.currency ? `, USD and ${report.currency}` : ""})
               </ObjectLink>
-              <a class="button secondary" id="report-json-download" href={reportJsonHref(choice)} download={reportName(report, choice, "json")}>The same as JSON</a>
+              <a class="button secondary" id="report-json-download" href={reportJsonHref(choice)} download={reportName(report, choice, "json")}>
+                The same as JSON
+              </a>
             </div>
             <p class="muted">
-              The ledger's year report: one row per month and symbol with events, gross, withheld, retained and net USD of the events with a net USD value
-              (gross − withheld − retained = net), then the events without one and their gross, then the totals{report.currency ? `; with each amount in ${report.currency}, the ECB rate days used and why an amount is missing` : ""}. The CSV is written
-              from the server's answer (amounts as the server rounded them); the JSON is that answer, with the exact sums.
+              The ledger's year report: one row per month and symbol with events, gross, withheld, retained and net USD of the events with a net USD value (gross − withheld − retained = net), then the
+              events without one and their gross, then the totals{report.currency ? `; with each amount in ${report.currency}, the ECB rate days used and why an amount is missing` : ""}. The CSV is
+              written from the server's answer (amounts as the server rounded them); the JSON is that answer, with the exact sums.
             </p>
             <Exports year={report.year} owners={choice.owner ? [choice.owner] : owners} />
           </>
@@ -70,15 +73,37 @@ function Exports({ year, owners }: { year: number; owners: string[] }) {
     <>
       <h2>Exports for {year}, per wallet</h2>
       <dl class="facts datasets" id="datasets">
-        {datasets.map((d) => <Fragment key={d}><dt><strong>{d}</strong></dt><dd>{described[d]}</dd></Fragment>)}
+        {datasets.map((d) => (
+          <Fragment key={d}>
+            <dt>
+              <strong>{d}</strong>
+            </dt>
+            <dd>{described[d]}</dd>
+          </Fragment>
+        ))}
       </dl>
       <table class="data" id="exports">
-        <thead><tr><th>Wallet</th>{datasets.map((d) => <th key={d}>{d}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            <th>Wallet</th>
+            {datasets.map((d) => (
+              <th key={d}>{d}</th>
+            ))}
+          </tr>
+        </thead>
         <tbody>
           {owners.map((owner) => (
             <tr key={owner}>
-              <td><code title={owner}>{owner}</code></td>
-              {datasets.map((d) => <td key={d}><a class="download" href={ledger.api.exportUrl(owner, d, { year })} download data-dataset={d} title={described[d]}>{d}.csv</a></td>)}
+              <td>
+                <code title={owner}>{owner}</code>
+              </td>
+              {datasets.map((d) => (
+                <td key={d}>
+                  <a class="download" href={ledger.api.exportUrl(owner, d, { year })} download data-dataset={d} title={described[d]}>
+                    {d}.csv
+                  </a>
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
@@ -91,5 +116,17 @@ function Exports({ year, owners }: { year: number; owners: string[] }) {
 /** A link to a file made in the page (an object URL, released when the link goes). */
 function ObjectLink({ blob, name, id, children }: { blob: Blob; name: string; id: string; children: ComponentChildren }) {
   const url = URL.createObjectURL(blob);
-  return <a class="button" id={id} href={url} download={name} ref={(el) => { if (!el) URL.revokeObjectURL(url); }}>{children}</a>;
+  return (
+    <a
+      class="button"
+      id={id}
+      href={url}
+      download={name}
+      ref={(el) => {
+        if (!el) URL.revokeObjectURL(url);
+      }}
+    >
+      {children}
+    </a>
+  );
 }

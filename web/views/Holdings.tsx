@@ -69,7 +69,11 @@ function Instrument({ mint, symbol, asset }: { mint: string; symbol: string | nu
   return (
     <>
       <a href={href("lineage", mint)}>{symbol ?? shortAddress(mint)}</a>
-      {asset?.source === "token-metadata" && <span class="badge src-token-metadata" title={`Named from the mint's own Token-2022 metadata${asset.uri ? ` (${asset.uri})` : ""}: no issuer feed lists it`}>token metadata</span>}
+      {asset?.source === "token-metadata" && (
+        <span class="badge src-token-metadata" title={`Named from the mint's own Token-2022 metadata${asset.uri ? ` (${asset.uri})` : ""}: no issuer feed lists it`}>
+          token metadata
+        </span>
+      )}
     </>
   );
 }
@@ -91,21 +95,40 @@ function HoldingsOf({ portfolios, assets }: { portfolios: Portfolio[]; assets: M
         <Empty title="No positions in any wallet." />
       ) : (
         <table class="data" id="holdings-combined">
-          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Wallets</th><th class="r" title={netTitle}>Net income received</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Instrument</th>
+              <th class="r">Quantity</th>
+              <th class="r">Wallets</th>
+              <th class="r" title={netTitle}>
+                Net income received
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.first.mint}>
-                <td><Instrument mint={r.first.mint} symbol={r.first.symbol} asset={assets.get(r.first.mint)} /></td>
-                <td class="r"><Quantity value={r.quantity} /></td>
+                <td>
+                  <Instrument mint={r.first.mint} symbol={r.first.symbol} asset={assets.get(r.first.mint)} />
+                </td>
+                <td class="r">
+                  <Quantity value={r.quantity} />
+                </td>
                 <td class="r">{r.wallets}</td>
-                <td class="r"><Usd exact={r.incomeUsd} /></td>
+                <td class="r">
+                  <Usd exact={r.incomeUsd} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <p class="muted small">Income is net: after withholding tax and what the issuer retained. Gross and withheld, by month: <a href={href("income")}>Income</a>.</p>
-      {portfolios.map((p) => <WalletHoldings key={p.owner} portfolio={p} assets={assets} />)}
+      <p class="muted small">
+        Income is net: after withholding tax and what the issuer retained. Gross and withheld, by month: <a href={href("income")}>Income</a>.
+      </p>
+      {portfolios.map((p) => (
+        <WalletHoldings key={p.owner} portfolio={p} assets={assets} />
+      ))}
     </>
   );
 }
@@ -126,22 +149,50 @@ function WalletHoldings({ portfolio, assets }: { portfolio: Portfolio; assets: M
     <div class="wallet-block">
       <h2>
         Wallet <code title={portfolio.owner}>{shortAddress(portfolio.owner)}</code>
-        <span class="sub">net income <Usd value={portfolio.totals.incomeUsd} exact={portfolio.totals.exact.incomeUsd} />{portfolio.totals.unvaluedIncomeEvents > 0 && `, ${portfolio.totals.unvaluedIncomeEvents} without USD`}</span>
+        <span class="sub">
+          net income <Usd value={portfolio.totals.incomeUsd} exact={portfolio.totals.exact.incomeUsd} />
+          {portfolio.totals.unvaluedIncomeEvents > 0 && `, ${portfolio.totals.unvaluedIncomeEvents} without USD`}
+        </span>
       </h2>
       {portfolio.positions.length === 0 ? (
         <Empty title="No positions in this wallet." />
       ) : (
         <table class="data wallet-positions">
-          <thead><tr><th>Instrument</th><th class="r">Quantity</th><th class="r">Multiplier</th><th class="r">Principal</th><th class="r" title={netTitle}>Net income received</th><th>Status</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Instrument</th>
+              <th class="r">Quantity</th>
+              <th class="r">Multiplier</th>
+              <th class="r">Principal</th>
+              <th class="r" title={netTitle}>
+                Net income received
+              </th>
+              <th>Status</th>
+            </tr>
+          </thead>
           <tbody>
             {portfolio.positions.map((pos) => (
               <tr key={pos.mint}>
-                <td><Instrument mint={pos.mint} symbol={pos.symbol} asset={assets.get(pos.mint)} /></td>
-                <td class="r"><Quantity value={pos.quantity} exact={pos.exact.quantity} /></td>
-                <td class="r num" title={pos.multiplier}>{factorText(pos.multiplier)}</td>
-                <td class="r"><Quantity value={pos.principalQuantity} exact={pos.exact.principalQuantity} /></td>
-                <td class="r"><Usd value={pos.incomeUsd} exact={pos.exact.incomeUsd} /></td>
-                <td><span class={`badge ${pos.status}`} title={pos.statusReason ?? ""}>{words(pos.status)}</span></td>
+                <td>
+                  <Instrument mint={pos.mint} symbol={pos.symbol} asset={assets.get(pos.mint)} />
+                </td>
+                <td class="r">
+                  <Quantity value={pos.quantity} exact={pos.exact.quantity} />
+                </td>
+                <td class="r num" title={pos.multiplier}>
+                  {factorText(pos.multiplier)}
+                </td>
+                <td class="r">
+                  <Quantity value={pos.principalQuantity} exact={pos.exact.principalQuantity} />
+                </td>
+                <td class="r">
+                  <Usd value={pos.incomeUsd} exact={pos.exact.incomeUsd} />
+                </td>
+                <td>
+                  <span class={`badge ${pos.status}`} title={pos.statusReason ?? ""}>
+                    {words(pos.status)}
+                  </span>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -13,7 +13,14 @@ export function Income() {
   return (
     <section>
       <h1>Income</h1>
-      <YearReport view="income" extra={(choice) => <a id="to-downloads" href={choiceHref("downloads", choice)}>Download this report</a>}>
+      <YearReport
+        view="income"
+        extra={(choice) => (
+          <a id="to-downloads" href={choiceHref("downloads", choice)}>
+            Download this report
+          </a>
+        )}
+      >
         {(report) => (
           <>
             <Totals totals={report.totals} />
@@ -26,9 +33,9 @@ export function Income() {
                 <ReportTable rows={report.rows} />
                 {report.currency && <ConvertedTable report={report} />}
                 <p class="muted small">
-                  Summed by the ledger from its journal, shown to the cent (hover for the exact sum); rows need not add up to the totals to the cent. Gross, withheld
-                  and retained cover the events with a net USD value, so gross − withheld − retained = net; the gross of the others is shown apart. Withheld is tax
-                  only (a refund counts negative); retained is what the issuer kept back for currency or fees.
+                  Summed by the ledger from its journal, shown to the cent (hover for the exact sum); rows need not add up to the totals to the cent. Gross, withheld and retained cover the events with
+                  a net USD value, so gross − withheld − retained = net; the gross of the others is shown apart. Withheld is tax only (a refund counts negative); retained is what the issuer kept back
+                  for currency or fees.
                 </p>
               </>
             )}
@@ -66,13 +73,22 @@ function unknownWhy(t: Tally, label: string): string {
  */
 function Part({ t, part, children }: { t: Tally; part: (typeof parts)[number]; children: ComponentChildren }) {
   if (t.events - t.unvaluedEvents <= 0 && part.part !== "net") {
-    return <span class="muted" title={`No event here has a net USD value: ${part.label.toLowerCase()} covers only those (their gross is under "Gross without net")`}>—</span>;
+    return (
+      <span class="muted" title={`No event here has a net USD value: ${part.label.toLowerCase()} covers only those (their gross is under "Gross without net")`}>
+        —
+      </span>
+    );
   }
   return <>{children}</>;
 }
 
 function Card({ label, figure, children }: { label: string; figure: string; children: ComponentChildren }) {
-  return <div class="card" data-figure={figure}><div class="card-label">{label}</div><div class="card-value">{children}</div></div>;
+  return (
+    <div class="card" data-figure={figure}>
+      <div class="card-label">{label}</div>
+      <div class="card-value">{children}</div>
+    </div>
+  );
 }
 
 function Totals({ totals }: { totals: ReportTotals }) {
@@ -84,8 +100,12 @@ function Totals({ totals }: { totals: ReportTotals }) {
           <Usd exact={totals.exact[p.field]} shown={shown[p.part]} why={unknownWhy(totals, p.label)} />
         </Card>
       ))}
-      <Card label="Income events" figure="events">{String(totals.events)}</Card>
-      <Card label="Events without a USD value" figure="unvaluedEvents">{String(totals.unvaluedEvents)}</Card>
+      <Card label="Income events" figure="events">
+        {String(totals.events)}
+      </Card>
+      <Card label="Events without a USD value" figure="unvaluedEvents">
+        {String(totals.unvaluedEvents)}
+      </Card>
       {totals.unvaluedEvents !== 0 && (
         <Card label="Their gross (not in the gross above)" figure="unvaluedGrossUsd">
           <Usd exact={totals.exact.unvaluedGrossUsd} why="Unknown: an event without a net USD value has no gross either; not 0" />
@@ -106,7 +126,11 @@ function ConvertedTotals({ converted: c, rates }: { converted: Converted; rates:
   return (
     <>
       <h2>In {c.currency}</h2>
-      {c.reason && <p class="note" id="rate-missing">{c.reason}</p>}
+      {c.reason && (
+        <p class="note" id="rate-missing">
+          {c.reason}
+        </p>
+      )}
       <div class="cards" id="converted-totals">
         {cardOrder.map((p) => (
           <Card key={p.converted} label={`${p.label} in ${c.currency}`} figure={p.converted}>
@@ -126,10 +150,18 @@ function ReportTable({ rows }: { rows: ReportRow[] }) {
     <table class="data" id="income-report">
       <thead>
         <tr>
-          <th>Month</th><th>Symbol</th><th class="r">Events</th>
-          {parts.map((p) => <th key={p.field} class="r">{p.label}</th>)}
+          <th>Month</th>
+          <th>Symbol</th>
+          <th class="r">Events</th>
+          {parts.map((p) => (
+            <th key={p.field} class="r">
+              {p.label}
+            </th>
+          ))}
           <th class="r">Without USD</th>
-          <th class="r" title="The gross of the events without a net USD value, which the gross beside it leaves out">Gross without net</th>
+          <th class="r" title="The gross of the events without a net USD value, which the gross beside it leaves out">
+            Gross without net
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -137,8 +169,16 @@ function ReportTable({ rows }: { rows: ReportRow[] }) {
           const shown = usdCents(r);
           return (
             <tr key={r.month + r.symbol}>
-              <td class="nowrap">{r.month}</td><td>{r.symbol}</td><td class="r">{r.events}</td>
-              {parts.map((p) => <td key={p.field} class="r"><Part t={r} part={p}><Usd exact={r.exact[p.field]} shown={shown[p.part]} why={unknownWhy(r, p.label)} /></Part></td>)}
+              <td class="nowrap">{r.month}</td>
+              <td>{r.symbol}</td>
+              <td class="r">{r.events}</td>
+              {parts.map((p) => (
+                <td key={p.field} class="r">
+                  <Part t={r} part={p}>
+                    <Usd exact={r.exact[p.field]} shown={shown[p.part]} why={unknownWhy(r, p.label)} />
+                  </Part>
+                </td>
+              ))}
               <td class="r">{r.unvaluedEvents || ""}</td>
               <td class="r">{r.unvaluedEvents !== 0 && <Usd exact={r.exact.unvaluedGrossUsd} why="Unknown: an event without a net USD value has no gross either; not 0" />}</td>
             </tr>
@@ -153,7 +193,12 @@ function ReportTable({ rows }: { rows: ReportRow[] }) {
 function RateDays({ rates }: { rates: RateUsed[] }) {
   if (rates.length === 0) return <span class="muted">—</span>;
   const title = rates.map((q) => `${q.eventDate}: ECB ${q.rateDate}, ${q.usdPerEur} USD per EUR, ${q.rate} per USD`).join("\n");
-  return <span title={title}>{rateDays(rates).join(", ")}{rates.some((q) => q.rateDate !== q.eventDate) && <span class="muted"> (latest earlier day)</span>}</span>;
+  return (
+    <span title={title}>
+      {rateDays(rates).join(", ")}
+      {rates.some((q) => q.rateDate !== q.eventDate) && <span class="muted"> (latest earlier day)</span>}
+    </span>
+  );
 }
 
 function ConvertedTable({ report }: { report: IncomeReport }) {
@@ -163,18 +208,35 @@ function ConvertedTable({ report }: { report: IncomeReport }) {
       <h2>By month and symbol in {currency}</h2>
       <table class="data" id="income-report-converted">
         <thead>
-          <tr><th>Month</th><th>Symbol</th>{parts.map((p) => <th key={p.field} class="r">{p.label}</th>)}<th>ECB rate day</th></tr>
+          <tr>
+            <th>Month</th>
+            <th>Symbol</th>
+            {parts.map((p) => (
+              <th key={p.field} class="r">
+                {p.label}
+              </th>
+            ))}
+            <th>ECB rate day</th>
+          </tr>
         </thead>
         <tbody>
           {report.rows.map((r) => {
             const shown = r.converted ? convertedCents(r.converted) : null;
             return (
               <tr key={r.month + r.symbol}>
-                <td class="nowrap">{r.month}</td><td>{r.symbol}</td>
+                <td class="nowrap">{r.month}</td>
+                <td>{r.symbol}</td>
                 {parts.map((p) => (
                   <td key={p.field} class="r">
                     <Part t={r} part={p}>
-                      <Money value={r.converted?.[p.converted] ?? null} currency={currency} exact={r.converted?.exact[p.converted]} shown={shown?.[p.part]} reason={r.converted?.reason} why={unknownWhy(r, p.label)} />
+                      <Money
+                        value={r.converted?.[p.converted] ?? null}
+                        currency={currency}
+                        exact={r.converted?.exact[p.converted]}
+                        shown={shown?.[p.part]}
+                        reason={r.converted?.reason}
+                        why={unknownWhy(r, p.label)}
+                      />
                     </Part>
                   </td>
                 ))}

@@ -11,11 +11,13 @@ export function IncomeChart({ report }: { report: IncomeReport }) {
   useEffect(() => {
     let remove: (() => void) | null = null;
     let live = true;
-    import("../src/chart.ts").then(
-      ({ drawIncomeChart }) => { if (live && canvas.current) remove = drawIncomeChart(canvas.current, months, shownSeries(months)); },
-      setError,
-    );
-    return () => { live = false; remove?.(); };
+    import("../src/chart.ts").then(({ drawIncomeChart }) => {
+      if (live && canvas.current) remove = drawIncomeChart(canvas.current, months, shownSeries(months));
+    }, setError);
+    return () => {
+      live = false;
+      remove?.();
+    };
   }, [months]);
   if (error) return <Failure error={error} what="the chart" />;
   return (

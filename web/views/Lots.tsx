@@ -13,7 +13,11 @@ import { Quantity, Usd } from "./amounts.tsx";
 import { NoWallets } from "./Holdings.tsx";
 import { Await, Empty } from "./states.tsx";
 
-interface LotChoice { year: number; method: LotMethod | null; treatment: TaxTreatment | null }
+interface LotChoice {
+  year: number;
+  method: LotMethod | null;
+  treatment: TaxTreatment | null;
+}
 
 const methods = schemas.lotMethods;
 const treatments = schemas.taxTreatments;
@@ -36,10 +40,7 @@ async function load(ledger: Ledger, c: LotChoice) {
   const { wallets } = await walletsOf(ledger);
   const options = { ...(c.method ? { method: c.method } : {}), ...(c.treatment ? { treatment: c.treatment } : {}) };
   const asOf = asOfOf(c.year);
-  const [gains, lots] = await Promise.all([
-    ledger.api.v2.gainsReport(c.year, options),
-    Promise.all(wallets.map((w) => ledger.api.v2.lots(w.owner, { ...options, asOf }))),
-  ]);
+  const [gains, lots] = await Promise.all([ledger.api.v2.gainsReport(c.year, options), Promise.all(wallets.map((w) => ledger.api.v2.lots(w.owner, { ...options, asOf })))]);
   return { gains, lots, owners: wallets.map((w) => w.owner) };
 }
 
@@ -60,74 +61,133 @@ export function Lots() {
     <section>
       <h1>Lots &amp; gains</h1>
       <Await loaded={loaded} what="lots and gains">
-        {({ gains, lots, owners }) => owners.length === 0 ? <NoWallets /> : (
-          <>
-            <div class="row pickers">
-              <label class="inline">
-                Year{" "}
-                <select id="lots-year" value={String(choice.year)} onChange={(e) => move({ year: Number(selected(e)) })}>
-                  {years.map((y) => <option key={y} value={String(y)}>{y}</option>)}
-                </select>
-              </label>
-              <label class="inline" title="The reading of a reinvested dividend: income when the multiplier rises, or deferred to the sale">
-                Treatment{" "}
-                <select id="lots-treatment" value={gains.treatment} onChange={(e) => move({ treatment: selected(e) as TaxTreatment })}>
-                  {treatments.map((t) => <option key={t} value={t}>{t}</option>)}
-                </select>
-              </label>
-              <label class="inline" title="Which lot a sale takes first">
-                Method{" "}
-                <select id="lots-method" value={gains.method} onChange={(e) => move({ method: selected(e) as LotMethod })}>
-                  {methods.map((m) => <option key={m} value={m}>{m}</option>)}
-                </select>
-              </label>
-            </div>
-            <Gains report={gains} />
-            <h2>Open lots at the end of {asOfOf(choice.year)}</h2>
-            <UnknownBasis lots={lots} />
-            {lots.map((l) => <WalletLots key={l.owner} lots={l} />)}
-          </>
-        )}
+        {({ gains, lots, owners }) =>
+          owners.length === 0 ? (
+            <NoWallets />
+          ) : (
+            <>
+              <div class="row pickers">
+                <label class="inline">
+                  Year{" "}
+                  <select id="lots-year" value={String(choice.year)} onChange={(e) => move({ year: Number(selected(e)) })}>
+                    {years.map((y) => (
+                      <option key={y} value={String(y)}>
+                        {y}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label class="inline" title="The reading of a reinvested dividend: income when the multiplier rises, or deferred to the sale">
+                  Treatment{" "}
+                  <select id="lots-treatment" value={gains.treatment} onChange={(e) => move({ treatment: selected(e) as TaxTreatment })}>
+                    {treatments.map((t) => (
+                      <option key={t} value={t}>
+                        {t}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label class="inline" title="Which lot a sale takes first">
+                  Method{" "}
+                  <select id="lots-method" value={gains.method} onChange={(e) => move({ method: selected(e) as LotMethod })}>
+                    {methods.map((m) => (
+                      <option key={m} value={m}>
+                        {m}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <Gains report={gains} />
+              <h2>Open lots at the end of {asOfOf(choice.year)}</h2>
+              <UnknownBasis lots={lots} />
+              {lots.map((l) => (
+                <WalletLots key={l.owner} lots={l} />
+              ))}
+            </>
+          )
+        }
       </Await>
     </section>
   );
 }
 
-const TERMS = [["short", "Short term"], ["long", "Long term"]] as const;
+const TERMS = [
+  ["short", "Short term"],
+  ["long", "Long term"],
+] as const;
 
 function Gains({ report }: { report: GainsReport }) {
   return (
     <>
-      <h2>Realized in {report.year} <span class="muted small">({report.treatment}, {report.method})</span></h2>
+      <h2>
+        Realized in {report.year}{" "}
+        <span class="muted small">
+          ({report.treatment}, {report.method})
+        </span>
+      </h2>
       <div class="cards" id="gains-totals">
         {TERMS.map(([term, label]) => {
           const t = report.totals[term];
           return (
             <div key={term} class="card" data-term={term}>
               <div class="card-label">{label}: gain or loss</div>
-              <div class="card-value" data-figure="gainUsd"><Usd exact={t.exact.gainUsd} /></div>
+              <div class="card-value" data-figure="gainUsd">
+                <Usd exact={t.exact.gainUsd} />
+              </div>
               <div class="muted small">
-                proceeds <span data-figure="proceedsUsd"><Usd exact={t.exact.proceedsUsd} /></span>, basis <span data-figure="basisUsd"><Usd exact={t.exact.basisUsd} /></span>;{" "}
-                {t.rows} row(s){t.unknownRows ? `, ${t.unknownRows} with an unknown value (not in the sums)` : ""}
+                proceeds{" "}
+                <span data-figure="proceedsUsd">
+                  <Usd exact={t.exact.proceedsUsd} />
+                </span>
+                , basis{" "}
+                <span data-figure="basisUsd">
+                  <Usd exact={t.exact.basisUsd} />
+                </span>
+                ; {t.rows} row(s){t.unknownRows ? `, ${t.unknownRows} with an unknown value (not in the sums)` : ""}
               </div>
             </div>
           );
         })}
       </div>
-      {report.rows.length === 0 ? <Empty title={`Nothing sold in ${report.year}.`}>Gains appear once a wallet sells or otherwise disposes of units.</Empty> : (
+      {report.rows.length === 0 ? (
+        <Empty title={`Nothing sold in ${report.year}.`}>Gains appear once a wallet sells or otherwise disposes of units.</Empty>
+      ) : (
         <table class="data" id="gains">
-          <thead><tr><th>Wallet</th><th>Symbol</th><th class="r">Units</th><th>Acquired</th><th>Disposed</th><th class="r">Proceeds</th><th class="r">Basis</th><th class="r">Gain</th><th>Term</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Wallet</th>
+              <th>Symbol</th>
+              <th class="r">Units</th>
+              <th>Acquired</th>
+              <th>Disposed</th>
+              <th class="r">Proceeds</th>
+              <th class="r">Basis</th>
+              <th class="r">Gain</th>
+              <th>Term</th>
+            </tr>
+          </thead>
           <tbody>
             {report.rows.map((r, i) => (
               <tr key={i}>
-                <td><code>{shortAddress(r.owner)}</code></td>
+                <td>
+                  <code>{shortAddress(r.owner)}</code>
+                </td>
                 <td>{r.symbol ?? shortAddress(r.mint)}</td>
-                <td class="r"><Quantity value={r.units} exact={r.exact.units} /></td>
+                <td class="r">
+                  <Quantity value={r.units} exact={r.exact.units} />
+                </td>
                 <td class="nowrap">{r.acquiredAt ? dateText(r.acquiredAt) : "—"}</td>
                 <td class="nowrap">{dateText(r.disposedAt)}</td>
-                <td class="r"><Usd exact={r.exact.proceedsUsd} why={r.reason ? words(r.reason) : undefined} /></td>
-                <td class="r"><Usd exact={r.exact.basisUsd} why={r.reason ? words(r.reason) : undefined} /></td>
-                <td class="r"><Usd exact={r.exact.gainUsd} why={r.reason ? words(r.reason) : undefined} /></td>
+                <td class="r">
+                  <Usd exact={r.exact.proceedsUsd} why={r.reason ? words(r.reason) : undefined} />
+                </td>
+                <td class="r">
+                  <Usd exact={r.exact.basisUsd} why={r.reason ? words(r.reason) : undefined} />
+                </td>
+                <td class="r">
+                  <Usd exact={r.exact.gainUsd} why={r.reason ? words(r.reason) : undefined} />
+                </td>
                 <td>{r.term}</td>
               </tr>
             ))}
@@ -146,13 +206,11 @@ function UnknownBasis({ lots }: { lots: LotsResponse[] }) {
     <div class="note" id="unknown-basis">
       <p>
         Some units have no known cost basis (a transfer in, a swap paid in SOL, a purchase on an exchange):{" "}
-        {unknown.map(({ owner, i }) => `${i.unknownBasisUnits} ${i.symbol ?? shortAddress(i.mint)} in ${shortAddress(owner)}`).join("; ")}.
-        Their gains are unknown, never counted as 0.
+        {unknown.map(({ owner, i }) => `${i.unknownBasisUnits} ${i.symbol ?? shortAddress(i.mint)} in ${shortAddress(owner)}`).join("; ")}. Their gains are unknown, never counted as 0.
       </p>
       <p>
-        An operator declares what the chain cannot show with <code>ca-ledger import cost-basis &lt;file&gt;</code>, a CSV of{" "}
-        <code>owner,signature,costUsd</code> (the cost of the acquisition in that transaction) or{" "}
-        <code>owner,mint,acquiredAt,units,costUsd</code> (units bought elsewhere); the lots use it from the next read.
+        An operator declares what the chain cannot show with <code>ca-ledger import cost-basis &lt;file&gt;</code>, a CSV of <code>owner,signature,costUsd</code> (the cost of the acquisition in that
+        transaction) or <code>owner,mint,acquiredAt,units,costUsd</code> (units bought elsewhere); the lots use it from the next read.
       </p>
     </div>
   );
@@ -162,15 +220,29 @@ function WalletLots({ lots }: { lots: LotsResponse }) {
   if (lots.lots.length === 0) return null;
   return (
     <>
-      <h3><code>{lots.owner}</code></h3>
+      <h3>
+        <code>{lots.owner}</code>
+      </h3>
       <table class="data lots" data-owner={lots.owner}>
-        <thead><tr><th>Symbol</th><th class="r">Units</th><th class="r">Basis</th><th>Acquired</th><th>Source</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Symbol</th>
+            <th class="r">Units</th>
+            <th class="r">Basis</th>
+            <th>Acquired</th>
+            <th>Source</th>
+          </tr>
+        </thead>
         <tbody>
           {lots.lots.map((l) => (
             <tr key={l.id}>
               <td>{l.symbol ?? shortAddress(l.mint)}</td>
-              <td class="r"><Quantity value={l.units} exact={l.exact.units} /></td>
-              <td class="r"><Usd exact={l.exact.basisUsd} why={l.reason ? `Unknown: ${words(l.reason)}` : undefined} /></td>
+              <td class="r">
+                <Quantity value={l.units} exact={l.exact.units} />
+              </td>
+              <td class="r">
+                <Usd exact={l.exact.basisUsd} why={l.reason ? `Unknown: ${words(l.reason)}` : undefined} />
+              </td>
               <td class="nowrap">{dateText(l.acquiredAt)}</td>
               <td>{words(l.source)}</td>
             </tr>

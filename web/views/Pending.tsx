@@ -19,7 +19,15 @@ export function Pending() {
     <section id="pending" aria-labelledby="pending-title">
       <h2 id="pending-title">Pending actions</h2>
       <Await loaded={loaded} what="pending actions">
-        {({ actions }) => (actions.length === 0 ? <p class="muted" id="pending-none">No corporate action is scheduled or announced for your wallets.</p> : <PendingTable actions={actions} />)}
+        {({ actions }) =>
+          actions.length === 0 ? (
+            <p class="muted" id="pending-none">
+              No corporate action is scheduled or announced for your wallets.
+            </p>
+          ) : (
+            <PendingTable actions={actions} />
+          )
+        }
       </Await>
     </section>
   );
@@ -28,19 +36,45 @@ export function Pending() {
 function PendingTable({ actions }: { actions: PendingAction[] }) {
   return (
     <table class="data" id="pending-actions">
-      <thead><tr><th>Expected</th><th>Instrument</th><th>Action</th><th>State</th><th>Wallet</th><th class="r">Expected units</th><th class="r">Expected USD</th></tr></thead>
+      <thead>
+        <tr>
+          <th>Expected</th>
+          <th>Instrument</th>
+          <th>Action</th>
+          <th>State</th>
+          <th>Wallet</th>
+          <th class="r">Expected units</th>
+          <th class="r">Expected USD</th>
+        </tr>
+      </thead>
       <tbody>
-        {actions.flatMap((a) => a.wallets.map((w, i) => (
-          <tr key={`${a.key}:${w.owner}`}>
-            <td>{i === 0 ? dateTimeText(a.expectedAt) : ""}</td>
-            <td>{i === 0 ? <a href={href("lineage", a.mint)}>{a.symbol}</a> : ""}</td>
-            <td>{i === 0 ? words(a.type) : ""}</td>
-            <td>{i === 0 ? <span class={`badge l-${a.state}`} title={a.state === "confirmed" ? "Written on chain, waiting for its time" : "Announced by the issuer, not on chain yet"}>{a.state}</span> : ""}</td>
-            <td><a href={href("actions", null, { owner: w.owner })}><code title={w.owner}>{shortAddress(w.owner)}</code></a></td>
-            <td class="r">{w.incomeUnitsShown === null ? <span class="unknown">not known yet</span> : <Quantity value={w.incomeUnitsShown} exact={w.incomeUnits ?? undefined} />}</td>
-            <td class="r"><Usd exact={w.usd} why="Not known yet: the amount is set when the change takes effect" /></td>
-          </tr>
-        )))}
+        {actions.flatMap((a) =>
+          a.wallets.map((w, i) => (
+            <tr key={`${a.key}:${w.owner}`}>
+              <td>{i === 0 ? dateTimeText(a.expectedAt) : ""}</td>
+              <td>{i === 0 ? <a href={href("lineage", a.mint)}>{a.symbol}</a> : ""}</td>
+              <td>{i === 0 ? words(a.type) : ""}</td>
+              <td>
+                {i === 0 ? (
+                  <span class={`badge l-${a.state}`} title={a.state === "confirmed" ? "Written on chain, waiting for its time" : "Announced by the issuer, not on chain yet"}>
+                    {a.state}
+                  </span>
+                ) : (
+                  ""
+                )}
+              </td>
+              <td>
+                <a href={href("actions", null, { owner: w.owner })}>
+                  <code title={w.owner}>{shortAddress(w.owner)}</code>
+                </a>
+              </td>
+              <td class="r">{w.incomeUnitsShown === null ? <span class="unknown">not known yet</span> : <Quantity value={w.incomeUnitsShown} exact={w.incomeUnits ?? undefined} />}</td>
+              <td class="r">
+                <Usd exact={w.usd} why="Not known yet: the amount is set when the change takes effect" />
+              </td>
+            </tr>
+          )),
+        )}
       </tbody>
     </table>
   );

@@ -33,16 +33,33 @@ function WalletTable({ list }: { list: WalletsResponse }) {
   const allowed = canSync(useLedger().session);
   return (
     <>
-      <p class="muted">{list.wallets.length} of {list.maxWallets} wallets for tenant {list.tenant}.</p>
+      <p class="muted">
+        {list.wallets.length} of {list.maxWallets} wallets for tenant {list.tenant}.
+      </p>
       <table class="data" id="wallets">
-        <thead><tr><th>Wallet</th><th>Registered</th><th>Sync</th>{allowed && <th />}</tr></thead>
+        <thead>
+          <tr>
+            <th>Wallet</th>
+            <th>Registered</th>
+            <th>Sync</th>
+            {allowed && <th />}
+          </tr>
+        </thead>
         <tbody>
           {list.wallets.map((w) => (
             <tr key={w.owner}>
-              <td><code>{w.owner}</code></td>
+              <td>
+                <code>{w.owner}</code>
+              </td>
               <td>{dateTimeText(w.registeredAt)}</td>
-              <td><SyncState owner={w.owner} initial={w.status} /></td>
-              {allowed && <td><Remove owner={w.owner} /></td>}
+              <td>
+                <SyncState owner={w.owner} initial={w.status} />
+              </td>
+              {allowed && (
+                <td>
+                  <Remove owner={w.owner} />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -70,12 +87,21 @@ function Remove({ owner }: { owner: string }) {
     }
   }
 
-  if (!asking) return <button type="button" class="secondary remove" onClick={() => setAsking(true)}>Remove</button>;
+  if (!asking)
+    return (
+      <button type="button" class="secondary remove" onClick={() => setAsking(true)}>
+        Remove
+      </button>
+    );
   return (
     <div class="confirm-remove" role="alertdialog" aria-label="Confirm removal">
       <p>Stop following this wallet? Its syncs stop and its books leave this tenant's views; nothing is erased, and registering it again brings them back.</p>
-      <button type="button" class="danger" disabled={busy} onClick={remove}>{busy ? "Removing…" : "Remove wallet"}</button>{" "}
-      <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" class="danger" disabled={busy} onClick={remove}>
+        {busy ? "Removing…" : "Remove wallet"}
+      </button>{" "}
+      <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
       {error && <div class="error-text">{error}</div>}
     </div>
   );
@@ -90,18 +116,21 @@ function SyncState({ owner, initial }: { owner: string; initial: string }) {
   const state = status?.status ?? initial;
   useEffect(() => {
     if (!active(state)) return;
-    const timer = setTimeout(async () => {
-      try {
-        const next = await ledger.api.syncStatus(owner);
-        setStatus(next);
-        setError(null);
-        // A finished sync changes holdings, income and actions: read them again when next shown.
-        if (!active(next.status)) ledger.cache.clear();
-      } catch (e) {
-        setError(explain(e));
-        setFailures((n) => n + 1); // keep polling: the next tick asks again
-      }
-    }, status === null && failures === 0 ? 0 : pollMs);
+    const timer = setTimeout(
+      async () => {
+        try {
+          const next = await ledger.api.syncStatus(owner);
+          setStatus(next);
+          setError(null);
+          // A finished sync changes holdings, income and actions: read them again when next shown.
+          if (!active(next.status)) ledger.cache.clear();
+        } catch (e) {
+          setError(explain(e));
+          setFailures((n) => n + 1); // keep polling: the next tick asks again
+        }
+      },
+      status === null && failures === 0 ? 0 : pollMs,
+    );
     return () => clearTimeout(timer);
   }, [state, status, failures, owner]);
   const progress = status?.progress;
@@ -114,8 +143,17 @@ function SyncState({ owner, initial }: { owner: string; initial: string }) {
           {progress?.phase ? ` ${words(progress.phase)}` : " waiting for the worker"} {progress && progress.total > 0 && `${progress.done}/${progress.total}`}
         </span>
       )}
-      {status && !active(state) && <span class="muted"> {status.transactionsFetched} transactions · finished {dateTimeText(status.finishedAt)}</span>}
-      {status?.gaps.length ? <div class="muted">{status.gaps.length} gap(s): {status.gaps.map((g) => g.reason).join("; ")}</div> : null}
+      {status && !active(state) && (
+        <span class="muted">
+          {" "}
+          {status.transactionsFetched} transactions · finished {dateTimeText(status.finishedAt)}
+        </span>
+      )}
+      {status?.gaps.length ? (
+        <div class="muted">
+          {status.gaps.length} gap(s): {status.gaps.map((g) => g.reason).join("; ")}
+        </div>
+      ) : null}
       {status?.error && <div class="error-text">{status.error}</div>}
       {error && <div class="error-text">{error}</div>}
     </div>
@@ -159,12 +197,31 @@ function Register() {
         </p>
       )}
       <div class="row">
-        <input id="register-owner" name="owner" placeholder="Solana wallet address (base58)" value={owner} disabled={!allowed || busy}
-          onInput={(e) => setOwner((e.target as HTMLInputElement).value)} autocomplete="off" spellcheck={false} required />
-        <button type="submit" disabled={!allowed || busy || owner.trim() === ""}>{busy ? "Registering…" : "Register and sync"}</button>
+        <input
+          id="register-owner"
+          name="owner"
+          placeholder="Solana wallet address (base58)"
+          value={owner}
+          disabled={!allowed || busy}
+          onInput={(e) => setOwner((e.target as HTMLInputElement).value)}
+          autocomplete="off"
+          spellcheck={false}
+          required
+        />
+        <button type="submit" disabled={!allowed || busy || owner.trim() === ""}>
+          {busy ? "Registering…" : "Register and sync"}
+        </button>
       </div>
-      {message && <p class={message.ok ? "ok-text" : "error-text"} role="status">{message.text}</p>}
-      {tracked && <div class="tracked" id="register-progress"><code>{tracked.owner}</code> <SyncState key={tracked.owner} owner={tracked.owner} initial={tracked.status} /></div>}
+      {message && (
+        <p class={message.ok ? "ok-text" : "error-text"} role="status">
+          {message.text}
+        </p>
+      )}
+      {tracked && (
+        <div class="tracked" id="register-progress">
+          <code>{tracked.owner}</code> <SyncState key={tracked.owner} owner={tracked.owner} initial={tracked.status} />
+        </div>
+      )}
     </form>
   );
 }

@@ -24,7 +24,7 @@ async function reportChoices(ledger: Ledger) {
 /** The choice in the URL, else the latest year with entries (else this year), every wallet, USD only. */
 function chosen(query: URLSearchParams, owners: string[], years: number[]): ReportChoice {
   const asked = Number(query.get("year"));
-  const year = Number.isInteger(asked) && asked >= 1970 && asked <= 9999 ? asked : years[0] ?? new Date().getUTCFullYear();
+  const year = Number.isInteger(asked) && asked >= 1970 && asked <= 9999 ? asked : (years[0] ?? new Date().getUTCFullYear());
   const owner = owners.includes(query.get("owner") ?? "") ? query.get("owner") : null;
   const currency = /^[A-Z]{3}$/.test(query.get("currency") ?? "") && query.get("currency") !== "USD" ? query.get("currency") : null;
   return { year, owner, currency };
@@ -38,21 +38,31 @@ type Move = (change: Partial<ReportChoice>) => void;
 const selected = (e: Event) => (e.target as HTMLSelectElement).value;
 
 function Pickers({ view, choice, owners, years, currencies }: { view: YearView; choice: ReportChoice; owners: string[]; years: number[]; currencies: ListedCurrency[] }) {
-  const move: Move = (change) => { location.hash = choiceHref(view, { ...choice, ...change }); };
+  const move: Move = (change) => {
+    location.hash = choiceHref(view, { ...choice, ...change });
+  };
   const yearChoices = [...new Set([...years, choice.year])].sort((a, b) => b - a);
   return (
     <>
       <label class="inline">
         Year{" "}
         <select id="year" value={String(choice.year)} onChange={(e) => move({ year: Number(selected(e)) })}>
-          {yearChoices.map((y) => <option key={y} value={String(y)}>{y}</option>)}
+          {yearChoices.map((y) => (
+            <option key={y} value={String(y)}>
+              {y}
+            </option>
+          ))}
         </select>
       </label>
       <label class="inline">
         Wallets{" "}
         <select id="report-owner" value={choice.owner ?? ""} onChange={(e) => move({ owner: selected(e) || null })}>
           <option value="">All ({owners.length})</option>
-          {owners.map((o) => <option key={o} value={o}>{shortAddress(o)}</option>)}
+          {owners.map((o) => (
+            <option key={o} value={o}>
+              {shortAddress(o)}
+            </option>
+          ))}
         </select>
       </label>
       <CurrencyPicker choice={choice} currencies={currencies} move={move} />
@@ -78,7 +88,8 @@ function CurrencyPicker({ choice, currencies, move }: { choice: ReportChoice; cu
           <option value="">USD</option>
           {currencies.map((c) => (
             <option key={c.currency} value={c.currency} title={`ECB rates from ${c.firstRateDate} to ${c.lastRateDate}`}>
-              USD and {c.currency}{ratesEndBefore(c, lastEventDate) ? ` (rates to ${c.lastRateDate})` : ""}
+              USD and {c.currency}
+              {ratesEndBefore(c, lastEventDate) ? ` (rates to ${c.lastRateDate})` : ""}
             </option>
           ))}
           {typed && <option value={typed}>USD and {typed} (no rates imported)</option>}
@@ -107,8 +118,13 @@ export function YearReport({ view, extra, children }: { view: YearView; extra?: 
         const choice = chosen(route.query, owners, years);
         return (
           <>
-            <div class="toolbar"><Pickers view={view} choice={choice} owners={owners} years={years} currencies={currencies} />{extra?.(choice)}</div>
-            <ReportOf choice={choice} owners={owners}>{children}</ReportOf>
+            <div class="toolbar">
+              <Pickers view={view} choice={choice} owners={owners} years={years} currencies={currencies} />
+              {extra?.(choice)}
+            </div>
+            <ReportOf choice={choice} owners={owners}>
+              {children}
+            </ReportOf>
           </>
         );
       }}
@@ -119,5 +135,9 @@ export function YearReport({ view, extra, children }: { view: YearView; extra?: 
 function ReportOf({ choice, owners, children }: { choice: ReportChoice; owners: string[]; children: Children }) {
   const ledger = useLedger();
   const loaded = useLoad(reportKey(choice), () => loadReport(ledger.api, choice));
-  return <Await loaded={loaded} what={`the ${choice.year} report`}>{(report) => children(report, choice, owners)}</Await>;
+  return (
+    <Await loaded={loaded} what={`the ${choice.year} report`}>
+      {(report) => children(report, choice, owners)}
+    </Await>
+  );
 }

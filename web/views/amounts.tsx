@@ -18,22 +18,48 @@ function title(source: string, isExact: boolean, unit: string, shown: string): s
  */
 export function Usd({ value, exact, shown, why }: { value?: string | null; exact?: string | null; shown?: string | null; why?: string }) {
   const source = exact ?? value ?? null;
-  if (source === null) return <span class="unknown" title={why ?? unknownTitle}>unknown</span>;
+  if (source === null)
+    return (
+      <span class="unknown" title={why ?? unknownTitle}>
+        unknown
+      </span>
+    );
   const text = shown ?? cents(source);
-  return <span class="num" title={title(source, exact != null, "USD", text)}>{dollarsText(text)}</span>;
+  return (
+    <span class="num" title={title(source, exact != null, "USD", text)}>
+      {dollarsText(text)}
+    </span>
+  );
 }
 
 /** An amount in the report's other currency: null for a missing reference rate (the reason says which day), else because the USD is unknown. */
 export function Money({ value, currency, exact, shown, reason, why }: { value: string | null; currency: string; exact?: string | null; shown?: string | null; reason?: string | null; why?: string }) {
   const source = exact ?? value;
-  if (source === null) return reason ? <span class="unknown" title={reason}>no rate</span> : <span class="unknown" title={why ?? unknownTitle}>unknown</span>;
+  if (source === null)
+    return reason ? (
+      <span class="unknown" title={reason}>
+        no rate
+      </span>
+    ) : (
+      <span class="unknown" title={why ?? unknownTitle}>
+        unknown
+      </span>
+    );
   const text = shown ?? cents(source);
-  return <span class="num" title={title(source, exact != null, currency, text)}>{currencyCentsText(text, currency)}</span>;
+  return (
+    <span class="num" title={title(source, exact != null, currency, text)}>
+      {currencyCentsText(text, currency)}
+    </span>
+  );
 }
 
 /** A quantity the server rounded for display. */
 export function Quantity({ value, exact }: { value: string; exact?: string }) {
-  return <span class="num" title={exact ? `${exact} (exact)` : value}>{decimalText(value)}</span>;
+  return (
+    <span class="num" title={exact ? `${exact} (exact)` : value}>
+      {decimalText(value)}
+    </span>
+  );
 }
 
 export function Hash({ value }: { value: string | null | undefined }) {

@@ -16,7 +16,11 @@ export function Failure({ error, retry, what }: { error: unknown; retry?: () => 
   return (
     <div class="state failure" role="alert">
       <strong>Could not load {what}.</strong> {explain(error)}
-      {retry && <button type="button" class="secondary" onClick={retry}>Try again</button>}
+      {retry && (
+        <button type="button" class="secondary" onClick={retry}>
+          Try again
+        </button>
+      )}
     </div>
   );
 }

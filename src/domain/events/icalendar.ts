@@ -83,7 +83,10 @@ export function foldLine(line: string): string {
 export function utcDateTime(iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) throw new RangeError(`not an ISO-8601 time: ${JSON.stringify(iso)}`);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace(/[-:]/g, "");
 }
 
 /** A UID that stays the same for the same key, whatever characters the key holds. */

@@ -16,7 +16,10 @@ const MAX_SECRET_BYTES = 64;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export class SignatureInputError extends Error {
-  constructor(readonly code: "invalid_webhook_secret" | "invalid_webhook_id" | "invalid_webhook_timestamp", message: string) {
+  constructor(
+    readonly code: "invalid_webhook_secret" | "invalid_webhook_id" | "invalid_webhook_timestamp",
+    message: string,
+  ) {
     super(message);
     this.name = "SignatureInputError";
   }

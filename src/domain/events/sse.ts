@@ -48,5 +48,10 @@ export function sseMessage(m: SseMessage): string {
 
 /** A comment (ignored by clients): the keep-alive, or a note at the start of the stream. */
 export function sseComment(text = ""): string {
-  return text.split(LINE_BREAK).map((line) => `: ${line}\n`).join("") + "\n";
+  return (
+    text
+      .split(LINE_BREAK)
+      .map((line) => `: ${line}\n`)
+      .join("") + "\n"
+  );
 }

@@ -4,7 +4,10 @@
 import { EventInputError, PING, eventTypes, isEventType, type DeliveredType, type EventType } from "./types";
 
 export class SubscriptionInputError extends Error {
-  constructor(readonly code: "invalid_webhook_url", message: string) {
+  constructor(
+    readonly code: "invalid_webhook_url",
+    message: string,
+  ) {
     super(message);
     this.name = "SubscriptionInputError";
   }
@@ -50,4 +53,3 @@ export function parseEventFilter(csv: string | null | undefined): EventType[] | 
 export function subscribesTo(filter: readonly EventType[] | null, type: DeliveredType): boolean {
   return type === PING || filter === null || filter.includes(type);
 }
-

@@ -26,7 +26,10 @@ export interface PingData {
 
 /** Bad input to an event function: a code a route or command can map, and a sentence. */
 export class EventInputError extends Error {
-  constructor(readonly code: "unknown_event_type" | "invalid_timestamp" | "invalid_event_id", message: string) {
+  constructor(
+    readonly code: "unknown_event_type" | "invalid_timestamp" | "invalid_event_id",
+    message: string,
+  ) {
     super(message);
     this.name = "EventInputError";
   }

@@ -39,7 +39,13 @@ export class DeclaredCosts {
     if (cost === undefined) return undefined;
     this.used.add(k);
     if (this.ambiguous.has(k)) {
-      this.problems.push({ owner: m.owner, mint: m.mint, at: m.at, code: "declared_cost_ambiguous", message: `declared cost for ${m.signature} names several acquisitions of this wallet: not applied` });
+      this.problems.push({
+        owner: m.owner,
+        mint: m.mint,
+        at: m.at,
+        code: "declared_cost_ambiguous",
+        message: `declared cost for ${m.signature} names several acquisitions of this wallet: not applied`,
+      });
       return undefined;
     }
     return cost;
@@ -131,4 +137,3 @@ export class DeclaredLots {
 function rawUnits(raw: Rat, m: Rat, decimals: number): Rat {
   return raw.d === 1n ? unitsAt(raw.n, m, decimals) : div(mul(raw, m), rat(pow10(decimals)));
 }
-

@@ -10,20 +10,7 @@ import { DeclaredCosts, DeclaredLots } from "./declared";
 import { TRADE_REASONS } from "./movements";
 import { orderEvents } from "./order";
 import { termOf } from "./term";
-import type {
-  ActionEvent,
-  AppliedAction,
-  InstrumentTotals,
-  LotInput,
-  LotOptions,
-  LotProblem,
-  LotReport,
-  LotSource,
-  LotView,
-  Movement,
-  OpenLot,
-  RealizedRow,
-} from "./types";
+import type { ActionEvent, AppliedAction, InstrumentTotals, LotInput, LotOptions, LotProblem, LotReport, LotSource, LotView, Movement, OpenLot, RealizedRow } from "./types";
 
 /** Reasons the engine itself gives for a value it cannot know (docs/lots.md#reasons). */
 export const REASONS = {
@@ -36,7 +23,6 @@ export const REASONS = {
   multiplierZero: "multiplier_zero",
   unknown: "unknown",
 } as const;
-
 
 interface Flows {
   acquired: Rat;
@@ -159,15 +145,7 @@ class Derivation {
   }
 
   /** One realized row per piece; proceeds shared by units among the pieces and the uncovered rest. */
-  private realize(
-    h: Holding,
-    at: number,
-    pieces: Piece[],
-    uncovered: Rat,
-    proceeds: Rat | null,
-    proceedsReason: string | null,
-    ref: { signature: string | null; actionId: string | null },
-  ): void {
+  private realize(h: Holding, at: number, pieces: Piece[], uncovered: Rat, proceeds: Rat | null, proceedsReason: string | null, ref: { signature: string | null; actionId: string | null }): void {
     const total = pieces.reduce((s, p) => add(s, p.units), uncovered);
     const { owner, mint } = h.book;
     // Proceeds shared by units, each part taking its share of what is left: the last takes the exact rest.
@@ -261,7 +239,21 @@ class Derivation {
     const factor = div(m, last);
     this.scale(h, at, factor, { signature: null, actionId: null });
     this.problem(h.book.owner, h.book.mint, at, "multiplier_without_action", "the multiplier changed with no corporate action booked for this wallet: lots scaled, basis unchanged");
-    this.record({ owner: h.book.owner, mint: h.book.mint, actionId: null, at, type: null, effect: "scaled", factor, unitsBefore: before, unitsAfter: h.book.total, incomeUnits: ZERO, incomeBasisUsd: null, proceedsUsd: null, unbooked: true });
+    this.record({
+      owner: h.book.owner,
+      mint: h.book.mint,
+      actionId: null,
+      at,
+      type: null,
+      effect: "scaled",
+      factor,
+      unitsBefore: before,
+      unitsAfter: h.book.total,
+      incomeUnits: ZERO,
+      incomeBasisUsd: null,
+      proceedsUsd: null,
+      unbooked: true,
+    });
   }
 
   private record(a: AppliedAction): void {
@@ -467,7 +459,9 @@ class Derivation {
   }
 
   report(): LotReport {
-    const sorted = [...this.holdings.values()].sort((a, b) => (a.book.owner < b.book.owner ? -1 : a.book.owner > b.book.owner ? 1 : a.book.mint < b.book.mint ? -1 : a.book.mint > b.book.mint ? 1 : 0));
+    const sorted = [...this.holdings.values()].sort((a, b) =>
+      a.book.owner < b.book.owner ? -1 : a.book.owner > b.book.owner ? 1 : a.book.mint < b.book.mint ? -1 : a.book.mint > b.book.mint ? 1 : 0,
+    );
     const lots: OpenLot[] = [];
     const instruments: InstrumentTotals[] = [];
     for (const h of sorted) {

@@ -35,8 +35,22 @@ export const GAINS_COLUMNS = [
 ] as const;
 
 export const LOTS_COLUMNS = [
-  "wallet", "symbol", "mint", "acquiredAt", "units", "basisUsd", "basisKnown", "source", "signature", "actionId", "reason", "lotId",
-  "originWallet", "originSource", "exactUnits", "exactBasisUsd",
+  "wallet",
+  "symbol",
+  "mint",
+  "acquiredAt",
+  "units",
+  "basisUsd",
+  "basisKnown",
+  "source",
+  "signature",
+  "actionId",
+  "reason",
+  "lotId",
+  "originWallet",
+  "originSource",
+  "exactUnits",
+  "exactBasisUsd",
 ] as const;
 
 /** What Form 8949 column (b) says for several acquisition dates in one row. */
@@ -71,8 +85,19 @@ interface Part {
 }
 
 const partOf = (r: RealizedRow): Part => ({
-  owner: r.owner, mint: r.mint, units: r.units, acquired: [r.acquiredAt], disposedAt: r.disposedAt, proceeds: r.proceedsUsd, basis: r.basisUsd,
-  gain: r.gainUsd, term: r.term, signature: r.signature, actionId: r.actionId, lotSources: r.lotSource === null ? [] : [r.lotSource], reasons: r.reason === null ? [] : [r.reason],
+  owner: r.owner,
+  mint: r.mint,
+  units: r.units,
+  acquired: [r.acquiredAt],
+  disposedAt: r.disposedAt,
+  proceeds: r.proceedsUsd,
+  basis: r.basisUsd,
+  gain: r.gainUsd,
+  term: r.term,
+  signature: r.signature,
+  actionId: r.actionId,
+  lotSources: r.lotSource === null ? [] : [r.lotSource],
+  reasons: r.reason === null ? [] : [r.reason],
 });
 
 const allKnown = (xs: (Rat | null)[]): Rat | null => (xs.includes(null) ? null : sum(xs as Rat[]));

@@ -108,7 +108,18 @@ export function movementsOf(tx: TransactionChanges, ctx: MovementContext): Movem
     const others = ownerLegs(tx, ctx, deltas, decimals, owner);
     for (const leg of legs) {
       const { usd, reason } = priceOf(leg, legs, others, tx, ctx, deltas);
-      out.push({ owner, mint: leg.mint, at: tx.at, signature: tx.signature, rawDelta: leg.raw, multiplier: ctx.multipliers.get(leg.mint)!, decimals: decimals.get(leg.mint)!, usd, reason, counterpart: null });
+      out.push({
+        owner,
+        mint: leg.mint,
+        at: tx.at,
+        signature: tx.signature,
+        rawDelta: leg.raw,
+        multiplier: ctx.multipliers.get(leg.mint)!,
+        decimals: decimals.get(leg.mint)!,
+        usd,
+        reason,
+        counterpart: null,
+      });
     }
   }
   return out.sort((a, b) => cmpText(a.owner, b.owner) || cmpText(a.mint, b.mint) || Number(a.counterpart === null) - Number(b.counterpart === null));

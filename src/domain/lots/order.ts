@@ -28,9 +28,6 @@ export function compareEvents(a: LotEvent, b: LotEvent): number {
 }
 
 export function orderEvents(movements: readonly Movement[], actions: readonly ActionEvent[]): LotEvent[] {
-  const events: LotEvent[] = [
-    ...actions.map((event): LotEvent => ({ kind: "action", event })),
-    ...movements.map((event): LotEvent => ({ kind: "movement", event })),
-  ];
+  const events: LotEvent[] = [...actions.map((event): LotEvent => ({ kind: "action", event })), ...movements.map((event): LotEvent => ({ kind: "movement", event }))];
   return events.sort(compareEvents);
 }

@@ -41,8 +41,7 @@ export function ownerChangesOf(changes: TransactionChanges, owner: string, slot:
 }
 
 /** Whether any of the owner's balances of these mints changed in the transaction. */
-export const movesAny = (part: OwnerTransactionChanges, mints: ReadonlySet<string>): boolean =>
-  part.tokens.some((t) => t.preRaw !== t.postRaw && mints.has(t.mint));
+export const movesAny = (part: OwnerTransactionChanges, mints: ReadonlySet<string>): boolean => part.tokens.some((t) => t.preRaw !== t.postRaw && mints.has(t.mint));
 
 /** The parts of one transaction (one signature, several owners) joined back into its changes. */
 export function joinOwnerChanges(parts: readonly OwnerTransactionChanges[]): TransactionChanges {

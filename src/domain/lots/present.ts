@@ -173,9 +173,18 @@ function convertedTotal(rows: { row: RealizedRow; converted: ConvertedRow }[], c
     const known = rows.filter(({ row }) => usd(row) !== null);
     return known.some(({ converted }) => value(converted) === null) ? null : sum(known.map(({ converted }) => value(converted)!));
   };
-  const proceeds = column((r) => r.proceedsUsd, (c) => c.proceeds);
-  const basis = column((r) => r.basisUsd, (c) => c.basis);
-  const gain = column((r) => r.gainUsd, (c) => c.gain);
+  const proceeds = column(
+    (r) => r.proceedsUsd,
+    (c) => c.proceeds,
+  );
+  const basis = column(
+    (r) => r.basisUsd,
+    (c) => c.basis,
+  );
+  const gain = column(
+    (r) => r.gainUsd,
+    (c) => c.gain,
+  );
   const missing = rows.filter(({ converted }) => converted.missing.length > 0);
   const firstDay = missing.map(({ converted }) => converted.missing[0]!).sort()[0] ?? null;
   return {
@@ -279,12 +288,14 @@ function holdingShown(i: InstrumentTotals, names: InstrumentNames) {
   };
 }
 
-const bySymbolThenMint = (names: InstrumentNames) => (a: InstrumentTotals, b: InstrumentTotals): number => {
-  const sa = names.get(a.mint)?.symbol ?? null;
-  const sb = names.get(b.mint)?.symbol ?? null;
-  if (sa !== sb) return sa === null ? 1 : sb === null ? -1 : sa < sb ? -1 : 1;
-  return a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0;
-};
+const bySymbolThenMint =
+  (names: InstrumentNames) =>
+  (a: InstrumentTotals, b: InstrumentTotals): number => {
+    const sa = names.get(a.mint)?.symbol ?? null;
+    const sb = names.get(b.mint)?.symbol ?? null;
+    if (sa !== sb) return sa === null ? 1 : sb === null ? -1 : sa < sb ? -1 : 1;
+    return a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0;
+  };
 
 /**
  * The statement at the end of `asOf` with each instrument's reconciliation over [from, asOf]
@@ -300,7 +311,10 @@ export function holdingsBody(report: LotReport, q: { asOf: string; from: string;
     method: report.method,
     wallets: q.owners.map((owner) => ({
       owner,
-      instruments: report.instruments.filter((i) => i.owner === owner).sort(bySymbolThenMint(names)).map((i) => holdingShown(i, names)),
+      instruments: report.instruments
+        .filter((i) => i.owner === owner)
+        .sort(bySymbolThenMint(names))
+        .map((i) => holdingShown(i, names)),
     })),
     problems: report.problems.filter(owners).map(problemShown),
   };

@@ -40,7 +40,10 @@ export function tenantMovements(input: TenantMovementsInput): Movement[] {
   const { wallets, mints } = input;
   const changes = input.balanceChanges.filter((c) => wallets.has(c.owner) && mints.has(c.mint));
   const bySignature = groupBy(changes, (c) => c.signature);
-  const partsBySignature = groupBy(input.parts.filter((p) => wallets.has(p.owner)), (p) => p.signature);
+  const partsBySignature = groupBy(
+    input.parts.filter((p) => wallets.has(p.owner)),
+    (p) => p.signature,
+  );
   const out: Movement[] = [];
   for (const [signature, rows] of bySignature) {
     const stored = new Map((partsBySignature.get(signature) ?? []).map((p) => [p.owner, p]));
@@ -68,7 +71,15 @@ function ownerPart(rows: BalanceChangeObs[], stored: OwnerTransactionChanges | n
   const followed = rows.map((c) => ({ mint: c.mint, decimals: mints.get(c.mint)!.decimals, preRaw: c.preRaw, postRaw: c.postRaw }));
   const first = rows[0]!;
   if (stored) return { ...stored, tokens: [...followed, ...stored.tokens.filter((t) => !mints.has(t.mint))] };
-  return { signature: first.signature, owner: first.owner, slot: first.slot, at: first.blockTime * 1000, signers: rows.some((c) => c.ownerSigned) ? [first.owner] : [], lamports: null, tokens: followed };
+  return {
+    signature: first.signature,
+    owner: first.owner,
+    slot: first.slot,
+    at: first.blockTime * 1000,
+    signers: rows.some((c) => c.ownerSigned) ? [first.owner] : [],
+    lamports: null,
+    tokens: followed,
+  };
 }
 
 /**
@@ -85,8 +96,16 @@ function openingBalances(changes: BalanceChangeObs[], mints: ReadonlyMap<string,
     const first = history.changes[0]!;
     const info = mints.get(mint)!;
     out.push({
-      owner, mint, at: first.blockTime * 1000 - 1, signature: `opening:${owner}:${mint}`, rawDelta: history.opening,
-      multiplier: liftF64(info.multiplierAt(first.blockTime - 1)), decimals: info.decimals, usd: null, reason: OPENING_BALANCE, counterpart: null,
+      owner,
+      mint,
+      at: first.blockTime * 1000 - 1,
+      signature: `opening:${owner}:${mint}`,
+      rawDelta: history.opening,
+      multiplier: liftF64(info.multiplierAt(first.blockTime - 1)),
+      decimals: info.decimals,
+      usd: null,
+      reason: OPENING_BALANCE,
+      counterpart: null,
     });
   }
   return out;

@@ -70,8 +70,7 @@ function raw(row: RpcTokenBalance | undefined, signature: string): bigint {
   return BigInt(amount);
 }
 
-const lamportList = (v: unknown, n: number): bigint[] | null =>
-  Array.isArray(v) && v.length === n && v.every((x) => Number.isSafeInteger(x) && x >= 0) ? v.map((x: number) => BigInt(x)) : null;
+const lamportList = (v: unknown, n: number): bigint[] | null => (Array.isArray(v) && v.length === n && v.every((x) => Number.isSafeInteger(x) && x >= 0) ? v.map((x: number) => BigInt(x)) : null);
 
 /**
  * Each token owner's SOL given (−) or got (+): its own account's lamports, plus its token

@@ -11,13 +11,11 @@ import { factorText, percentOf, percentText, reasonV1, sentenceV1, splitV1 } fro
 import { factorReconciles, impliedPrice, type IssuerReading, type TypeRule } from "./rule";
 
 /** A UnitSplit whose ratio is not 1:1 and (on chain) reconciles: a real unit split. */
-const isUnitSplit = (x: IssuerReading): boolean =>
-  x.units !== null && cmp(x.units, ONE) !== 0 && (x.transition === null || factorReconciles(x.transition, x.units));
+const isUnitSplit = (x: IssuerReading): boolean => x.units !== null && cmp(x.units, ONE) !== 0 && (x.transition === null || factorReconciles(x.transition, x.units));
 /** A 1:1 UnitSplit naming fractions: the fractional entitlement was sold and the cash reinvested. */
 const isLieu = (x: IssuerReading): boolean => /lieu|fraction/i.test(x.record.notes ?? "");
 /** The chain multiplier went up (a "split" the issuer did not say was forward or reverse). */
-const chainRose = (x: IssuerReading): boolean =>
-  x.transition === null || cmp(liftF64(x.transition.multiplierNewF64), liftF64(x.transition.multiplierOldF64)) >= 0;
+const chainRose = (x: IssuerReading): boolean => x.transition === null || cmp(liftF64(x.transition.multiplierNewF64), liftF64(x.transition.multiplierOldF64)) >= 0;
 
 /** The issuer's split ratio when the chain did exactly that; else the chain's own ratio, flagged. */
 function classifySplit(c: Classified, x: IssuerReading): void {
@@ -150,4 +148,3 @@ export const rightsDistribution: TypeRule = {
   lineage: "rights_distribution",
   v1: (a) => sentenceV1("Rights distribution booked as a basis allocation, not income", `${percentText(a)} of the value came from rights sold and reinvested`),
 };
-

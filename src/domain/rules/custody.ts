@@ -16,8 +16,7 @@ export const seizure: TypeRule = { ...notBooked, type: "seizure", label: "Seizur
 const SEIZURE_REASON = "custody transfer by the permanent delegate without the owner's signature: not a sale, not a withdrawal";
 
 /** A decrease the permanent delegate made without the owner signing. */
-export const isSeizure = (change: BalanceChangeObs): boolean =>
-  change.byPermanentDelegate === true && change.ownerSigned === false && change.postRaw < change.preRaw;
+export const isSeizure = (change: BalanceChangeObs): boolean => change.byPermanentDelegate === true && change.ownerSigned === false && change.postRaw < change.preRaw;
 
 export interface SeizureContext {
   owner: string;
@@ -55,8 +54,18 @@ export function seizureOf(change: BalanceChangeObs, x: SeizureContext): { action
   };
   const delta = sub(u1, u0);
   const facts: BookingFacts = {
-    u0, u1, delta, incomeUnits: ZERO, scale: ONE, principalAdd: ZERO,
-    usd: null, grossUsd: null, withholdingUsd: null, retainedUsd: null, proceedsUsd: null, warnings: [],
+    u0,
+    u1,
+    delta,
+    incomeUnits: ZERO,
+    scale: ONE,
+    principalAdd: ZERO,
+    usd: null,
+    grossUsd: null,
+    withholdingUsd: null,
+    retainedUsd: null,
+    proceedsUsd: null,
+    warnings: [],
   };
   return { action, facts };
 }

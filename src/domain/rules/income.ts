@@ -114,4 +114,3 @@ export const cashAndStockDividend: TypeRule = {
   restatesBasis: true,
   v1: (a) => dividendV1("Cash and stock dividend", a),
 };
-

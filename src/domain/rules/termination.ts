@@ -5,14 +5,15 @@ import type { Classified } from "../classified";
 import type { TypeRule } from "./rule";
 import { notBooked } from "./unknown";
 
-const terminates = (reason: string) => ({
-  ...notBooked,
-  category: "termination",
-  classify: (c: Classified) => {
-    c.reason = reason;
-  },
-  lineage: "terminate",
-}) as const;
+const terminates = (reason: string) =>
+  ({
+    ...notBooked,
+    category: "termination",
+    classify: (c: Classified) => {
+      c.reason = reason;
+    },
+    lineage: "terminate",
+  }) as const;
 
 export const cashMerger: TypeRule = {
   ...terminates("cash merger: the position ends in cash; not booked"),

@@ -3,7 +3,11 @@
 // icon carry their content hash in their names, so a browser may keep them for good.
 import { dashboardAssets, type EmbeddedAsset } from "../../../bundles/dashboard.ts";
 
-interface Served { asset: EmbeddedAsset; etag: string; gzip?: Uint8Array<ArrayBuffer> }
+interface Served {
+  asset: EmbeddedAsset;
+  etag: string;
+  gzip?: Uint8Array<ArrayBuffer>;
+}
 
 export function assetServer(assets: EmbeddedAsset[] = dashboardAssets) {
   const byPath = new Map<string, Served>(assets.map((asset) => [asset.path, { asset, etag: `"${asset.sha256.slice(0, 32)}"` }]));

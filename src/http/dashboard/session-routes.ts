@@ -29,7 +29,15 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 function view(session: Session): SessionView {
   const { principal } = session;
-  return { signedIn: true, tenant: principal.tenant, keyId: principal.keyId, scopes: principal.scopes, csrfToken: session.csrfToken, expiresAt: session.expiresAt, idleSeconds: sessionLimits.idleSeconds };
+  return {
+    signedIn: true,
+    tenant: principal.tenant,
+    keyId: principal.keyId,
+    scopes: principal.scopes,
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+    idleSeconds: sessionLimits.idleSeconds,
+  };
 }
 
 export function sessionRoutes(deps: { sessions: SessionStore; config: Config; auth: AuthDeps }) {
@@ -39,7 +47,7 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
 
   async function signIn(request: Request, url: URL, address: string): Promise<Response> {
     if (!fromOwnPage(request)) return errorResponse("csrf_refused", "Sign in from the dashboard's own page.");
-    if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) return errorResponse("invalid_request", "Send the key as a JSON body {\"key\": \"cal_...\"}.");
+    if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) return errorResponse("invalid_request", 'Send the key as a JSON body {"key": "cal_..."}.');
     const text = await readCapped(request.body, maxSignInBytes);
     if (text === null) return errorResponse("payload_too_large", `The request body is over ${maxSignInBytes} bytes.`);
     let key: unknown;
@@ -80,15 +88,20 @@ export function sessionRoutes(deps: { sessions: SessionStore; config: Config; au
           const ended = cookieId(request) !== "";
           return json(200, { signedIn: false, ended }, ended ? { "set-cookie": clearSessionCookie(secure(request, url)) } : {});
         }
-        case "POST": return signIn(request, url, address);
-        case "DELETE": return signOut(request, url);
-        default: return errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use GET, POST, DELETE.`, { allow: "GET, POST, DELETE" });
+        case "POST":
+          return signIn(request, url, address);
+        case "DELETE":
+          return signOut(request, url);
+        default:
+          return errorResponse("method_not_allowed", `Method ${request.method} is not allowed here; use GET, POST, DELETE.`, { allow: "GET, POST, DELETE" });
       }
     },
 
     /** The answer to a forwarded request whose session is gone: sign in again. */
     ended(request: Request, url: URL): Response {
-      return errorResponse("session_required", "Sign in first: there is no dashboard session, or it ended (signed out, expired, or its key was revoked).", { "set-cookie": clearSessionCookie(secure(request, url)) });
+      return errorResponse("session_required", "Sign in first: there is no dashboard session, or it ended (signed out, expired, or its key was revoked).", {
+        "set-cookie": clearSessionCookie(secure(request, url)),
+      });
     },
   };
 }

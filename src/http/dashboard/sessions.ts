@@ -18,7 +18,12 @@ const touchEveryMs = 60_000;
 
 export const sessionIdPattern = /^[A-Za-z0-9_-]{43}$/;
 
-export interface Session { principal: KeyPrincipal; csrfToken: string; createdAt: string; expiresAt: string }
+export interface Session {
+  principal: KeyPrincipal;
+  csrfToken: string;
+  createdAt: string;
+  expiresAt: string;
+}
 
 const randomToken = (): string => randomBytes(32).toString("base64url");
 
@@ -36,9 +41,14 @@ export function sessionStore(db: Db, limits = sessionLimits) {
       const expiresAt = new Date(now.getTime() + limits.absoluteSeconds * 1000).toISOString();
       const session: Session = { principal, csrfToken: randomToken(), createdAt, expiresAt };
       // Ended sessions go, and the key's others beyond its newest perKey end here, oldest first.
-      await storeSession(db, { idSha256: sha256Hex(id), keyId: principal.keyId, csrfToken: session.csrfToken, at: createdAt, expiresAt }, {
-        idleBefore: new Date(now.getTime() - limits.idleSeconds * 1000).toISOString(), perKey: limits.perKey,
-      });
+      await storeSession(
+        db,
+        { idSha256: sha256Hex(id), keyId: principal.keyId, csrfToken: session.csrfToken, at: createdAt, expiresAt },
+        {
+          idleBefore: new Date(now.getTime() - limits.idleSeconds * 1000).toISOString(),
+          perKey: limits.perKey,
+        },
+      );
       return { id, session };
     },
 

@@ -9,10 +9,14 @@ import { booksOwner, paging, walletErrors } from "./guard.ts";
 
 export const actionRoutes = [
   route({
-    method: "GET", path: "/v2/actions", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/actions",
+    scope: "ledger:read",
     query: S.ActionsQuery,
     response: { 200: S.ActionsList, ...walletErrors },
-    tag: "v2", summary: "Corporate actions of a wallet, newest first", description: DATE_FILTERS,
+    tag: "v2",
+    summary: "Corporate actions of a wallet, newest first",
+    description: DATE_FILTERS,
     tool: { name: "list_actions" },
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
@@ -21,15 +25,33 @@ export const actionRoutes = [
     },
   }),
   route({
-    method: "GET", path: "/v2/actions/:id", scope: "ledger:read",
-    params: S.ActionParams, query: S.ActionDetailQuery,
+    method: "GET",
+    path: "/v2/actions/:id",
+    scope: "ledger:read",
+    params: S.ActionParams,
+    query: S.ActionDetailQuery,
     response: { 200: S.ActionDetail, ...walletErrors },
-    tag: "v2", summary: "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal",
-    tool: { name: "get_action", summarize: (b) => `${b.type} of ${b.symbol ?? b.mint} (${b.treatment}), ${b.lifecycle.state}, effective ${b.effectiveAt ?? "not yet"}; ${b.journal.length} journal entr${b.journal.length === 1 ? "y" : "ies"}.` },
+    tag: "v2",
+    summary: "One action: lifecycle, six timestamps, every issuer revision, chain evidence, journal",
+    tool: {
+      name: "get_action",
+      summarize: (b) =>
+        `${b.type} of ${b.symbol ?? b.mint} (${b.treatment}), ${b.lifecycle.state}, effective ${b.effectiveAt ?? "not yet"}; ${b.journal.length} journal entr${b.journal.length === 1 ? "y" : "ies"}.`,
+    },
     handler: async ({ principal, params, query }, app) => {
       const d = await app.queries.actions.detailJson(await booksOwner(app, principal, query.owner), params.id);
       if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
-      const journal = d.journal.map((j) => ({ id: j.id, entryType: j.entryType, reversesId: j.reversesId, unitsDelta: j.unitsDelta, incomeUnits: j.incomeUnits, usd: j.usd, changeReason: j.changeReason, evidenceSha256: j.evidenceSha256, createdAt: j.createdAt }));
+      const journal = d.journal.map((j) => ({
+        id: j.id,
+        entryType: j.entryType,
+        reversesId: j.reversesId,
+        unitsDelta: j.unitsDelta,
+        incomeUnits: j.incomeUnits,
+        usd: j.usd,
+        changeReason: j.changeReason,
+        evidenceSha256: j.evidenceSha256,
+        createdAt: j.createdAt,
+      }));
       return jsonWith(d.detail, { dataset: app.dataset, journal });
     },
   }),

@@ -8,11 +8,14 @@ import { route } from "../route.ts";
 
 export const eventRoutes = [
   route({
-    method: "GET", path: "/v2/events", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/events",
+    scope: "ledger:read",
     query: S.EventsQuery,
     takesRequest: true, // for the Last-Event-ID header a reconnecting EventSource sends
     response: { 200: S.EventStreamText },
-    tag: "v2", summary: "The tenant's events as Server-Sent Events (action.scheduled, action.booked, action.revised, wallet.synced, wallet.gap)",
+    tag: "v2",
+    summary: "The tenant's events as Server-Sent Events (action.scheduled, action.booked, action.revised, wallet.synced, wallet.gap)",
     description:
       "One message per event: id (evt_<n>, the webhook-id of its deliveries), event (its type), data (the body webhooks deliver). " +
       "A client that reconnects sends Last-Event-ID (or ?lastEventId=) and gets every event after it; without one, or with one that is not an event id, the stream starts from now. " +

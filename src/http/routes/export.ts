@@ -13,10 +13,14 @@ const EXPORT_NOTE =
 
 export const exportRoutes = [
   route({
-    method: "GET", path: "/v1/export", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/export",
+    scope: "ledger:read",
     query: S.ExportQuery,
     response: { 200: S.CsvText, ...walletErrors, 422: S.errors[422] },
-    tag: "ledger", summary: "CSV export: the journal, the income entries, the tax events, or a tax tool's import template", description: `${EXPORT_NOTE} ${DATE_FILTERS}`,
+    tag: "ledger",
+    summary: "CSV export: the journal, the income entries, the tax events, or a tax tool's import template",
+    description: `${EXPORT_NOTE} ${DATE_FILTERS}`,
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);
@@ -25,12 +29,19 @@ export const exportRoutes = [
       const treatment = query.treatment ?? app.config.taxTreatment;
       const csv = isLotDataset(dataset)
         ? await lotExportCsv(app.ledger.db, {
-          tenantId: principal.tenantId, owner: books, dataset, range, label: app.dataset.kind, today,
-          method: query.method ?? app.config.lotMethod, treatment, stablecoins: app.config.stablecoins,
-        })
+            tenantId: principal.tenantId,
+            owner: books,
+            dataset,
+            range,
+            label: app.dataset.kind,
+            today,
+            method: query.method ?? app.config.lotMethod,
+            treatment,
+            stablecoins: app.config.stablecoins,
+          })
         : await app.queries.exportCsv(dataset, books, range, app.dataset.kind, treatment);
       // The treatment is named where it shapes the rows (docs/lots.md#exports): the lots' and the tax exports.
-      const treated = isLotDataset(dataset) || dataset !== "journal" && dataset !== "income";
+      const treated = isLotDataset(dataset) || (dataset !== "journal" && dataset !== "income");
       return new Serialized(csv, "text/csv; charset=utf-8", {
         "content-disposition": `attachment; filename="ca-ledger-${dataset}-${query.owner.slice(0, 8)}-${periodLabel(query, today)}${treated ? `-${treatment}` : ""}.csv"`,
         ...(treated ? { "x-ca-ledger-treatment": treatment } : {}),

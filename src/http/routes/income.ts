@@ -16,11 +16,15 @@ export const KIND_FILTER = "kind (repeatable: kind=dividend&kind=split) keeps on
 
 export const incomeRoutes = [
   route({
-    method: "GET", path: "/v1/income", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/income",
+    scope: "ledger:read",
     query: S.KindListQuery,
     response: { 200: S.IncomeList, ...walletErrors },
-    tag: "ledger", summary: "Income entries, newest first (v1 kinds)",
-    tool: { name: "list_income" }, description: `${KIND_FILTER} ${DATE_FILTERS}`,
+    tag: "ledger",
+    summary: "Income entries, newest first (v1 kinds)",
+    tool: { name: "list_income" },
+    description: `${KIND_FILTER} ${DATE_FILTERS}`,
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);
@@ -28,10 +32,14 @@ export const incomeRoutes = [
     },
   }),
   route({
-    method: "GET", path: "/v1/income/:id", scope: "ledger:read",
-    params: S.IncomeParams, query: S.OwnerQuery,
+    method: "GET",
+    path: "/v1/income/:id",
+    scope: "ledger:read",
+    params: S.IncomeParams,
+    query: S.OwnerQuery,
     response: { 200: S.IncomeDetail, ...walletErrors },
-    tag: "ledger", summary: "One income entry with its chain block, evidence and journal",
+    tag: "ledger",
+    summary: "One income entry with its chain block, evidence and journal",
     handler: async ({ principal, params, query }, app) => {
       const d = await app.queries.actions.incomeDetail(await booksOwner(app, principal, query.owner), params.id);
       if (!d) throw new ApiFailure("not_found", "No income entry with this id for this owner.");

@@ -21,6 +21,21 @@ import { walletRoutes } from "./wallets.ts";
 import { yieldRoutes } from "./yield.ts";
 
 export const routes: readonly Route[] = [
-  ...healthRoutes, ...assetRoutes, ...walletRoutes, ...portfolioRoutes, ...incomeRoutes, ...journalRoutes, ...yieldRoutes, ...exportRoutes,
-  ...opsRoutes, ...taxonomyRoutes, ...actionRoutes, ...lineageRoutes, ...reportRoutes, ...lotRoutes, ...calendarRoutes, ...eventRoutes, ...mcpRoutes,
+  ...healthRoutes,
+  ...assetRoutes,
+  ...walletRoutes,
+  ...portfolioRoutes,
+  ...incomeRoutes,
+  ...journalRoutes,
+  ...yieldRoutes,
+  ...exportRoutes,
+  ...opsRoutes,
+  ...taxonomyRoutes,
+  ...actionRoutes,
+  ...lineageRoutes,
+  ...reportRoutes,
+  ...lotRoutes,
+  ...calendarRoutes,
+  ...eventRoutes,
+  ...mcpRoutes,
 ];

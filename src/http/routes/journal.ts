@@ -7,10 +7,14 @@ import { KIND_FILTER } from "./income.ts";
 
 export const journalRoutes = [
   route({
-    method: "GET", path: "/v1/journal", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/journal",
+    scope: "ledger:read",
     query: S.KindListQuery,
     response: { 200: S.JournalList, ...walletErrors },
-    tag: "ledger", summary: "Journal entries, newest effective time first (ties by id, newest first)", description: `${KIND_FILTER} ${DATE_FILTERS}`,
+    tag: "ledger",
+    summary: "Journal entries, newest effective time first (ties by id, newest first)",
+    description: `${KIND_FILTER} ${DATE_FILTERS}`,
     handler: async ({ principal, query }, app) => {
       const range = dateRangeOf(query);
       const books = await booksOwner(app, principal, query.owner);

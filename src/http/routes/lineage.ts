@@ -6,10 +6,13 @@ import { route } from "../route.ts";
 
 export const lineageRoutes = [
   route({
-    method: "GET", path: "/v2/instruments/:mint/lineage", scope: "assets:read",
+    method: "GET",
+    path: "/v2/instruments/:mint/lineage",
+    scope: "assets:read",
     params: S.MintParams,
     response: { 200: S.LineageResponse, 400: S.errors[400], 404: S.errors[404] },
-    tag: "v2", summary: "Identities of an instrument, links between them, and where the first identity's basis sits",
+    tag: "v2",
+    summary: "Identities of an instrument, links between them, and where the first identity's basis sits",
     tool: { name: "get_lineage" },
     description: "A mint no issuer feed lists is 404 not_found, like an unknown one, for a tenant none of whose wallets holds or held it.",
     handler: async ({ principal, params }, app) => {

@@ -30,13 +30,17 @@ function choice(app: RouteContext, query: { method?: LotMethod; treatment?: TaxT
 
 export const lotRoutes = [
   route({
-    method: "GET", path: "/v2/lots", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/lots",
+    scope: "ledger:read",
     query: S.LotsQuery,
     response: { 200: S.LotsResponse, ...walletErrors },
-    tag: "v2", summary: "A wallet's open lots at the end of a day, with their cost basis",
+    tag: "v2",
+    summary: "A wallet's open lots at the end of a day, with their cost basis",
     tool: {
       name: "list_lots",
-      summarize: (b) => `${b.owner} at the end of ${b.asOf} (${b.treatment}, ${b.method}): ${b.lots.length} open lot(s) in ${b.instruments.length} instrument(s); ` +
+      summarize: (b) =>
+        `${b.owner} at the end of ${b.asOf} (${b.treatment}, ${b.method}): ${b.lots.length} open lot(s) in ${b.instruments.length} instrument(s); ` +
         `${b.instruments.filter((i) => i.exact.unknownBasisUnits !== "0").length} instrument(s) hold units of unknown basis; ${b.problems.length} problem(s).`,
     },
     description: `Each open lot (units, basis, acquisition date, source, the transaction or action that made it) and each instrument's totals, with the units of unknown basis (declare them with \`ca-ledger import cost-basis\`). asOf defaults to today (UTC). ${CHOICE}`,
@@ -48,13 +52,17 @@ export const lotRoutes = [
     },
   }),
   route({
-    method: "GET", path: "/v2/reports/gains", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/reports/gains",
+    scope: "ledger:read",
     query: S.GainsReportQuery,
     response: { 200: S.GainsReport, 400: S.errors[400], 404: S.errors[404] },
-    tag: "v2", summary: "Realized gains of a year, short and long term, across the tenant's wallets",
+    tag: "v2",
+    summary: "Realized gains of a year, short and long term, across the tenant's wallets",
     tool: {
       name: "gains_report",
-      summarize: (b) => `${b.year} (${b.treatment}, ${b.method}), ${b.owners.length} wallet(s): short-term gain ${b.totals.short.gainUsd} USD over ${b.totals.short.rows} row(s), ` +
+      summarize: (b) =>
+        `${b.year} (${b.treatment}, ${b.method}), ${b.owners.length} wallet(s): short-term gain ${b.totals.short.gainUsd} USD over ${b.totals.short.rows} row(s), ` +
         `long-term ${b.totals.long.gainUsd} USD over ${b.totals.long.rows} row(s); ${b.totals.short.unknownRows + b.totals.long.unknownRows} row(s) of unknown value, left out.`,
     },
     description:
@@ -70,13 +78,17 @@ export const lotRoutes = [
     },
   }),
   route({
-    method: "GET", path: "/v2/reports/holdings", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/reports/holdings",
+    scope: "ledger:read",
     query: S.HoldingsQuery,
     response: { 200: S.HoldingsStatement, 400: S.errors[400], 404: S.errors[404] },
-    tag: "v2", summary: "A holdings statement at the end of a day, reconciled from opening to closing",
+    tag: "v2",
+    summary: "A holdings statement at the end of a day, reconciled from opening to closing",
     tool: {
       name: "holdings_report",
-      summarize: (b) => `${b.from} to ${b.asOf} (${b.treatment}, ${b.method}): ${b.wallets.length} wallet(s), ${b.wallets.reduce((n, w) => n + w.instruments.length, 0)} instrument position(s), each reconciled opening → closing.`,
+      summarize: (b) =>
+        `${b.from} to ${b.asOf} (${b.treatment}, ${b.method}): ${b.wallets.length} wallet(s), ${b.wallets.reduce((n, w) => n + w.instruments.length, 0)} instrument position(s), each reconciled opening → closing.`,
     },
     description:
       "Per wallet and instrument: units, multiplier, basis, and the reconciliation over from (default 1 January of asOf's year) to asOf: opening + acquired − disposed + own transfers + corporate-action units = closing, exactly on the exact values. " +

@@ -6,10 +6,14 @@ import { route } from "../route.ts";
 
 export const mcpRoutes = [
   route({
-    method: "POST", path: "/mcp", scope: "key", takesRequest: true,
+    method: "POST",
+    path: "/mcp",
+    scope: "key",
+    takesRequest: true,
     body: S.McpMessage,
     response: { 200: S.McpMessage, 400: S.errors[400], 413: S.errors[413] },
-    tag: "agents", summary: "The Model Context Protocol (Streamable HTTP): the reads as tools for agents",
+    tag: "agents",
+    summary: "The Model Context Protocol (Streamable HTTP): the reads as tools for agents",
     description:
       "The body is one JSON-RPC 2.0 message of the Model Context Protocol (send accept: application/json, text/event-stream); the answer is JSON, never a stream " +
       "(202 with no body for a notification). A body that is not such a message is 400 invalid_request. " +

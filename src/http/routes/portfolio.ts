@@ -6,11 +6,18 @@ import { booksOwner, walletErrors } from "./guard.ts";
 
 export const portfolioRoutes = [
   route({
-    method: "GET", path: "/v1/portfolio", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/portfolio",
+    scope: "ledger:read",
     query: S.OwnerQuery,
     response: { 200: S.Portfolio, ...walletErrors },
-    tag: "ledger", summary: "Positions, income totals and unclassified adjustments",
-    tool: { name: "get_portfolio", summarize: (b) => `${b.owner} holds ${b.positions.length} position(s) as of ${b.asOf}; income ${b.totals.incomeUsd} USD, with ${b.totals.unvaluedIncomeEvents} income event(s) of unknown value left out.` },
+    tag: "ledger",
+    summary: "Positions, income totals and unclassified adjustments",
+    tool: {
+      name: "get_portfolio",
+      summarize: (b) =>
+        `${b.owner} holds ${b.positions.length} position(s) as of ${b.asOf}; income ${b.totals.incomeUsd} USD, with ${b.totals.unvaluedIncomeEvents} income event(s) of unknown value left out.`,
+    },
     handler: async ({ principal, query }, app) => {
       const books = await booksOwner(app, principal, query.owner);
       // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.

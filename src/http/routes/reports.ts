@@ -10,13 +10,17 @@ import { tenantOwners } from "./guard.ts";
 
 export const reportRoutes = [
   route({
-    method: "GET", path: "/v2/reports/income", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/reports/income",
+    scope: "ledger:read",
     query: S.IncomeReportQuery,
     response: { 200: S.IncomeReport, 400: S.errors[400], 404: S.errors[404] },
-    tag: "v2", summary: "Income of a year per month × symbol, across the tenant's wallets",
+    tag: "v2",
+    summary: "Income of a year per month × symbol, across the tenant's wallets",
     tool: {
       name: "income_report",
-      summarize: (b) => `${b.year}, ${b.owners.length} wallet(s): net ${b.totals.usd ?? "unknown"} USD, withheld ${b.totals.withholdingTaxUsd ?? "unknown"}, retained ${b.totals.retainedUsd ?? "unknown"}, gross ${b.totals.grossUsd ?? "unknown"} over ${b.totals.events} event(s) (${b.totals.unvaluedEvents} without a USD value, left out), in ${b.rows.length} month × symbol row(s).`,
+      summarize: (b) =>
+        `${b.year}, ${b.owners.length} wallet(s): net ${b.totals.usd ?? "unknown"} USD, withheld ${b.totals.withholdingTaxUsd ?? "unknown"}, retained ${b.totals.retainedUsd ?? "unknown"}, gross ${b.totals.grossUsd ?? "unknown"} over ${b.totals.events} event(s) (${b.totals.unvaluedEvents} without a USD value, left out), in ${b.rows.length} month × symbol row(s).`,
     },
     description:
       "Sums the journal's income entries of the year (reversals carry negated amounts), exactly, and rounds each figure once. " +
@@ -31,21 +35,34 @@ export const reportRoutes = [
     handler: async ({ principal, query }, app) => {
       const { owners, books } = await tenantOwners(app, principal, query.owner);
       const yearEntries = await app.queries.incomeEntries(books, yearRange(query.year));
-      const conversion = query.currency ? await conversionTo(app.ledger.db, query.currency, yearEntries.map((e) => e.effectiveAt.slice(0, 10))) : null;
+      const conversion = query.currency
+        ? await conversionTo(
+            app.ledger.db,
+            query.currency,
+            yearEntries.map((e) => e.effectiveAt.slice(0, 10)),
+          )
+        : null;
       const treatment = query.treatment ?? app.config.taxTreatment;
       const deferred = treatment === "deferred";
       const report = incomeReport(deferred ? yearEntries.map(deferredEntry) : yearEntries, conversion);
       // Built here and serialised once; the tests check the body against S.IncomeReport.
       return jsonBody({
-        year: query.year, dataset: app.dataset, owners, ...reportForPeople(report), treatment,
+        year: query.year,
+        dataset: app.dataset,
+        owners,
+        ...reportForPeople(report),
+        treatment,
         withholdingInformation: deferred ? withholdingInformation(yearEntries) : null,
       });
     },
   }),
   route({
-    method: "GET", path: "/v2/reports/currencies", scope: "ledger:read",
+    method: "GET",
+    path: "/v2/reports/currencies",
+    scope: "ledger:read",
     response: { 200: S.ReportCurrencies },
-    tag: "v2", summary: "The currencies the year report can be given in, from the ECB reference rates imported",
+    tag: "v2",
+    summary: "The currencies the year report can be given in, from the ECB reference rates imported",
     description:
       "Each with the first and last ECB day it has a rate for (a day quoting the dollar too): an event before the first has no rate, one after the last " +
       "takes the last day's rate. Empty until `ca-ledger rates import`. The same for every tenant: the rates are the ledger's, not a wallet's.",

@@ -9,16 +9,23 @@ import { checkOwner, registeredOwner, walletErrors } from "./guard.ts";
 
 export const walletRoutes = [
   route({
-    method: "POST", path: "/v1/wallets/sync", scope: "wallets:sync",
+    method: "POST",
+    path: "/v1/wallets/sync",
+    scope: "wallets:sync",
     body: S.SyncRequestBody,
     response: { 202: S.SyncRequestResponse, 400: S.errors[400], 409: S.errors[409], 413: S.errors[413] },
-    tag: "wallets", summary: "Register a wallet and queue a sync",
+    tag: "wallets",
+    summary: "Register a wallet and queue a sync",
     tool: { name: "request_sync", openWorld: true, summarize: (b) => `${b.owner}: ${b.registration.replace("_", " ")}; sync ${b.status}, job ${b.job.replace("_", " ")}.` },
-    description: "Answers 202. A second request while a sync is queued or running answers job `already_pending`. The offline demo answers 409 `demo_offline` for a wallet it has no recording of. The quota is the server's MAX_WALLETS_PER_TENANT, for every tenant.",
+    description:
+      "Answers 202. A second request while a sync is queued or running answers job `already_pending`. The offline demo answers 409 `demo_offline` for a wallet it has no recording of. The quota is the server's MAX_WALLETS_PER_TENANT, for every tenant.",
     handler: async ({ principal, body }, app) => {
       checkOwner(body.owner);
       if (app.demoOwners && !app.demoOwners.has(body.owner)) {
-        throw new ApiFailure("demo_offline", "This is the offline demo: it holds recorded data for its demo wallets only and cannot sync another wallet. Serve live data without --demo, on another data dir.");
+        throw new ApiFailure(
+          "demo_offline",
+          "This is the offline demo: it holds recorded data for its demo wallets only and cannot sync another wallet. Serve live data without --demo, on another data dir.",
+        );
       }
       try {
         const r = await app.registerWallet(principal.tenantId, app.config.maxWallets, body.owner);
@@ -30,17 +37,27 @@ export const walletRoutes = [
     },
   }),
   route({
-    method: "GET", path: "/v1/wallets", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/wallets",
+    scope: "ledger:read",
     response: { 200: S.WalletsResponse },
-    tag: "wallets", summary: "Wallets this tenant registered",
-    tool: { name: "list_wallets", summarize: (b) => `Tenant ${b.tenant} follows ${b.wallets.length} of at most ${b.maxWallets} wallets${b.wallets.length ? `: ${b.wallets.map((w) => `${w.owner} (sync ${w.status})`).join(", ")}` : ""}.` },
+    tag: "wallets",
+    summary: "Wallets this tenant registered",
+    tool: {
+      name: "list_wallets",
+      summarize: (b) =>
+        `Tenant ${b.tenant} follows ${b.wallets.length} of at most ${b.maxWallets} wallets${b.wallets.length ? `: ${b.wallets.map((w) => `${w.owner} (sync ${w.status})`).join(", ")}` : ""}.`,
+    },
     handler: async ({ principal }, app) => ({ tenant: principal.tenant, maxWallets: app.config.maxWallets, wallets: await listWallets(app.ledger.db, principal.tenantId) }),
   }),
   route({
-    method: "GET", path: "/v1/wallets/:owner/status", scope: "ledger:read",
+    method: "GET",
+    path: "/v1/wallets/:owner/status",
+    scope: "ledger:read",
     params: S.OwnerParams,
     response: { 200: S.SyncStatusResponse, ...walletErrors },
-    tag: "wallets", summary: "Sync status of a wallet",
+    tag: "wallets",
+    summary: "Sync status of a wallet",
     tool: { name: "get_sync_status", summarize: (b) => `${b.owner}: sync ${b.status}${b.gaps.length ? ` with ${b.gaps.length} gap(s)` : ""}${b.finishedAt ? `, finished ${b.finishedAt}` : ""}.` },
     handler: async ({ principal, params }, app) => {
       await registeredOwner(app, principal, params.owner);
@@ -50,10 +67,13 @@ export const walletRoutes = [
     },
   }),
   route({
-    method: "DELETE", path: "/v1/wallets/:owner", scope: "wallets:sync",
+    method: "DELETE",
+    path: "/v1/wallets/:owner",
+    scope: "wallets:sync",
     params: S.OwnerParams,
     response: { 204: S.NoContent, ...walletErrors },
-    tag: "wallets", summary: "Stop following a wallet",
+    tag: "wallets",
+    summary: "Stop following a wallet",
     description:
       "Answers 204. The tenant stops following the wallet: its reads answer 404 wallet_not_registered for this tenant at once, its place in the quota is free, " +
       "its queued sync is dropped and a run in progress stops. Nothing is erased from the ledger: registering it again (POST /v1/wallets/sync) resumes from where " +

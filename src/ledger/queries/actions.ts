@@ -11,7 +11,6 @@ import { journalForAction } from "./journal.ts";
 import type { Sql } from "../sql/port.ts";
 import { actionDocument, actionFromRow, actionSql } from "../tables/actions.ts";
 
-
 export function actionQueries(db: Sql) {
   const taxonomy = instrumentQueries(db);
   const journal = journalForAction(db);

@@ -15,8 +15,16 @@ export async function listAssets(db: Sql, tenantId: number, nowSeconds = Math.fl
     // The multiplier in force is the new one once its timestamp has passed (docs/scaled-ui-amount.md#the-multiplier-in-force).
     const inForce = r.multiplier === null ? null : r.new_multiplier_effective_ts !== null && nowSeconds >= r.new_multiplier_effective_ts ? r.new_multiplier! : r.multiplier;
     return {
-      mint: r.mint, symbol: r.symbol, name: r.name, underlying: r.underlying, isin: r.isin, decimals: r.decimals,
-      multiplier: inForce === null ? null : f64ToDecimal(Number(inForce)), updatedAt: r.updated_at, source: r.source, uri: r.uri,
+      mint: r.mint,
+      symbol: r.symbol,
+      name: r.name,
+      underlying: r.underlying,
+      isin: r.isin,
+      decimals: r.decimals,
+      multiplier: inForce === null ? null : f64ToDecimal(Number(inForce)),
+      updatedAt: r.updated_at,
+      source: r.source,
+      uri: r.uri,
     };
   });
 }

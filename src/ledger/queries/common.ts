@@ -46,7 +46,10 @@ export async function registrations(db: Sql, tenantId: number): Promise<{ owner:
   return rows.map((r) => ({ owner: r.owner, booksVisible: r.first_synced_at !== null }));
 }
 
-export interface Page { limit: number; offset: number }
+export interface Page {
+  limit: number;
+  offset: number;
+}
 
 /** The v1 kinds a list keeps (`kind=` on /v1/income and /v1/journal); undefined keeps every kind. */
 export type KindFilter = readonly V1Kind[] | undefined;

@@ -8,14 +8,15 @@ import { lineageSql } from "../tables/lineage.ts";
 import { computeCensus } from "../../domain/taxonomy.ts";
 import type { ActionType, LineageRecord, TaxonomyEntry } from "../../domain/types.ts";
 
-
 export function instrumentQueries(db: Sql) {
   let cached: { version: string; map: Map<ActionType, string> } | null = null;
   const taxonomy = async (): Promise<TaxonomyEntry[]> => {
-    const stored = new Map((await db.all(censusSql.types)).map((r) => {
-      const e = JSON.parse(r.payload) as TaxonomyEntry;
-      return [e.type, e] as const;
-    }));
+    const stored = new Map(
+      (await db.all(censusSql.types)).map((r) => {
+        const e = JSON.parse(r.payload) as TaxonomyEntry;
+        return [e.type, e] as const;
+      }),
+    );
     // A fresh ledger has no census yet: the empty census still lists every type.
     return computeCensus([]).map((empty) => stored.get(empty.type) ?? empty);
   };
@@ -43,7 +44,8 @@ export function instrumentQueries(db: Sql) {
       if (!inst) return null;
       // Known instrument with no recorded change of identity: its one identity holds all basis.
       return {
-        mint, symbol: inst.symbol,
+        mint,
+        symbol: inst.symbol,
         identities: [{ symbol: inst.symbol, underlying: inst.underlying, isin: inst.isin, validFrom: null }],
         links: [],
         basisNowSits: [{ holding: inst.symbol, kind: "position", fraction: "1" }],

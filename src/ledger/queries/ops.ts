@@ -13,7 +13,13 @@ import { syncJobSql } from "../tables/sync-jobs.ts";
 import { unbookedRevisionSql } from "../tables/unbooked-revisions.ts";
 
 type Level = "ok" | "warn" | "critical";
-export interface Check { name: string; status: Level; value: number | string | null; threshold: number | string | null; message: string }
+export interface Check {
+  name: string;
+  status: Level;
+  value: number | string | null;
+  threshold: number | string | null;
+  message: string;
+}
 
 export interface OpsOptions {
   now?: Date;
@@ -46,7 +52,10 @@ export async function opsStatus(db: Sql, opts: OpsOptions) {
   const rpc = opts.rpcErrors();
   const rate = rpc.total ? rpc.errors / rpc.total : 0;
   checks.push({
-    name: "rpc_errors", status: rate > 0.5 ? "critical" : rate > 0.1 ? "warn" : "ok", value: Number(rate.toFixed(4)), threshold: 0.1,
+    name: "rpc_errors",
+    status: rate > 0.5 ? "critical" : rate > 0.1 ? "warn" : "ok",
+    value: Number(rate.toFixed(4)),
+    threshold: 0.1,
     message: `${rpc.errors} of ${rpc.total} RPC requests failed since start.`,
   });
   const worst: Level = checks.some((c) => c.status === "critical") ? "critical" : checks.some((c) => c.status === "warn") ? "warn" : "ok";
@@ -67,7 +76,10 @@ async function databaseCheck(db: Sql, health?: Pick<DatabaseHealth, "check">): P
 
 async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]> {
   const checks: Check[] = [];
-  for (const [name, feed, period] of [["issuer_feed_freshness", "issuer", opts.issuerPollSeconds], ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds]] as const) {
+  for (const [name, feed, period] of [
+    ["issuer_feed_freshness", "issuer", opts.issuerPollSeconds],
+    ["mint_poll_freshness", "mint_poll", opts.mintPollSeconds],
+  ] as const) {
     if (feed === "issuer" && opts.issuerFeedOff) {
       checks.push({ name, status: "ok", value: "off", threshold: null, message: "The issuer feed is off (XSTOCKS_API_URL=off): issuer records come from `ca-ledger import issuer-records`." });
       continue;
@@ -78,9 +90,13 @@ async function feedChecks(db: Sql, now: Date, opts: OpsOptions): Promise<Check[]
     // A feed that answers with mostly refused rows is not fresh, whatever its age says.
     const status: Level = stale === "ok" && row?.degraded ? "warn" : stale;
     checks.push({
-      name, status, value: age, threshold: period * 1.5,
-      message: (age === null ? `No successful ${feed.replace("_", " ")} yet` : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}`)
-        + `${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
+      name,
+      status,
+      value: age,
+      threshold: period * 1.5,
+      message:
+        (age === null ? `No successful ${feed.replace("_", " ")} yet` : `Last success ${age} s ago${row?.degraded ? `, degraded: ${row.degraded}` : ""}`) +
+        `${row?.last_error ? `; last error: ${row.last_error}` : ""}.`,
     });
   }
   return checks;
@@ -100,7 +116,10 @@ async function churnCheck(db: Sql, now: Date): Promise<Check> {
   const n = (await db.get(unbookedRevisionSql.churning, { since, revisions: CHURN.revisions }))!.n;
   const rule = `revised at least ${CHURN.revisions} times in ${CHURN.windowHours} h without changing any booking`;
   return {
-    name: "issuer_feed_churn", status: n > 0 ? "warn" : "ok", value: n, threshold: 0,
+    name: "issuer_feed_churn",
+    status: n > 0 ? "warn" : "ok",
+    value: n,
+    threshold: 0,
     message: n > 0 ? `The issuer feed is churning: ${n} record(s) ${rule}; each revision is stored and listed, nothing is booked again.` : `No record was ${rule}.`,
   };
 }
@@ -132,23 +151,39 @@ async function syncChecks(db: Sql, now: Date, deadlineSeconds: number): Promise<
   const behind = await waitingBehindStuck(db, now);
   return [
     {
-      name: "sync_queue_draining", status: waitSeconds > 3600 ? "critical" : waitSeconds > 600 ? "warn" : "ok", value: waitSeconds, threshold: 600,
+      name: "sync_queue_draining",
+      status: waitSeconds > 3600 ? "critical" : waitSeconds > 600 ? "warn" : "ok",
+      value: waitSeconds,
+      threshold: 600,
       message: `${counts.queued} queued, ${counts.running} running; the oldest due sync (requested or scheduled) waits ${waitSeconds} s.`,
     },
     {
-      name: "sync_deadlines", status: stuck > 0 ? "critical" : overran > 0 ? "warn" : "ok", value: stuck + overran, threshold: 0,
-      message: stuck > 0 ? `${stuck} running sync jobs are past 1.5 × their ${deadlineSeconds} s deadline (the worker may be stuck).`
-        : overran > 0 ? `${overran} wallets' last sync hit its ${deadlineSeconds} s deadline (a slow or endless provider history; the rest is read next time).`
-        : "Every sync ended within its deadline.",
+      name: "sync_deadlines",
+      status: stuck > 0 ? "critical" : overran > 0 ? "warn" : "ok",
+      value: stuck + overran,
+      threshold: 0,
+      message:
+        stuck > 0
+          ? `${stuck} running sync jobs are past 1.5 × their ${deadlineSeconds} s deadline (the worker may be stuck).`
+          : overran > 0
+            ? `${overran} wallets' last sync hit its ${deadlineSeconds} s deadline (a slow or endless provider history; the rest is read next time).`
+            : "Every sync ended within its deadline.",
     },
     {
-      name: "sync_waiting_behind_stuck", status: behind.waiting > 0 ? "warn" : "ok", value: behind.waiting, threshold: 0,
-      message: behind.waiting > 0
-        ? `${behind.waiting} due sync${behind.waiting === 1 ? " has" : "s have"} waited over ${QUIET_SECONDS} s while ${behind.stuck} running sync${behind.stuck === 1 ? " shows" : "s show"} no progress for over ${QUIET_SECONDS} s (a provider hanging on some wallets; see docs/operations.md#fair-share).`
-        : "No due sync waits behind running syncs that show no progress.",
+      name: "sync_waiting_behind_stuck",
+      status: behind.waiting > 0 ? "warn" : "ok",
+      value: behind.waiting,
+      threshold: 0,
+      message:
+        behind.waiting > 0
+          ? `${behind.waiting} due sync${behind.waiting === 1 ? " has" : "s have"} waited over ${QUIET_SECONDS} s while ${behind.stuck} running sync${behind.stuck === 1 ? " shows" : "s show"} no progress for over ${QUIET_SECONDS} s (a provider hanging on some wallets; see docs/operations.md#fair-share).`
+          : "No due sync waits behind running syncs that show no progress.",
     },
     {
-      name: "failed_syncs", status: counts.failed > 0 ? "warn" : "ok", value: counts.failed, threshold: 0,
+      name: "failed_syncs",
+      status: counts.failed > 0 ? "warn" : "ok",
+      value: counts.failed,
+      threshold: 0,
       message: counts.failed ? `${counts.failed} sync jobs failed after every retry.` : "No sync failed.",
     },
   ];
@@ -177,11 +212,17 @@ async function bookingChecks(db: Sql, now: Date): Promise<Check[]> {
   const age = secondsSince(now, backlog.oldestMarkedAt);
   return [
     {
-      name: "booking_backlog", status: age > 3600 ? "critical" : age > 600 ? "warn" : "ok", value: age, threshold: 600,
+      name: "booking_backlog",
+      status: age > 3600 ? "critical" : age > 600 ? "warn" : "ok",
+      value: age,
+      threshold: 600,
       message: `${backlog.wallets} wallets and ${backlog.mints} mints wait to be booked; the oldest for ${age} s.`,
     },
     {
-      name: "booking_failures", status: backlog.deferred > 0 ? "warn" : "ok", value: backlog.deferred, threshold: 0,
+      name: "booking_failures",
+      status: backlog.deferred > 0 ? "warn" : "ok",
+      value: backlog.deferred,
+      threshold: 0,
       message: backlog.deferred ? `${backlog.deferred} wallets or mints could not be booked and are retried hourly; the log names them.` : "Every booking succeeded.",
     },
   ];

@@ -13,9 +13,17 @@ import { yieldSql } from "../tables/yields.ts";
 /** A yield window as people read it: USD and quantities rounded, ratios exact, the exact values kept. */
 export function yieldShown(y: YieldRecord, decimals: number) {
   return {
-    window: y.window, from: y.from, to: y.to, status: y.status, partialCode: y.partialCode, incomeUsd: usdTextForPeople(y.incomeUsd),
-    incomeUnits: quantityTextForPeople(y.incomeUnits, decimals), averageQuantity: quantityTextForPeople(y.averageQuantity, decimals), shareYield: y.shareYield,
-    annualisedShareYield: y.annualisedShareYield, distributionPerShareUsd: usdTextForPeople(y.distributionPerShareUsd),
+    window: y.window,
+    from: y.from,
+    to: y.to,
+    status: y.status,
+    partialCode: y.partialCode,
+    incomeUsd: usdTextForPeople(y.incomeUsd),
+    incomeUnits: quantityTextForPeople(y.incomeUnits, decimals),
+    averageQuantity: quantityTextForPeople(y.averageQuantity, decimals),
+    shareYield: y.shareYield,
+    annualisedShareYield: y.annualisedShareYield,
+    distributionPerShareUsd: usdTextForPeople(y.distributionPerShareUsd),
     exact: { incomeUsd: y.incomeUsd, incomeUnits: y.incomeUnits, averageQuantity: y.averageQuantity, distributionPerShareUsd: y.distributionPerShareUsd },
   };
 }

@@ -16,9 +16,23 @@ export function taxEventQueries(db: Sql) {
     (await db.all(actionSql.taxEvents, { owner, from: range.from, before: range.before, limit: max })).map((r) => {
       const d = JSON.parse(actionDocument(r)) as Detail;
       return {
-        effectiveAt: d.effectiveAt!, owner: d.owner, mint: d.mint, symbol: d.symbol, isin: r.recordIsin ?? r.isin, type: d.type, decimals: d.decimals,
-        units: d.incomeUnits, grossUsd: d.grossUsd ?? null, withholdingTaxRate: d.withholdingTaxRate ?? null, withholdingTaxUsd: d.withholdingTaxUsd ?? null,
-        retainedUsd: d.retainedUsd ?? null, usd: d.usd, signature: d.chain.signature!, evidenceSha256: d.evidenceSha256, reason: d.reason, warnings: d.warnings,
+        effectiveAt: d.effectiveAt!,
+        owner: d.owner,
+        mint: d.mint,
+        symbol: d.symbol,
+        isin: r.recordIsin ?? r.isin,
+        type: d.type,
+        decimals: d.decimals,
+        units: d.incomeUnits,
+        grossUsd: d.grossUsd ?? null,
+        withholdingTaxRate: d.withholdingTaxRate ?? null,
+        withholdingTaxUsd: d.withholdingTaxUsd ?? null,
+        retainedUsd: d.retainedUsd ?? null,
+        usd: d.usd,
+        signature: d.chain.signature!,
+        evidenceSha256: d.evidenceSha256,
+        reason: d.reason,
+        warnings: d.warnings,
       };
     });
 }

@@ -62,7 +62,10 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
       return m ? { multiplier: liftF64(m.multiplierAt(Math.floor(at / 1000))), decimals: m.decimals } : null;
     });
     const problems: LotProblem[] = declared.unknownMint.map((d) => ({
-      owner: d.owner, mint: d.mint, at: Date.parse(d.acquiredAt), code: "declared_lot_unknown_mint",
+      owner: d.owner,
+      mint: d.mint,
+      at: Date.parse(d.acquiredAt),
+      code: "declared_lot_unknown_mint",
       message: `a declared lot of ${d.units} units of ${d.mint} cannot be applied: the wallet holds no such mint in the ledger`,
     }));
     return { owners, movements, actions, declaredCosts: declared.declaredCosts, declaredLots: declared.declaredLots, names: mints.names, problems };
@@ -73,7 +76,10 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
 async function tenantOwners(tx: Sql, tenantId: number, wanted: string[] | undefined): Promise<string[]> {
   const rows = await tx.all(tenantWalletSql.ofTenant, { tenantId });
   const keep = wanted ? new Set(wanted) : null;
-  return rows.filter((r) => r.first_synced_at !== null).map((r) => r.owner).filter((o) => !keep || keep.has(o));
+  return rows
+    .filter((r) => r.first_synced_at !== null)
+    .map((r) => r.owner)
+    .filter((o) => !keep || keep.has(o));
 }
 
 /** The wallets among `owners` linked to `wanted` by shared transactions (see LotInputOptions.linkedTo), sorted. */
@@ -87,7 +93,12 @@ async function linkedOwners(tx: Sql, owners: string[], wanted: string[]): Promis
   }
   const reached = new Set(wanted.filter((w) => known.has(w)));
   const queue = [...reached];
-  while (queue.length) for (const n of neighbours.get(queue.pop()!) ?? []) if (!reached.has(n)) { reached.add(n); queue.push(n); }
+  while (queue.length)
+    for (const n of neighbours.get(queue.pop()!) ?? [])
+      if (!reached.has(n)) {
+        reached.add(n);
+        queue.push(n);
+      }
   return owners.filter((o) => reached.has(o));
 }
 

@@ -18,31 +18,41 @@ const catalogSql = statements("catalog", {
    */
   // The PRAGMA itself: read on every v2 request, and 5 times faster than pragma_data_version()
   // (0.2 µs against 1 µs, measured here).
-  censusVersion: query<Record<never, never>, { data_version: string | number | null }>(() => byEngine({
-    sqlite: sql`PRAGMA data_version`,
-    postgres: sql`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS data_version FROM "taxonomy_census"`,
-  })),
+  censusVersion: query<Record<never, never>, { data_version: string | number | null }>(() =>
+    byEngine({
+      sqlite: sql`PRAGMA data_version`,
+      postgres: sql`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS data_version FROM "taxonomy_census"`,
+    }),
+  ),
   /** A read of the schema itself: it fails when the database cannot be read at all. */
-  schema: query<Record<never, never>, { n: number }>(() => byEngine({
-    sqlite: sql`SELECT count(*) AS n FROM sqlite_master`,
-    postgres: sql`SELECT count(*) AS n FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`,
-  })),
+  schema: query<Record<never, never>, { n: number }>(() =>
+    byEngine({
+      sqlite: sql`SELECT count(*) AS n FROM sqlite_master`,
+      postgres: sql`SELECT count(*) AS n FROM pg_catalog.pg_tables WHERE schemaname = current_schema()`,
+    }),
+  ),
   integrityCheck: query<Record<never, never>, { integrity_check: string }>(() => sql`PRAGMA integrity_check`, { engines: ["sqlite"] }),
   /** The database's own tables (the ledger's and the migration records), by name. */
-  tables: query<Record<never, never>, { name: string }>(() => byEngine({
-    sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-    postgres: sql`SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename`,
-  })),
+  tables: query<Record<never, never>, { name: string }>(() =>
+    byEngine({
+      sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      postgres: sql`SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename`,
+    }),
+  ),
   /** A table's columns in their declared order. */
-  columns: query<{ table: string }, { name: string }>((p) => byEngine({
-    sqlite: sql`SELECT name FROM pragma_table_info(${p.table}) ORDER BY cid`,
-    postgres: sql`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${p.table} ORDER BY ordinal_position`,
-  })),
+  columns: query<{ table: string }, { name: string }>((p) =>
+    byEngine({
+      sqlite: sql`SELECT name FROM pragma_table_info(${p.table}) ORDER BY cid`,
+      postgres: sql`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${p.table} ORDER BY ordinal_position`,
+    }),
+  ),
   /** The triggers on a table, by name (the append-only rules). */
-  triggers: query<{ table: string }, { name: string }>((p) => byEngine({
-    sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ${p.table} ORDER BY name`,
-    postgres: sql`SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(${p.table} AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname`,
-  })),
+  triggers: query<{ table: string }, { name: string }>((p) =>
+    byEngine({
+      sqlite: sql`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ${p.table} ORDER BY name`,
+      postgres: sql`SELECT tgname AS name FROM pg_catalog.pg_trigger WHERE tgrelid = CAST(CAST(${p.table} AS TEXT) AS regclass) AND NOT tgisinternal ORDER BY tgname`,
+    }),
+  ),
   walCheckpoint: query(() => sql`PRAGMA wal_checkpoint(TRUNCATE)`, { engines: ["sqlite"] }),
   ping: query<Record<never, never>, { one: number }>(() => sql`SELECT 1 AS one`),
 });

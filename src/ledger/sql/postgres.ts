@@ -32,7 +32,7 @@ export interface PostgresOptions {
 const queriesOn = (c: Client): Omit<Sql, "write" | "claim" | "read" | "claimKeys"> => ({
   dialect: "postgres",
   all: async (q, params?) => numbers(await c.unsafe(...pgQuery(q, params))) as never[],
-  get: async (q, params?) => ((numbers(await c.unsafe(...pgQuery(q, params)))[0] ?? null) as never),
+  get: async (q, params?) => (numbers(await c.unsafe(...pgQuery(q, params)))[0] ?? null) as never,
   values: async (q, params?) => (await c.unsafe(...pgQuery(q, params)).values()).map(valueNumbers) as never[],
   run: async (q, params?) => runResult(await c.unsafe(...pgQuery(q, params))),
   async *iterate(q, params?) {
@@ -59,10 +59,11 @@ export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb 
   const db: PostgresDb = {
     client,
     ...queriesOn(client),
-    write: (work) => client.begin(async (c) => {
-      await c.unsafe(`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`);
-      return work(inTransaction(c));
-    }) as never,
+    write: (work) =>
+      client.begin(async (c) => {
+        await c.unsafe(`SELECT pg_advisory_xact_lock(${LEDGER_WRITE_LOCK})`);
+        return work(inTransaction(c));
+      }) as never,
     claim: (work) => client.begin((c) => work(inTransaction(c))) as never,
     read: (work) => client.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", (c) => work(inTransaction(c))) as never,
     exec: async (script) => void (await client.unsafe(script).simple()),
@@ -114,14 +115,15 @@ function keyClaims(client: SQL) {
   const unlock = (c: ReservedSQL, scope: string, keys: string[]) =>
     keys.length ? c.unsafe(`SELECT count(pg_advisory_unlock(hashtext($1), hashtext(value))) FROM ${list}`, [scope, JSON.stringify(keys)]) : null;
   return {
-    claim: (scope: string, keys: string[], max: number): Promise<KeyClaim> => locked(async (c) => {
-      // Every key is tried once (no LIMIT, so no lock is taken on a row the query then drops).
-      const rows = await c.unsafe(`SELECT value FROM ${list} WHERE pg_try_advisory_lock(hashtext($1), hashtext(value)) ORDER BY i`, [scope, JSON.stringify(keys)]);
-      const got = (rows as { value: string }[]).map((r) => r.value);
-      await unlock(c, scope, got.slice(max));
-      const mine = got.slice(0, max);
-      return { keys: mine, release: () => locked(async (again) => void (await unlock(again, scope, mine))) };
-    }),
+    claim: (scope: string, keys: string[], max: number): Promise<KeyClaim> =>
+      locked(async (c) => {
+        // Every key is tried once (no LIMIT, so no lock is taken on a row the query then drops).
+        const rows = await c.unsafe(`SELECT value FROM ${list} WHERE pg_try_advisory_lock(hashtext($1), hashtext(value)) ORDER BY i`, [scope, JSON.stringify(keys)]);
+        const got = (rows as { value: string }[]).map((r) => r.value);
+        await unlock(c, scope, got.slice(max));
+        const mine = got.slice(0, max);
+        return { keys: mine, release: () => locked(async (again) => void (await unlock(again, scope, mine))) };
+      }),
     async close() {
       const c = reserved;
       reserved = null;
@@ -152,4 +154,3 @@ function toNumber(v: bigint): number {
 }
 
 const runResult = (r: { affectedRows?: number | null; count?: number | null }): RunResult => ({ changes: r.affectedRows ?? r.count ?? 0 });
-

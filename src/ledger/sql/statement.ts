@@ -36,7 +36,10 @@ class JsonParam {
 
 /** Text that differs between the engines. */
 class PerEngine {
-  constructor(readonly sqlite: SqlFragment, readonly postgres: SqlFragment) {}
+  constructor(
+    readonly sqlite: SqlFragment,
+    readonly postgres: SqlFragment,
+  ) {}
 }
 
 type Part = string | Param<unknown> | JsonParam | PerEngine;
@@ -221,12 +224,14 @@ function render(fragment: SqlFragment, dialect: Dialect): Rendered {
     return dialect === "sqlite" ? `?${i + 1}` : `$${i + 1}`;
   };
   const text = (parts: readonly Part[]): string =>
-    parts.map((part) => {
-      if (typeof part === "string") return part;
-      if (part instanceof Param) return placeholder(part, false);
-      if (part instanceof JsonParam) return placeholder(part.param, true);
-      return text(part[dialect].parts);
-    }).join("");
+    parts
+      .map((part) => {
+        if (typeof part === "string") return part;
+        if (part instanceof Param) return placeholder(part, false);
+        if (part instanceof JsonParam) return placeholder(part.param, true);
+        return text(part[dialect].parts);
+      })
+      .join("");
   return { text: text(fragment.parts), names, json };
 }
 

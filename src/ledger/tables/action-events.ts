@@ -5,16 +5,29 @@ import { query, sql, statements } from "../sql/statement.ts";
 import type { EventRow } from "../action-rows.ts";
 
 /** An `action_events` row as stored. */
-export interface ActionEventRow { id: number; sha256: string; mint: string; transition_key: string | null; record: string; summary: string; detail: string; v1_entry: string | null }
+export interface ActionEventRow {
+  id: number;
+  sha256: string;
+  mint: string;
+  transition_key: string | null;
+  record: string;
+  summary: string;
+  detail: string;
+  v1_entry: string | null;
+}
 
 export const actionEventSql = statements("action_events", {
   idOf: query<{ sha256: string }, { id: number }>((p) => sql`SELECT id FROM action_events WHERE sha256 = ${p.sha256}`),
-  insert: query<EventRow, { id: number }>((p) =>
-    sql`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (${p.sha256}, ${p.mint}, ${p.transitionKey}, ${p.record}, ${p.summary}, ${p.detail}, ${p.v1}) RETURNING id`),
+  insert: query<EventRow, { id: number }>(
+    (p) =>
+      sql`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (${p.sha256}, ${p.mint}, ${p.transitionKey}, ${p.record}, ${p.summary}, ${p.detail}, ${p.v1}) RETURNING id`,
+  ),
   /** Deletes an event row once no action shows it. */
   deleteUnshown: query<{ id: number }>((p) => sql`DELETE FROM action_events WHERE id = ${p.id} AND NOT EXISTS (SELECT 1 FROM actions WHERE event_id = ${p.id})`),
   /** Every event row and how many actions show it (verify). */
-  withShown: query<Record<never, never>, ActionEventRow & { shown: number }>(() =>
-    sql`SELECT e.id, e.sha256, e.mint, e.transition_key, e.record, e.summary, e.detail, e.v1_entry, (SELECT count(*) FROM actions a WHERE a.event_id = e.id) AS shown
-     FROM action_events e ORDER BY e.id`),
+  withShown: query<Record<never, never>, ActionEventRow & { shown: number }>(
+    () =>
+      sql`SELECT e.id, e.sha256, e.mint, e.transition_key, e.record, e.summary, e.detail, e.v1_entry, (SELECT count(*) FROM actions a WHERE a.event_id = e.id) AS shown
+     FROM action_events e ORDER BY e.id`,
+  ),
 });

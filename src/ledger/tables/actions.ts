@@ -8,8 +8,16 @@ import type { ActionRecord, ActionType, V1Kind } from "../../domain/types.ts";
 
 /** An `actions` row as stored. */
 export interface ActionsTableRow extends StoredWallet {
-  mint: string; type: ActionType; treatment: string; state: string; effective_at: string; v1_kind: V1Kind | null; payload_sha256: string;
-  first_observed_active_at: string | null; event_id: number; updated_at: string;
+  mint: string;
+  type: ActionType;
+  treatment: string;
+  state: string;
+  effective_at: string;
+  v1_kind: V1Kind | null;
+  payload_sha256: string;
+  first_observed_active_at: string | null;
+  event_id: number;
+  updated_at: string;
 }
 
 /** An action's row with the event row it shows (null event columns: the event row is missing). */
@@ -38,83 +46,96 @@ const newestFirst = sql`ORDER BY a.effective_at DESC, a.id DESC`;
 
 export const actionSql = statements("actions", {
   /** Writes one action; a row whose payload did not change is left as it is (its event row with it). */
-  upsert: query<ActionColumns & { eventId: number; at: string }>((p) => sql`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256,
+  upsert: query<ActionColumns & { eventId: number; at: string }>(
+    (p) => sql`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256,
        first_observed_active_at, wallet_values, event_id, updated_at)
      VALUES (${p.id}, ${p.owner}, ${p.mint}, ${p.type}, ${p.treatment}, ${p.state}, ${p.effectiveAt}, ${p.usd}, ${p.v1Kind}, ${p.payloadSha256}, ${p.evidenceSha256},
        ${p.firstObservedActiveAt}, ${p.walletValues}, ${p.eventId}, ${p.at})
      ON CONFLICT(id) DO UPDATE SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, effective_at = ${p.effectiveAt}, usd = ${p.usd}, v1_kind = ${p.v1Kind},
        payload_sha256 = ${p.payloadSha256}, evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues},
        event_id = ${p.eventId}, updated_at = ${p.at}
-       WHERE actions.payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`),
+       WHERE actions.payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
+  ),
   delete: query<{ id: string }>((p) => sql`DELETE FROM actions WHERE id = ${p.id}`),
   eventOf: query<{ id: string }, { event_id: number }>((p) => sql`SELECT event_id FROM actions WHERE id = ${p.id}`),
   /** The stored payload hashes of these wallets' actions, and the events they show. */
-  hashesOfOwners: query<{ owners: readonly string[] }, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256" | "event_id">>((p) =>
-    sql`SELECT id, owner, payload_sha256, event_id FROM actions WHERE owner IN ${inList(p.owners)}`),
-  unclassifiedOfOwners: query<{ owners: readonly string[] }, { owner: string; n: number }>((p) =>
-    sql`SELECT owner, count(*) AS n FROM actions WHERE owner IN ${inList(p.owners)} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`),
+  hashesOfOwners: query<{ owners: readonly string[] }, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256" | "event_id">>(
+    (p) => sql`SELECT id, owner, payload_sha256, event_id FROM actions WHERE owner IN ${inList(p.owners)}`,
+  ),
+  unclassifiedOfOwners: query<{ owners: readonly string[] }, { owner: string; n: number }>(
+    (p) => sql`SELECT owner, count(*) AS n FROM actions WHERE owner IN ${inList(p.owners)} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`,
+  ),
 
   // ---- the list reads, each off an index on owner × effective_at: the v2 list
   // `actions_owner_effective`, the v1 list and its count the partial `actions_owner_v1` (rows with a
   // v1 entry, which is exactly the rows with a v1_kind; the count reads the index alone). Each row
   // found reads its event by id.
   count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${inPeriod(p)}`),
-  page: query<PageOf, DocumentRow & { type: ActionType }>((p) =>
-    sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`),
+  page: query<PageOf, DocumentRow & { type: ActionType }>(
+    (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
+  ),
   v1Count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${v1InPeriod(p)}`),
-  v1Page: query<PageOf, DocumentRow>((p) =>
-    sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`),
+  v1Page: query<PageOf, DocumentRow>((p) => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`),
   v1CountOfKinds: query<Period & Kinds, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${v1InPeriod(p)} AND a.v1_kind IN ${inList(p.kinds)}`),
-  v1PageOfKinds: query<PageOf & Kinds, DocumentRow>((p) =>
-    sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} AND a.v1_kind IN ${inList(p.kinds)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`),
-  detail: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>((p) =>
-    sql`SELECT a.type, e.detail AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`),
-  v1Detail: query<{ owner: string; id: string }, DocumentRow & { record: string }>((p) =>
-    sql`SELECT e.v1_entry AS template, e.record, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id} AND a.v1_kind IS NOT NULL`),
+  v1PageOfKinds: query<PageOf & Kinds, DocumentRow>(
+    (p) => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} AND a.v1_kind IN ${inList(p.kinds)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
+  ),
+  detail: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>(
+    (p) => sql`SELECT a.type, e.detail AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
+  ),
+  v1Detail: query<{ owner: string; id: string }, DocumentRow & { record: string }>(
+    (p) => sql`SELECT e.v1_entry AS template, e.record, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id} AND a.v1_kind IS NOT NULL`,
+  ),
   /**
    * A wallet's income events of a period for the tax exports, oldest first, with the ISIN of the
    * instrument held: the matched issuer record's (as stored in issuer_revisions; the event's record
    * names it), else the instrument's.
    */
-  taxEvents: query<Period & { limit: number }, DocumentRow & { isin: string | null; recordIsin: string | null }>((p) => sql`SELECT e.detail AS template, ${wallet}, i.isin,
+  taxEvents: query<Period & { limit: number }, DocumentRow & { isin: string | null; recordIsin: string | null }>(
+    (p) => sql`SELECT e.detail AS template, ${wallet}, i.isin,
   (SELECT ${jsonText(sql`r.payload`, "xstockIsin")} FROM issuer_revisions r
     WHERE r.event_id = ${jsonText(sql`e.record`, "matched.eventId")}
       AND r.version = CAST(${jsonText(sql`e.record`, "matched.version")} AS INTEGER)
       AND r.payload_sha256 = ${jsonText(sql`e.record`, "matched.sha256")}) AS "recordIsin"
   FROM ${withEvent} LEFT JOIN instruments i ON i.mint = a.mint
   WHERE ${v1InPeriod(p)} AND a.treatment = 'income'
-  ORDER BY a.effective_at, a.id LIMIT ${p.limit}`),
+  ORDER BY a.effective_at, a.id LIMIT ${p.limit}`,
+  ),
 
   // ---- the records behind the rows (checks and tests), in id order
-  records: query<{ id: string | null }, StoredWallet & { record: string }>((p) =>
-    sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE CAST(${p.id} AS TEXT) IS NULL OR a.id = ${p.id} ORDER BY a.id`),
-  recordsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { record: string }>((p) =>
-    sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`),
+  records: query<{ id: string | null }, StoredWallet & { record: string }>(
+    (p) => sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE CAST(${p.id} AS TEXT) IS NULL OR a.id = ${p.id} ORDER BY a.id`,
+  ),
+  recordsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { record: string }>((p) => sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`),
 
   // ---- verify and the gauges
   /** Each action's row and the event row it shows (null event columns: the event row is missing). */
-  withEvents: query<Record<never, never>, ActionWithEventRow>(() =>
-    sql`SELECT a.id, a.owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, a.first_observed_active_at,
+  withEvents: query<Record<never, never>, ActionWithEventRow>(
+    () =>
+      sql`SELECT a.id, a.owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, a.first_observed_active_at,
      a.wallet_values, a.event_id, e.record, e.summary, e.detail, e.v1_entry
-   FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`),
-  v1Income: query<Record<never, never>, DocumentRow>(() =>
-    sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE a.v1_kind IS NOT NULL AND a.treatment = 'income'`),
+   FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
+  ),
+  v1Income: query<Record<never, never>, DocumentRow>(() => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE a.v1_kind IS NOT NULL AND a.treatment = 'income'`),
   ownerHashes: query<Record<never, never>, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256">>(() => sql`SELECT id, owner, payload_sha256 FROM actions`),
   countByType: query<Record<never, never>, { type: string; n: number }>(() => sql`SELECT type, count(*) AS n FROM actions GROUP BY type`),
   total: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM actions`),
   /** Stored lifecycle states of some actions (the events a booking writes compare them). */
   statesOf: query<{ ids: readonly string[] }, { id: string; state: string }>((p) => sql`SELECT id, state FROM actions WHERE id IN ${inList(p.ids)}`),
   /** One action as the v2 list shows it (an event's `data`). */
-  item: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>((p) =>
-    sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`),
+  item: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>(
+    (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
+  ),
   /**
    * The calendar (calendar.ts): actions known before they take effect (announced, confirmed) of
    * the tenant's wallets whose books it sees, or of one of them; their v2 detail, in time order.
    */
-  pendingOfTenant: query<{ tenantId: number; owner: string | null }, DocumentRow & { mint: string; transition_key: string | null; effective_at: string }>((p) =>
-    sql`SELECT e.detail AS template, e.mint, e.transition_key, a.effective_at, ${wallet}
+  pendingOfTenant: query<{ tenantId: number; owner: string | null }, DocumentRow & { mint: string; transition_key: string | null; effective_at: string }>(
+    (p) =>
+      sql`SELECT e.detail AS template, e.mint, e.transition_key, a.effective_at, ${wallet}
       FROM tenant_wallets w JOIN actions a ON a.owner = w.owner JOIN action_events e ON e.id = a.event_id
      WHERE w.tenant_id = ${p.tenantId} AND w.first_synced_at IS NOT NULL AND (CAST(${p.owner} AS TEXT) IS NULL OR w.owner = ${p.owner})
        AND a.state IN ('announced', 'confirmed')
-     ORDER BY a.effective_at, e.mint, a.owner`),
+     ORDER BY a.effective_at, e.mint, a.owner`,
+  ),
 });

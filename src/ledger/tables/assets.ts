@@ -14,17 +14,21 @@ const visibleToTenant = (tenantId: Param<number>, mint: Hole) =>
 
 /** An instrument with its latest state's multipliers (null: no state stored yet). */
 interface AssetRow extends Omit<InstrumentRow, "row_sha256"> {
-  multiplier: MintStateRow["multiplier"] | null; new_multiplier: MintStateRow["new_multiplier"] | null; new_multiplier_effective_ts: MintStateRow["new_multiplier_effective_ts"] | null;
+  multiplier: MintStateRow["multiplier"] | null;
+  new_multiplier: MintStateRow["new_multiplier"] | null;
+  new_multiplier_effective_ts: MintStateRow["new_multiplier_effective_ts"] | null;
 }
 
 export const assetSql = statements("assets", {
   visible: query<{ tenantId: number; mint: string }, { visible: number }>((p) => sql`SELECT 1 AS visible WHERE ${visibleToTenant(p.tenantId, p.mint)}`),
   /** With each mint's latest state (its multipliers), by symbol. */
-  visibleInstruments: query<{ tenantId: number }, AssetRow>((p) =>
-    sql`SELECT i.mint, i.symbol, i.name, i.underlying, i.isin, coalesce(s.decimals, i.decimals) AS decimals, i.updated_at, i.source, i.uri,
+  visibleInstruments: query<{ tenantId: number }, AssetRow>(
+    (p) =>
+      sql`SELECT i.mint, i.symbol, i.name, i.underlying, i.isin, coalesce(s.decimals, i.decimals) AS decimals, i.updated_at, i.source, i.uri,
             s.multiplier, s.new_multiplier, s.new_multiplier_effective_ts
      FROM instruments i
      LEFT JOIN mint_states s ON s.id = (SELECT id FROM mint_states WHERE mint = i.mint ORDER BY slot DESC LIMIT 1)
      WHERE ${visibleToTenant(p.tenantId, sql`i.mint`)}
-     ORDER BY i.symbol, i.mint`),
+     ORDER BY i.symbol, i.mint`,
+  ),
 });

@@ -3,8 +3,7 @@
 import { query, sql, statements } from "../sql/statement.ts";
 
 export const calendarTokenSql = statements("calendar_tokens", {
-  insert: query<{ sha256: string; tenantId: number; at: string }>((p) =>
-    sql`INSERT INTO calendar_tokens (token_sha256, tenant_id, created_at) VALUES (${p.sha256}, ${p.tenantId}, ${p.at})`),
+  insert: query<{ sha256: string; tenantId: number; at: string }>((p) => sql`INSERT INTO calendar_tokens (token_sha256, tenant_id, created_at) VALUES (${p.sha256}, ${p.tenantId}, ${p.at})`),
   revokeOfTenant: query<{ tenantId: number; at: string }>((p) => sql`UPDATE calendar_tokens SET revoked_at = ${p.at} WHERE tenant_id = ${p.tenantId} AND revoked_at IS NULL`),
   tenantOf: query<{ sha256: string }, { tenant_id: number | string }>((p) => sql`SELECT tenant_id FROM calendar_tokens WHERE token_sha256 = ${p.sha256} AND revoked_at IS NULL`),
 });

@@ -5,9 +5,27 @@ import type { IncomeEntry } from "../../domain/income-report.ts";
 import type { V1Kind } from "../../domain/types.ts";
 
 export interface JournalRow {
-  id: number; owner: string; action_id: string; entry_type: "recognition" | "reversal"; reverses_id: number | null; mint: string; symbol: string | null;
-  type: string; treatment: string; kind: V1Kind; units_delta: string; principal_units_delta: string; income_units: string; usd: string | null; factor: string | null;
-  effective_at: string; change_reason: string | null; evidence_sha256: string; payload: string; created_at: string; row_sha256: string | null;
+  id: number;
+  owner: string;
+  action_id: string;
+  entry_type: "recognition" | "reversal";
+  reverses_id: number | null;
+  mint: string;
+  symbol: string | null;
+  type: string;
+  treatment: string;
+  kind: V1Kind;
+  units_delta: string;
+  principal_units_delta: string;
+  income_units: string;
+  usd: string | null;
+  factor: string | null;
+  effective_at: string;
+  change_reason: string | null;
+  evidence_sha256: string;
+  payload: string;
+  created_at: string;
+  row_sha256: string | null;
 }
 
 /** A journal entry as the API shows it. */
@@ -15,9 +33,22 @@ export type ListedEntryRow = Omit<JournalRow, "type" | "treatment" | "factor" | 
 
 export function journalEntry(r: ListedEntryRow) {
   return {
-    id: r.id, owner: r.owner, actionId: r.action_id, entryType: r.entry_type, reversesId: r.reverses_id, mint: r.mint, symbol: r.symbol,
-    kind: r.kind, unitsDelta: r.units_delta, principalUnitsDelta: r.principal_units_delta, incomeUnits: r.income_units, usd: r.usd,
-    effectiveAt: r.effective_at, changeReason: r.change_reason, evidenceSha256: r.evidence_sha256, createdAt: r.created_at,
+    id: r.id,
+    owner: r.owner,
+    actionId: r.action_id,
+    entryType: r.entry_type,
+    reversesId: r.reverses_id,
+    mint: r.mint,
+    symbol: r.symbol,
+    kind: r.kind,
+    unitsDelta: r.units_delta,
+    principalUnitsDelta: r.principal_units_delta,
+    incomeUnits: r.income_units,
+    usd: r.usd,
+    effectiveAt: r.effective_at,
+    changeReason: r.change_reason,
+    evidenceSha256: r.evidence_sha256,
+    createdAt: r.created_at,
   };
 }
 
@@ -31,45 +62,76 @@ type PageOf = Period & { limit: number; offset: number };
 const standing = sql`j.entry_type = 'recognition' AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
 
 export const journalSql = statements("journal", {
-  insert: query<{
-    owner: string; actionId: string; entryType: JournalRow["entry_type"]; reversesId: number | null; mint: string; symbol: string | null; type: string; treatment: string;
-    kind: string; unitsDelta: string; principalUnitsDelta: string; incomeUnits: string; usd: string | null; factor: string | null; effectiveAt: string;
-    changeReason: string | null; evidenceSha256: string; payload: string; at: string;
-  }, { id: number }>((p) => sql`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
+  insert: query<
+    {
+      owner: string;
+      actionId: string;
+      entryType: JournalRow["entry_type"];
+      reversesId: number | null;
+      mint: string;
+      symbol: string | null;
+      type: string;
+      treatment: string;
+      kind: string;
+      unitsDelta: string;
+      principalUnitsDelta: string;
+      incomeUnits: string;
+      usd: string | null;
+      factor: string | null;
+      effectiveAt: string;
+      changeReason: string | null;
+      evidenceSha256: string;
+      payload: string;
+      at: string;
+    },
+    { id: number }
+  >(
+    (p) => sql`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
        income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
      VALUES (${p.owner}, ${p.actionId}, ${p.entryType}, ${p.reversesId}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.unitsDelta}, ${p.principalUnitsDelta},
-       ${p.incomeUnits}, ${p.usd}, ${p.factor}, ${p.effectiveAt}, ${p.changeReason}, ${p.evidenceSha256}, ${p.payload}, ${p.at}) RETURNING id`),
+       ${p.incomeUnits}, ${p.usd}, ${p.factor}, ${p.effectiveAt}, ${p.changeReason}, ${p.evidenceSha256}, ${p.payload}, ${p.at}) RETURNING id`,
+  ),
   /** A wallet's standing recognitions. */
   standing: query<{ owner: string }, Pick<JournalRow, "id" | "payload">>((p) => sql`SELECT j.id, j.payload FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
   /** A wallet's income entries (reversals carry negated amounts). */
   incomeOf: query<{ owner: string }, Pick<JournalRow, "mint" | "usd">>((p) => sql`SELECT mint, usd FROM journal WHERE owner = ${p.owner} AND treatment = 'income'`),
   /** A wallet's standing income recognitions without USD, per mint. */
-  unvaluedOf: query<{ owner: string }, { mint: string; n: number }>((p) =>
-    sql`SELECT mint, count(*) AS n FROM journal j WHERE owner = ${p.owner} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY mint`),
+  unvaluedOf: query<{ owner: string }, { mint: string; n: number }>(
+    (p) => sql`SELECT mint, count(*) AS n FROM journal j WHERE owner = ${p.owner} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY mint`,
+  ),
   /** Every entry, for verify. */
-  all: query<Record<never, never>, Omit<JournalRow, "symbol" | "kind" | "factor" | "effective_at" | "change_reason" | "created_at" | "row_sha256">>(() =>
-    sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
-     FROM journal ORDER BY id`),
+  all: query<Record<never, never>, Omit<JournalRow, "symbol" | "kind" | "factor" | "effective_at" | "change_reason" | "created_at" | "row_sha256">>(
+    () =>
+      sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
+     FROM journal ORDER BY id`,
+  ),
 
   // ---- the list reads (newest effective time first, ties by id, newest first: docs/api.md#paging),
   // each off the index on owner × effective_at × id
   count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before}`),
-  page: query<PageOf, ListedEntryRow>((p) =>
-    sql`${listed} WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} ORDER BY effective_at DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`),
-  countOfKinds: query<Period & { kinds: readonly V1Kind[] }, { n: number }>((p) =>
-    sql`SELECT count(*) AS n FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND kind IN ${inList(p.kinds)}`),
-  pageOfKinds: query<PageOf & { kinds: readonly V1Kind[] }, ListedEntryRow>((p) =>
-    sql`${listed} WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND kind IN ${inList(p.kinds)} ORDER BY effective_at DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`),
+  page: query<PageOf, ListedEntryRow>(
+    (p) => sql`${listed} WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} ORDER BY effective_at DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`,
+  ),
+  countOfKinds: query<Period & { kinds: readonly V1Kind[] }, { n: number }>(
+    (p) => sql`SELECT count(*) AS n FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND kind IN ${inList(p.kinds)}`,
+  ),
+  pageOfKinds: query<PageOf & { kinds: readonly V1Kind[] }, ListedEntryRow>(
+    (p) =>
+      sql`${listed} WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND kind IN ${inList(p.kinds)} ORDER BY effective_at DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`,
+  ),
   ofAction: query<{ owner: string; actionId: string }, ListedEntryRow>((p) => sql`${listed} WHERE owner = ${p.owner} AND action_id = ${p.actionId} ORDER BY id`),
   /** A wallet's income entries of a period, for the year report; the breakdown parts sit in each entry's payload. */
-  incomeEntries: query<Period, IncomeEntry>((p) => sql`SELECT entry_type AS "entryType", effective_at AS "effectiveAt", symbol, usd,
+  incomeEntries: query<Period, IncomeEntry>(
+    (p) => sql`SELECT entry_type AS "entryType", effective_at AS "effectiveAt", symbol, usd,
   ${jsonText(sql`payload`, "grossUsd")} AS "grossUsd", ${jsonText(sql`payload`, "withholdingTaxUsd")} AS "withholdingTaxUsd",
   ${jsonText(sql`payload`, "retainedUsd")} AS "retainedUsd"
-  FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND treatment = 'income'`),
+  FROM journal WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND treatment = 'income'`,
+  ),
   /** The newest entry's id (null on an empty journal): a booking's events read the entries after it. */
   newestId: query<Record<never, never>, { id: number | null }>(() => sql`SELECT max(id) AS id FROM journal`),
   newestIdOfOwner: query<{ owner: string }, { id: number | null }>((p) => sql`SELECT max(id) AS id FROM journal WHERE owner = ${p.owner}`),
   /** Entries after an id, of some wallets, oldest first. */
-  afterOfOwners: query<{ after: number; owners: readonly string[] }, Pick<JournalRow, "action_id" | "owner" | "entry_type">>((p) =>
-    sql`SELECT action_id, owner, entry_type FROM journal WHERE id > ${p.after} AND owner IN ${inList(p.owners)} ORDER BY id`),
+  afterOfOwners: query<{ after: number; owners: readonly string[] }, Pick<JournalRow, "action_id" | "owner" | "entry_type">>(
+    (p) => sql`SELECT action_id, owner, entry_type FROM journal WHERE id > ${p.after} AND owner IN ${inList(p.owners)} ORDER BY id`,
+  ),
 });

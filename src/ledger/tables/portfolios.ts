@@ -1,11 +1,16 @@
 // Each wallet's portfolio as the route serves it (less owner, dataset and asOf), rendered at booking.
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
-export interface PortfolioRow { owner: string; body: string; updated_at: string }
+export interface PortfolioRow {
+  owner: string;
+  body: string;
+  updated_at: string;
+}
 
 export const portfolioSql = statements("portfolios", {
-  upsert: query<{ owner: string; body: string; at: string }>((p) =>
-    sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`),
+  upsert: query<{ owner: string; body: string; at: string }>(
+    (p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+  ),
   ofOwner: query<{ owner: string }, Pick<PortfolioRow, "body">>((p) => sql`SELECT body FROM portfolios WHERE owner = ${p.owner}`),
   ofOwners: query<{ owners: readonly string[] }, Pick<PortfolioRow, "owner" | "body">>((p) => sql`SELECT owner, body FROM portfolios WHERE owner IN ${inList(p.owners)}`),
   owners: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`),

@@ -1,11 +1,18 @@
 // Each wallet's positions (one row per mint) as the engine derived them at its last booking.
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
-export interface PositionRow { owner: string; mint: string; payload: string; updated_at: string }
+export interface PositionRow {
+  owner: string;
+  mint: string;
+  payload: string;
+  updated_at: string;
+}
 
 export const positionSql = statements("positions", {
   deleteOfOwners: query<{ owners: readonly string[] }>((p) => sql`DELETE FROM positions WHERE owner IN ${inList(p.owners)}`),
-  insert: query<{ owner: string; mint: string; payload: string; at: string }>((p) => sql`INSERT INTO positions (owner, mint, payload, updated_at) VALUES (${p.owner}, ${p.mint}, ${p.payload}, ${p.at})`),
+  insert: query<{ owner: string; mint: string; payload: string; at: string }>(
+    (p) => sql`INSERT INTO positions (owner, mint, payload, updated_at) VALUES (${p.owner}, ${p.mint}, ${p.payload}, ${p.at})`,
+  ),
   ofOwner: query<{ owner: string }, Pick<PositionRow, "payload">>((p) => sql`SELECT payload FROM positions WHERE owner = ${p.owner} ORDER BY mint`),
   ofOwners: query<{ owners: readonly string[] }, Pick<PositionRow, "owner" | "payload">>((p) => sql`SELECT owner, payload FROM positions WHERE owner IN ${inList(p.owners)} ORDER BY owner, mint`),
   /** Keyed `owner mint`, for verify's comparison with the engine. */

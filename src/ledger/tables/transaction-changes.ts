@@ -3,7 +3,15 @@ import { canonicalJson } from "../../domain/evidence.ts";
 import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts";
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
-export interface TransactionChangeRow { signature: string; owner: string; slot: number; block_time: number; signers: string; lamports: string | null; tokens: string }
+export interface TransactionChangeRow {
+  signature: string;
+  owner: string;
+  slot: number;
+  block_time: number;
+  signers: string;
+  lamports: string | null;
+  tokens: string;
+}
 
 /** The stored text of a part's tokens: canonical JSON, raw amounts as decimal strings. */
 export const tokensText = (p: OwnerTransactionChanges): string =>
@@ -25,9 +33,11 @@ export function transactionChangeFromRow(r: TransactionChangeRow): OwnerTransact
 const columns = sql`SELECT signature, owner, slot, block_time, signers, lamports, tokens FROM transaction_changes`;
 
 export const transactionChangeSql = statements("transaction_changes", {
-  insert: query<{ signature: string; owner: string; slot: number; blockTime: number; signers: string; lamports: string | null; tokens: string }>((p) =>
-    sql`INSERT INTO transaction_changes (signature, owner, slot, block_time, signers, lamports, tokens)
-     VALUES (${p.signature}, ${p.owner}, ${p.slot}, ${p.blockTime}, ${p.signers}, ${p.lamports}, ${p.tokens}) ON CONFLICT DO NOTHING`),
+  insert: query<{ signature: string; owner: string; slot: number; blockTime: number; signers: string; lamports: string | null; tokens: string }>(
+    (p) =>
+      sql`INSERT INTO transaction_changes (signature, owner, slot, block_time, signers, lamports, tokens)
+     VALUES (${p.signature}, ${p.owner}, ${p.slot}, ${p.blockTime}, ${p.signers}, ${p.lamports}, ${p.tokens}) ON CONFLICT DO NOTHING`,
+  ),
   ofOwners: query<{ owners: readonly string[] }, TransactionChangeRow>((p) => sql`${columns} WHERE owner IN ${inList(p.owners)} ORDER BY owner, signature`),
   /** The owners that have parts stored (verify). */
   owners: query<Record<never, never>, { owner: string }>(() => sql`SELECT DISTINCT owner FROM transaction_changes ORDER BY owner`),

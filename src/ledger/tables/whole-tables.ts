@@ -43,16 +43,27 @@ export const wholeTableSql = statements("whole_tables", {
    * takes each member as JSON typed it (integers, text, null), PostgreSQL as the table's column
    * types read it (json_populate_recordset).
    */
-  insert: perTable((table) => query<{ rows: readonly TableRow[] }>((p) => sql`INSERT INTO ${ident(table)} (${columnsOf(table)}) ${byEngine({
-    sqlite: sql`SELECT ${join(ledgerColumns.get(table)!.map((c) => jsonText(sql`value`, c)))} FROM ${jsonEach(p.rows)}`,
-    postgres: sql`SELECT ${columnsOf(table)} FROM json_populate_recordset(NULL::${ident(table)}, CAST(CAST(${asJson(p.rows)} AS TEXT) AS json))`,
-  })}`)),
+  insert: perTable((table) =>
+    query<{ rows: readonly TableRow[] }>(
+      (p) =>
+        sql`INSERT INTO ${ident(table)} (${columnsOf(table)}) ${byEngine({
+          sqlite: sql`SELECT ${join(ledgerColumns.get(table)!.map((c) => jsonText(sql`value`, c)))} FROM ${jsonEach(p.rows)}`,
+          postgres: sql`SELECT ${columnsOf(table)} FROM json_populate_recordset(NULL::${ident(table)}, CAST(CAST(${asJson(p.rows)} AS TEXT) AS json))`,
+        })}`,
+    ),
+  ),
   /**
    * PostgreSQL's identity sequences moved on past the ids a copy wrote (`sequence` is the
    * sequence's table, quoted, and `column` its column, as pg_get_serial_sequence takes them).
    */
-  identityPastMax: Object.fromEntries(identityColumns.map(([table, column]) => [`${table}.${column}`, query<{ sequence: string; column: string }>((p) =>
-    sql`SELECT setval(pg_get_serial_sequence(${p.sequence}, ${p.column}), coalesce(max(${ident(column)}), 0) + 1, false) FROM ${ident(table)}`, { engines: ["postgres"] })])),
+  identityPastMax: Object.fromEntries(
+    identityColumns.map(([table, column]) => [
+      `${table}.${column}`,
+      query<{ sequence: string; column: string }>((p) => sql`SELECT setval(pg_get_serial_sequence(${p.sequence}, ${p.column}), coalesce(max(${ident(column)}), 0) + 1, false) FROM ${ident(table)}`, {
+        engines: ["postgres"],
+      }),
+    ]),
+  ),
 });
 
 /** See wholeTableSql.identityPastMax. */

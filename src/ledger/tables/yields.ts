@@ -1,11 +1,17 @@
 // Each wallet's yield records; `updated_at` is when the wallet was last booked.
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
-export interface YieldRow { owner: string; payload: string; updated_at: string }
+export interface YieldRow {
+  owner: string;
+  payload: string;
+  updated_at: string;
+}
 
 export const yieldSql = statements("yields", {
-  upsert: query<{ owner: string; payload: string; at: string }>((p) =>
-    sql`INSERT INTO yields (owner, payload, updated_at) VALUES (${p.owner}, ${p.payload}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`),
+  upsert: query<{ owner: string; payload: string; at: string }>(
+    (p) =>
+      sql`INSERT INTO yields (owner, payload, updated_at) VALUES (${p.owner}, ${p.payload}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`,
+  ),
   ofOwner: query<{ owner: string }, Pick<YieldRow, "payload">>((p) => sql`SELECT payload FROM yields WHERE owner = ${p.owner}`),
   /** When each wallet was last booked. */
   bookedAt: query<Record<never, never>, Pick<YieldRow, "owner" | "updated_at">>(() => sql`SELECT owner, updated_at FROM yields`),
@@ -13,6 +19,7 @@ export const yieldSql = statements("yields", {
   /** When the ledger was last booked. */
   lastBookedAt: query<Record<never, never>, { at: string | null }>(() => sql`SELECT max(updated_at) AS at FROM yields`),
   /** Wallets booked before `before` and not waiting already, oldest first, a few hundred at a time. */
-  stale: query<{ before: string }, { owner: string }>((p) =>
-    sql`SELECT owner FROM yields WHERE updated_at < ${p.before} AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`),
+  stale: query<{ before: string }, { owner: string }>(
+    (p) => sql`SELECT owner FROM yields WHERE updated_at < ${p.before} AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
+  ),
 });

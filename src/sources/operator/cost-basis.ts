@@ -22,7 +22,11 @@ export const LOT_COLUMNS = ["owner", "mint", "acquiredAt", "units", "costUsd"] a
 export const AMOUNT_DIGITS = { usd: 15, units: 20, after: 18 } as const;
 
 export class CostBasisError extends Error {
-  constructor(readonly line: number, readonly field: string | null, reason: string) {
+  constructor(
+    readonly line: number,
+    readonly field: string | null,
+    reason: string,
+  ) {
     super(`line ${line}${field === null ? "" : `, ${field}`}: ${reason}`);
     this.name = "CostBasisError";
   }

@@ -2,7 +2,10 @@
 // breaks and doubled quotes; CRLF or LF line ends. Each row keeps the line it starts on, so an
 // error can name it.
 
-export interface CsvRow { line: number; cells: string[] }
+export interface CsvRow {
+  line: number;
+  cells: string[];
+}
 
 export class CsvError extends Error {}
 

@@ -18,16 +18,37 @@ export class OperatorRecordsError extends Error {}
 
 /** Every field of an operator record, in the order a CSV header lists them. */
 export const OPERATOR_FIELDS = [
-  "mint", "eventId", "version", "xstockSymbol", "spvSymbol", "caType", "status", "effectiveTimeUtc", "createdTimeUtc",
-  "multiplierOld", "multiplierNew", "grossCashflowUsd", "netCashflowUsd", "withholdingTaxRate", "fromUnits", "toUnits",
-  "redemptionPriceUsd", "notes", "xstockIsin", "spvIsin", "distributedName",
+  "mint",
+  "eventId",
+  "version",
+  "xstockSymbol",
+  "spvSymbol",
+  "caType",
+  "status",
+  "effectiveTimeUtc",
+  "createdTimeUtc",
+  "multiplierOld",
+  "multiplierNew",
+  "grossCashflowUsd",
+  "netCashflowUsd",
+  "withholdingTaxRate",
+  "fromUnits",
+  "toUnits",
+  "redemptionPriceUsd",
+  "notes",
+  "xstockIsin",
+  "spvIsin",
+  "distributedName",
 ] as const;
 /** Fields of the operator's own, not of the issuer record's shape. */
 const OPERATOR_ONLY = new Set(["mint", "distributedName"]);
 const NAME_MAX = 200;
 const REQUIRED = new Set(["mint", "eventId", "version", "xstockSymbol", "caType", "status"]);
 
-interface Row { where: string; value: unknown }
+interface Row {
+  where: string;
+  value: unknown;
+}
 
 /** Parses a whole file; throws OperatorRecordsError at the first bad row. */
 export function parseOperatorRecords(text: string, fileName = ""): OperatorRecord[] {

@@ -109,11 +109,7 @@ export function decodeMintBytes(bytes: Uint8Array): DecodedMint {
  * A mint account (as getAccountInfo/getMultipleAccounts return it) → MintStateObs, or null
  * when the mint has no Scaled UI Amount extension (nothing for this ledger to follow).
  */
-export function decodeMintAccount(
-  mint: string,
-  account: { data: string; owner: string },
-  at: { slot: number; observedAt: number },
-): MintStateObs | null {
+export function decodeMintAccount(mint: string, account: { data: string; owner: string }, at: { slot: number; observedAt: number }): MintStateObs | null {
   if (account.owner !== TOKEN_2022_PROGRAM_ID) return null;
   const decoded = decodeMintBytes(base64Bytes(account.data));
   if (!decoded.scaledUiAmount) return null;
@@ -319,7 +315,14 @@ export function extractBalanceChanges(tx: WireTransaction, owner: string, filter
     if (blockTime == null) throw new DecodeError(`transaction ${signature} has no block time`);
     const delegate = filter.permanentDelegates?.get(row.mint);
     changes.push({
-      owner, tokenAccount, mint: row.mint, signature, slot: tx.slot, blockTime, preRaw, postRaw,
+      owner,
+      tokenAccount,
+      mint: row.mint,
+      signature,
+      slot: tx.slot,
+      blockTime,
+      preRaw,
+      postRaw,
       ownerSigned: signers.has(owner),
       ...(filter.permanentDelegates ? { byPermanentDelegate: delegate !== undefined && signers.has(delegate) } : {}),
     });

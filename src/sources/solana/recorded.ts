@@ -6,7 +6,11 @@ import { getTokenDecoder, getTokenEncoder } from "@solana-program/token-2022";
 import { TOKEN_OWNER_METADATA_SLOT } from "./rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, type WireSignatureInfo, type WireTransaction } from "./wire.ts";
 
-export interface ChainAccount { data: Uint8Array; owner: string; lamports?: number }
+export interface ChainAccount {
+  data: Uint8Array;
+  owner: string;
+  lamports?: number;
+}
 
 export interface ChainState {
   slot: number;
@@ -21,10 +25,16 @@ export interface ChainState {
   servesTransactionsForAddress?: boolean;
 }
 
-export interface RpcAnswer { result?: unknown; error?: { code: number; message: string } }
+export interface RpcAnswer {
+  result?: unknown;
+  error?: { code: number; message: string };
+}
 
 /** Optional distortion of getTokenAccountsByOwner (a provider misreporting a balance). */
-export interface Misreport { tokenAccount: string; delta: bigint }
+export interface Misreport {
+  tokenAccount: string;
+  delta: bigint;
+}
 
 const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
@@ -132,7 +142,13 @@ function answerTransactionsForAddress(state: ChainState, params: any[]): RpcAnsw
     indexInSlot.set(tx.slot, index + 1);
     if (filters.status === "succeeded" && tx.meta?.err != null) continue;
     if (filters.status === "failed" && tx.meta?.err == null) continue;
-    if ((slot.gte !== undefined && tx.slot < slot.gte) || (slot.gt !== undefined && tx.slot <= slot.gt) || (slot.lte !== undefined && tx.slot > slot.lte) || (slot.lt !== undefined && tx.slot >= slot.lt)) continue;
+    if (
+      (slot.gte !== undefined && tx.slot < slot.gte) ||
+      (slot.gt !== undefined && tx.slot <= slot.gt) ||
+      (slot.lte !== undefined && tx.slot > slot.lte) ||
+      (slot.lt !== undefined && tx.slot >= slot.lt)
+    )
+      continue;
     if (references(tx, address) || (tokenAccounts !== "none" && tx.slot >= TOKEN_OWNER_METADATA_SLOT && touchesOwnedAccount(tx, address, tokenAccounts === "balanceChanged"))) {
       entries.push({ tx, index });
     }

@@ -6,21 +6,11 @@ import { isRetryableStatus, type RetryableFailure, type Verdict } from "../../ne
 import type { WireAccount, WireContext, WireSignatureInfo, WireTransaction, WireTransactionsPage } from "./wire";
 
 /** Outcome of one HTTP attempt, the label of `caledger_rpc_requests_total{method,outcome}`. */
-export type RpcOutcome =
-  | "ok"
-  | "rpc_error"
-  | "rate_limited"
-  | "server_error"
-  | "http_error"
-  | "timeout"
-  | "bad_response"
-  | "network_error";
+export type RpcOutcome = "ok" | "rpc_error" | "rate_limited" | "server_error" | "http_error" | "timeout" | "bad_response" | "network_error";
 
 /** Why an attempt gave no result: the node's error object, or no usable answer. */
-export type RpcFailure = RetryableFailure & (
-  | { kind: "rpc_error"; code: number; message: string; data: unknown }
-  | { kind: Exclude<RpcOutcome, "ok" | "rpc_error">; status: number | null; detail: string }
-);
+export type RpcFailure = RetryableFailure &
+  ({ kind: "rpc_error"; code: number; message: string; data: unknown } | { kind: Exclude<RpcOutcome, "ok" | "rpc_error">; status: number | null; detail: string });
 
 /**
  * JSON-RPC error codes worth another try: rate limits expressed in the body, a node behind or
@@ -79,8 +69,7 @@ export function isWireAccount(v: unknown): v is WireAccount {
 
 /** `{context: {slot}, value}` whose value `checkValue` accepts. */
 export function isContextValue<T>(checkValue: (v: unknown) => v is T) {
-  return (v: unknown): v is { context: WireContext; value: T } =>
-    isObject(v) && isObject(v.context) && typeof v.context.slot === "number" && "value" in v && checkValue(v.value);
+  return (v: unknown): v is { context: WireContext; value: T } => isObject(v) && isObject(v.context) && typeof v.context.slot === "number" && "value" in v && checkValue(v.value);
 }
 
 export function isSignatureList(v: unknown): v is WireSignatureInfo[] {
@@ -92,6 +81,10 @@ export function isTransaction(v: unknown): v is WireTransaction {
 }
 
 export function isTransactionsPage(v: unknown): v is WireTransactionsPage {
-  return isObject(v) && Array.isArray(v.data) && (v.paginationToken === null || v.paginationToken === undefined || typeof v.paginationToken === "string")
-    && v.data.every((t) => isTransaction(t) && Array.isArray((t.transaction as Record<string, any>).signatures) && typeof (t.transaction as Record<string, any>).signatures[0] === "string");
+  return (
+    isObject(v) &&
+    Array.isArray(v.data) &&
+    (v.paginationToken === null || v.paginationToken === undefined || typeof v.paginationToken === "string") &&
+    v.data.every((t) => isTransaction(t) && Array.isArray((t.transaction as Record<string, any>).signatures) && typeof (t.transaction as Record<string, any>).signatures[0] === "string")
+  );
 }

@@ -13,26 +13,11 @@ import { providerHost, withoutSecrets } from "../../net/provider-text.ts";
 import { wallClock, type Clock } from "../../net/retry.ts";
 import { isContextValue, isObject, isSignatureList, isTransaction, isTransactionsPage, isWireAccount, readRpcAnswer, type RpcFailure, type RpcOutcome } from "./rpc-answer";
 import { createThrottle, throttled } from "./throttle";
-import {
-  TOKEN_2022_PROGRAM_ID,
-  type WireAccount,
-  type WireKeyedAccount,
-  type WireSignatureInfo,
-  type WireTransaction,
-  type WireTransactionsPage,
-} from "./wire";
+import { TOKEN_2022_PROGRAM_ID, type WireAccount, type WireKeyedAccount, type WireSignatureInfo, type WireTransaction, type WireTransactionsPage } from "./wire";
 
 export type { RpcOutcome } from "./rpc-answer";
 
-export type RpcMethod =
-  | "getTokenAccountsByOwner"
-  | "getAccountInfo"
-  | "getMultipleAccounts"
-  | "getSignaturesForAddress"
-  | "getTransaction"
-  | "getSlot"
-  | "getBlockTime"
-  | "getTransactionsForAddress";
+export type RpcMethod = "getTokenAccountsByOwner" | "getAccountInfo" | "getMultipleAccounts" | "getSignaturesForAddress" | "getTransaction" | "getSlot" | "getBlockTime" | "getTransactionsForAddress";
 
 /** The node answered with a JSON-RPC error object (after retries, if the code is transient). */
 export class RpcError extends Error {
@@ -216,9 +201,16 @@ function createCaller(config: RpcConfig): Caller {
   const setting = (key: keyof typeof RPC_DEFAULTS): number => config[key] ?? RPC_DEFAULTS[key];
   const clock = config.clock ?? wallClock;
   const transport = createHttpTransport({
-    fetch: config.fetch, timeoutMs: setting("timeoutMs"), maxResponseBytes: setting("maxResponseBytes"), clock, signal: config.signal,
-    maxRetries: Math.max(0, setting("maxRetries")), baseDelayMs: setting("baseDelayMs"), maxDelayMs: setting("maxDelayMs"),
-    maxRetryAfterMs: setting("maxRetryAfterMs"), random: config.random ?? Math.random,
+    fetch: config.fetch,
+    timeoutMs: setting("timeoutMs"),
+    maxResponseBytes: setting("maxResponseBytes"),
+    clock,
+    signal: config.signal,
+    maxRetries: Math.max(0, setting("maxRetries")),
+    baseDelayMs: setting("baseDelayMs"),
+    maxDelayMs: setting("maxDelayMs"),
+    maxRetryAfterMs: setting("maxRetryAfterMs"),
+    random: config.random ?? Math.random,
   });
   const throttle = createThrottle(Math.max(1, setting("concurrency")), Math.max(0, setting("spacingMs")), clock);
   const host = providerHost(config.url);
@@ -233,7 +225,10 @@ function createCaller(config: RpcConfig): Caller {
     return verdict;
   }
   async function call<T>(method: RpcMethod, params: unknown[], isResult: (value: unknown) => value is T): Promise<T> {
-    const settled = await transport.retry(() => throttled(throttle, () => attempt(method, params, isResult)), () => stats.retries++);
+    const settled = await transport.retry(
+      () => throttled(throttle, () => attempt(method, params, isResult)),
+      () => stats.retries++,
+    );
     if (settled.ok) return settled.value;
     stats.failures++;
     throw callFailure(method, host, config.url, settled.failure, settled.attempts);

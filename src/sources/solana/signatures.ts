@@ -81,7 +81,12 @@ export async function walkAddress(rpc: Rpc, address: string, cursor: WalkCursor 
 
 const cappedReason = (pages: number) => `history walk stopped after ${pages} pages (the per-sync budget); the next sync resumes it`;
 
-interface Stretch { signatures: WireSignatureInfo[]; error: string | null; capped: boolean; pages: number }
+interface Stretch {
+  signatures: WireSignatureInfo[];
+  error: string | null;
+  capped: boolean;
+  pages: number;
+}
 
 /** Pages from `before` (newest when absent) down to `until` (exclusive), at most `maxPages`. */
 async function walkStretch(rpc: Rpc, address: string, range: { before?: string; until?: string }, limit: number, maxPages: number): Promise<Stretch> {

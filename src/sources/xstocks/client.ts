@@ -56,7 +56,10 @@ export interface FeedCaps {
 
 /** The feed passed one of its caps: nothing of what it sent in this poll should be kept. */
 export class FeedOverCap extends Error {
-  constructor(readonly cap: "bytes" | "rows", readonly limit: number) {
+  constructor(
+    readonly cap: "bytes" | "rows",
+    readonly limit: number,
+  ) {
     super(cap === "bytes" ? `the feed sent more than ${limit} bytes in one poll` : `the feed listed more than ${limit} rows in one poll`);
     this.name = "FeedOverCap";
   }

@@ -53,16 +53,7 @@ export const TEXT_FIELDS = {
 export const MAX_DECIMAL_LENGTH = 64;
 
 const NULLABLE_TEXT = ["spvSymbol", "notes", "xstockIsin", "spvIsin"] as const;
-const NULLABLE_DECIMAL = [
-  "multiplierOld",
-  "multiplierNew",
-  "grossCashflowUsd",
-  "netCashflowUsd",
-  "withholdingTaxRate",
-  "fromUnits",
-  "toUnits",
-  "redemptionPriceUsd",
-] as const;
+const NULLABLE_DECIMAL = ["multiplierOld", "multiplierNew", "grossCashflowUsd", "netCashflowUsd", "withholdingTaxRate", "fromUnits", "toUnits", "redemptionPriceUsd"] as const;
 /** A multiplier or a unit count of zero or less describes no corporate action (and a zero would be divided by). */
 const POSITIVE_DECIMAL = new Set<string>(["multiplierOld", "multiplierNew", "fromUnits", "toUnits"]);
 const NULLABLE_TIME = ["effectiveTimeUtc", "createdTimeUtc"] as const;
@@ -76,16 +67,7 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
  */
 export function parseIssuerRecord(row: unknown): Parsed<IssuerRecord> {
   if (!isPlainObject(row)) return fail(`not an object (${describe(row)})`);
-  const missing = [
-    "eventId",
-    "version",
-    "xstockSymbol",
-    "caType",
-    "status",
-    ...NULLABLE_TEXT,
-    ...NULLABLE_DECIMAL,
-    ...NULLABLE_TIME,
-  ].filter((k) => !(k in row));
+  const missing = ["eventId", "version", "xstockSymbol", "caType", "status", ...NULLABLE_TEXT, ...NULLABLE_DECIMAL, ...NULLABLE_TIME].filter((k) => !(k in row));
   if (missing.length > 0) return fail(`missing field(s): ${missing.join(", ")}`);
 
   const { eventId, version, xstockSymbol, caType, status } = row;

@@ -209,7 +209,10 @@ function authorityWalks(rpc: Rpc, cursors: Record<string, WalkCursor>, known: Mu
     },
     /** A mint's updates, known and walked, oldest first. */
     async updatesOf(mint: string): Promise<MultiplierUpdateObs[]> {
-      return mergeUpdates(known ?? [], (await all()).flatMap((w) => w.updates)).filter((u) => u.mint === mint);
+      return mergeUpdates(
+        known ?? [],
+        (await all()).flatMap((w) => w.updates),
+      ).filter((u) => u.mint === mint);
     },
     async handovers(): Promise<AuthorityHandover[]> {
       return (await all()).flatMap((w) => w.handovers);
@@ -223,9 +226,7 @@ function authorityWalks(rpc: Rpc, cursors: Record<string, WalkCursor>, known: Mu
  */
 async function mintProblem(rpc: Rpc, walks: AuthorityWalks, state: MintStateObs, current: AuthorityWalk | null, full: boolean, opts: AuthorityWalkOptions): Promise<string | null> {
   let updates = await walks.updatesOf(state.mint);
-  let problem = current === null
-    ? "multiplier authority removed: the updates that set the current multiplier cannot be walked"
-    : checkMintAgainstUpdates(state, updates, full);
+  let problem = current === null ? "multiplier authority removed: the updates that set the current multiplier cannot be walked" : checkMintAgainstUpdates(state, updates, full);
   let to = state.multiplierAuthority;
   let handoverSignature: string | undefined;
   for (let depth = 0; problem && depth < MAX_EARLIER_AUTHORITIES; depth++) {

@@ -57,14 +57,16 @@ export async function balancesOfWalletRead(
 ): Promise<BalanceHistory> {
   const walked: Gathered = { changes: [], parts: [], gaps: [], cursors: {}, listed: [] };
   const readGaps = unreadGaps(owner, decoded.unread);
-  const perAccount = await Promise.all(accounts.map(async (account) => {
-    const changes = decoded.byAccount.get(account.tokenAccount) ?? [];
-    if (read.capped) return changes;
-    const problems = checkBalanceChain(account, changes, full);
-    if (problems.length && full) return gather(walked, account, await walk(account));
-    readGaps.push(...problems);
-    return changes;
-  }));
+  const perAccount = await Promise.all(
+    accounts.map(async (account) => {
+      const changes = decoded.byAccount.get(account.tokenAccount) ?? [];
+      if (read.capped) return changes;
+      const problems = checkBalanceChain(account, changes, full);
+      if (problems.length && full) return gather(walked, account, await walk(account));
+      readGaps.push(...problems);
+      return changes;
+    }),
+  );
   if (read.capped) readGaps.push({ address: owner, reason: `wallet history walk stopped after ${read.pages} pages (the per-sync budget); the next sync resumes it` });
   // An account walked the standard way with a gap holds the read's cursor too: only a read from
   // scratch walks an account the standard way, so moving the cursor would leave that gap unread.

@@ -74,7 +74,12 @@ const dedupeChanges = (changes: BalanceChangeObs[]): BalanceChangeObs[] => uniqu
 
 /** One token account through read → decode → balances (its progress counted in account_history). */
 function accountWalker(
-  rpc: Rpc, cursors: SyncCursors, transactions: SyncTransactions, decode: DecodeContext, progress: Progress, opts: SyncOptions,
+  rpc: Rpc,
+  cursors: SyncCursors,
+  transactions: SyncTransactions,
+  decode: DecodeContext,
+  progress: Progress,
+  opts: SyncOptions,
 ): (account: TokenAccountObs) => Promise<AccountBalances> {
   const counter = progress.phase("account_history");
   const ctx: AccountReadContext = { rpc, cursors: cursors.accounts, transactions, opts, onListed: (n) => counter.add(n), onRead: () => counter.done(1) };
@@ -90,7 +95,11 @@ function accountWalker(
  * from the beginning, so each account's changes must start from zero).
  */
 async function readBalances(
-  decode: DecodeContext, history: WalletHistory, accounts: TokenAccountObs[], fullRead: boolean, walk: (account: TokenAccountObs) => Promise<AccountBalances>,
+  decode: DecodeContext,
+  history: WalletHistory,
+  accounts: TokenAccountObs[],
+  fullRead: boolean,
+  walk: (account: TokenAccountObs) => Promise<AccountBalances>,
 ): Promise<BalanceHistory> {
   if (history.method === "standard") return { ...(await balancesOfWalks(accounts, walk)), readInFull: history.walk.cursorMoves };
   const decoded = walletReadChanges(history.read, decode);
@@ -105,10 +114,20 @@ function walletAdvance(owner: string, history: WalletHistory, moves: boolean): {
 }
 
 /** Multiplier updates, from each mint authority's history (earlier authorities included), from the cursors every wallet shares. */
-async function readAuthorities(rpc: Rpc, mints: MintStateObs[], cursors: Record<string, WalkCursor>, transactions: SyncTransactions, progress: Progress, opts: SyncOptions): Promise<MultiplierHistory> {
+async function readAuthorities(
+  rpc: Rpc,
+  mints: MintStateObs[],
+  cursors: Record<string, WalkCursor>,
+  transactions: SyncTransactions,
+  progress: Progress,
+  opts: SyncOptions,
+): Promise<MultiplierHistory> {
   const counter = progress.phase("multiplier_history");
   const known = (await opts.storedUpdates?.(mints.map((m) => m.mint))) ?? null;
   return readMultiplierHistory(rpc, mints, cursors, known, {
-    ...opts, fetchTransaction: transactions.fetch, onListed: (n) => counter.add(n), onRead: () => counter.done(1),
+    ...opts,
+    fetchTransaction: transactions.fetch,
+    onListed: (n) => counter.add(n),
+    onRead: () => counter.done(1),
   });
 }

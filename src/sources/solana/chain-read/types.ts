@@ -103,7 +103,10 @@ export interface PhaseCounter {
 }
 
 /** A token account of the owner seen in its history; the mint is null when no balance named it. */
-export interface SeenAccount { tokenAccount: string; mint: string | null }
+export interface SeenAccount {
+  tokenAccount: string;
+  mint: string | null;
+}
 
 /** The standard read of the wallet's own history: its address's new signatures and transactions. */
 export interface OwnerWalk {

@@ -32,7 +32,9 @@ export async function readWalletHistory(rpc: Rpc, owner: string, cursors: SyncCu
     }
   }
   const walk = await walkOwnerHistory(rpc, owner, cursors.accounts[owner], transactions.fetch, {
-    ...opts, onListed: (n) => counter.add(n), onRead: () => counter.done(1),
+    ...opts,
+    onListed: (n) => counter.add(n),
+    onRead: () => counter.done(1),
   });
   return { method: "standard", walk };
 }
@@ -41,8 +43,7 @@ export async function readWalletHistory(rpc: Rpc, owner: string, cursors: SyncCu
 export const historyAccounts = (history: WalletHistory): SeenAccount[] => (history.method === "standard" ? history.walk : history.read).accounts;
 export const historyGaps = (history: WalletHistory): SyncGap[] => (history.method === "standard" ? history.walk.gaps : []);
 /** The wallet's transactions the history read listed. */
-export const historyListed = (history: WalletHistory): string[] =>
-  history.method === "standard" ? history.walk.listed : history.read.transactions.map((t) => t.signature);
+export const historyListed = (history: WalletHistory): string[] => (history.method === "standard" ? history.walk.listed : history.read.transactions.map((t) => t.signature));
 
 /**
  * Standard methods: the owner address's new signatures and transactions, for the accounts they
@@ -131,7 +132,7 @@ export async function readWalletHistoryFast(rpc: Rpc, owner: string, cursor: Wal
 
 const cursorAt = (read: FastHistory["transactions"], previous: WalkCursor | undefined): WalkCursor => {
   const last = read.at(-1);
-  return last ? { newest: last.signature, newestSlot: last.tx.slot, resume: null } : previous ?? { newest: null, newestSlot: null, resume: null };
+  return last ? { newest: last.signature, newestSlot: last.tx.slot, resume: null } : (previous ?? { newest: null, newestSlot: null, resume: null });
 };
 
 const seenIn = (read: FastHistory["transactions"], owner: string): SeenAccount[] => mergeSeen(read.flatMap((r) => ownerTokenAccounts(r.tx, owner)));
