@@ -33,6 +33,19 @@ export interface SyncDeps {
   onEventsWritten?: () => void;
 }
 
+/** The RPC client a sync step uses: the provider and pacing the settings name, the test's transport and retries when given. */
+export function syncRpc(deps: Pick<SyncDeps, "config" | "rpcOptions" | "fetch" | "onRpcRequest">, signal: AbortSignal | undefined) {
+  return createRpc({
+    concurrency: deps.config.rpcConcurrency,
+    spacingMs: deps.config.rpcSpacingMs,
+    ...deps.rpcOptions,
+    url: deps.config.solanaRpcUrl,
+    fetch: deps.fetch,
+    onRequest: deps.onRpcRequest,
+    signal,
+  });
+}
+
 /** Authority cursors are shared by every wallet and tenant. */
 export const AUTHORITY_SCOPE = "*";
 /** A tenant's own cursors for the token accounts of the wallets it follows. */
@@ -46,15 +59,7 @@ export async function runSyncJob(deps: SyncDeps, job: JobRow, onProgress?: (p: S
   // could be stored, and the job must say so now, not after its walk and its lease.
   const writeFailed = new AbortController();
   const signal = AbortSignal.any([...(deps.signal ? [deps.signal] : []), deadline, writeFailed.signal]);
-  const rpc = createRpc({
-    concurrency: config.rpcConcurrency,
-    spacingMs: config.rpcSpacingMs,
-    ...deps.rpcOptions,
-    url: config.solanaRpcUrl,
-    fetch: deps.fetch,
-    onRequest: deps.onRpcRequest,
-    signal,
-  });
+  const rpc = syncRpc(deps, signal);
   const started = performance.now();
   const took: Record<string, number> = {};
   const lap = (name: string, since: number) => (took[name] = Math.round(performance.now() - since));

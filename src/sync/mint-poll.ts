@@ -9,8 +9,7 @@ import { markDueClockChanges } from "../ledger/booking.ts";
 import { heldMints, markFeed, readCursors, storeObservations, type StoredCursor } from "../ledger/store.ts";
 import { walkAuthorityHistory } from "../sources/solana/chain-read/authorities.ts";
 import { readMintAccount } from "../sources/solana/chain-read/mint-states.ts";
-import { createRpc } from "../sources/solana/rpc.ts";
-import { AUTHORITY_SCOPE, type SyncDeps } from "./job.ts";
+import { AUTHORITY_SCOPE, type SyncDeps, syncRpc } from "./job.ts";
 
 export interface MintPollResult {
   mints: number;
@@ -20,19 +19,11 @@ export interface MintPollResult {
 }
 
 export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollResult> {
-  const { db, config, logger } = deps;
+  const { db, logger } = deps;
   const now = (deps.now ?? (() => new Date()))();
   const held = await heldMints(db);
   const result: MintPollResult = { mints: held.length, changed: 0, updates: 0, due: 0 };
-  const rpc = createRpc({
-    concurrency: config.rpcConcurrency,
-    spacingMs: config.rpcSpacingMs,
-    ...deps.rpcOptions,
-    url: config.solanaRpcUrl,
-    fetch: deps.fetch,
-    onRequest: deps.onRpcRequest,
-    signal: deps.signal,
-  });
+  const rpc = syncRpc(deps, deps.signal);
   try {
     const states: MintStateObs[] = [];
     const instruments: InstrumentObs[] = [];
@@ -65,7 +56,7 @@ export async function pollMints(deps: Omit<SyncDeps, "book">): Promise<MintPollR
 }
 
 /** Walks the authorities of the mints just read (each once, from the shared cursor). */
-async function readNewUpdates(deps: Omit<SyncDeps, "book">, rpc: ReturnType<typeof createRpc>, states: MintStateObs[], now: Date): Promise<number> {
+async function readNewUpdates(deps: Omit<SyncDeps, "book">, rpc: ReturnType<typeof syncRpc>, states: MintStateObs[], now: Date): Promise<number> {
   const authorities = [...new Set(states.map((s) => s.multiplierAuthority).filter((a): a is string => a !== null))];
   const cursors = await readCursors(deps.db, AUTHORITY_SCOPE, authorities);
   const updates: MultiplierUpdateObs[] = [];
