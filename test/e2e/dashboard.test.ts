@@ -829,6 +829,13 @@ describe("the dashboard in a browser", () => {
       await page.waitForSelector(".confirm-remove");
       expect(await page.textContent(".confirm-remove")).toContain("nothing is erased");
       await shot("13b-remove-confirm");
+      // The list read again (Refresh, or a live event about the wallet as its sync ends: the same
+      // path) keeps the confirmation open; it was lost with the remounted row before.
+      const reread = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith("/v1/wallets") && r.status() === 200);
+      await page.click('button[title="Read everything again"]');
+      await reread;
+      await page.waitForSelector("#wallets tbody tr");
+      expect(await page.$$eval(".confirm-remove", (d) => d.length)).toBe(1);
       await page.click(".confirm-remove >> text=Cancel");
       await page.waitForSelector("#wallets button.remove");
       expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(1);

@@ -18,18 +18,32 @@ const active = (status: string) => status === "queued" || status === "running";
 export function Wallets() {
   const ledger = useLedger();
   const loaded = useLoad("wallets", () => walletsOf(ledger));
+  // Which wallet's removal is being confirmed lives here, above the list: a live event about the
+  // wallet (its sync ending) reads the list again, and the confirmation must outlast that.
+  const [confirming, setConfirming] = useState<string | null>(null);
   return (
     <section>
       <h1>Wallets</h1>
       <Register />
       <Await loaded={loaded} what="wallets">
-        {(list) => (list.wallets.length === 0 ? <Empty title="No wallets yet.">Register one above; its sync starts at once.</Empty> : <WalletTable list={list} />)}
+        {(list) =>
+          list.wallets.length === 0 ? (
+            <Empty title="No wallets yet.">Register one above; its sync starts at once.</Empty>
+          ) : (
+            <WalletTable list={list} confirming={confirming} setConfirming={setConfirming} />
+          )
+        }
       </Await>
     </section>
   );
 }
 
-function WalletTable({ list }: { list: WalletsResponse }) {
+interface Confirming {
+  confirming: string | null;
+  setConfirming: (owner: string | null) => void;
+}
+
+function WalletTable({ list, confirming, setConfirming }: { list: WalletsResponse } & Confirming) {
   const allowed = canSync(useLedger().session);
   return (
     <>
@@ -57,7 +71,7 @@ function WalletTable({ list }: { list: WalletsResponse }) {
               </td>
               {allowed && (
                 <td>
-                  <Remove owner={w.owner} />
+                  <Remove owner={w.owner} asking={confirming === w.owner} setAsking={(yes) => setConfirming(yes ? w.owner : null)} />
                 </td>
               )}
             </tr>
@@ -69,9 +83,8 @@ function WalletTable({ list }: { list: WalletsResponse }) {
 }
 
 /** Stop following a wallet: a first click asks to confirm, saying what happens to its books. */
-function Remove({ owner }: { owner: string }) {
+function Remove({ owner, asking, setAsking }: { owner: string; asking: boolean; setAsking: (yes: boolean) => void }) {
   const ledger = useLedger();
-  const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -80,6 +93,7 @@ function Remove({ owner }: { owner: string }) {
     setError(null);
     try {
       await ledger.api.removeWallet(owner);
+      setAsking(false);
       ledger.refresh();
     } catch (e) {
       setError(explain(e));
