@@ -8,6 +8,7 @@ import { canonicalJson, canonicalSha256 } from "../../src/domain/evidence";
 import { add, formatExact, parseDecimal, ZERO } from "../../src/domain/numbers";
 import type { IssuerRecord } from "../../src/domain/observations";
 import type { EngineInput, JournalBooking } from "../../src/domain/types";
+import { randomIssuerRecord } from "../support/random-history.ts";
 import { revision } from "./helpers";
 
 const MINT = "MintRandom1111111111111111111111111111111111";
@@ -40,27 +41,7 @@ function build(steps: Step[], wallets: { day: number; amount: bigint; out: boole
     m = s.kind === "split" ? m * s.ratio : m * (1 + s.bump);
     updates.push({ mint: MINT, signature: `u${i}`, ixIndex: 0, slot: 1000 + i, blockTime: at - 600, multiplier: m, effectiveTimestamp: at, authority: "A" });
     if (s.kind === "bare") continue;
-    const rec: IssuerRecord = {
-      eventId: `ev-${i}`,
-      version: 1,
-      xstockSymbol: "RNDx",
-      spvSymbol: "RND",
-      caType: s.kind === "split" ? "ForwardSplit" : "CashDividend",
-      effectiveTimeUtc: new Date(at * 1000).toISOString(),
-      multiplierOld: String(old),
-      multiplierNew: String(m),
-      grossCashflowUsd: s.kind === "div" ? (s.cash / 100).toString() : null,
-      netCashflowUsd: s.kind === "div" ? ((s.cash * 0.7) / 100).toFixed(4) : null,
-      withholdingTaxRate: s.kind === "div" ? "0.3" : null,
-      fromUnits: s.kind === "split" ? "1" : null,
-      toUnits: s.kind === "split" ? String(s.ratio) : null,
-      redemptionPriceUsd: null,
-      notes: null,
-      createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
-      status: "Initial",
-      xstockIsin: null,
-      spvIsin: null,
-    };
+    const rec = randomIssuerRecord({ eventId: `ev-${i}`, xstockSymbol: "RNDx", spvSymbol: "RND", kind: s.kind, cents: s.cash, ratio: s.ratio, at, old, m });
     revisions.push(revision(rec));
   }
   return {

@@ -59,27 +59,7 @@ export function observations(mints: { decimals: number; steps: Step[]; flows: { 
         authority: "Auth1111111111111111111111111111111111111111",
       });
       if (s.kind === "bare") return; // no issuer record: an unclassified adjustment
-      const record: IssuerRecord = {
-        eventId: `${symbol}-${i}`,
-        version: 1,
-        xstockSymbol: symbol,
-        spvSymbol: `R${run}M${k}`,
-        caType: s.kind === "split" ? "ForwardSplit" : "CashDividend",
-        effectiveTimeUtc: new Date(at * 1000).toISOString(),
-        multiplierOld: String(old),
-        multiplierNew: String(m),
-        grossCashflowUsd: s.kind === "div" ? (s.cents / 100).toString() : null,
-        netCashflowUsd: s.kind === "div" ? ((s.cents * 0.7) / 100).toFixed(4) : null,
-        withholdingTaxRate: s.kind === "div" ? "0.3" : null,
-        fromUnits: s.kind === "split" ? "1" : null,
-        toUnits: s.kind === "split" ? String(s.ratio) : null,
-        redemptionPriceUsd: null,
-        notes: null,
-        createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
-        status: "Initial",
-        xstockIsin: null,
-        spvIsin: null,
-      };
+      const record = randomIssuerRecord({ eventId: `${symbol}-${i}`, xstockSymbol: symbol, spvSymbol: `R${run}M${k}`, kind: s.kind, cents: s.cents, ratio: s.ratio, at, old, m });
       round(at).issuerRecords!.push(record);
     });
     h.flows.forEach((flows, w) => {
@@ -99,4 +79,39 @@ export function observations(mints: { decimals: number; steps: Step[]; flows: { 
     });
   });
   return { owners, rounds, cut };
+}
+
+/** The issuer's record of a random step (a dividend at 30 % withholding, or a 1 → ratio split), as the engine's property tests and this history build it. */
+export function randomIssuerRecord(p: {
+  eventId: string;
+  xstockSymbol: string;
+  spvSymbol: string;
+  kind: "div" | "split";
+  cents: number;
+  ratio: number;
+  at: number;
+  old: number;
+  m: number;
+}): IssuerRecord {
+  return {
+    eventId: p.eventId,
+    version: 1,
+    xstockSymbol: p.xstockSymbol,
+    spvSymbol: p.spvSymbol,
+    caType: p.kind === "split" ? "ForwardSplit" : "CashDividend",
+    effectiveTimeUtc: new Date(p.at * 1000).toISOString(),
+    multiplierOld: String(p.old),
+    multiplierNew: String(p.m),
+    grossCashflowUsd: p.kind === "div" ? (p.cents / 100).toString() : null,
+    netCashflowUsd: p.kind === "div" ? ((p.cents * 0.7) / 100).toFixed(4) : null,
+    withholdingTaxRate: p.kind === "div" ? "0.3" : null,
+    fromUnits: p.kind === "split" ? "1" : null,
+    toUnits: p.kind === "split" ? String(p.ratio) : null,
+    redemptionPriceUsd: null,
+    notes: null,
+    createdTimeUtc: new Date((p.at - 3600) * 1000).toISOString(),
+    status: "Initial",
+    xstockIsin: null,
+    spvIsin: null,
+  };
 }
