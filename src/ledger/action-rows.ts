@@ -311,3 +311,9 @@ export function storedAction(row: StoredWallet, record: string): ActionRecord {
   a.evidence = { rawBalance: a.rawBalance, payloadSha256: a.evidenceSha256, ...(a.evidence as object) };
   return a as unknown as ActionRecord;
 }
+
+/** Some of the wallet's own record fields, read from its row without building the whole record (the lot engine reads a hundred wallets' actions so). */
+export function storedFields<K extends (typeof RECORD_FIELDS)[number]>(row: StoredWallet, names: readonly K[]): Pick<ActionRecord, K> {
+  const values = storedValues(row);
+  return Object.fromEntries(names.map((n) => [n, JSON.parse(values[index.get(n)!]!)])) as Pick<ActionRecord, K>;
+}

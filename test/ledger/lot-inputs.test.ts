@@ -10,6 +10,9 @@ import { deriveLots, LOT_METHODS, TAX_TREATMENTS } from "../../src/domain/lots/i
 import { formatDecimal } from "../../src/domain/numbers.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { lotInputs } from "../../src/ledger/read/lot-inputs.ts";
+import { balanceChangeSql } from "../../src/ledger/tables/balance-changes.ts";
+import { tenantSql } from "../../src/ledger/tables/tenants.ts";
+import { tenantWalletSql } from "../../src/ledger/tables/tenant-wallets.ts";
 import { ledgerTarget } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
 
@@ -74,5 +77,50 @@ describe("lotInputs on the demo", async () => {
         expect(mine(deriveLots(linked, { method, treatment: "income" }))).toEqual(mine(deriveLots(whole, { method, treatment: "income" })));
       }
     }
+  });
+});
+
+describe("linkedTo walks out ring by ring", async () => {
+  // Five wallets of one tenant: A and B share a transaction, B and C another (a lot moved A → B → C
+  // carries A's history to C), D shares one with E, which the tenant follows but has not synced.
+  const ledger = await openLedger(ledgerTarget(mkdtempSync(join(tmpdir(), "cal-lot-rings-"))));
+  afterAll(() => ledger.close());
+  const at = "2026-01-01T00:00:00.000Z";
+  const [A, B, C, D, E, F] = ["Aaa", "Bbb", "Ccc", "Ddd", "Eee", "Fff"];
+  const change = (signature: string, owner: string, slot: number) =>
+    ledger.db.run(balanceChangeSql.insert, {
+      signature,
+      tokenAccount: `acct-${owner}`,
+      owner,
+      mint: "MintX",
+      slot,
+      blockTime: 1_760_000_000 + slot,
+      preRaw: "0",
+      postRaw: "1",
+      ownerSigned: true,
+      byPermanentDelegate: false,
+    });
+  const ready = (async () => {
+    await ledger.db.run(tenantSql.ensure, { slug: "rings", maxWallets: 10, at });
+    const tenantId = (await ledger.db.get(...q<{ id: number }>`SELECT id FROM tenants WHERE slug = 'rings'`))!.id;
+    for (const o of [A, B, C, D, E]) await ledger.db.run(tenantWalletSql.insert, { tenantId, owner: o!, at });
+    await ledger.db.run(...q`UPDATE tenant_wallets SET first_synced_at = ${at} WHERE owner <> ${E!}`);
+    for (const [sig, owners] of [
+      ["ab", [A, B]],
+      ["bc", [B, C]],
+      ["de", [D, E]],
+      ["cf", [C, F]],
+    ] as const)
+      for (const [i, o] of owners.entries()) await change(sig, o!, i + 1);
+    return tenantId;
+  })();
+
+  test("A reaches B and C (two rings), not D; F (another tenant's) and E (not synced) stay out", async () => {
+    const tenantId = await ready;
+    expect((await lotInputs(ledger.db, tenantId, { linkedTo: [A!] })).owners).toEqual([A, B, C]);
+    expect((await lotInputs(ledger.db, tenantId, { linkedTo: [C!] })).owners).toEqual([A, B, C]);
+    expect((await lotInputs(ledger.db, tenantId, { linkedTo: [D!] })).owners).toEqual([D]);
+    expect((await lotInputs(ledger.db, tenantId, { linkedTo: [E!] })).owners).toEqual([]);
+    expect((await lotInputs(ledger.db, tenantId, { linkedTo: [A!], owners: [A!, B!] })).owners).toEqual([A, B]);
   });
 });

@@ -6,7 +6,13 @@ import { parseDecimal } from "../numbers";
 import type { ActionRecord } from "../types";
 import type { ActionEvent } from "./types";
 
-export function actionEventOf(a: ActionRecord): ActionEvent | null {
+/** What of an action record the lot engine reads: the wallet's units and amounts, the event's kind, lifecycle and multipliers. */
+export type ActionFacts = Pick<
+  ActionRecord,
+  "id" | "owner" | "mint" | "type" | "treatment" | "category" | "lifecycle" | "transitionKey" | "chain" | "effectiveAt" | "unitsBefore" | "unitsAfter" | "incomeUnits" | "usd" | "proceedsUsd"
+>;
+
+export function actionEventOf(a: ActionFacts): ActionEvent | null {
   if (a.lifecycle.state !== "activated" && a.lifecycle.state !== "corrected") return null;
   if (a.transitionKey === null || a.type === "seizure") return null;
   const { multiplierOld, multiplierNew } = a.chain;

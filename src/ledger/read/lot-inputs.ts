@@ -3,7 +3,7 @@
 // by the stored transaction parts and recognising own transfers across those wallets; the actions
 // booked for them; the cost-basis declarations the operator imported; and what the ledger knows
 // of each mint (symbol, ISIN, decimals). Nothing derived is stored: the routes derive per request.
-import { actionEventOf, type ActionEvent, DEFAULT_STABLECOINS, type LotInput, type LotProblem } from "../../domain/lots/index.ts";
+import { actionEventOf, type ActionEvent, type ActionFacts, DEFAULT_STABLECOINS, type LotInput, type LotProblem } from "../../domain/lots/index.ts";
 import { declarationsInput } from "../../domain/lots/declarations.ts";
 import type { OwnerTransactionChanges } from "../../domain/lots/owner-changes.ts";
 import type { InstrumentNames } from "../../domain/lots/present.ts";
@@ -11,7 +11,9 @@ import { type FollowedMint, tenantMovements } from "../../domain/lots/tenant-mov
 import { liftF64 } from "../../domain/numbers.ts";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "../../domain/timeline.ts";
 import { groupBy } from "../group.ts";
-import { actionRecords } from "../queries/actions.ts";
+import { storedFields } from "../action-rows.ts";
+import { actionEventSql } from "../tables/action-events.ts";
+import { actionSql } from "../tables/actions.ts";
 import type { Sql } from "../sql/port.ts";
 import { balanceChangeFromRow, balanceChangeSql } from "../tables/balance-changes.ts";
 import { instrumentSql } from "../tables/instruments.ts";
@@ -49,8 +51,7 @@ export interface TenantLotInput extends LotInput {
 
 export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions = {}): Promise<TenantLotInput> {
   return db.read(async (tx) => {
-    let owners = await tenantOwners(tx, tenantId, opts.owners);
-    if (opts.linkedTo) owners = await linkedOwners(tx, owners, opts.linkedTo);
+    const owners = opts.linkedTo ? await linkedOwners(tx, tenantId, opts.linkedTo, opts.owners) : await tenantOwners(tx, tenantId, opts.owners);
     const changes = (await tx.all(balanceChangeSql.ofOwners, { owners })).map(balanceChangeFromRow);
     const stablecoins = new Set(opts.stablecoins ?? DEFAULT_STABLECOINS);
     const mints = await followedMints(tx, [...new Set(changes.map((c) => c.mint))].filter((m) => !stablecoins.has(m)).sort(), opts.now ?? new Date());
@@ -73,33 +74,31 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
 }
 
 /** The tenant's wallets whose books it may see (its own first sync finished), limited to `wanted`. */
-async function tenantOwners(tx: Sql, tenantId: number, wanted: string[] | undefined): Promise<string[]> {
-  const rows = await tx.all(tenantWalletSql.ofTenant, { tenantId });
-  const keep = wanted ? new Set(wanted) : null;
+async function tenantOwners(tx: Sql, tenantId: number, wanted: readonly string[] | undefined): Promise<string[]> {
+  const rows = wanted ? await tx.all(tenantWalletSql.ofTenantAmong, { tenantId, owners: wanted }) : await tx.all(tenantWalletSql.ofTenant, { tenantId });
   return rows
     .filter((r) => r.first_synced_at !== null)
     .map((r) => r.owner)
-    .filter((o) => !keep || keep.has(o));
+    .sort();
 }
 
-/** The wallets among `owners` linked to `wanted` by shared transactions (see LotInputOptions.linkedTo), sorted. */
-async function linkedOwners(tx: Sql, owners: string[], wanted: string[]): Promise<string[]> {
-  const known = new Set(owners);
-  const pairs = await tx.all(balanceChangeSql.sharedAmong, { owners });
-  const bySignature = groupBy(pairs, (p) => p.signature);
-  const neighbours = new Map<string, Set<string>>();
-  for (const rows of bySignature.values()) {
-    for (const a of rows) for (const b of rows) if (a.owner !== b.owner) (neighbours.get(a.owner) ?? neighbours.set(a.owner, new Set()).get(a.owner)!).add(b.owner);
+/**
+ * The tenant's wallets linked to `wanted` by shared transactions (see LotInputOptions.linkedTo),
+ * within `among` when given, sorted. Walked out from `wanted` one ring at a time, so the work is
+ * the linked wallets' transactions, not the whole tenant's (10,000 wallets that share nothing
+ * cost one ring).
+ */
+async function linkedOwners(tx: Sql, tenantId: number, wanted: readonly string[], among: readonly string[] | undefined): Promise<string[]> {
+  const allowed = among ? new Set(among) : null;
+  const visible = async (owners: string[]) => (await tenantOwners(tx, tenantId, owners)).filter((o) => !allowed || allowed.has(o));
+  const reached = new Set(await visible([...new Set(wanted)]));
+  let ring = [...reached];
+  while (ring.length) {
+    const around = (await tx.all(balanceChangeSql.sharingWith, { owners: ring })).map((r) => r.owner).filter((o) => !reached.has(o));
+    ring = around.length ? await visible(around) : [];
+    for (const o of ring) reached.add(o);
   }
-  const reached = new Set(wanted.filter((w) => known.has(w)));
-  const queue = [...reached];
-  while (queue.length)
-    for (const n of neighbours.get(queue.pop()!) ?? [])
-      if (!reached.has(n)) {
-        reached.add(n);
-        queue.push(n);
-      }
-  return owners.filter((o) => reached.has(o));
+  return [...reached].sort();
 }
 
 /**
@@ -124,8 +123,12 @@ async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ fol
   return { followed, names };
 }
 
-/** The actions booked for the wallets, as the lot engine's events (only what took force). */
+/** The wallet's own fields the lot engine reads of an action (the rest are its event's). */
+const WALLET_FACTS = ["id", "owner", "usd", "unitsBefore", "unitsAfter", "incomeUnits", "proceedsUsd"] as const;
+
+/** The actions booked for the wallets, as the lot engine's events (only what took force): each event's record parsed once, a few of each wallet's values. */
 async function bookedActions(tx: Sql, owners: string[]): Promise<ActionEvent[]> {
-  const records = await actionRecords(tx, { owners });
-  return records.map(actionEventOf).filter((a): a is ActionEvent => a !== null);
+  const events = new Map((await tx.all(actionEventSql.recordsShownTo, { owners })).map((e) => [e.id, JSON.parse(e.record) as Omit<ActionFacts, (typeof WALLET_FACTS)[number]>]));
+  const rows = await tx.all(actionSql.walletsOfOwners, { owners });
+  return rows.map((r) => actionEventOf({ ...events.get(r.event_id)!, ...storedFields(r, WALLET_FACTS) })).filter((a): a is ActionEvent => a !== null);
 }

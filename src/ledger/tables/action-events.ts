@@ -1,7 +1,7 @@
 // What every wallet holding a corporate action shows alike, stored once (docs/storage.md): the
 // action record less the wallet's fields and the served documents as templates, keyed by the
 // SHA-256 of that content. The rows are built and read back by action-rows.ts.
-import { query, sql, statements } from "../sql/statement.ts";
+import { inList, query, sql, statements } from "../sql/statement.ts";
 import type { EventRow } from "../action-rows.ts";
 
 /** An `action_events` row as stored. */
@@ -21,6 +21,10 @@ export const actionEventSql = statements("action_events", {
   insert: query<EventRow, { id: number }>(
     (p) =>
       sql`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (${p.sha256}, ${p.mint}, ${p.transitionKey}, ${p.record}, ${p.summary}, ${p.detail}, ${p.v1}) RETURNING id`,
+  ),
+  /** The records of the events these wallets' actions show, each once. */
+  recordsShownTo: query<{ owners: readonly string[] }, Pick<ActionEventRow, "id" | "record">>(
+    (p) => sql`SELECT id, record FROM action_events WHERE id IN (SELECT event_id FROM actions WHERE owner IN ${inList(p.owners)})`,
   ),
   /** Deletes an event row once no action shows it. */
   deleteUnshown: query<{ id: number }>((p) => sql`DELETE FROM action_events WHERE id = ${p.id} AND NOT EXISTS (SELECT 1 FROM actions WHERE event_id = ${p.id})`),

@@ -50,11 +50,10 @@ export const balanceChangeSql = statements("balance_changes", {
     (p) => sql`${changeColumns}
        WHERE owner IN ${inList(p.owners)} ORDER BY slot, signature`,
   ),
-  /** Each (signature, owner) among these owners whose transaction another of them took part in (the lots' linked wallets). */
-  sharedAmong: query<{ owners: readonly string[] }, Pick<BalanceChangeRow, "signature" | "owner">>(
-    (p) => sql`SELECT DISTINCT b.signature, b.owner FROM balance_changes b
-     WHERE b.owner IN ${inList(p.owners)}
-     AND EXISTS (SELECT 1 FROM balance_changes o WHERE o.signature = b.signature AND o.owner <> b.owner AND o.owner IN ${inList(p.owners)})`,
+  /** The other wallets that took part in a transaction of these wallets (the lots' linked wallets). */
+  sharingWith: query<{ owners: readonly string[] }, Pick<BalanceChangeRow, "owner">>(
+    (p) => sql`SELECT DISTINCT o.owner FROM balance_changes b JOIN balance_changes o ON o.signature = b.signature
+     WHERE b.owner IN ${inList(p.owners)} AND o.owner NOT IN ${inList(p.owners)}`,
   ),
   /** Changes of one token account already stored, among these signatures. */
   ofAccount: query<{ tokenAccount: string; signatures: readonly string[] }, BalanceChangeRow>(

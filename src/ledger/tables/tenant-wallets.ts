@@ -16,6 +16,10 @@ export const tenantWalletSql = statements("tenant_wallets", {
   ofTenant: query<{ tenantId: number }, Pick<TenantWalletRow, "owner" | "first_synced_at">>(
     (p) => sql`SELECT owner, first_synced_at FROM tenant_wallets WHERE tenant_id = ${p.tenantId} ORDER BY owner`,
   ),
+  /** Of these wallets, those the tenant follows. */
+  ofTenantAmong: query<{ tenantId: number; owners: readonly string[] }, Pick<TenantWalletRow, "owner" | "first_synced_at">>(
+    (p) => sql`SELECT owner, first_synced_at FROM tenant_wallets WHERE tenant_id = ${p.tenantId} AND owner IN ${inList(p.owners)}`,
+  ),
   /** Of these wallets, those some tenant follows. */
   followedAmong: query<{ owners: readonly string[] }, Pick<TenantWalletRow, "owner">>((p) => sql`SELECT DISTINCT owner FROM tenant_wallets WHERE owner IN ${inList(p.owners)}`),
   countOfTenant: query<{ tenantId: number }, { n: number }>((p) => sql`SELECT count(*) AS n FROM tenant_wallets WHERE tenant_id = ${p.tenantId}`),
