@@ -10,7 +10,7 @@
 // serves a copy of each ledger beside ours and is measured in the same run, route by route,
 // against the same minimum: before and after in one table.
 //
-//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rebuild] [--baseline old-binary] [--json out.json]
+//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--wallets 10000] [--rebuild] [--baseline old-binary] [--json out.json]
 //
 // With `--before PATH` (another build of the binary, e.g. main's), only the demo ledger's routes,
 // each binary serving its own demo, the two measured in turn for `--rounds` rounds (default 3):
@@ -34,6 +34,9 @@ const opt = (name: string, dflt: string) => {
 const DURATION = Number(opt("duration", "3"));
 const BASELINE = opt("baseline", "");
 const CONNECTIONS = Number(opt("connections", "64"));
+/** The grown ledger's wallets (10,000; fewer for a quicker look, e.g. `--wallets 2000`). */
+const WALLETS = Number(opt("wallets", "10000"));
+const BIG = WALLETS % 1000 === 0 ? `${WALLETS / 1000}k` : String(WALLETS);
 const WARMUP = 0.5;
 const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
 const dirs: string[] = [];
@@ -272,24 +275,24 @@ async function main() {
   if (baseDemo) cold["demo, baseline"] = await coldStart(baseDemo.dir, true, 5, BASELINE);
 
   // (b) 10,000 wallets, synced through the binary.
-  const big = await growLedger(10_000);
+  const big = await growLedger(WALLETS);
   const bigDir = big.dataDir;
-  console.error(`(b) 10k ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, grown in ${big.seconds.toFixed(0)} s`);
+  console.error(`(b) ${BIG} ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, grown in ${big.seconds.toFixed(0)} s`);
   const keyB = await readKeyFromCli(bigDir, "bench");
   const baseBig = await baselineOf(bigDir, false);
   const sB = serve(bigDir, false);
   await waitHealthy(sB.url);
   const b = pickRoutes(join(bigDir, "ledger.db"), big.heavyOwner);
-  rows.push(...(await benchLedger("10k", sB, keyB, join(bigDir, "ledger.db"), b.routes, baseBig?.served)));
+  rows.push(...(await benchLedger(BIG, sB, keyB, join(bigDir, "ledger.db"), b.routes, baseBig?.served)));
   const gains100 = await gainsOverWallets(sB.url, keyB, join(bigDir, "ledger.db"), 100);
   await stop(sB);
   if (baseBig) await stop(baseBig.served);
-  cold["10k"] = await coldStart(bigDir, false);
-  if (baseBig) cold["10k, baseline"] = await coldStart(baseBig.dir, false, 5, BASELINE);
+  cold[BIG] = await coldStart(bigDir, false);
+  if (baseBig) cold[`${BIG}, baseline`] = await coldStart(baseBig.dir, false, 5, BASELINE);
 
   // Report.
   const f = (n: number, d = 0) => n.toFixed(d);
-  console.log(`\n10k ledger: a year gains report over ${gains100.wallets} wallets, one request at a time: median ${f(gains100.ms[10]!, 1)} ms, slowest of 20 ${f(gains100.ms[19]!, 1)} ms`);
+  console.log(`\n${BIG} ledger: a year gains report over ${gains100.wallets} wallets, one request at a time: median ${f(gains100.ms[10]!, 1)} ms, slowest of 20 ${f(gains100.ms[19]!, 1)} ms`);
   const mark = (ok: boolean) => (ok ? "" : " ✗");
   console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, compiled binary ${binary}`);
   console.log(`targets: ratio ≥ ${targets.ratio}, p99 < ${targets.p99Ms} ms, RSS < ${targets.rssMb} MB, cold start < ${targets.coldMs} ms\n`);

@@ -3,17 +3,28 @@
 // On sqlPort, a bare Bun.serve handler runs the route's SQL through raw bun:sqlite prepared
 // statements (the same statements as src/ledger/queries/*.ts) on the same file, splices each
 // action's event template with its wallet's values (src/ledger/action-rows.ts), parses the JSON
-// and JSON.stringify's the same page. No auth, no validation, no framework. On
+// and JSON.stringify's the same page. No auth, no validation, no framework. The lots, gains and
+// holdings routes store nothing derived: their minimum is the same reads and the same pure
+// derivation (src/ledger/read/lot-report.ts, src/domain/lots) and the same body, called directly
+// over the ledger's own connection, so the ratio is what our HTTP stack adds to that work. On
 // constPort, the bytes our server answered for the same request are served as a constant (the
 // HTTP ceiling of this machine). Prints "ready" when both listen.
 import { Database } from "bun:sqlite";
+import { dirname } from "node:path";
+import { DEFAULT_STABLECOINS } from "../../src/domain/lots/index.ts";
+import { type Dataset, gainsBody, holdingsBody, lotsBody } from "../../src/domain/lots/present.ts";
 import { splice, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
+import { openLedger } from "../../src/ledger/db.ts";
+import { tenantLotReport } from "../../src/ledger/read/lot-report.ts";
 
 const [dbPath, sqlPort, constPort, constantsPath] = process.argv.slice(2);
 const db = new Database(dbPath!, { readonly: true, strict: true });
+const ledger = await openLedger({ dataDir: dirname(dbPath!), databaseUrl: null }, { migrate: false });
+const tenantOf = db.query("SELECT tenant_id FROM tenant_wallets WHERE owner = ? ORDER BY tenant_id LIMIT 1");
+const choice = { method: "fifo", treatment: "income", stablecoins: DEFAULT_STABLECOINS } as const;
 db.exec("PRAGMA busy_timeout = 5000");
 
-const dataset = db.query("SELECT kind, description FROM dataset_label WHERE id = 1").get() ?? { kind: "mainnet", description: null };
+const dataset = (db.query("SELECT kind, description FROM dataset_label WHERE id = 1").get() ?? { kind: "mainnet", description: null }) as Dataset;
 
 // Same statements as src/ledger/queries/actions.ts, journal.ts, portfolio.ts and common.ts.
 const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
@@ -34,12 +45,36 @@ const portfolio = db.query("SELECT body FROM portfolios WHERE owner = ?");
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json;charset=utf-8" } });
 const nextOffset = (offset: number, returned: number, total: number) => (returned > 0 && offset + returned < total ? offset + returned : null);
 
-function handle(url: URL): Response {
+/** The lot routes, derived as src/http/routes/lots.ts derives them (the server's default method and treatment). */
+async function lots(url: URL, owner: string): Promise<Response | null> {
+  const tenantId = (tenantOf.get(owner) as { tenant_id: number }).tenant_id;
+  const q = url.searchParams;
+  if (url.pathname === "/v2/lots") {
+    const asOf = q.get("asOf") ?? new Date().toISOString().slice(0, 10);
+    const { report, names } = await tenantLotReport(ledger.db, tenantId, { ...choice, asOf, wallets: [owner] });
+    return json(lotsBody(report, { owner, asOf, dataset }, names));
+  }
+  if (url.pathname === "/v2/reports/gains") {
+    const year = Number(q.get("year"));
+    const { report, names } = await tenantLotReport(ledger.db, tenantId, { ...choice, from: `${year}-01-01`, asOf: `${year}-12-31`, wallets: [owner] });
+    return json(gainsBody(report, { year, owners: [owner], dataset, conversion: null }, names));
+  }
+  if (url.pathname === "/v2/reports/holdings") {
+    const asOf = q.get("asOf")!;
+    const from = q.get("from") ?? `${asOf.slice(0, 4)}-01-01`;
+    const { report, names } = await tenantLotReport(ledger.db, tenantId, { ...choice, from, asOf, wallets: [owner] });
+    return json(holdingsBody(report, { asOf, from, owners: [owner], dataset }, names));
+  }
+  return null;
+}
+
+function handle(url: URL): Response | Promise<Response> {
   const owner = url.searchParams.get("owner") ?? "";
   if (!registered.get(owner)) return json({ error: "not registered", code: "wallet_not_registered" });
   const limit = Number(url.searchParams.get("limit") ?? 50),
     offset = Number(url.searchParams.get("offset") ?? 0);
   const path = url.pathname;
+  if (path.startsWith("/v2/lots") || path.startsWith("/v2/reports/")) return lots(url, owner).then((r) => r ?? new Response("no", { status: 404 }));
   if (path === "/v1/income") {
     const total = (v1Count.get(owner) as { n: number }).n;
     const rows = v1Page.all(owner, limit, offset) as Stored[];
