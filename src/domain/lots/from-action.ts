@@ -9,8 +9,8 @@ import type { ActionEvent } from "./types";
 /** What of an action record the lot engine reads: the wallet's units and amounts, the event's kind, lifecycle and multipliers. */
 export type ActionFacts = Pick<
   ActionRecord,
-  "id" | "owner" | "mint" | "type" | "treatment" | "category" | "lifecycle" | "transitionKey" | "chain" | "effectiveAt" | "unitsBefore" | "unitsAfter" | "incomeUnits" | "usd" | "proceedsUsd"
->;
+  "id" | "owner" | "mint" | "type" | "treatment" | "category" | "transitionKey" | "effectiveAt" | "unitsBefore" | "unitsAfter" | "incomeUnits" | "usd" | "proceedsUsd"
+> & { lifecycle: Pick<ActionRecord["lifecycle"], "state">; chain: Pick<ActionRecord["chain"], "multiplierOld" | "multiplierNew"> };
 
 export function actionEventOf(a: ActionFacts): ActionEvent | null {
   if (a.lifecycle.state !== "activated" && a.lifecycle.state !== "corrected") return null;

@@ -125,10 +125,48 @@ async function followedMints(tx: Sql, mints: string[], now: Date): Promise<{ fol
 
 /** The wallet's own fields the lot engine reads of an action (the rest are its event's). */
 const WALLET_FACTS = ["id", "owner", "usd", "unitsBefore", "unitsAfter", "incomeUnits", "proceedsUsd"] as const;
+type EventFacts = Omit<ActionFacts, (typeof WALLET_FACTS)[number]>;
 
-/** The actions booked for the wallets, as the lot engine's events (only what took force): each event's record parsed once, a few of each wallet's values. */
+/**
+ * What the lot engine reads of each event, by the event's key. An event row is keyed by the
+ * SHA-256 of its content (docs/storage.md), so a key names the same facts in any ledger for ever:
+ * each event's record (several KiB of revisions and evidence) is parsed once per process, not
+ * once per request. Bounded: the oldest entries go first.
+ */
+const eventFacts = new Map<string, EventFacts>();
+const EVENT_FACTS_KEPT = 20_000;
+
+function factsOf(record: string): EventFacts {
+  const r = JSON.parse(record) as ActionFacts;
+  return {
+    mint: r.mint,
+    type: r.type,
+    treatment: r.treatment,
+    category: r.category,
+    transitionKey: r.transitionKey,
+    effectiveAt: r.effectiveAt,
+    lifecycle: { state: r.lifecycle.state },
+    chain: { multiplierOld: r.chain.multiplierOld, multiplierNew: r.chain.multiplierNew },
+  };
+}
+
+/** The actions booked for the wallets, as the lot engine's events (only what took force). */
 async function bookedActions(tx: Sql, owners: string[]): Promise<ActionEvent[]> {
-  const events = new Map((await tx.all(actionEventSql.recordsShownTo, { owners })).map((e) => [e.id, JSON.parse(e.record) as Omit<ActionFacts, (typeof WALLET_FACTS)[number]>]));
   const rows = await tx.all(actionSql.walletsOfOwners, { owners });
-  return rows.map((r) => actionEventOf({ ...events.get(r.event_id)!, ...storedFields(r, WALLET_FACTS) })).filter((a): a is ActionEvent => a !== null);
+  const events = new Map<string, EventFacts>();
+  for (const r of rows) {
+    const known = eventFacts.get(r.event_sha256);
+    if (known) events.set(r.event_sha256, known);
+  }
+  const unknown = [...new Set(rows.map((r) => r.event_sha256).filter((k) => !events.has(k)))];
+  for (const e of unknown.length ? await tx.all(actionEventSql.recordsOf, { sha256s: unknown }) : []) {
+    const facts = factsOf(e.record);
+    events.set(e.sha256, facts);
+    eventFacts.set(e.sha256, facts);
+  }
+  for (const k of eventFacts.keys()) {
+    if (eventFacts.size <= EVENT_FACTS_KEPT) break;
+    eventFacts.delete(k);
+  }
+  return rows.map((r) => actionEventOf({ ...events.get(r.event_sha256)!, ...storedFields(r, WALLET_FACTS) })).filter((a): a is ActionEvent => a !== null);
 }

@@ -22,10 +22,8 @@ export const actionEventSql = statements("action_events", {
     (p) =>
       sql`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (${p.sha256}, ${p.mint}, ${p.transitionKey}, ${p.record}, ${p.summary}, ${p.detail}, ${p.v1}) RETURNING id`,
   ),
-  /** The records of the events these wallets' actions show, each once. */
-  recordsShownTo: query<{ owners: readonly string[] }, Pick<ActionEventRow, "id" | "record">>(
-    (p) => sql`SELECT id, record FROM action_events WHERE id IN (SELECT event_id FROM actions WHERE owner IN ${inList(p.owners)})`,
-  ),
+  /** The records of these events, by key. */
+  recordsOf: query<{ sha256s: readonly string[] }, Pick<ActionEventRow, "sha256" | "record">>((p) => sql`SELECT sha256, record FROM action_events WHERE sha256 IN ${inList(p.sha256s)}`),
   /** Deletes an event row once no action shows it. */
   deleteUnshown: query<{ id: number }>((p) => sql`DELETE FROM action_events WHERE id = ${p.id} AND NOT EXISTS (SELECT 1 FROM actions WHERE event_id = ${p.id})`),
   /** Every event row and how many actions show it (verify). */

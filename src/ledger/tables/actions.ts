@@ -106,9 +106,9 @@ export const actionSql = statements("actions", {
   records: query<{ id: string | null }, StoredWallet & { record: string }>(
     (p) => sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE CAST(${p.id} AS TEXT) IS NULL OR a.id = ${p.id} ORDER BY a.id`,
   ),
-  /** These wallets' rows with the event each shows, by id (the lot engine parses each event once). */
-  walletsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { event_id: number }>(
-    (p) => sql`SELECT ${wallet}, a.event_id FROM actions a WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`,
+  /** These wallets' rows with the key of the event each shows (the lot engine parses each event once). */
+  walletsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { event_sha256: string }>(
+    (p) => sql`SELECT ${wallet}, e.sha256 AS event_sha256 FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`,
   ),
   recordsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { record: string }>((p) => sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`),
 
