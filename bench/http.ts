@@ -10,7 +10,7 @@
 // serves a copy of each ledger beside ours and is measured in the same run, route by route,
 // against the same minimum: before and after in one table.
 //
-//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--wallets 10000] [--rebuild] [--baseline old-binary] [--json out.json]
+//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--wallets 10000 | --ledger DIR] [--rebuild] [--baseline old-binary] [--json out.json]
 //
 // With `--before PATH` (another build of the binary, e.g. main's), only the demo ledger's routes,
 // each binary serving its own demo, the two measured in turn for `--rounds` rounds (default 3):
@@ -36,7 +36,10 @@ const BASELINE = opt("baseline", "");
 const CONNECTIONS = Number(opt("connections", "64"));
 /** The grown ledger's wallets (10,000; fewer for a quicker look, e.g. `--wallets 2000`). */
 const WALLETS = Number(opt("wallets", "10000"));
-const BIG = WALLETS % 1000 === 0 ? `${WALLETS / 1000}k` : String(WALLETS);
+const sizeLabel = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+let BIG = sizeLabel(WALLETS);
+/** A ledger grown before (a data dir with the heavy wallet, e.g. a bench/scale run's): a copy is read instead of growing one. */
+const LEDGER = opt("ledger", "");
 const WARMUP = 0.5;
 const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
 const dirs: string[] = [];
@@ -275,7 +278,8 @@ async function main() {
   if (baseDemo) cold["demo, baseline"] = await coldStart(baseDemo.dir, true, 5, BASELINE);
 
   // (b) 10,000 wallets, synced through the binary.
-  const big = await growLedger(WALLETS);
+  const big = LEDGER ? grownLedger(LEDGER) : await growLedger(WALLETS);
+  BIG = sizeLabel(big.wallets);
   const bigDir = big.dataDir;
   console.error(`(b) ${BIG} ledger: ${big.wallets} wallets, ${big.actions} actions, ${big.journal} journal entries, grown in ${big.seconds.toFixed(0)} s`);
   const keyB = await readKeyFromCli(bigDir, "bench");
@@ -363,6 +367,21 @@ async function growLedger(wallets: number) {
   const counts = await run.one(q<{ actions: number; journal: number }>`SELECT (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal`);
   await run.stop();
   return { dataDir: run.dataDir, heavyOwner, wallets: wallets + 1, ...counts, seconds: (performance.now() - t) / 1000 };
+}
+
+/** A copy of a ledger grown before; its heavy wallet is the one with the most actions. */
+function grownLedger(from: string) {
+  const dataDir = tmp("cal-bench-grown-");
+  cpSync(from, dataDir, { recursive: true });
+  const db = new Database(join(dataDir, "ledger.db"), { readonly: true });
+  const counts = db.query("SELECT (SELECT count(*) FROM tenant_wallets) AS wallets, (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM journal) AS journal").get() as {
+    wallets: number;
+    actions: number;
+    journal: number;
+  };
+  const heavyOwner = (db.query("SELECT owner FROM actions GROUP BY owner ORDER BY count(*) DESC LIMIT 1").get() as { owner: string }).owner;
+  db.close();
+  return { dataDir, heavyOwner, ...counts, seconds: 0 };
 }
 
 async function readKeyFromCli(dataDir: string, tenant = "demo", bin = binary): Promise<string> {
