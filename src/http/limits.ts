@@ -16,6 +16,7 @@ export interface LimitResult {
 
 export function createWindowCounter(limit: () => number, windowMs = 60_000, maxEntries = 100_000) {
   const windows = new Map<string, WindowState>();
+  let newest = -Infinity; // when the most recent window started: once it has ended, so have all
   const current = (id: string, now: number): WindowState => {
     let w = windows.get(id);
     if (!w || now - w.start >= windowMs) {
@@ -23,6 +24,7 @@ export function createWindowCounter(limit: () => number, windowMs = 60_000, maxE
       if (windows.size >= maxEntries) for (const [k, v] of windows) if (now - v.start >= windowMs) windows.delete(k);
       w = { start: now, count: 0 };
       windows.set(id, w);
+      newest = now;
     }
     return w;
   };
@@ -44,6 +46,13 @@ export function createWindowCounter(limit: () => number, windowMs = 60_000, maxE
       const w = windows.get(id);
       if (!w || now - w.start >= windowMs) return null;
       return w.count >= limit() ? { ...result(w, now), allowed: false } : null;
+    },
+    /**
+     * No id has a window open, so none is blocked: a caller can skip working out which id it is
+     * (the lockout's client address, read from the socket) until it has something to count.
+     */
+    idle(now = Date.now()): boolean {
+      return now - newest >= windowMs;
     },
     /** The id's current window, without counting (for headers on a refused request). */
     peek(id: string, now = Date.now()): LimitResult {

@@ -27,13 +27,13 @@ export function instrumentQueries(db: Sql) {
      * v2 list and detail: the census rows' validation is taken by the database (json_extract),
      * without parsing the census payloads, over the fixed answer of an empty census.
      */
-    async validations(): Promise<Map<ActionType, string>> {
+    async validations(on: Sql = db): Promise<Map<ActionType, string>> {
       // Read again only once the census may have changed (see censusVersion): between syncs it is
-      // one tiny read per request, measured on the detail route.
-      const version = await censusVersion(db);
+      // one tiny read per request, measured on the detail route. `on`: a transaction of `db`'s.
+      const version = await censusVersion(on);
       if (cached?.version === version) return cached.map;
       const map = new Map(EMPTY_VALIDATIONS);
-      for (const r of await db.all(censusSql.validations)) map.set(r.type, r.v);
+      for (const r of await on.all(censusSql.validations)) map.set(r.type, r.v);
       cached = { version, map };
       return map;
     },

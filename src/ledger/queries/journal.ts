@@ -27,6 +27,7 @@ export function journalQueries(db: Sql) {
   };
 }
 
+/** An action's journal; `on`: a transaction of `db`'s. */
 export function journalForAction(db: Sql) {
-  return async (owner: string, actionId: string) => (await db.all(journalSql.ofAction, { owner, actionId })).map(journalEntry);
+  return async (owner: string, actionId: string, on: Sql = db) => (await on.all(journalSql.ofAction, { owner, actionId })).map(journalEntry);
 }

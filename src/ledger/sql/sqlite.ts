@@ -60,13 +60,20 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     }
   };
 
+  // BEGIN, COMMIT and ROLLBACK prepared once: a read transaction is on the path of cheap routes (queries/actions.ts).
+  const control = new Map<string, Statement>();
+  const runControl = (text: string) => {
+    let s = control.get(text);
+    if (!s) control.set(text, (s = sqlite.prepare(text)));
+    s.run();
+  };
   const inTransaction = async <T>(begin: string, end: string, work: (tx: Sql) => Promise<T>): Promise<T> => {
     await acquire();
     try {
-      sqlite.exec(begin);
+      runControl(begin);
       try {
         const result = await work(tx);
-        sqlite.exec(end);
+        runControl(end);
         return result;
       } catch (e) {
         if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
@@ -115,6 +122,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     claimKeys: grantKeys,
     async close() {
       clearStatements(statements);
+      clearStatements(control);
       sqlite.close();
     },
   };
@@ -151,7 +159,7 @@ async function* holding<T>(acquire: () => Promise<void>, release: () => void, st
 
 const runResult = (r: { changes: number }): RunResult => ({ changes: r.changes });
 
-function clearStatements(statements: Map<Query, Statement>): void {
+function clearStatements(statements: Map<unknown, Statement>): void {
   for (const s of statements.values()) s.finalize();
   statements.clear();
 }
