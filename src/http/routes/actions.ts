@@ -1,6 +1,7 @@
 // v2 corporate actions of a wallet: the list, and one action with its lifecycle, timestamps,
 // issuer revisions, chain evidence and journal.
 import * as S from "../../../schemas/index.ts";
+import { readTogether } from "../../ledger/sql/port.ts";
 import { ApiFailure } from "../errors.ts";
 import { jsonPage, jsonWith } from "../json-page.ts";
 import { DATE_FILTERS, dateRangeOf } from "../params.ts";
@@ -39,7 +40,8 @@ export const actionRoutes = [
         `${b.type} of ${b.symbol ?? b.mint} (${b.treatment}), ${b.lifecycle.state}, effective ${b.effectiveAt ?? "not yet"}; ${b.journal.length} journal entr${b.journal.length === 1 ? "y" : "ies"}.`,
     },
     handler: async ({ principal, params, query }, app) => {
-      const d = await app.queries.actions.detailJson(await booksOwner(app, principal, query.owner), params.id);
+      // The registration and the detail's reads together (one shared lock on SQLite).
+      const d = await readTogether(app.ledger.db, async (on) => app.queries.actions.detailJson(await booksOwner(app, principal, query.owner, on), params.id, on));
       if (!d) throw new ApiFailure("not_found", "No action with this id for this owner.");
       const journal = d.journal.map((j) => ({
         id: j.id,

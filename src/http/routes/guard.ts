@@ -3,6 +3,7 @@
 import { isAddress } from "@solana/kit";
 import * as S from "../../../schemas/index.ts";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
+import type { Sql } from "../../ledger/sql/port.ts";
 import { registration, registrations } from "../../ledger/queries/common.ts";
 import { ApiFailure } from "../errors.ts";
 import { remembered } from "../remembered.ts";
@@ -19,8 +20,8 @@ export function checkOwner(owner: string): void {
 }
 
 /** Refuses a wallet this tenant did not register (after checking the address). */
-export async function registeredOwner(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<void> {
-  await booksVisible(app, principal, owner);
+export async function registeredOwner(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<void> {
+  await booksVisible(app, principal, owner, on);
 }
 
 /**
@@ -28,14 +29,15 @@ export async function registeredOwner(app: RouteContext, principal: KeyPrincipal
  * of it finished, else an owner that matches no row, so every read answers as for a wallet with
  * nothing booked yet (the tenant learns nothing from another tenant's earlier syncs).
  */
-export async function booksOwner(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<string> {
-  return (await booksVisible(app, principal, owner)) ? owner : NO_BOOKS;
+export async function booksOwner(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<string> {
+  return (await booksVisible(app, principal, owner, on)) ? owner : NO_BOOKS;
 }
 const NO_BOOKS = "";
 
-async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string): Promise<boolean> {
+/** `on`: the ledger, or a transaction of its (readTogether) that the route's reads share. */
+async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<boolean> {
   checkOwner(owner);
-  const r = await registration(app.ledger.db, principal.tenantId, owner);
+  const r = await registration(on, principal.tenantId, owner);
   if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
   return r.booksVisible;
 }

@@ -1,5 +1,6 @@
 // A wallet's positions, income totals and unclassified adjustments.
 import * as S from "../../../schemas/index.ts";
+import { readTogether } from "../../ledger/sql/port.ts";
 import { jsonBefore } from "../json-page.ts";
 import { route } from "../route.ts";
 import { booksOwner, walletErrors } from "./guard.ts";
@@ -18,10 +19,12 @@ export const portfolioRoutes = [
       summarize: (b) =>
         `${b.owner} holds ${b.positions.length} position(s) as of ${b.asOf}; income ${b.totals.incomeUsd} USD, with ${b.totals.unvaluedIncomeEvents} income event(s) of unknown value left out.`,
     },
-    handler: async ({ principal, query }, app) => {
-      const books = await booksOwner(app, principal, query.owner);
-      // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
-      return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, await app.queries.portfolio.portfolio(books));
-    },
+    // The registration and the stored portfolio read together (one shared lock on SQLite).
+    handler: ({ principal, query }, app) =>
+      readTogether(app.ledger.db, async (on) => {
+        const books = await booksOwner(app, principal, query.owner, on);
+        // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
+        return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, await app.queries.portfolio.portfolio(books, on));
+      }),
   }),
 ];

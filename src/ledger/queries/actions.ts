@@ -8,17 +8,12 @@ import type { V1Entry } from "../projections.ts";
 import { nextOffset, type KindFilter, type Page } from "./common.ts";
 import { instrumentQueries } from "./instruments.ts";
 import { journalForAction } from "./journal.ts";
-import type { Sql } from "../sql/port.ts";
+import { readTogether, type Sql } from "../sql/port.ts";
 import { actionDocument, actionFromRow, actionSql } from "../tables/actions.ts";
 
 export function actionQueries(db: Sql) {
   const taxonomy = instrumentQueries(db);
   const journal = journalForAction(db);
-  // On SQLite, a detail's three reads (the row, the census's version, the journal) in one read
-  // transaction: outside one, each statement takes and drops the file's shared lock (three system
-  // calls, a large part of a cheap route's time). On PostgreSQL a transaction would only add two
-  // round trips, so the reads go as they are.
-  const together = <T>(work: (on: Sql) => Promise<T>): Promise<T> => (db.dialect === "sqlite" ? db.read(work) : work(db));
   // Each list read is within a date range on `effective_at` (the whole history by default); the
   // `OfKinds` variants keep some v1 kinds (tables/actions.ts says which index each reads).
   const period = (owner: string, range: DateRange) => ({ owner, from: range.from, before: range.before });
@@ -34,9 +29,9 @@ export function actionQueries(db: Sql) {
   };
 
   return {
-    /** The detail as served, and the action's journal. */
-    async detailJson(owner: string, id: string) {
-      return together(async (on) => {
+    /** The detail as served, and the action's journal: its three reads together (the row, the census's version, the journal). `on`: a transaction of `db`'s. */
+    async detailJson(owner: string, id: string, on: Sql = db) {
+      return readTogether(on, async (on) => {
         const row = await on.get(actionSql.detail, { owner, id });
         if (!row) return null;
         return { detail: withValidation(actionDocument(row), (await taxonomy.validations(on)).get(row.type)!), journal: await journal(owner, id, on) };

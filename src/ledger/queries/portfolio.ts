@@ -34,9 +34,9 @@ export function portfolioQueries(db: Sql) {
      * The stored portfolio as JSON text. A wallet not booked since the portfolio was first stored
      * (a ledger from before migration 0012, until its wallets are booked again) is rendered now.
      */
-    async portfolio(owner: string): Promise<string> {
-      const row = await db.get(portfolioSql.ofOwner, { owner });
-      return row ? row.body : (await renderPortfolios(db, [owner])).get(owner)!;
+    async portfolio(owner: string, on: Sql = db): Promise<string> {
+      const row = await on.get(portfolioSql.ofOwner, { owner });
+      return row ? row.body : (await renderPortfolios(on, [owner])).get(owner)!;
     },
     async yield(owner: string) {
       const row = await db.get(yieldSql.ofOwner, { owner });

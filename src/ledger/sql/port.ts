@@ -70,3 +70,14 @@ export interface Db extends Sql {
   writeIfFree(work: (tx: Sql) => Promise<unknown>): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/**
+ * Several reads that answer one request, on SQLite in one read transaction: outside one, each
+ * statement takes, drops and checks the file's shared lock (system calls that are most of a cheap
+ * route's time); inside, the lock is taken once. On PostgreSQL they run as they are (a
+ * transaction would add two round trips), and inside a transaction they join it. `work` must read
+ * only through `on`: on SQLite the connection is its own until it ends.
+ */
+export function readTogether<T>(db: Sql, work: (on: Sql) => Promise<T>): Promise<T> {
+  return db.dialect === "sqlite" ? db.read(work) : work(db);
+}
