@@ -257,7 +257,7 @@ describe("ca-ledger verify", () => {
       const r = await verifyTampered(
         async (db, dir) => {
           // Scribble over the cell area of an index page: the index no longer matches its table.
-          const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner'`))!;
+          const { rootpage } = (await db.get(...q<{ rootpage: number }>`SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'journal_owner_effective'`))!;
           const { page_size } = (await db.get(...q<{ page_size: number }>`PRAGMA page_size`))!;
           corrupt = { file: join(dir, "ledger.db"), offset: rootpage * page_size - 600 };
         },

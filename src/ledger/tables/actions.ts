@@ -66,10 +66,10 @@ export const actionSql = statements("actions", {
     (p) => sql`SELECT owner, count(*) AS n FROM actions WHERE owner IN ${inList(p.owners)} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`,
   ),
 
-  // ---- the list reads, each off an index on owner × effective_at: the v2 list
-  // `actions_owner_effective`, the v1 list and its count the partial `actions_owner_v1` (rows with a
-  // v1 entry, which is exactly the rows with a v1_kind; the count reads the index alone). Each row
-  // found reads its event by id.
+  // ---- the list reads, each off the index on owner × effective_at × id × v1_kind,
+  // `actions_owner_effective`: the v1 lists keep the rows with a v1_kind (exactly the rows with a v1
+  // entry) as they read the index, so the counts read the index alone. Each row found reads its
+  // event by id.
   count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${inPeriod(p)}`),
   page: query<PageOf, DocumentRow & { type: ActionType }>(
     (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
