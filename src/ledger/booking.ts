@@ -382,9 +382,16 @@ async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], 
   }
 }
 
+/**
+ * The wallets' positions and yields. A position whose payload did not change is left as it is, one
+ * no longer derived goes (docs/storage.md#writing-only-what-changed); the yields row is written
+ * at every booking, its `updated_at` being when the wallet was last booked.
+ */
 async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
-  await tx.run(positionSql.deleteOfOwners, { owners: [...owners] });
-  for (const p of out.positions) if (owners.has(p.owner)) await tx.run(positionSql.insert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
+  const derived = out.positions.filter((p) => owners.has(p.owner));
+  const kept = new Set(derived.map((p) => `${p.owner} ${p.mint}`));
+  for (const s of await tx.all(positionSql.keysOfOwners, { owners: [...owners] })) if (!kept.has(`${s.owner} ${s.mint}`)) await tx.run(positionSql.delete, s);
+  for (const p of derived) await tx.run(positionSql.upsert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
   const yields = groupBy(out.yields, (y) => y.owner);
   for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: JSON.stringify(yields.get(owner) ?? []), at });
 }

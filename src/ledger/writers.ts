@@ -35,7 +35,8 @@ export function actionWriter(tx: Sql) {
     async write(row: ActionRow, at: string, shown?: number | null): Promise<void> {
       const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
       const id = await eventId(row.event);
-      const written = (await tx.run(actionSql.upsert, { ...row.columns, eventId: id, at })).changes > 0;
+      const values = { ...row.columns, eventId: id, at };
+      const written = (await tx.run(actionSql.updateInPlace, values)).changes > 0 || (await tx.run(actionSql.upsert, values)).changes > 0;
       if (!written)
         released.add(id); // inserted for a row that did not change: maybe no action shows it
       else if (before !== null && before !== id) released.add(before);
@@ -104,9 +105,10 @@ export async function refreshIncomeTotals(tx: Sql, owners: string[], now = new D
       usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
     }
     const open = new Map((await tx.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
-    await tx.run(incomeTotalSql.deleteOfOwner, { owner });
+    // Only what changed is written (docs/storage.md#writing-only-what-changed).
+    for (const { mint } of await tx.all(incomeTotalSql.mintsOf, { owner })) if (!usd.has(mint)) await tx.run(incomeTotalSql.delete, { owner, mint });
     for (const [mint, total] of usd) {
-      await tx.run(incomeTotalSql.insert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
+      await tx.run(incomeTotalSql.upsert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
     }
   }
 }

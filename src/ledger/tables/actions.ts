@@ -56,6 +56,17 @@ export const actionSql = statements("actions", {
        event_id = ${p.eventId}, updated_at = ${p.at}
        WHERE actions.payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
   ),
+  /**
+   * Rewrites a stored action in place when it keeps its place in the index (the same effective
+   * time and v1 kind), which is then left untouched: SQLite rewrites an index an UPDATE sets a
+   * column of, whatever the value (docs/storage.md#writing-only-what-changed). No row changes
+   * when it moved, or when its payload did not change.
+   */
+  updateInPlace: query<ActionColumns & { eventId: number; at: string }>(
+    (p) => sql`UPDATE actions SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, usd = ${p.usd}, payload_sha256 = ${p.payloadSha256},
+       evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues}, event_id = ${p.eventId}, updated_at = ${p.at}
+     WHERE id = ${p.id} AND effective_at = ${p.effectiveAt} AND v1_kind IS NOT DISTINCT FROM ${p.v1Kind} AND payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
+  ),
   delete: query<{ id: string }>((p) => sql`DELETE FROM actions WHERE id = ${p.id}`),
   eventOf: query<{ id: string }, { event_id: number }>((p) => sql`SELECT event_id FROM actions WHERE id = ${p.id}`),
   /** The stored payload hashes of these wallets' actions, and the events they show. */
