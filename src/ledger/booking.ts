@@ -17,6 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { bookingOf } from "./journal-payload.ts";
 import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
 import { storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
@@ -352,7 +353,7 @@ async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBoo
   const wanted = groupBy(bookings, (b) => b.owner);
   for (const owner of owners) {
     const rows = await tx.all(journalSql.standing, { owner });
-    const standingBookings = rows.map((r) => JSON.parse(r.payload) as JournalBooking);
+    const standingBookings = rows.map(bookingOf);
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
     for (const { booking, changeReason } of diff.reversals) {

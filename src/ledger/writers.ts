@@ -1,11 +1,11 @@
 // The writers of derived rows: actions (with the events they show) and journal entries. Booking
 // and the test harness both write through these, so every row is canonical and hashed the same
 // way wherever it came from.
-import { canonicalJson } from "../domain/evidence.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
+import { storedPayload } from "./journal-payload.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { incomeTotalSql } from "./tables/income-totals.ts";
@@ -67,27 +67,46 @@ export interface JournalEntryMeta {
   at: string;
 }
 
-/** Appends one journal entry (a reversal passes its booking already negated); returns its id. */
+/**
+ * Appends one journal entry (a reversal passes its booking already negated); returns its id. The
+ * payload holds the booking's fields the columns do not (journal-payload.ts).
+ */
 export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryMeta): Promise<number> {
-  const row = await tx.get(journalSql.insert, {
+  const columns = {
     owner: b.owner,
-    actionId: b.actionId,
-    entryType: m.entryType,
-    reversesId: m.reversesId,
+    action_id: b.actionId,
     mint: b.mint,
     symbol: b.symbol,
     type: b.type,
     treatment: b.treatment,
     kind: b.kind,
-    unitsDelta: b.unitsDelta,
-    principalUnitsDelta: b.principalUnitsDelta,
-    incomeUnits: b.incomeUnits,
+    units_delta: b.unitsDelta,
+    principal_units_delta: b.principalUnitsDelta,
+    income_units: b.incomeUnits,
     usd: b.usd,
     factor: b.factor,
-    effectiveAt: b.effectiveAt ?? "",
+    effective_at: b.effectiveAt ?? "",
+    evidence_sha256: b.evidenceSha256,
+  };
+  const row = await tx.get(journalSql.insert, {
+    owner: columns.owner,
+    actionId: columns.action_id,
+    entryType: m.entryType,
+    reversesId: m.reversesId,
+    mint: columns.mint,
+    symbol: columns.symbol,
+    type: columns.type,
+    treatment: columns.treatment,
+    kind: columns.kind,
+    unitsDelta: columns.units_delta,
+    principalUnitsDelta: columns.principal_units_delta,
+    incomeUnits: columns.income_units,
+    usd: columns.usd,
+    factor: columns.factor,
+    effectiveAt: columns.effective_at,
     changeReason: m.changeReason,
-    evidenceSha256: b.evidenceSha256,
-    payload: canonicalJson(b),
+    evidenceSha256: columns.evidence_sha256,
+    payload: storedPayload(b, columns),
     at: m.at,
   });
   return row!.id;

@@ -3,6 +3,7 @@
 import { inList, jsonText, query, sql, statements } from "../sql/statement.ts";
 import type { IncomeEntry } from "../../domain/income-report.ts";
 import type { V1Kind } from "../../domain/types.ts";
+import type { StoredEntry } from "../journal-payload.ts";
 
 export interface JournalRow {
   id: number;
@@ -58,6 +59,9 @@ const listed = sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, s
 type Period = { owner: string; from: string; before: string };
 type PageOf = Period & { limit: number; offset: number };
 
+/** What an entry's booking is read from (journal-payload.ts). */
+const booking = sql`owner, action_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, evidence_sha256, payload`;
+
 /** Not reversed by a later entry. */
 const standing = sql`j.entry_type = 'recognition' AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
 
@@ -91,8 +95,8 @@ export const journalSql = statements("journal", {
      VALUES (${p.owner}, ${p.actionId}, ${p.entryType}, ${p.reversesId}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.unitsDelta}, ${p.principalUnitsDelta},
        ${p.incomeUnits}, ${p.usd}, ${p.factor}, ${p.effectiveAt}, ${p.changeReason}, ${p.evidenceSha256}, ${p.payload}, ${p.at}) RETURNING id`,
   ),
-  /** A wallet's standing recognitions. */
-  standing: query<{ owner: string }, Pick<JournalRow, "id" | "payload">>((p) => sql`SELECT j.id, j.payload FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
+  /** A wallet's standing recognitions (their bookings: journal-payload.ts). */
+  standing: query<{ owner: string }, StoredEntry & Pick<JournalRow, "id">>((p) => sql`SELECT j.id, ${booking} FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
   /** A wallet's income entries (reversals carry negated amounts). */
   incomeOf: query<{ owner: string }, Pick<JournalRow, "mint" | "usd">>((p) => sql`SELECT mint, usd FROM journal WHERE owner = ${p.owner} AND treatment = 'income'`),
   /** A wallet's standing income recognitions without USD, per mint. */
@@ -100,11 +104,7 @@ export const journalSql = statements("journal", {
     (p) => sql`SELECT mint, count(*) AS n FROM journal j WHERE owner = ${p.owner} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY mint`,
   ),
   /** Every entry, for verify. */
-  all: query<Record<never, never>, Omit<JournalRow, "symbol" | "kind" | "factor" | "effective_at" | "change_reason" | "created_at" | "row_sha256">>(
-    () =>
-      sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
-     FROM journal ORDER BY id`,
-  ),
+  all: query<Record<never, never>, Omit<JournalRow, "change_reason" | "created_at" | "row_sha256">>(() => sql`SELECT id, entry_type, reverses_id, ${booking} FROM journal ORDER BY id`),
 
   // ---- the list reads (newest effective time first, ties by id, newest first: docs/api.md#paging),
   // each off the index on owner × effective_at × id
