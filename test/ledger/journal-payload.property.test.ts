@@ -8,7 +8,11 @@ import { canonicalJson } from "../../src/domain/evidence.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
 import { bookingJson, bookingOf, storedPayload } from "../../src/ledger/journal-payload.ts";
 
-const decimal = fc.oneof(fc.constant("0"), fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String), fc.tuple(fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n }), fc.bigInt({ min: 0n, max: 10n ** 50n })).map(([i, f]) => `${i}.${f}`));
+const decimal = fc.oneof(
+  fc.constant("0"),
+  fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
+  fc.tuple(fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n }), fc.bigInt({ min: 0n, max: 10n ** 50n })).map(([i, f]) => `${i}.${f}`),
+);
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null });
 const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
 const booking: fc.Arbitrary<JournalBooking> = fc.record({

@@ -37,6 +37,8 @@ async function indexesOfNew(n: number): Promise<Record<string, string>> {
   const l = await openLedger(ledgerTarget(tempDir("cal-idx-new-")), { migrate: false });
   try {
     for (const m of migrations.slice(0, n)) for (const s of m.sql.split("--> statement-breakpoint")) if (s.trim()) await l.db.exec(s);
+    // The store-once migration's data step drops the table its SQL renamed (src/ledger/upgrades.ts).
+    await l.db.exec("DROP TABLE actions_before_events");
     return await indexes(l.db);
   } finally {
     await l.close();
