@@ -32,7 +32,7 @@ import { positionSql } from "./tables/positions.ts";
 import { transitionSeenSql } from "./tables/transitions-seen.ts";
 import { unbookedRevisionSql } from "./tables/unbooked-revisions.ts";
 import { yieldSql } from "./tables/yields.ts";
-import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, sameRows, type ActionRow } from "./writers.ts";
+import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -384,22 +384,15 @@ async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], 
 }
 
 /**
- * The wallets' positions and yields. A wallet's positions are written only when they changed
- * (docs/storage.md#writing-only-what-changed); the yields row is written at every booking, its
- * `updated_at` being when the wallet was last booked.
+ * The wallets' positions and yields. A position whose payload did not change is left as it is, one
+ * no longer derived goes (docs/storage.md#writing-only-what-changed); the yields row is written
+ * at every booking, its `updated_at` being when the wallet was last booked.
  */
 async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
-  const stored = groupBy(await tx.all(positionSql.ofOwners, { owners: [...owners] }), (r) => r.owner);
-  const derived = groupBy(
-    out.positions.filter((p) => owners.has(p.owner)).map((p) => ({ owner: p.owner, mint: p.mint, payload: JSON.stringify(p) })),
-    (p) => p.owner,
-  );
-  for (const owner of owners) {
-    const rows = derived.get(owner) ?? [];
-    if (sameRows(stored.get(owner) ?? [], rows, (r) => r.payload)) continue;
-    await tx.run(positionSql.deleteOfOwner, { owner });
-    for (const p of rows) await tx.run(positionSql.insert, { ...p, at });
-  }
+  const derived = out.positions.filter((p) => owners.has(p.owner));
+  const kept = new Set(derived.map((p) => `${p.owner} ${p.mint}`));
+  for (const s of await tx.all(positionSql.keysOfOwners, { owners: [...owners] })) if (!kept.has(`${s.owner} ${s.mint}`)) await tx.run(positionSql.delete, s);
+  for (const p of derived) await tx.run(positionSql.upsert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
   const yields = groupBy(out.yields, (y) => y.owner);
   for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: JSON.stringify(yields.get(owner) ?? []), at });
 }

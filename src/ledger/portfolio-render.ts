@@ -85,16 +85,7 @@ export async function renderPortfolios(db: Sql, owners: string[]): Promise<Map<s
   return rendered;
 }
 
-/**
- * Renders the wallets' portfolios and stores those that changed (inside booking's transaction),
- * deleted and written again so they stay side by side in the order wallets are booked
- * (docs/storage.md#writing-only-what-changed).
- */
+/** Renders the wallets' portfolios and stores them (inside booking's transaction). */
 export async function storePortfolios(tx: Sql, owners: string[], at: string): Promise<void> {
-  const stored = new Map((await tx.all(portfolioSql.ofOwners, { owners })).map((r) => [r.owner, r.body]));
-  for (const [owner, body] of await renderPortfolios(tx, owners)) {
-    if (stored.get(owner) === body) continue;
-    if (stored.has(owner)) await tx.run(portfolioSql.delete, { owner });
-    await tx.run(portfolioSql.insert, { owner, body, at });
-  }
+  for (const [owner, body] of await renderPortfolios(tx, owners)) await tx.run(portfolioSql.upsert, { owner, body, at });
 }

@@ -113,21 +113,9 @@ export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryM
 }
 
 /**
- * Whether a wallet's stored rows are the ones it derives now, in any order (`key` says each row
- * whole). A wallet's read-model rows are written only when they changed, and then deleted and
- * written again together, so they stay side by side in the order wallets are booked
- * (docs/storage.md#writing-only-what-changed).
- */
-export function sameRows<S, D>(stored: S[], derived: D[], key: (r: S | D) => string): boolean {
-  if (stored.length !== derived.length) return false;
-  const want = new Set(derived.map(key));
-  return stored.every((r) => want.has(key(r)));
-}
-
-/**
  * Re-sums each wallet's income from its journal rows (exact decimals). Reversals carry negated
  * amounts, so the plain sum is what stands; unvalued events are the standing income
- * recognitions without USD. A wallet's totals are written only when they changed.
+ * recognitions without USD.
  */
 export async function refreshIncomeTotals(tx: Sql, owners: string[], now = new Date()): Promise<void> {
   for (const owner of owners) {
@@ -136,9 +124,10 @@ export async function refreshIncomeTotals(tx: Sql, owners: string[], now = new D
       usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
     }
     const open = new Map((await tx.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
-    const totals = [...usd].map(([mint, total]) => ({ mint, usd: formatExact(total), unvalued_events: open.get(mint) ?? 0 }));
-    if (sameRows(await tx.all(incomeTotalSql.ofOwners, { owners: [owner] }), totals, (t) => `${t.mint} ${t.usd} ${t.unvalued_events}`)) continue;
-    await tx.run(incomeTotalSql.deleteOfOwner, { owner });
-    for (const t of totals) await tx.run(incomeTotalSql.insert, { owner, mint: t.mint, usd: t.usd, unvalued: t.unvalued_events, at: now.toISOString() });
+    // Only what changed is written (docs/storage.md#writing-only-what-changed).
+    for (const { mint } of await tx.all(incomeTotalSql.mintsOf, { owner })) if (!usd.has(mint)) await tx.run(incomeTotalSql.delete, { owner, mint });
+    for (const [mint, total] of usd) {
+      await tx.run(incomeTotalSql.upsert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
+    }
   }
 }

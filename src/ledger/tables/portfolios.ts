@@ -9,8 +9,10 @@ export interface PortfolioRow {
 }
 
 export const portfolioSql = statements("portfolios", {
-  insert: query<{ owner: string; body: string; at: string }>((p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at})`),
-  delete: query<{ owner: string }>((p) => sql`DELETE FROM portfolios WHERE owner = ${p.owner}`),
+  upsert: query<{ owner: string; body: string; at: string }>(
+    (p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at
+     WHERE portfolios.body IS DISTINCT FROM excluded.body`,
+  ),
   ofOwner: query<{ owner: string }, Pick<PortfolioRow, "body">>((p) => sql`SELECT body FROM portfolios WHERE owner = ${p.owner}`),
   ofOwners: query<{ owners: readonly string[] }, Pick<PortfolioRow, "owner" | "body">>((p) => sql`SELECT owner, body FROM portfolios WHERE owner IN ${inList(p.owners)}`),
   owners: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`),
