@@ -32,6 +32,26 @@ type Column = (typeof COLUMN_FIELDS)[number][0];
 /** An entry's columns that hold booking fields, with its stored payload. */
 export type StoredEntry = Pick<JournalRow, Column | "payload">;
 
+/** The columns an entry of this booking holds its fields in (an effective time it lacks is ""). */
+export function entryColumns(b: JournalBooking): Omit<StoredEntry, "payload"> {
+  return {
+    owner: b.owner,
+    action_id: b.actionId,
+    mint: b.mint,
+    symbol: b.symbol,
+    type: b.type,
+    treatment: b.treatment,
+    kind: b.kind,
+    units_delta: b.unitsDelta,
+    principal_units_delta: b.principalUnitsDelta,
+    income_units: b.incomeUnits,
+    usd: b.usd,
+    factor: b.factor,
+    effective_at: b.effectiveAt ?? "",
+    evidence_sha256: b.evidenceSha256,
+  };
+}
+
 /**
  * The payload an entry stores: the booking less each field its column holds exactly. A null is
  * kept (a null column cannot tell a null field from a missing one), and so is any field whose

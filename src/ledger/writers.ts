@@ -5,7 +5,7 @@ import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/number
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
-import { storedPayload } from "./journal-payload.ts";
+import { entryColumns, storedPayload } from "./journal-payload.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { incomeTotalSql } from "./tables/income-totals.ts";
@@ -72,40 +72,12 @@ export interface JournalEntryMeta {
  * payload holds the booking's fields the columns do not (journal-payload.ts).
  */
 export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryMeta): Promise<number> {
-  const columns = {
-    owner: b.owner,
-    action_id: b.actionId,
-    mint: b.mint,
-    symbol: b.symbol,
-    type: b.type,
-    treatment: b.treatment,
-    kind: b.kind,
-    units_delta: b.unitsDelta,
-    principal_units_delta: b.principalUnitsDelta,
-    income_units: b.incomeUnits,
-    usd: b.usd,
-    factor: b.factor,
-    effective_at: b.effectiveAt ?? "",
-    evidence_sha256: b.evidenceSha256,
-  };
+  const columns = entryColumns(b);
   const row = await tx.get(journalSql.insert, {
-    owner: columns.owner,
-    actionId: columns.action_id,
-    entryType: m.entryType,
-    reversesId: m.reversesId,
-    mint: columns.mint,
-    symbol: columns.symbol,
-    type: columns.type,
-    treatment: columns.treatment,
-    kind: columns.kind,
-    unitsDelta: columns.units_delta,
-    principalUnitsDelta: columns.principal_units_delta,
-    incomeUnits: columns.income_units,
-    usd: columns.usd,
-    factor: columns.factor,
-    effectiveAt: columns.effective_at,
-    changeReason: m.changeReason,
-    evidenceSha256: columns.evidence_sha256,
+    ...columns,
+    entry_type: m.entryType,
+    reverses_id: m.reversesId,
+    change_reason: m.changeReason,
     payload: storedPayload(b, columns),
     at: m.at,
   });

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { canonicalJson } from "../../src/domain/evidence.ts";
 import type { JournalBooking } from "../../src/domain/types.ts";
-import { bookingJson, bookingOf, storedPayload } from "../../src/ledger/journal-payload.ts";
+import { bookingJson, bookingOf, entryColumns, storedPayload } from "../../src/ledger/journal-payload.ts";
 
 const decimal = fc.oneof(
   fc.constant("0"),
@@ -37,29 +37,11 @@ const booking: fc.Arbitrary<JournalBooking> = fc.record({
   evidenceSha256: hex,
 }) as fc.Arbitrary<JournalBooking>;
 
-/** The columns appendJournal writes of a booking (src/ledger/writers.ts). */
-const columnsOf = (b: JournalBooking) => ({
-  owner: b.owner,
-  action_id: b.actionId,
-  mint: b.mint,
-  symbol: b.symbol,
-  type: b.type,
-  treatment: b.treatment,
-  kind: b.kind,
-  units_delta: b.unitsDelta,
-  principal_units_delta: b.principalUnitsDelta,
-  income_units: b.incomeUnits,
-  usd: b.usd,
-  factor: b.factor,
-  effective_at: b.effectiveAt ?? "",
-  evidence_sha256: b.evidenceSha256,
-});
-
 describe("a journal entry's booking", () => {
   test("put back from what the entry stores is the booking, byte for byte, and the payload holds none of the columns' values", () => {
     fc.assert(
       fc.property(booking, (b) => {
-        const columns = columnsOf(b);
+        const columns = entryColumns(b);
         const payload = storedPayload(b, columns);
         expect(bookingJson({ ...columns, payload })).toBe(canonicalJson(b));
         expect(bookingOf({ ...columns, payload })).toEqual(b);
@@ -75,7 +57,7 @@ describe("a journal entry's booking", () => {
   test("put back from a whole payload (an entry written before) is the booking, byte for byte", () => {
     fc.assert(
       fc.property(booking, (b) => {
-        expect(bookingJson({ ...columnsOf(b), payload: canonicalJson(b) })).toBe(canonicalJson(b));
+        expect(bookingJson({ ...entryColumns(b), payload: canonicalJson(b) })).toBe(canonicalJson(b));
       }),
       { numRuns: 300 },
     );

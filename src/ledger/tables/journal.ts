@@ -66,34 +66,11 @@ const booking = sql`owner, action_id, mint, symbol, type, treatment, kind, units
 const standing = sql`j.entry_type = 'recognition' AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
 
 export const journalSql = statements("journal", {
-  insert: query<
-    {
-      owner: string;
-      actionId: string;
-      entryType: JournalRow["entry_type"];
-      reversesId: number | null;
-      mint: string;
-      symbol: string | null;
-      type: string;
-      treatment: string;
-      kind: string;
-      unitsDelta: string;
-      principalUnitsDelta: string;
-      incomeUnits: string;
-      usd: string | null;
-      factor: string | null;
-      effectiveAt: string;
-      changeReason: string | null;
-      evidenceSha256: string;
-      payload: string;
-      at: string;
-    },
-    { id: number }
-  >(
+  insert: query<Omit<StoredEntry, "payload"> & { entry_type: JournalRow["entry_type"]; reverses_id: number | null; change_reason: string | null; payload: string; at: string }, { id: number }>(
     (p) => sql`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
        income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-     VALUES (${p.owner}, ${p.actionId}, ${p.entryType}, ${p.reversesId}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.unitsDelta}, ${p.principalUnitsDelta},
-       ${p.incomeUnits}, ${p.usd}, ${p.factor}, ${p.effectiveAt}, ${p.changeReason}, ${p.evidenceSha256}, ${p.payload}, ${p.at}) RETURNING id`,
+     VALUES (${p.owner}, ${p.action_id}, ${p.entry_type}, ${p.reverses_id}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.units_delta}, ${p.principal_units_delta},
+       ${p.income_units}, ${p.usd}, ${p.factor}, ${p.effective_at}, ${p.change_reason}, ${p.evidence_sha256}, ${p.payload}, ${p.at}) RETURNING id`,
   ),
   /** A wallet's standing recognitions (their bookings: journal-payload.ts). */
   standing: query<{ owner: string }, StoredEntry & Pick<JournalRow, "id">>((p) => sql`SELECT j.id, ${booking} FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
