@@ -7,7 +7,7 @@
 // back, so every seal and answer is what it was.
 import { canonicalJson } from "../domain/evidence.ts";
 import type { JournalBooking } from "../domain/types.ts";
-import type { JournalRow } from "./tables/journal.ts";
+import type { JournalRow, StoredEntry } from "./tables/journal.ts";
 
 /** Each column that holds a booking field, and the field. */
 const COLUMN_FIELDS = [
@@ -26,11 +26,6 @@ const COLUMN_FIELDS = [
   ["effective_at", "effectiveAt"],
   ["evidence_sha256", "evidenceSha256"],
 ] as const satisfies readonly (readonly [keyof JournalRow, keyof JournalBooking])[];
-
-type Column = (typeof COLUMN_FIELDS)[number][0];
-
-/** An entry's columns that hold booking fields, with its stored payload. */
-export type StoredEntry = Pick<JournalRow, Column | "payload">;
 
 /** The columns an entry of this booking holds its fields in (an effective time it lacks is ""). */
 export function entryColumns(b: JournalBooking): Omit<StoredEntry, "payload"> {

@@ -5,8 +5,9 @@
 // or reordered entry breaks every seal after it. Seals are not secret: they catch a changed byte
 // (a disk, a bad restore, a hand edit), not a writer who recomputes them.
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
-import { bookingJson, type StoredEntry } from "./journal-payload.ts";
+import { bookingJson } from "./journal-payload.ts";
 import type { Sql, SqlValue } from "./sql/port.ts";
+import type { StoredEntry } from "./tables/journal.ts";
 import { ident, join, query, sql, statements, type Params } from "./sql/statement.ts";
 
 /**

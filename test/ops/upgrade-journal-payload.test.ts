@@ -4,7 +4,8 @@
 // field once (src/ledger/journal-payload.ts, docs/storage.md#the-journal).
 import { afterAll, describe, expect, test } from "bun:test";
 import { canonicalJson } from "../../src/domain/evidence.ts";
-import { bookingJson, type StoredEntry } from "../../src/ledger/journal-payload.ts";
+import { bookingJson } from "../../src/ledger/journal-payload.ts";
+import type { StoredEntry } from "../../src/ledger/tables/journal.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";

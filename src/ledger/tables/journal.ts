@@ -3,7 +3,6 @@
 import { inList, jsonText, query, sql, statements } from "../sql/statement.ts";
 import type { IncomeEntry } from "../../domain/income-report.ts";
 import type { V1Kind } from "../../domain/types.ts";
-import type { StoredEntry } from "../journal-payload.ts";
 
 export interface JournalRow {
   id: number;
@@ -28,6 +27,26 @@ export interface JournalRow {
   created_at: string;
   row_sha256: string | null;
 }
+
+/** An entry's columns that hold its booking's fields, with its stored payload (src/ledger/journal-payload.ts). */
+export type StoredEntry = Pick<
+  JournalRow,
+  | "owner"
+  | "action_id"
+  | "mint"
+  | "symbol"
+  | "type"
+  | "treatment"
+  | "kind"
+  | "units_delta"
+  | "principal_units_delta"
+  | "income_units"
+  | "usd"
+  | "factor"
+  | "effective_at"
+  | "evidence_sha256"
+  | "payload"
+>;
 
 /** A journal entry as the API shows it. */
 export type ListedEntryRow = Omit<JournalRow, "type" | "treatment" | "factor" | "payload" | "row_sha256">;
