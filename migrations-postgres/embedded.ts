@@ -9,6 +9,7 @@ import m5 from "./0005_unbooked_revisions.sql" with { type: "text" };
 import m6 from "./0006_action_events.sql" with { type: "text" };
 import m7 from "./0007_lots_observations.sql" with { type: "text" };
 import m8 from "./0008_events_outbox.sql" with { type: "text" };
+import m9 from "./0009_fewer_indexes.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -22,4 +23,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0006_action_events", when: 1795740505738, sql: m6 },
   { tag: "0007_lots_observations", when: 1795744847089, sql: m7 },
   { tag: "0008_events_outbox", when: 1795749924309, sql: m8 },
+  { tag: "0009_fewer_indexes", when: 1795755364020, sql: m9 },
 ];

@@ -18,6 +18,7 @@ import m14 from "./0014_unbooked_revisions.sql" with { type: "text" };
 import m15 from "./0015_action_events.sql" with { type: "text" };
 import m16 from "./0016_lots_observations.sql" with { type: "text" };
 import m17 from "./0017_events_outbox.sql" with { type: "text" };
+import m18 from "./0018_fewer_indexes.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -40,4 +41,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0015_action_events", when: 1795740497602, sql: m15 },
   { tag: "0016_lots_observations", when: 1795744845740, sql: m16 },
   { tag: "0017_events_outbox", when: 1795749923490, sql: m17 },
+  { tag: "0018_fewer_indexes", when: 1795755362035, sql: m18 },
 ];

@@ -17,6 +17,7 @@ import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "
 import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { bookingOf } from "./journal-payload.ts";
 import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
 import { storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
@@ -352,7 +353,7 @@ async function appendJournalDiff(tx: Sql, owners: string[], bookings: JournalBoo
   const wanted = groupBy(bookings, (b) => b.owner);
   for (const owner of owners) {
     const rows = await tx.all(journalSql.standing, { owner });
-    const standingBookings = rows.map((r) => JSON.parse(r.payload) as JournalBooking);
+    const standingBookings = rows.map(bookingOf);
     const idByAction = new Map(standingBookings.map((b, i) => [b.actionId, rows[i]!.id]));
     const diff = diffJournal(standingBookings, wanted.get(owner) ?? []);
     for (const { booking, changeReason } of diff.reversals) {
@@ -382,9 +383,16 @@ async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], 
   }
 }
 
+/**
+ * The wallets' positions and yields. A position whose payload did not change is left as it is, one
+ * no longer derived goes (docs/storage.md#writing-only-what-changed); the yields row is written
+ * at every booking, its `updated_at` being when the wallet was last booked.
+ */
 async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
-  await tx.run(positionSql.deleteOfOwners, { owners: [...owners] });
-  for (const p of out.positions) if (owners.has(p.owner)) await tx.run(positionSql.insert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
+  const derived = out.positions.filter((p) => owners.has(p.owner));
+  const kept = new Set(derived.map((p) => `${p.owner} ${p.mint}`));
+  for (const s of await tx.all(positionSql.keysOfOwners, { owners: [...owners] })) if (!kept.has(`${s.owner} ${s.mint}`)) await tx.run(positionSql.delete, s);
+  for (const p of derived) await tx.run(positionSql.upsert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
   const yields = groupBy(out.yields, (y) => y.owner);
   for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: JSON.stringify(yields.get(owner) ?? []), at });
 }

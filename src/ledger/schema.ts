@@ -382,13 +382,11 @@ export const actions = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    // The list orders (newest first, by id on ties) read straight off these indexes.
-    index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id),
-    // v1 lists and counts rows with a v1 entry (v1_kind is set exactly when it has one); with
-    // v1_kind among its columns the index answers a date-filtered count alone.
-    index("actions_owner_v1").on(t.owner, t.effectiveAt, t.id, t.v1Kind).where(sql`v1_kind IS NOT NULL`),
-    // The portfolio counts unclassified adjustments without reading the rows.
-    index("actions_owner_v1_kind").on(t.owner, t.v1Kind),
+    // The one index on a wallet's actions (docs/storage.md#indexes): the v2 and v1 lists read
+    // their order (newest first, by id on ties) straight off it; with v1_kind among its columns it
+    // answers the v1 counts (v1_kind is set exactly when the action has a v1 entry) and the
+    // portfolio's count of unclassified adjustments without reading the rows.
+    index("actions_owner_effective").on(t.owner, t.effectiveAt, t.id, t.v1Kind),
     // Whether any action still shows an event (before its row is deleted).
     index("actions_event").on(t.eventId),
   ],
@@ -422,8 +420,8 @@ export const journal = sqliteTable(
     rowSha256: text("row_sha256"), // chained: each seal covers the previous entry's seal too
   },
   (t) => [
-    index("journal_owner").on(t.owner, t.id),
-    // Date filters and the year report read a wallet's entries of a period off this index.
+    // A wallet's entries: date filters and the year report read those of a period off this
+    // index, everything else by owner reads it too (docs/storage.md#indexes).
     index("journal_owner_effective").on(t.owner, t.effectiveAt, t.id),
     index("journal_action").on(t.actionId),
     index("journal_reverses").on(t.reversesId),

@@ -5,7 +5,9 @@
 // or reordered entry breaks every seal after it. Seals are not secret: they catch a changed byte
 // (a disk, a bad restore, a hand edit), not a writer who recomputes them.
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
+import { bookingJson } from "./journal-payload.ts";
 import type { Sql, SqlValue } from "./sql/port.ts";
+import type { StoredEntry } from "./tables/journal.ts";
 import { ident, join, query, sql, statements, type Params } from "./sql/statement.ts";
 
 /**
@@ -17,6 +19,8 @@ export interface SealedTable {
   columns: readonly string[];
   key: readonly string[];
   chained: boolean;
+  /** The row as sealed, from the row as stored (the journal's payload is sealed whole, journal-payload.ts). */
+  sealed?: (row: Row) => Row;
 }
 
 /** Every column of each sealed table but the seal itself (a test checks none is left out). */
@@ -57,13 +61,27 @@ export const sealedTables: readonly SealedTable[] = [
     ],
     key: ["id"],
     chained: true,
+    sealed: sealedEntry,
   },
 ];
 
 type Row = Record<string, string | number | null>;
 
+/**
+ * A journal entry as sealed: its payload is the whole booking, whatever part of it the entry
+ * stores. A payload that is not JSON any more is sealed as stored, so its seal fails.
+ */
+function sealedEntry(row: Row): Row {
+  try {
+    return { ...row, payload: bookingJson(row as unknown as StoredEntry) };
+  } catch {
+    return row;
+  }
+}
+
 /** A row's seal: SHA-256 over the previous seal (chained tables) and the row's canonical JSON. */
-export function rowSeal(table: SealedTable, row: Row, previous: string): string {
+export function rowSeal(table: SealedTable, stored: Row, previous: string): string {
+  const row = table.sealed ? table.sealed(stored) : stored;
   const content = canonicalJson(Object.fromEntries(table.columns.map((c) => [c, row[c] ?? null])));
   return sha256Hex(table.chained ? `${previous}\n${content}` : content);
 }

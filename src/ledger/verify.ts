@@ -11,6 +11,7 @@ import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/typ
 import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "./group.ts";
+import { bookingOf } from "./journal-payload.ts";
 import { eventSha256, splice, storedValues } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
 import { renderPortfolios } from "./portfolio-render.ts";
@@ -193,7 +194,7 @@ export function checkJournal(rows: JournalRow[]): CheckResult[] {
     rowsMatch.checked++;
     let b: JournalBooking;
     try {
-      b = JSON.parse(r.payload) as JournalBooking;
+      b = bookingOf(r);
     } catch {
       rowsMatch.fail(`journal ${r.id}: payload is not JSON`);
       continue;
@@ -366,7 +367,7 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
 
   const reversed = new Set(journalRows.filter((r) => r.entry_type === "reversal").map((r) => r.reverses_id));
   const standing = new Map<string, JournalBooking>();
-  for (const r of settled(journalRows)) if (r.entry_type === "recognition" && !reversed.has(r.id)) standing.set(`${r.owner} ${r.action_id}`, JSON.parse(r.payload) as JournalBooking);
+  for (const r of settled(journalRows)) if (r.entry_type === "recognition" && !reversed.has(r.id)) standing.set(`${r.owner} ${r.action_id}`, bookingOf(r));
   for (const b of settled(out.bookings)) {
     c.checked++;
     const key = `${b.owner} ${b.actionId}`;

@@ -1,11 +1,11 @@
 // The writers of derived rows: actions (with the events they show) and journal entries. Booking
 // and the test harness both write through these, so every row is canonical and hashed the same
 // way wherever it came from.
-import { canonicalJson } from "../domain/evidence.ts";
 import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
+import { entryColumns, storedPayload } from "./journal-payload.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { incomeTotalSql } from "./tables/income-totals.ts";
@@ -35,7 +35,8 @@ export function actionWriter(tx: Sql) {
     async write(row: ActionRow, at: string, shown?: number | null): Promise<void> {
       const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
       const id = await eventId(row.event);
-      const written = (await tx.run(actionSql.upsert, { ...row.columns, eventId: id, at })).changes > 0;
+      const values = { ...row.columns, eventId: id, at };
+      const written = (await tx.run(actionSql.updateInPlace, values)).changes > 0 || (await tx.run(actionSql.upsert, values)).changes > 0;
       if (!written)
         released.add(id); // inserted for a row that did not change: maybe no action shows it
       else if (before !== null && before !== id) released.add(before);
@@ -66,27 +67,18 @@ export interface JournalEntryMeta {
   at: string;
 }
 
-/** Appends one journal entry (a reversal passes its booking already negated); returns its id. */
+/**
+ * Appends one journal entry (a reversal passes its booking already negated); returns its id. The
+ * payload holds the booking's fields the columns do not (journal-payload.ts).
+ */
 export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryMeta): Promise<number> {
+  const columns = entryColumns(b);
   const row = await tx.get(journalSql.insert, {
-    owner: b.owner,
-    actionId: b.actionId,
-    entryType: m.entryType,
-    reversesId: m.reversesId,
-    mint: b.mint,
-    symbol: b.symbol,
-    type: b.type,
-    treatment: b.treatment,
-    kind: b.kind,
-    unitsDelta: b.unitsDelta,
-    principalUnitsDelta: b.principalUnitsDelta,
-    incomeUnits: b.incomeUnits,
-    usd: b.usd,
-    factor: b.factor,
-    effectiveAt: b.effectiveAt ?? "",
-    changeReason: m.changeReason,
-    evidenceSha256: b.evidenceSha256,
-    payload: canonicalJson(b),
+    ...columns,
+    entry_type: m.entryType,
+    reverses_id: m.reversesId,
+    change_reason: m.changeReason,
+    payload: storedPayload(b, columns),
     at: m.at,
   });
   return row!.id;
@@ -104,9 +96,10 @@ export async function refreshIncomeTotals(tx: Sql, owners: string[], now = new D
       usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
     }
     const open = new Map((await tx.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
-    await tx.run(incomeTotalSql.deleteOfOwner, { owner });
+    // Only what changed is written (docs/storage.md#writing-only-what-changed).
+    for (const { mint } of await tx.all(incomeTotalSql.mintsOf, { owner })) if (!usd.has(mint)) await tx.run(incomeTotalSql.delete, { owner, mint });
     for (const [mint, total] of usd) {
-      await tx.run(incomeTotalSql.insert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
+      await tx.run(incomeTotalSql.upsert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
     }
   }
 }

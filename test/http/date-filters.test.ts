@@ -175,17 +175,17 @@ describe("the list queries read indexes on owner × effective_at", () => {
   const cases: [string, Query, RegExp][] = [
     ["v2 count", actionSql.count, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["v2 page", actionSql.page, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 count", actionSql.v1Count, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 page", actionSql.v1Page, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 count of kinds", actionSql.v1CountOfKinds, /USING COVERING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["v1 page of kinds", actionSql.v1PageOfKinds, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 count", actionSql.v1Count, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 page", actionSql.v1Page, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 count of kinds", actionSql.v1CountOfKinds, /USING COVERING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["v1 page of kinds", actionSql.v1PageOfKinds, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal count", journalSql.count, /USING COVERING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     // The journal lists in effective-time order, ties by id: read off the index in its own order.
     ["journal page", journalSql.page, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal count of kinds", journalSql.countOfKinds, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["journal page of kinds", journalSql.pageOfKinds, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
     ["year report", journalSql.incomeEntries, /USING INDEX journal_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
-    ["tax export", actionSql.taxEvents, /USING INDEX actions_owner_v1 \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
+    ["tax export", actionSql.taxEvents, /USING INDEX actions_owner_effective \(owner=\? AND effective_at>\? AND effective_at<\?\)/],
   ];
   for (const [name, statement, want] of cases) {
     test(name, async () => {

@@ -30,6 +30,26 @@ describe("incremental booking", async () => {
     await l.close();
   });
 
+  test("a booking that changes nothing rewrites no position, income total or portfolio: only the yields row, which says when the wallet was booked", async () => {
+    const l = await openLedger(ledgerTarget(await demoDataDir()));
+    const rows = async () => ({
+      positions: await l.db.all(...q`SELECT owner, mint, payload, updated_at FROM positions ORDER BY owner, mint`),
+      incomeTotals: await l.db.all(...q`SELECT owner, mint, usd, unvalued_events, updated_at FROM income_totals ORDER BY owner, mint`),
+      portfolios: await l.db.all(...q`SELECT owner, body, updated_at FROM portfolios ORDER BY owner`),
+    });
+    const before = await rows();
+    expect(before.positions.length).toBeGreaterThan(0);
+    expect(before.incomeTotals.length).toBeGreaterThan(0);
+    const owners = ((await l.db.all(...q`SELECT DISTINCT owner FROM tenant_wallets`)) as { owner: string }[]).map((r) => r.owner);
+    const later = new Date(Date.parse((await l.db.get(...q<{ at: string }>`SELECT max(updated_at) AS at FROM yields`))!.at) + 1000);
+    await l.db.write((tx) => markDirty(tx, "wallet", owners, later.toISOString()));
+    const chunks = await bookEverythingDirty(l.db, later);
+    expect(chunks.reduce((n, c) => n + c.booked, 0)).toBe(owners.length);
+    expect(await rows()).toEqual(before);
+    expect(await l.db.all(...q`SELECT DISTINCT updated_at FROM yields`)).toEqual([{ updated_at: later.toISOString() }]);
+    await l.close();
+  });
+
   test("a mark bumped by newer observations after the chunk read it is not cleared: the wallet is booked again", async () => {
     const l = await openLedger(ledgerTarget(await demoDataDir()));
     const [owner] = ((await l.db.all(...q`SELECT owner FROM tenant_wallets LIMIT 1`)) as { owner: string }[]).map((r) => r.owner);

@@ -69,15 +69,36 @@ interface StoredRow extends StoredWallet {
 }
 
 /**
- * What takes a migration's DDL back: the columns it added to tables that stay, then the tables it
- * made (all in one statement on PostgreSQL, where they may reference each other; their triggers
- * and indexes go with them).
+ * What takes a migration's DDL back: the indexes it made on tables that stay go and those it
+ * dropped come back as the latest migration before it made them, then the columns it added to
+ * tables that stay go, then the tables it made (all in one statement on PostgreSQL, where they may
+ * reference each other; their triggers and indexes go with them). An index is dropped and made
+ * again only where it is (not) there: a table taken back whole has its own indexes of before.
  */
 export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
-  const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
   const made = [...sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!);
-  if (!made.length) return added;
-  return [...added, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
+  const madeIndexes = [...sql.matchAll(/CREATE (?:UNIQUE )?INDEX [`"]([^`"]+)[`"] ON [`"]([^`"]+)[`"]/g)]
+    .filter(([, , table]) => !made.includes(table!))
+    .map(([, index]) => `DROP INDEX IF EXISTS ${index}`);
+  const dropped = [...sql.matchAll(/DROP INDEX [`"]([^`"]+)[`"]/g)].map(([, index]) => indexBefore(sql, index!, dialect).replace(/^CREATE (UNIQUE )?INDEX/, "CREATE $1INDEX IF NOT EXISTS"));
+  const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
+  const undone = [...madeIndexes, ...dropped, ...added];
+  if (!made.length) return undone;
+  return [...undone, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
+}
+
+/** The statement that made an index, in the latest of the engine's migrations before `sql`. */
+function indexBefore(sql: string, index: string, dialect: Sql["dialect"]): string {
+  const all = migrationsOf(dialect);
+  const made = all
+    .slice(
+      0,
+      all.findIndex((m) => m.sql === sql),
+    )
+    .flatMap((m) => statements(m.sql))
+    .filter((s) => new RegExp(`^CREATE (UNIQUE )?INDEX [\`"]${index}[\`"]`).test(s));
+  if (!made.length) throw new Error(`no migration before this one made the index ${index}`);
+  return made.at(-1)!.replace(/;$/, "");
 }
 
 /**

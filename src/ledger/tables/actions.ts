@@ -56,6 +56,17 @@ export const actionSql = statements("actions", {
        event_id = ${p.eventId}, updated_at = ${p.at}
        WHERE actions.payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
   ),
+  /**
+   * Rewrites a stored action in place when it keeps its place in the index (the same effective
+   * time and v1 kind), which is then left untouched: SQLite rewrites an index an UPDATE sets a
+   * column of, whatever the value (docs/storage.md#writing-only-what-changed). No row changes
+   * when it moved, or when its payload did not change.
+   */
+  updateInPlace: query<ActionColumns & { eventId: number; at: string }>(
+    (p) => sql`UPDATE actions SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, usd = ${p.usd}, payload_sha256 = ${p.payloadSha256},
+       evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues}, event_id = ${p.eventId}, updated_at = ${p.at}
+     WHERE id = ${p.id} AND effective_at = ${p.effectiveAt} AND v1_kind IS NOT DISTINCT FROM ${p.v1Kind} AND payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
+  ),
   delete: query<{ id: string }>((p) => sql`DELETE FROM actions WHERE id = ${p.id}`),
   eventOf: query<{ id: string }, { event_id: number }>((p) => sql`SELECT event_id FROM actions WHERE id = ${p.id}`),
   /** The stored payload hashes of these wallets' actions, and the events they show. */
@@ -66,10 +77,10 @@ export const actionSql = statements("actions", {
     (p) => sql`SELECT owner, count(*) AS n FROM actions WHERE owner IN ${inList(p.owners)} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`,
   ),
 
-  // ---- the list reads, each off an index on owner × effective_at: the v2 list
-  // `actions_owner_effective`, the v1 list and its count the partial `actions_owner_v1` (rows with a
-  // v1 entry, which is exactly the rows with a v1_kind; the count reads the index alone). Each row
-  // found reads its event by id.
+  // ---- the list reads, each off the index on owner × effective_at × id × v1_kind,
+  // `actions_owner_effective`: the v1 lists keep the rows with a v1_kind (exactly the rows with a v1
+  // entry) as they read the index, so the counts read the index alone. Each row found reads its
+  // event by id.
   count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${inPeriod(p)}`),
   page: query<PageOf, DocumentRow & { type: ActionType }>(
     (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,

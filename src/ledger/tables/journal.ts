@@ -28,6 +28,26 @@ export interface JournalRow {
   row_sha256: string | null;
 }
 
+/** An entry's columns that hold its booking's fields, with its stored payload (src/ledger/journal-payload.ts). */
+export type StoredEntry = Pick<
+  JournalRow,
+  | "owner"
+  | "action_id"
+  | "mint"
+  | "symbol"
+  | "type"
+  | "treatment"
+  | "kind"
+  | "units_delta"
+  | "principal_units_delta"
+  | "income_units"
+  | "usd"
+  | "factor"
+  | "effective_at"
+  | "evidence_sha256"
+  | "payload"
+>;
+
 /** A journal entry as the API shows it. */
 export type ListedEntryRow = Omit<JournalRow, "type" | "treatment" | "factor" | "payload" | "row_sha256">;
 
@@ -58,41 +78,21 @@ const listed = sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, s
 type Period = { owner: string; from: string; before: string };
 type PageOf = Period & { limit: number; offset: number };
 
+/** What an entry's booking is read from (journal-payload.ts). */
+const booking = sql`owner, action_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, evidence_sha256, payload`;
+
 /** Not reversed by a later entry. */
 const standing = sql`j.entry_type = 'recognition' AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
 
 export const journalSql = statements("journal", {
-  insert: query<
-    {
-      owner: string;
-      actionId: string;
-      entryType: JournalRow["entry_type"];
-      reversesId: number | null;
-      mint: string;
-      symbol: string | null;
-      type: string;
-      treatment: string;
-      kind: string;
-      unitsDelta: string;
-      principalUnitsDelta: string;
-      incomeUnits: string;
-      usd: string | null;
-      factor: string | null;
-      effectiveAt: string;
-      changeReason: string | null;
-      evidenceSha256: string;
-      payload: string;
-      at: string;
-    },
-    { id: number }
-  >(
+  insert: query<Omit<StoredEntry, "payload"> & { entry_type: JournalRow["entry_type"]; reverses_id: number | null; change_reason: string | null; payload: string; at: string }, { id: number }>(
     (p) => sql`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
        income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
-     VALUES (${p.owner}, ${p.actionId}, ${p.entryType}, ${p.reversesId}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.unitsDelta}, ${p.principalUnitsDelta},
-       ${p.incomeUnits}, ${p.usd}, ${p.factor}, ${p.effectiveAt}, ${p.changeReason}, ${p.evidenceSha256}, ${p.payload}, ${p.at}) RETURNING id`,
+     VALUES (${p.owner}, ${p.action_id}, ${p.entry_type}, ${p.reverses_id}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.units_delta}, ${p.principal_units_delta},
+       ${p.income_units}, ${p.usd}, ${p.factor}, ${p.effective_at}, ${p.change_reason}, ${p.evidence_sha256}, ${p.payload}, ${p.at}) RETURNING id`,
   ),
-  /** A wallet's standing recognitions. */
-  standing: query<{ owner: string }, Pick<JournalRow, "id" | "payload">>((p) => sql`SELECT j.id, j.payload FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
+  /** A wallet's standing recognitions (their bookings: journal-payload.ts). */
+  standing: query<{ owner: string }, StoredEntry & Pick<JournalRow, "id">>((p) => sql`SELECT j.id, ${booking} FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
   /** A wallet's income entries (reversals carry negated amounts). */
   incomeOf: query<{ owner: string }, Pick<JournalRow, "mint" | "usd">>((p) => sql`SELECT mint, usd FROM journal WHERE owner = ${p.owner} AND treatment = 'income'`),
   /** A wallet's standing income recognitions without USD, per mint. */
@@ -100,11 +100,7 @@ export const journalSql = statements("journal", {
     (p) => sql`SELECT mint, count(*) AS n FROM journal j WHERE owner = ${p.owner} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY mint`,
   ),
   /** Every entry, for verify. */
-  all: query<Record<never, never>, Omit<JournalRow, "symbol" | "kind" | "factor" | "effective_at" | "change_reason" | "created_at" | "row_sha256">>(
-    () =>
-      sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, type, treatment, units_delta, principal_units_delta, income_units, usd, evidence_sha256, payload
-     FROM journal ORDER BY id`,
-  ),
+  all: query<Record<never, never>, Omit<JournalRow, "change_reason" | "created_at" | "row_sha256">>(() => sql`SELECT id, entry_type, reverses_id, ${booking} FROM journal ORDER BY id`),
 
   // ---- the list reads (newest effective time first, ties by id, newest first: docs/api.md#paging),
   // each off the index on owner × effective_at × id

@@ -1,4 +1,5 @@
-// Each wallet's portfolio as the route serves it (less owner, dataset and asOf), rendered at booking.
+// Each wallet's portfolio as the route serves it (less owner, dataset and asOf), rendered at
+// booking; `updated_at` is when the body last changed (docs/storage.md#writing-only-what-changed).
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface PortfolioRow {
@@ -9,7 +10,8 @@ export interface PortfolioRow {
 
 export const portfolioSql = statements("portfolios", {
   upsert: query<{ owner: string; body: string; at: string }>(
-    (p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+    (p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at
+     WHERE portfolios.body IS DISTINCT FROM excluded.body`,
   ),
   ofOwner: query<{ owner: string }, Pick<PortfolioRow, "body">>((p) => sql`SELECT body FROM portfolios WHERE owner = ${p.owner}`),
   ofOwners: query<{ owners: readonly string[] }, Pick<PortfolioRow, "owner" | "body">>((p) => sql`SELECT owner, body FROM portfolios WHERE owner IN ${inList(p.owners)}`),

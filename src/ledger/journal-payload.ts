@@ -1,0 +1,69 @@
+// A journal entry's booking, stored once (docs/storage.md#the-journal). The booking is the
+// canonical JSON of the engine's JournalBooking, and the entry's columns (owner, action, mint,
+// amounts, evidence hash, …) already hold most of its fields: an entry written now stores in
+// `payload` only the fields its columns do not hold as they are, and the booking is that payload
+// with the columns' values put back. An entry written before stores the whole booking; putting
+// back finds each field there and changes nothing. Seals, verify and booking read the booking put
+// back, so every seal and answer is what it was.
+import { canonicalJson } from "../domain/evidence.ts";
+import type { JournalBooking } from "../domain/types.ts";
+import type { JournalRow, StoredEntry } from "./tables/journal.ts";
+
+/** Each column that holds a booking field, and the field. */
+const COLUMN_FIELDS = [
+  ["owner", "owner"],
+  ["action_id", "actionId"],
+  ["mint", "mint"],
+  ["symbol", "symbol"],
+  ["type", "type"],
+  ["treatment", "treatment"],
+  ["kind", "kind"],
+  ["units_delta", "unitsDelta"],
+  ["principal_units_delta", "principalUnitsDelta"],
+  ["income_units", "incomeUnits"],
+  ["usd", "usd"],
+  ["factor", "factor"],
+  ["effective_at", "effectiveAt"],
+  ["evidence_sha256", "evidenceSha256"],
+] as const satisfies readonly (readonly [keyof JournalRow, keyof JournalBooking])[];
+
+/** The columns an entry of this booking holds its fields in (an effective time it lacks is ""). */
+export function entryColumns(b: JournalBooking): Omit<StoredEntry, "payload"> {
+  return {
+    owner: b.owner,
+    action_id: b.actionId,
+    mint: b.mint,
+    symbol: b.symbol,
+    type: b.type,
+    treatment: b.treatment,
+    kind: b.kind,
+    units_delta: b.unitsDelta,
+    principal_units_delta: b.principalUnitsDelta,
+    income_units: b.incomeUnits,
+    usd: b.usd,
+    factor: b.factor,
+    effective_at: b.effectiveAt ?? "",
+    evidence_sha256: b.evidenceSha256,
+  };
+}
+
+/**
+ * The payload an entry stores: the booking less each field its column holds exactly. A null is
+ * kept (a null column cannot tell a null field from a missing one), and so is any field whose
+ * column holds something else (`effective_at` holds "" for a booking without an effective time).
+ */
+export function storedPayload(b: JournalBooking, columns: Omit<StoredEntry, "payload">): string {
+  const rest: Record<string, unknown> = { ...b };
+  for (const [column, field] of COLUMN_FIELDS) if (b[field] !== null && b[field] === columns[column]) delete rest[field];
+  return canonicalJson(rest);
+}
+
+/** The entry's booking: its payload with each field it lacks taken from its column. */
+export function bookingOf(r: StoredEntry): JournalBooking {
+  const b = JSON.parse(r.payload) as Record<string, unknown>;
+  for (const [column, field] of COLUMN_FIELDS) if (!(field in b) && r[column] !== null) b[field] = r[column];
+  return b as unknown as JournalBooking;
+}
+
+/** The canonical JSON of the entry's booking (what its seal covers). */
+export const bookingJson = (r: StoredEntry): string => canonicalJson(bookingOf(r));

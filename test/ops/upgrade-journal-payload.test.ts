@@ -1,0 +1,59 @@
+// A ledger whose journal entries store their whole booking in `payload` (every entry written
+// before issue 18's storage work) needs no migration, on either engine: its entries are read,
+// sealed and served exactly as before, verify passes, and the entries booked after it store each
+// field once (src/ledger/journal-payload.ts, docs/storage.md#the-journal).
+import { afterAll, describe, expect, test } from "bun:test";
+import { canonicalJson } from "../../src/domain/evidence.ts";
+import { bookingJson } from "../../src/ledger/journal-payload.ts";
+import type { StoredEntry } from "../../src/ledger/tables/journal.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
+import { verifyLedger } from "../../src/ledger/verify.ts";
+import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
+import { dropTrigger } from "../support/engine.ts";
+import { q } from "../support/sql.ts";
+import { appendCorrection, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+
+afterAll(removeTempDirs);
+
+type Entry = StoredEntry & { id: number };
+const entries = (db: Sql) =>
+  db.all(
+    ...q<Entry>`SELECT id, owner, action_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, evidence_sha256, payload
+     FROM journal ORDER BY id`,
+  );
+const whole = (e: Entry) => e.payload === bookingJson(e) && "owner" in JSON.parse(e.payload);
+
+describe("a journal whose entries store their whole booking", () => {
+  test("is read, sealed and served as before; verify passes; later entries store each field once", async () => {
+    const dir = tempDir("cal-jp-");
+    await loadCorrectedDemo(dir);
+    const before = await demoAnswers(dir);
+    // Each entry given its whole booking as payload, as the code of before wrote it.
+    const count = await withLedger(dir, async ({ db }) => {
+      const rows = await entries(db);
+      expect(rows.length).toBeGreaterThan(10);
+      expect(rows.filter(whole)).toEqual([]); // this code stores each field once
+      await dropTrigger(db, "journal", "journal_no_update"); // as the code of before wrote it, sealed
+      await db.write(async (tx) => {
+        for (const r of rows) await tx.run(...q`UPDATE journal SET payload = ${bookingJson(r)} WHERE id = ${r.id}`);
+      });
+      expect((await entries(db)).every(whole)).toBe(true);
+      return rows.length;
+    });
+    const after = await demoAnswers(dir);
+    expect(after.answers).toEqual(before.answers);
+    expect(after.hashes).toEqual(before.hashes); // the seals among them
+    await withLedger(dir, async ({ db }) => {
+      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
+      await appendCorrection(db, 7);
+      const rows = await entries(db);
+      expect(rows.length).toBeGreaterThan(count);
+      expect(rows.slice(0, count).every(whole)).toBe(true);
+      for (const r of rows.slice(count)) {
+        expect(whole(r)).toBe(false);
+        expect(bookingJson(r)).toBe(canonicalJson(JSON.parse(bookingJson(r))));
+      }
+      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
+    });
+  }, 120_000);
+});
