@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
-import { appendCorrection, demoDataDir, removeTempDirs } from "../ops/helpers.ts";
-import { testEngine } from "../support/engine.ts";
+import { loadDemo } from "../../src/demo/load.ts";
+import { appendCorrection, removeTempDirs, tempDir } from "../ops/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -21,12 +21,13 @@ function walPages(path: string): number[] {
   return pages;
 }
 
-// The demo is made on the engine under test; this test reads a SQLite file's WAL.
-describe.skipIf(testEngine !== "sqlite")("re-booking every wallet after an issuer correction", () => {
+// It reads a SQLite file's WAL, so the demo is made on SQLite whatever engine the run tests.
+describe("re-booking every wallet after an issuer correction", () => {
   test("writes the changed actions, positions and totals in place: no page of their indexes", async () => {
-    const dir = await demoDataDir();
+    const dir = tempDir("cal-rebook-pages-");
     const l = await openLedger(dir);
     try {
+      await loadDemo(l);
       const db = sqliteOf(l);
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       db.exec("PRAGMA wal_autocheckpoint = 0"); // every page written stays in the WAL
