@@ -5,7 +5,7 @@
 // rules (src/domain/rules).
 import type { CashPerShare } from "./cash";
 import type { Classified } from "./classified";
-import { mul, pow10, type Rat, rat, sub, ZERO } from "./numbers";
+import { mul, ONE, pow10, type Rat, rat, sub, ZERO } from "./numbers";
 
 export interface BookingFacts {
   u0: Rat;
@@ -35,14 +35,17 @@ export function units(raw: bigint, m: Rat, decimals: number): Rat {
 
 /** The units before and after at the chain's multipliers; nothing valued, nothing scaled yet. */
 export function startBooking(c: Classified, raw: bigint, decimals: number): BookingFacts {
-  const u0 = units(raw, c.mOld, decimals);
-  const u1 = units(raw, c.mNew, decimals);
+  return unvaluedFacts(units(raw, c.mOld, decimals), units(raw, c.mNew, decimals));
+}
+
+/** Facts of a change from u0 to u1 units: no income, nothing valued, nothing scaled. */
+export function unvaluedFacts(u0: Rat, u1: Rat): BookingFacts {
   return {
     u0,
     u1,
     delta: sub(u1, u0),
     incomeUnits: ZERO,
-    scale: rat(1),
+    scale: ONE,
     principalAdd: ZERO,
     usd: null,
     grossUsd: null,

@@ -2,9 +2,9 @@
 // signature. A custody transfer, never a sale or a plain withdrawal: not booked, nothing
 // convertible. It comes from a balance change, not from a multiplier change or an issuer record.
 import type { PlainActionInput } from "../action-inputs";
-import { type BookingFacts, units } from "../book";
+import { type BookingFacts, units, unvaluedFacts } from "../book";
 import { displayedChange, uiAmount } from "../display";
-import { formatExact, liftF64, ONE, sub, ZERO } from "../numbers";
+import { formatExact, liftF64 } from "../numbers";
 import type { BalanceChangeObs } from "../observations";
 import { isoFromUnix } from "../time";
 import type { TypeRule } from "./rule";
@@ -52,20 +52,6 @@ export function seizureOf(change: BalanceChangeObs, x: SeizureContext): { action
     quantityDisplay: displayedChange(uiAmount(change.preRaw, x.multiplier, x.decimals), uiAmount(change.postRaw, x.multiplier, x.decimals)),
     chain: { signature: change.signature, slot: change.slot, blockTime: at, multiplierOld: m, multiplierNew: m, scheduledAt: null, effectiveAt: at, updateSignature: null },
   };
-  const delta = sub(u1, u0);
-  const facts: BookingFacts = {
-    u0,
-    u1,
-    delta,
-    incomeUnits: ZERO,
-    scale: ONE,
-    principalAdd: ZERO,
-    usd: null,
-    grossUsd: null,
-    withholdingUsd: null,
-    retainedUsd: null,
-    proceedsUsd: null,
-    warnings: [],
-  };
+  const facts = unvaluedFacts(u0, u1);
   return { action, facts };
 }
