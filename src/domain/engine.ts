@@ -2,6 +2,7 @@
 // is `input.now`, nothing is read from outside. Pipeline: timeline -> match -> classify ->
 // plausibility (per mint, src/domain/mint-context.ts) -> book (per wallet, src/domain/wallet.ts)
 // -> positions, yields, journal; lineage and census.
+import { groupBy } from "./group";
 import { buildMint, type MintContext } from "./mint-context";
 import { type InstrumentObs, listedByIssuerFeed, type MintStateObs } from "./observations";
 import { type EventRevisions, groupEvents } from "./revisions";
@@ -18,7 +19,7 @@ export function runEngine(input: EngineInput): EngineOutput {
   const { now } = input;
   const rejections: Rejection[] = [];
   const transitions = buildTransitions(input.multiplierUpdates, now);
-  const transitionsByMint = groupByMint(transitions);
+  const transitionsByMint = groupBy(transitions, (t) => t.mint);
   const eventsByMint = issuerEventsByMint(input, rejections);
   const instrumentByMint = new Map(input.instruments.map((i) => [i.mint, i]));
   const stateByMint = latestStateByMint(input.mintStates);
@@ -59,16 +60,6 @@ export function runEngine(input: EngineInput): EngineOutput {
     clockChanges,
     rejections,
   };
-}
-
-function groupByMint<T extends { mint: string }>(items: T[]): Map<string, T[]> {
-  const byMint = new Map<string, T[]>();
-  for (const item of items) {
-    const list = byMint.get(item.mint) ?? [];
-    list.push(item);
-    byMint.set(item.mint, list);
-  }
-  return byMint;
 }
 
 /**

@@ -16,7 +16,7 @@ import { buildTransitions } from "../domain/timeline.ts";
 import type { CensusInstance, EngineInput, EngineOutput, JournalBooking } from "../domain/types.ts";
 import { clearDirty, markDirty, markEverythingDirty, readDirty, stillMarked, type DirtyKind, type DirtyMark } from "./dirty.ts";
 import { loadEngineInput } from "./engine-input.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import { bookingOf } from "./journal-payload.ts";
 import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
 import { storePortfolios } from "./portfolio-render.ts";

@@ -14,7 +14,7 @@
 import type { EventType } from "../domain/events/types.ts";
 import type { LifecycleState } from "../domain/types.ts";
 import { eventText, type ActionData } from "../events/bodies.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import { writeEvent } from "./outbox.ts";
 import { actionItemText } from "./action-item.ts";
 import type { Sql } from "./sql/port.ts";

@@ -5,7 +5,7 @@
 // and mints in scope, exactly what a whole-ledger load would.
 import { listedByIssuerFeed } from "../domain/observations.ts";
 import type { EngineInput, EngineWallet } from "../domain/types.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import type { Sql } from "./sql/port.ts";
 import { balanceChangeFromRow, balanceChangeSql } from "./tables/balance-changes.ts";
 import { instrumentFromRow, instrumentSql } from "./tables/instruments.ts";

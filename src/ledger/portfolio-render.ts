@@ -7,7 +7,7 @@
 import { quantityForPeople, uiAmount, usdForPeople } from "../domain/display.ts";
 import { add, cmp, formatExact, nearestF64, parseDecimal, sub, ZERO, type Rat } from "../domain/numbers.ts";
 import type { PositionRecord } from "../domain/types.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
 import { incomeTotalSql, type IncomeTotalRow } from "./tables/income-totals.ts";

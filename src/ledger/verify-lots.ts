@@ -4,7 +4,7 @@
 // (seals.ts): each declaration is its hash's canonical text, and each stored transaction part
 // agrees with the balance changes stored for the same transaction and wallet.
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import type { Sql } from "./sql/port.ts";
 import { balanceChangeSql } from "./tables/balance-changes.ts";
 import { costBasisDeclarationSql } from "./tables/cost-basis-declarations.ts";

@@ -10,7 +10,7 @@ import { computeCensus } from "../domain/taxonomy.ts";
 import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/types.ts";
 import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
-import { groupBy } from "./group.ts";
+import { groupBy } from "../domain/group.ts";
 import { bookingOf } from "./journal-payload.ts";
 import { eventSha256, splice, storedValues } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";

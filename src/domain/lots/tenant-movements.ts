@@ -8,6 +8,7 @@
 // Which wallets the tenant follows is known only here, at derivation time: a wallet followed
 // later turns an earlier transfer into an own transfer.
 import { balanceHistory } from "../balances";
+import { groupBy } from "../group";
 import { liftF64, type Rat } from "../numbers";
 import type { BalanceChangeObs } from "../observations";
 import { isSeizure } from "../rules/custody";
@@ -107,17 +108,6 @@ function openingBalances(changes: BalanceChangeObs[], mints: ReadonlyMap<string,
       reason: OPENING_BALANCE,
       counterpart: null,
     });
-  }
-  return out;
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
   }
   return out;
 }

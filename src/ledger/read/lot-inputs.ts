@@ -10,7 +10,7 @@ import type { InstrumentNames } from "../../domain/lots/present.ts";
 import { type FollowedMint, tenantMovements } from "../../domain/lots/tenant-movements.ts";
 import { liftF64 } from "../../domain/numbers.ts";
 import { buildTransitions, effectiveTransitions, multiplierAt } from "../../domain/timeline.ts";
-import { groupBy } from "../group.ts";
+import { groupBy } from "../../domain/group.ts";
 import { storedFields } from "../action-rows.ts";
 import { actionEventSql } from "../tables/action-events.ts";
 import { actionSql } from "../tables/actions.ts";
