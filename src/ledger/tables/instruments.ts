@@ -27,17 +27,7 @@ export const instrumentSql = statements("instruments", {
    * The issuer feed's row replaces a token-metadata one; a token-metadata row never replaces the
    * feed's. Changes nothing (0 rows) when nothing differs.
    */
-  upsert: query<{
-    mint: string;
-    symbol: string;
-    name: string | null;
-    underlying: string | null;
-    isin: string | null;
-    decimals: number | null;
-    at: string;
-    source: InstrumentSource;
-    uri: string | null;
-  }>(
+  upsert: query<EngineRow & { at: string }>(
     (p) =>
       sql`INSERT INTO instruments (mint, symbol, name, underlying, isin, decimals, updated_at, source, uri) VALUES (${p.mint}, ${p.symbol}, ${p.name}, ${p.underlying}, ${p.isin}, ${p.decimals}, ${p.at}, ${p.source}, ${p.uri})
      ON CONFLICT(mint) DO UPDATE SET symbol = excluded.symbol, name = excluded.name, underlying = coalesce(excluded.underlying, instruments.underlying),
