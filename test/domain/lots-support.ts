@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { units as unitsAt } from "../../src/domain/book";
 import type { ActionEvent, LotInput, Movement } from "../../src/domain/lots";
 import { add, liftF64, mul, parseDecimal, type Rat, rat, sub, ZERO } from "../../src/domain/numbers";
-import { typeInfo } from "../../src/domain/taxonomy";
+import { ACTION_TYPES as TAXONOMY_TYPES, typeInfo } from "../../src/domain/taxonomy";
 import type { ActionType } from "../../src/domain/types";
 
 export const DAY = 86_400_000;
@@ -108,26 +108,8 @@ export type Op =
   | { k: "own"; w: W; to: W; m: M; percent: number }
   | { k: "action"; m: M; type: ActionType; bump: number; cash: number | null; ratio: number; proceeds: number | null; end: 0 | 1 | 2 };
 
-/** Types that change the multiplier, grouped by what they do to it. */
-const ACTION_TYPES: ActionType[] = [
-  "cash_dividend",
-  "withholding_adjustment",
-  "cash_and_stock_dividend",
-  "stock_dividend",
-  "forward_split",
-  "reverse_split",
-  "unit_split",
-  "cash_in_lieu",
-  "spin_off",
-  "rights_distribution",
-  "stock_merger",
-  "identity_change",
-  "cash_merger",
-  "mixed_merger",
-  "redemption",
-  "delisting",
-  "unknown",
-];
+/** Types that change the multiplier: every type but a seizure (its units leave by a balance change). */
+const ACTION_TYPES: readonly ActionType[] = TAXONOMY_TYPES.filter((t) => t !== "seizure");
 
 const wallet = fc.constantFrom<W>(...WALLETS);
 const mint = fc.constantFrom<M>(0, 1);
