@@ -5,7 +5,8 @@
 import { runEngine } from "../src/domain/engine";
 import { canonicalSha256 } from "../src/domain/evidence";
 import { liftF64, mul, parseDecimal, rat, type Rat } from "../src/domain/numbers";
-import type { IssuerRecord, IssuerRevisionObs, MultiplierUpdateObs } from "../src/domain/observations";
+import type { IssuerRevisionObs, MultiplierUpdateObs } from "../src/domain/observations";
+import { issuerRecord } from "../test/support/issuer-record.ts";
 import type { EngineInput } from "../src/domain/types";
 
 const T0 = 1_700_000_000;
@@ -22,27 +23,17 @@ function mintData(mint: string, symbol: string, n: number) {
     const old = m;
     m = m * (1 + 0.001 + (i % 7) * 0.0001);
     updates.push({ mint, signature: `${symbol}-u${i}`, ixIndex: 0, slot: 1000 + i, blockTime: at - 600, multiplier: m, effectiveTimestamp: at, authority: "A" });
-    const record: IssuerRecord = {
+    const record = issuerRecord({
       eventId: `${symbol}-ev${i}`,
-      version: 1,
       xstockSymbol: symbol,
-      spvSymbol: null,
       caType: "CashDividend",
-      effectiveTimeUtc: new Date(at * 1000).toISOString(),
-      multiplierOld: String(old),
-      multiplierNew: String(m),
+      at,
+      multiplierOld: old,
+      multiplierNew: m,
       grossCashflowUsd: "0.5",
       netCashflowUsd: "0.35",
       withholdingTaxRate: "0.3",
-      fromUnits: null,
-      toUnits: null,
-      redemptionPriceUsd: null,
-      notes: null,
-      createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
-      status: "Initial",
-      xstockIsin: null,
-      spvIsin: null,
-    };
+    });
     revisions.push({ record, sha256: canonicalSha256(record), ingestedAt: record.createdTimeUtc!, edited: false });
   }
   return { updates, revisions, now: T0 + (n + 2) * 7 * DAY };

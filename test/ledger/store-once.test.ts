@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { runEngine } from "../../src/domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import type { IssuerRecord } from "../../src/domain/observations.ts";
+import { issuerRecord } from "../support/issuer-record.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
@@ -201,27 +202,20 @@ const STEP = 1.004;
 
 function dividend(i: number, version: number, netCents: number): IssuerRecord {
   const at = T0 + (i + 1) * 60 * DAY;
-  return {
+  return issuerRecord({
     eventId: `SHRx-${i}`,
     version,
     xstockSymbol: "SHRx",
     spvSymbol: "SHR",
     caType: "CashDividend",
-    effectiveTimeUtc: new Date(at * 1000).toISOString(),
-    multiplierOld: String(STEP ** i),
-    multiplierNew: String(STEP ** (i + 1)),
+    at,
+    multiplierOld: STEP ** i,
+    multiplierNew: STEP ** (i + 1),
     grossCashflowUsd: (netCents / 70).toFixed(4),
     netCashflowUsd: (netCents / 100).toFixed(4),
     withholdingTaxRate: "0.3",
-    fromUnits: null,
-    toUnits: null,
-    redemptionPriceUsd: null,
-    notes: null,
-    createdTimeUtc: new Date((at - 3600) * 1000).toISOString(),
     status: version === 1 ? "Initial" : "Corrected",
-    xstockIsin: null,
-    spvIsin: null,
-  };
+  });
 }
 
 /** Six wallets holding one mint through two dividends and a change no issuer record explains. */

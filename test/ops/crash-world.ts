@@ -7,6 +7,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { wholeTableSql } from "../../src/ledger/tables/whole-tables.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
+import { issuerRecord } from "../support/issuer-record.ts";
 import type { IssuerServer } from "../support/issuer-server.ts";
 import type { WalletScenario } from "../support/wallet-chain.ts";
 import { tempDir } from "./helpers.ts";
@@ -18,27 +19,22 @@ export function addDividend(s: WalletScenario, issuer: IssuerServer, k: number, 
   const effective = 1_790_000_000 + k * 3 * 86_400; // 2026-09-21 onwards, all before today
   s.addUpdate(to, effective);
   const eventId = `crash-test-${k}`;
-  issuer.data.history.push({
-    eventId,
-    version: 1,
-    xstockSymbol: "HONx",
-    spvSymbol: "HON",
-    caType: "CashDividend",
-    effectiveTimeUtc: new Date(effective * 1000).toISOString(),
-    multiplierOld: String(from),
-    multiplierNew: String(to),
-    grossCashflowUsd: "0.7",
-    netCashflowUsd: "0.49",
-    withholdingTaxRate: "0.3",
-    fromUnits: null,
-    toUnits: null,
-    redemptionPriceUsd: null,
-    notes: null,
-    createdTimeUtc: new Date((effective - 3600) * 1000).toISOString(),
-    status: "Initial",
-    xstockIsin: "CH1436219583",
-    spvIsin: "US4385161066",
-  });
+  issuer.data.history.push(
+    issuerRecord({
+      eventId,
+      xstockSymbol: "HONx",
+      spvSymbol: "HON",
+      caType: "CashDividend",
+      at: effective,
+      multiplierOld: from,
+      multiplierNew: to,
+      grossCashflowUsd: "0.7",
+      netCashflowUsd: "0.49",
+      withholdingTaxRate: "0.3",
+      xstockIsin: "CH1436219583",
+      spvIsin: "US4385161066",
+    }),
+  );
   return { eventId, multiplier: to };
 }
 

@@ -4,6 +4,7 @@
 // observations in two rounds, split at a cut in time, so a test books a ledger twice.
 import fc from "fast-check";
 import type { IssuerRecord } from "../../src/domain/observations.ts";
+import { issuerRecord } from "./issuer-record.ts";
 import type { ObservationBatch } from "../../src/ledger/store.ts";
 
 export const T0 = 1_750_000_000;
@@ -93,25 +94,19 @@ export function randomIssuerRecord(p: {
   old: number;
   m: number;
 }): IssuerRecord {
-  return {
+  const div = p.kind === "div";
+  return issuerRecord({
     eventId: p.eventId,
-    version: 1,
     xstockSymbol: p.xstockSymbol,
     spvSymbol: p.spvSymbol,
     caType: p.kind === "split" ? "ForwardSplit" : "CashDividend",
-    effectiveTimeUtc: new Date(p.at * 1000).toISOString(),
-    multiplierOld: String(p.old),
-    multiplierNew: String(p.m),
-    grossCashflowUsd: p.kind === "div" ? (p.cents / 100).toString() : null,
-    netCashflowUsd: p.kind === "div" ? ((p.cents * 0.7) / 100).toFixed(4) : null,
-    withholdingTaxRate: p.kind === "div" ? "0.3" : null,
-    fromUnits: p.kind === "split" ? "1" : null,
-    toUnits: p.kind === "split" ? String(p.ratio) : null,
-    redemptionPriceUsd: null,
-    notes: null,
-    createdTimeUtc: new Date((p.at - 3600) * 1000).toISOString(),
-    status: "Initial",
-    xstockIsin: null,
-    spvIsin: null,
-  };
+    at: p.at,
+    multiplierOld: p.old,
+    multiplierNew: p.m,
+    grossCashflowUsd: div ? (p.cents / 100).toString() : null,
+    netCashflowUsd: div ? ((p.cents * 0.7) / 100).toFixed(4) : null,
+    withholdingTaxRate: div ? "0.3" : null,
+    fromUnits: div ? null : "1",
+    toUnits: div ? null : String(p.ratio),
+  });
 }
