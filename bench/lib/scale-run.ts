@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadIssuerFixture, startIssuerServer, type IssuerData } from "../../test/support/issuer-server.ts";
 import { startRpcServer, type RpcServer } from "../../test/support/rpc-server.ts";
+import { serverEnv } from "../../test/support/server-env.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { buildScaleChain, type ScaleChain } from "./scale-chain.ts";
 import { q, type Statement } from "../../test/support/sql.ts";
@@ -46,22 +47,21 @@ export async function startScaleRun(extraEnv: Record<string, string> = {}, opts:
   const rpc = startRpcServer(scale.chain);
   const issuerData = loadIssuerFixture();
   const issuer = startIssuerServer(issuerData);
-  const env = {
-    PATH: process.env.PATH ?? "",
-    HOME: dataDir,
-    NO_COLOR: "1",
-    LOG_LEVEL: "warn",
-    SOLANA_RPC_URL: rpc.url,
-    XSTOCKS_API_URL: issuer.url,
-    ISSUER_POLL_SECONDS: "2",
-    MINT_POLL_SECONDS: "3600",
-    RESYNC_SECONDS: "0",
-    MAX_WALLETS_PER_TENANT: "1000000",
-    RATE_LIMIT_PER_MINUTE: "1000000000",
-    AUTH_FAILURES_PER_MINUTE: "1000000000",
-    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    ...extraEnv,
-  };
+  const env = serverEnv(
+    dataDir,
+    { rpcUrl: rpc.url, issuerUrl: issuer.url },
+    {
+      ISSUER_POLL_SECONDS: "2",
+      MINT_POLL_SECONDS: "3600",
+      RESYNC_SECONDS: "0",
+      MAX_WALLETS_PER_TENANT: "1000000",
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      AUTH_FAILURES_PER_MINUTE: "1000000000",
+      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+      ...extraEnv,
+    },
+  );
+
   const keyRun = Bun.spawnSync([binary, "keys", "create", "bench", "--tenant", "bench", "--scopes", "assets:read,wallets:sync,ledger:read", "--json", "--data-dir", dataDir], { env });
   if (keyRun.exitCode !== 0) throw new Error(keyRun.stderr.toString());
   const key = JSON.parse(keyRun.stdout.toString()).key as string;

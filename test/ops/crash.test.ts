@@ -13,6 +13,7 @@ import { integrityProblems } from "../../src/ledger/sql/dialect.ts";
 import { seededRandom } from "../support/chain.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
+import { serverEnv } from "../support/server-env.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
 import { cleanRebuild, jobStates, movingWorld, pendingBooking, serve, standing, sumDecimals } from "./crash-world.ts";
 import { cli, ensureBinary, removeTempDirs, tempDir } from "./helpers.ts";
@@ -35,20 +36,18 @@ describe("crash safety", () => {
     const dataDir = tempDir("cal-crash-");
     const log = join(dataDir, "serve.log");
     let watch: Ledger | null = null; // the test's own connection, to watch the ledger between kills
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: dataDir,
-      NO_COLOR: "1",
-      LOG_LEVEL: "warn",
-      SOLANA_RPC_URL: rpc.url,
-      XSTOCKS_API_URL: issuer.url,
-      ISSUER_POLL_SECONDS: "1",
-      MINT_POLL_SECONDS: "1",
-      // Honoured once src/ledger/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
-      CA_LEDGER_SYNC_LEASE_SECONDS: "2",
-      // One wallet per booking transaction, so kills also land between a round's chunks.
-      CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
-    };
+    const env = serverEnv(
+      dataDir,
+      { rpcUrl: rpc.url, issuerUrl: issuer.url },
+      {
+        ISSUER_POLL_SECONDS: "1",
+        MINT_POLL_SECONDS: "1",
+        // Honoured once src/ledger/queue.ts reads it (see the report); without it a killed job waits out the 120 s lease.
+        CA_LEDGER_SYNC_LEASE_SECONDS: "2",
+        // One wallet per booking transaction, so kills also land between a round's chunks.
+        CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
+      },
+    );
     try {
       const keys = ["crash-a", "crash-b"].map((tenant) => {
         const r = cli(["keys", "create", tenant, "--tenant", tenant, "--scopes", "wallets:sync,ledger:read", "--json", "--data-dir", dataDir]);

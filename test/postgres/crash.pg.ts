@@ -16,6 +16,7 @@ import { seededRandom } from "../support/chain.ts";
 import { freshDatabase } from "../support/engine.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { startRpcServer } from "../support/rpc-server.ts";
+import { serverEnv } from "../support/server-env.ts";
 import { addHolders, buildWalletScenario } from "../support/wallet-chain.ts";
 import { q } from "../support/sql.ts";
 
@@ -39,19 +40,11 @@ describe("crash safety, two servers on one PostgreSQL ledger", () => {
     const issuer = startIssuerServer(loadIssuerFixture());
     const url = freshDatabase("crash");
     const dirs = [tempDir("cal-crash-a-"), tempDir("cal-crash-b-")];
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: dirs[0]!,
-      NO_COLOR: "1",
-      LOG_LEVEL: "warn",
-      DATABASE_URL: url,
-      SOLANA_RPC_URL: rpc.url,
-      XSTOCKS_API_URL: issuer.url,
-      ISSUER_POLL_SECONDS: "1",
-      MINT_POLL_SECONDS: "1",
-      CA_LEDGER_SYNC_LEASE_SECONDS: "2",
-      CA_LEDGER_BOOKING_CHUNK_WALLETS: "1",
-    };
+    const env = serverEnv(
+      dirs[0]!,
+      { rpcUrl: rpc.url, issuerUrl: issuer.url },
+      { DATABASE_URL: url, ISSUER_POLL_SECONDS: "1", MINT_POLL_SECONDS: "1", CA_LEDGER_SYNC_LEASE_SECONDS: "2", CA_LEDGER_BOOKING_CHUNK_WALLETS: "1" },
+    );
     const watch = await openLedger({ dataDir: dirs[0]!, databaseUrl: url });
     const db = watch.db;
     const servers: (Serving | null)[] = [null, null];
