@@ -6,17 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
 import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
   getCloseAccountInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
   getMintToInstruction,
-  getPreInitializeInstructionsForMintExtensions,
   getTransferCheckedInstruction,
   getUpdateMultiplierScaledUiMintInstruction,
 } from "@solana-program/token-2022";
@@ -26,7 +19,7 @@ import type { OperatorRecord } from "../../src/domain/observations";
 import { ownerTokenAccounts } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
-import { recordSvm } from "../support/litesvm-chain";
+import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n;
@@ -37,26 +30,14 @@ async function scenario() {
   const [issuer, holder, buyer, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
   svm.airdrop(holder.address, lamports(1_000_000_000n));
-  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
-  const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const [holderAta, buyerAta] = await Promise.all([ata2022(holder.address, mint.address), ata2022(buyer.address, mint.address)]);
   const chain = emptyChain(1000);
   const svmChain = recordSvm(svm, chain);
   svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
   svmChain.watch(buyerAta, buyer.address, mint.address, DECIMALS);
 
-  const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
-  const space = getMintSize([scaled]);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("create", issuer, createScaledMintInstructions(svm, issuer, mint, DECIMALS), [issuer.address]);
   await svmChain.send(
     "mint",
     issuer,

@@ -9,17 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
 import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
   getMintToInstruction,
-  getPostInitializeInstructionsForMintExtensions,
-  getPreInitializeInstructionsForMintExtensions,
   getUpdateMultiplierScaledUiMintInstruction,
   getUpdateTokenMetadataFieldInstruction,
   tokenMetadataField,
@@ -37,7 +29,7 @@ import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
-import { recordSvm } from "../support/litesvm-chain.ts";
+import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
@@ -56,35 +48,12 @@ async function otherIssuerMint() {
   const svm = new LiteSVM();
   const [issuer, holder, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
-  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const holderAta = await ata2022(holder.address, mint.address);
   const chain = emptyChain(1000);
   const svmChain = recordSvm(svm, chain);
   svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
-  const metadata = extension("TokenMetadata", { updateAuthority: issuer.address, mint: mint.address, additionalMetadata: new Map(), ...METADATA });
-  const extensions = [
-    extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }),
-    extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
-  ];
-  // The account starts at the size of the fixed extensions; the program grows it for the metadata (paid up front).
-  const space = getMintSize(extensions);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({
-        payer: issuer,
-        newAccount: mint,
-        lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))),
-        space,
-        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
-      }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-      ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("create", issuer, createScaledMintInstructions(svm, issuer, mint, DECIMALS, METADATA), [issuer.address]);
   await svmChain.send(
     "mint",
     issuer,
