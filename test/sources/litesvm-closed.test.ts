@@ -20,6 +20,7 @@ import { ownerTokenAccounts } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain";
+import { untaxedDividendRecord } from "../support/issuer-records";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n;
@@ -94,25 +95,14 @@ describe("LiteSVM: a token account closed by the real CloseAccount", async () =>
 
       // An operator's record for this mint (no issuer feed lists it): a cash dividend of 0.5 USD a share.
       const record: OperatorRecord = {
-        eventId: "op-div-1",
-        version: 1,
-        xstockSymbol: "TESTx",
-        spvSymbol: null,
-        caType: "CashDividend",
-        effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(),
-        multiplierOld: "1",
-        multiplierNew: "1.05",
-        grossCashflowUsd: "0.5",
-        netCashflowUsd: "0.5",
-        withholdingTaxRate: "0",
-        fromUnits: null,
-        toUnits: null,
-        redemptionPriceUsd: null,
-        notes: null,
-        createdTimeUtc: null,
-        status: "Initial",
-        xstockIsin: null,
-        spvIsin: null,
+        ...untaxedDividendRecord({
+          eventId: "op-div-1",
+          xstockSymbol: "TESTx",
+          effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(),
+          multiplierNew: "1.05",
+          grossCashflowUsd: "0.5",
+          netCashflowUsd: "0.5",
+        }),
         mint: s.mint,
       };
       const out = runEngine({

@@ -30,6 +30,7 @@ import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
 import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain.ts";
+import { untaxedDividendRecord } from "../support/issuer-records.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
@@ -202,27 +203,14 @@ describe("a name a mint gives itself", () => {
       effectiveTimestamp: 1_780_000_000,
       authority,
     }));
-    const record = {
+    const record = untaxedDividendRecord({
       eventId: "ev-1",
-      version: 1,
       xstockSymbol: "ABCx",
-      spvSymbol: null,
-      caType: "CashDividend",
       effectiveTimeUtc: "2026-05-28T20:26:40.000Z",
-      multiplierOld: "1",
       multiplierNew: "1.01",
       grossCashflowUsd: "1",
       netCashflowUsd: "1",
-      withholdingTaxRate: "0",
-      fromUnits: null,
-      toUnits: null,
-      redemptionPriceUsd: null,
-      notes: null,
-      createdTimeUtc: null,
-      status: "Initial",
-      xstockIsin: null,
-      spvIsin: null,
-    };
+    });
     const wallet = (owner: string, mint: string) => ({
       owner,
       gaps: [],
