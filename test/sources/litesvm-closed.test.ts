@@ -6,20 +6,14 @@
 import { describe, expect, test } from "bun:test";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import {
-  getCloseAccountInstruction,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getMintToInstruction,
-  getTransferCheckedInstruction,
-  getUpdateMultiplierScaledUiMintInstruction,
-} from "@solana-program/token-2022";
+import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getTransferCheckedInstruction } from "@solana-program/token-2022";
 import { canonicalSha256 } from "../../src/domain/evidence";
 import { runEngine } from "../../src/domain/engine";
 import type { OperatorRecord } from "../../src/domain/observations";
 import { ownerTokenAccounts } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
-import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain";
 import { untaxedDividendRecord } from "../support/issuer-records";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
@@ -50,15 +44,7 @@ async function scenario() {
     [holderAta, buyerAta, issuer.address, holder.address],
   );
   svmChain.setClock(T0);
-  await svmChain.send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.05, T0 + 3600n), [issuer.address]);
   svmChain.setClock(T0 + 8000n);
   await svmChain.send(
     "sell",

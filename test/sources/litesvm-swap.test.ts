@@ -14,7 +14,7 @@ import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports, type Instruction, type TransactionSigner } from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import * as spl from "@solana-program/token";
-import { getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getTransferCheckedInstruction, getUpdateMultiplierScaledUiMintInstruction } from "@solana-program/token-2022";
+import { getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getTransferCheckedInstruction } from "@solana-program/token-2022";
 import { loadConfig } from "../../src/config.ts";
 import { deriveLots } from "../../src/domain/lots/index.ts";
 import { formatDecimal } from "../../src/domain/numbers.ts";
@@ -29,7 +29,7 @@ import { call } from "../harness/index.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
-import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain.ts";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { q } from "../support/sql.ts";
 
@@ -95,15 +95,7 @@ async function scenario() {
 
   // The issuer's pattern: re-assert the value in force, then schedule 1.25 an hour later (exact in binary, so the units below are too).
   rec.setClock(T0 + 200n);
-  await send(
-    "schedule",
-    issuer!,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1.25, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer!.address],
-  );
+  await send("schedule", issuer!, reassertThenScheduleInstructions(issuer!, stock!.address, T0 - 86_400n, 1.25, T0 + 3600n), [issuer!.address]);
 
   // The sale: raw 4,000,000 (5 units at 1.25) back to the dealer for 500 USDC.
   rec.setClock(T0 + 8000n);

@@ -21,7 +21,7 @@ import { decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, find
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import type { WireTransaction } from "../../src/sources/solana/wire";
-import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n; // the clock when the issuer acts (LiteSVM starts at 0)
@@ -58,15 +58,7 @@ async function scenario() {
   );
   setClock(T0);
   // The issuer's pattern: re-assert the value in force with a past timestamp, then schedule.
-  await send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.05, T0 + 3600n), [issuer.address]);
   setClock(T0 + 600n);
   // Overwritten before activation: the 1.05 schedule never takes effect.
   await send("overwrite", issuer, [getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.06, effectiveTimestamp: T0 + 7200n })], [issuer.address]);

@@ -27,6 +27,7 @@ import {
   getPostInitializeInstructionsForMintExtensions,
   getPreInitializeInstructionsForMintExtensions,
   getTokenDecoder,
+  getUpdateMultiplierScaledUiMintInstruction,
 } from "@solana-program/token-2022";
 import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
 import { addTransaction, type ChainState } from "./rpc-server";
@@ -65,6 +66,17 @@ export function createScaledMintInstructions(
     ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
     getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: issuer.address, freezeAuthority: null }),
     ...(grown.length > 0 ? getPostInitializeInstructionsForMintExtensions(mint.address, issuer, grown) : []),
+  ];
+}
+
+/**
+ * The issuer's pattern for a multiplier change, in one transaction: re-assert the multiplier in
+ * force (1) with the past timestamp `inForceSince`, then schedule `multiplier` at `effectiveTimestamp`.
+ */
+export function reassertThenScheduleInstructions(issuer: TransactionSigner, mint: Address, inForceSince: bigint, multiplier: number, effectiveTimestamp: bigint): Instruction[] {
+  return [
+    getUpdateMultiplierScaledUiMintInstruction({ mint, authority: issuer, multiplier: 1, effectiveTimestamp: inForceSince }),
+    getUpdateMultiplierScaledUiMintInstruction({ mint, authority: issuer, multiplier, effectiveTimestamp }),
   ];
 }
 

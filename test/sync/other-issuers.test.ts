@@ -9,13 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import {
-  getCreateAssociatedTokenIdempotentInstruction,
-  getMintToInstruction,
-  getUpdateMultiplierScaledUiMintInstruction,
-  getUpdateTokenMetadataFieldInstruction,
-  tokenMetadataField,
-} from "@solana-program/token-2022";
+import { getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getUpdateTokenMetadataFieldInstruction, tokenMetadataField } from "@solana-program/token-2022";
 import { loadConfig } from "../../src/config.ts";
 import { runEngine } from "../../src/domain/engine.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
@@ -29,7 +23,7 @@ import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
-import { ata2022, createScaledMintInstructions, recordSvm } from "../support/litesvm-chain.ts";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain.ts";
 import { untaxedDividendRecord } from "../support/issuer-records.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
@@ -65,15 +59,7 @@ async function otherIssuerMint() {
     [holderAta, holder.address, issuer.address],
   );
   svmChain.setClock(T0);
-  await svmChain.send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.025, T0 + 3600n), [issuer.address]);
   for (const a of [mint.address, holderAta]) chain.accounts.set(a, svmChain.account(a));
   /** The issuer renames the mint in its metadata (same lengths: the account was funded for these). */
   const rename = async (symbol: string, name: string) => {
