@@ -17,17 +17,9 @@ import {
   setTransactionMessageFeePayerSigner,
   signTransactionMessageWithSigners,
 } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
-import {
-  extension,
-  getAmountToUiAmountInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getPreInitializeInstructionsForMintExtensions,
-  getUpdateMultiplierScaledUiMintInstruction,
-  TOKEN_2022_PROGRAM_ADDRESS,
-} from "@solana-program/token-2022";
+import { getAmountToUiAmountInstruction, getUpdateMultiplierScaledUiMintInstruction } from "@solana-program/token-2022";
 import { uiAmount } from "../../src/domain/display";
+import { createScaledMintInstructions } from "../support/litesvm-chain";
 
 /** AmountToUiAmount as the program answers it, one mint per decimals, the multiplier set before each ask. */
 async function programRenderer() {
@@ -54,13 +46,7 @@ async function programRenderer() {
     let m = mints.get(decimals);
     if (m) return m;
     const mint = await generateKeyPairSigner();
-    const scaled = extension("ScaledUiAmountConfig", { authority: payer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
-    const space = getMintSize([scaled]);
-    await send([
-      getCreateAccountInstruction({ payer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-      getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: payer.address, freezeAuthority: null }),
-    ]);
+    await send(createScaledMintInstructions(svm, payer, mint, decimals));
     mints.set(decimals, (m = { address: mint.address, multiplier: 1 }));
     return m;
   }

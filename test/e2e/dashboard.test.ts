@@ -77,9 +77,12 @@ async function openView(label: string, ready: string): Promise<void> {
 
 const cli = (args: string[]) => cliAsync([...args, "--data-dir", dataDir], env);
 
+/** The API asked directly with a key (not through the page). */
+const withKey = (path: string, key = demoKey) => fetch(url + path, { headers: { authorization: `Bearer ${key}` } });
+
 /** The API's own answer, asked with the demo key (not through the page). */
 async function apiJson(path: string) {
-  const res = await fetch(url + path, { headers: { authorization: `Bearer ${demoKey}` } });
+  const res = await withKey(path);
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -167,6 +170,26 @@ async function pickYear(year: string): Promise<void> {
     return w.stale;
   });
   expect(stale).toEqual([]);
+}
+
+/** The text of every cell of a table's rows, row by row. */
+const cellsOf = (rows: string) => page.$$eval(rows, (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+
+/** The converted totals' cards, figure → text shown. */
+const convertedCards = async () =>
+  Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
+
+/** Signs in on the sign-in form with `key` and waits for `ready`. */
+async function signIn(key: string, ready: string): Promise<void> {
+  await page.fill("#key", key);
+  await page.click("button[type=submit]");
+  await page.waitForSelector(ready);
+}
+
+/** Submits `owner` on the Wallets view's register form. */
+async function register(owner: string): Promise<void> {
+  await page.fill("#register-owner", owner);
+  await page.click("form.register button[type=submit]");
 }
 
 /** The currency picker's options as a person reads them. */
@@ -304,7 +327,7 @@ describe("the dashboard in a browser", () => {
       expect(centsShown(shown.unvaluedGrossUsd!)).toBe(cents(report.totals.exact.unvaluedGrossUsd));
       expect(shown.grossUsd).not.toBe("$509.91");
 
-      const rows = await page.$$eval("#income-report tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      const rows = await cellsOf("#income-report tbody tr");
       const unknownTitles = await page.$$eval("#income-report tbody .unknown", (us) => us.map((u) => u.getAttribute("title") ?? ""));
       expect(rows.length).toBe(report.rows.length);
       report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
@@ -383,7 +406,7 @@ describe("the dashboard in a browser", () => {
       await page.waitForSelector("#converted-totals:has-text('GBP')");
       const gbp = (await apiJson("/v2/reports/income?year=2026&currency=GBP")).totals.converted;
       expect(gbp.reason).toBeNull();
-      const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
+      const cards = await convertedCards();
       expect(["gross", "withholdingTax", "retained", "net"].map((p) => centsShown(cards[p]))).toEqual(convertedBreakdown(gbp.exact, "unknown"));
       expect(cards.net).toMatch(/ GBP$/);
       await shot("03b-income-gbp");
@@ -399,14 +422,14 @@ describe("the dashboard in a browser", () => {
       const report = await apiJson("/v2/reports/income?year=2026&currency=EUR");
       const c = report.totals.converted;
       expect(c.reason).toBeNull();
-      const cards = Object.fromEntries(await page.$$eval("#converted-totals .card", (cs) => cs.map((x) => [x.getAttribute("data-figure"), x.querySelector(".card-value")!.textContent])));
+      const cards = await convertedCards();
       const eurTotals = ["gross", "withholdingTax", "retained", "net"].map((p) => centsShown(cards[p]));
       expect(eurTotals).toEqual(convertedBreakdown(c.exact, "unknown"));
       expect(addsUpOnPage(...(eurTotals as [string, string, string, string]))).toBe(true);
       expect(cards.net).toMatch(/ EUR$/);
       // Every 2026 event is after the sample's last day: each takes 2026-01-09's rate, and says so.
       expect(await page.textContent("#rate-days")).toContain("2026-01-09");
-      const converted = await page.$$eval("#income-report-converted tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      const converted = await cellsOf("#income-report-converted tbody tr");
       report.rows.forEach((r: IncomeReport["rows"][number], i: number) => {
         const [, , gross, withheld, retained, net, days] = converted[i]!;
         const c = r.converted!;
@@ -502,12 +525,12 @@ describe("the dashboard in a browser", () => {
       const unnamed = "a holding distributed by HON, sold by the issuer and reinvested in HONx (not named by the issuer)";
       await page.selectOption("#instrument", { label: "HONx (HON)" });
       await page.waitForSelector("#links tbody tr:has-text('Spin off')");
-      const links = await page.$$eval("#links tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      const links = await cellsOf("#links tbody tr");
       expect(links.map(([type, , , what, , , when]) => [type, what, when])).toEqual([
         ["Spin off", unnamed, "2025-10-30"],
         ["Spin off", unnamed, "2026-06-29"],
       ]);
-      const basis = await page.$$eval("#basis tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      const basis = await cellsOf("#basis tbody tr");
       expect(basis).toEqual([
         ["HON", "Position", "50.6941%"],
         ["a holding distributed by HON (not named by the issuer) (2025-10-30)", "Distributed", "1.0898%"],
@@ -549,8 +572,7 @@ describe("the dashboard in a browser", () => {
       expect(await page.$$eval("#wallets tbody tr", (r) => r.length)).toBe(2);
       // The offline demo syncs only the wallets it has a recording of: ask again for one of them.
       const wallet = (await page.textContent("#wallets tbody tr:nth-child(2) code"))!;
-      await page.fill("#register-owner", wallet);
-      await page.click("form.register button[type=submit]");
+      await register(wallet);
       await page.waitForSelector("text=Already registered; sync queued.");
       await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
       expect(await page.textContent("#register-progress")).toMatch(/Complete\s*\d+ transactions · finished \d{4}-\d{2}-\d{2}/);
@@ -722,13 +744,13 @@ describe("the dashboard in a browser", () => {
       }, wallet);
       expect(direct).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
       // A removal is a write too: without the token it is refused, and the wallet stays followed.
-      const followed = (await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).wallets[0].owner as string;
+      const followed = (await (await withKey("/v1/wallets")).json()).wallets[0].owner as string;
       const removal = await page.evaluate(async (owner) => {
         const r = await fetch(`/ui/api/v1/wallets/${owner}`, { method: "DELETE" });
         return { status: r.status, body: await r.json() };
       }, followed);
       expect(removal).toEqual({ status: 403, body: { error: expect.any(String), code: "csrf_refused" } });
-      expect((await (await fetch(`${url}/v1/wallets/${followed}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).owner).toBe(followed);
+      expect((await (await withKey(`/v1/wallets/${followed}/status`)).json()).owner).toBe(followed);
 
       // Another site on this machine (another port) posts a form to the dashboard: the browser may
       // send the cookie (same site), but not the token, and its Origin is not the dashboard's.
@@ -750,7 +772,7 @@ describe("the dashboard in a browser", () => {
       } finally {
         attacker.stop(true);
       }
-      const registered = await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json();
+      const registered = await (await withKey("/v1/wallets")).json();
       expect(registered.wallets.map((w: { owner: string }) => w.owner)).not.toContain(wallet);
     },
     slow,
@@ -776,9 +798,7 @@ describe("the dashboard in a browser", () => {
       expect(created.code).toBe(0);
       const viewer = JSON.parse(created.stdout) as { id: string; key: string };
       await page.goto(url + "/#/wallets");
-      await page.fill("#key", viewer.key);
-      await page.click("button[type=submit]");
-      await page.waitForSelector("#no-sync-scope");
+      await signIn(viewer.key, "#no-sync-scope");
       expect(await page.isDisabled("form.register button[type=submit]")).toBe(true);
       // The scope and the command that makes such a key, as the API's own 403 says it; no Remove.
       expect(await page.textContent("#no-sync-scope")).toContain("lacks the scope wallets:sync");
@@ -801,26 +821,26 @@ describe("the dashboard in a browser", () => {
       const created = await cli(["keys", "create", "newcomer", "--tenant", "newcomer", "--scopes", "assets:read,ledger:read,wallets:sync", "--json"]);
       expect(created.code).toBe(0);
       await page.goto(url + "/#/holdings");
-      await page.fill("#key", JSON.parse(created.stdout).key);
-      await page.click("button[type=submit]");
-      await page.waitForSelector(".state.empty");
+      await signIn(JSON.parse(created.stdout).key, ".state.empty");
       expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
       await shot("11-empty-tenant");
 
       await openView("Wallets", "form.register");
-      await page.fill("#register-owner", randomAddress());
-      await page.click("form.register button[type=submit]");
+      await register(randomAddress());
       await page.waitForSelector("form.register .error-text");
       expect(await page.textContent("form.register .error-text")).toContain("This is the offline demo");
       await shot("12-register-refused");
 
-      const demoWallet = (await (await fetch(`${url}/v1/wallets`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).wallets[0].owner as string;
-      await page.fill("#register-owner", demoWallet);
-      await page.click("form.register button[type=submit]");
-      await page.waitForSelector("text=Registered; sync queued.");
-      await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
-      await openView("Holdings", "#holdings-combined tbody tr");
-      expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
+      const demoWallet = (await (await withKey("/v1/wallets")).json()).wallets[0].owner as string;
+      /** Registers the wallet, waits for its sync to finish and sees its holdings alone. */
+      const registerAndSeeHoldings = async (owner: string) => {
+        await register(owner);
+        await page.waitForSelector("text=Registered; sync queued.");
+        await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
+        await openView("Holdings", "#holdings-combined tbody tr");
+        expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
+      };
+      await registerAndSeeHoldings(demoWallet);
       await shot("13-new-tenant-holdings");
 
       // Remove it: a first click asks to confirm (Cancel keeps it), the second removes it.
@@ -844,21 +864,16 @@ describe("the dashboard in a browser", () => {
       await page.waitForSelector(".state.empty");
       expect(await page.textContent(".state.empty")).toContain("No wallets yet.");
       const newcomerKey = JSON.parse(created.stdout).key as string;
-      const gone = await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${newcomerKey}` } });
+      const gone = await withKey(`/v1/wallets/${demoWallet}/status`, newcomerKey);
       expect(gone.status).toBe(404);
       // The demo tenant still follows it.
-      expect((await fetch(`${url}/v1/wallets/${demoWallet}/status`, { headers: { authorization: `Bearer ${demoKey}` } })).status).toBe(200);
+      expect((await withKey(`/v1/wallets/${demoWallet}/status`)).status).toBe(200);
       await openView("Holdings", ".state.empty");
       await shot("13c-removed");
 
       // Registering it again brings the same holdings back once its sync finished.
       await openView("Wallets", "form.register");
-      await page.fill("#register-owner", demoWallet);
-      await page.click("form.register button[type=submit]");
-      await page.waitForSelector("text=Registered; sync queued.");
-      await page.waitForSelector("#register-progress .badge.s-complete", { timeout: 20_000 });
-      await openView("Holdings", "#holdings-combined tbody tr");
-      expect(await page.$$eval(".wallet-positions", (t) => t.length)).toBe(1);
+      await registerAndSeeHoldings(demoWallet);
     },
     slow,
   );
@@ -868,9 +883,7 @@ describe("the dashboard in a browser", () => {
     async () => {
       const created = await cli(["keys", "create", "assets-only", "--tenant", "demo", "--scopes", "assets:read", "--json"]);
       await page.click("#sign-out");
-      await page.fill("#key", JSON.parse(created.stdout).key);
-      await page.click("button[type=submit]");
-      await page.waitForSelector(".state.failure");
+      await signIn(JSON.parse(created.stdout).key, ".state.failure");
       expect(await page.textContent(".state.failure")).toContain("This key lacks the scope ledger:read.");
       await shot("14-missing-scope");
     },

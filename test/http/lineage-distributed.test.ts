@@ -15,8 +15,7 @@ import { storeObservations } from "../../src/ledger/store.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { parseOperatorRecords } from "../../src/sources/operator/records.ts";
 import { call, schemaErrors } from "../harness/index.ts";
-import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
-import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { serveDemoLedger, stopDemoLedger, type DemoServer } from "../support/demo-server.ts";
 import { q } from "../support/sql.ts";
 
 const HONX = "XsRbLZthfABAPAfumWNEJhPyiKDW6TvDVeAeW7oKqA2";
@@ -27,13 +26,9 @@ let srv: DemoServer;
 let owners: string[];
 
 beforeAll(async () => {
-  srv = await serveDemo(await demoDataDir());
-  owners = (await call(srv.url, "/v1/wallets", { key: srv.key })).body.wallets.map((w: { owner: string }) => w.owner);
+  ({ srv, owners } = await serveDemoLedger());
 });
-afterAll(async () => {
-  await srv?.stop();
-  removeTempDirs();
-});
+afterAll(() => stopDemoLedger(srv));
 
 type Lineage = import("../../client/src/index.ts").LineageResponse;
 type Detail = import("../../client/src/index.ts").ActionDetail;

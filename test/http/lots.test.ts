@@ -15,20 +15,15 @@ import { LOT_METHODS, TAX_TREATMENTS } from "../../src/domain/lots/types.ts";
 import { demoOwners } from "../../src/demo/identity.ts";
 import { createKey } from "../../src/ledger/keys.ts";
 import { call, schemaErrors } from "../harness/index.ts";
-import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
-import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { serveDemoLedger, stopDemoLedger, type DemoServer } from "../support/demo-server.ts";
 
 let srv: DemoServer;
 let owners: string[];
 
 beforeAll(async () => {
-  srv = await serveDemo(await demoDataDir());
-  owners = (await call(srv.url, "/v1/wallets", { key: srv.key })).body.wallets.map((w: { owner: string }) => w.owner);
+  ({ srv, owners } = await serveDemoLedger());
 });
-afterAll(async () => {
-  await srv?.stop();
-  removeTempDirs();
-});
+afterAll(() => stopDemoLedger(srv));
 
 /**
  * The lots' exact units sum to the instrument's: an exact value whose expansion does not end (a

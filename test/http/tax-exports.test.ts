@@ -8,8 +8,7 @@ import { createClient } from "../../client/src/index.ts";
 import { roundedText } from "../../src/domain/display.ts";
 import { parseDecimal } from "../../src/domain/numbers.ts";
 import { address, allScopes, call, registerWallet, seedWallet, startTestServer } from "../harness/index.ts";
-import { demoDataDir, removeTempDirs } from "../ops/helpers.ts";
-import { serveDemo, type DemoServer } from "../support/demo-server.ts";
+import { serveDemoLedger, stopDemoLedger, type DemoServer } from "../support/demo-server.ts";
 
 let srv: DemoServer;
 let owners: string[];
@@ -18,8 +17,7 @@ const income = new Map<string, { id: string; effectiveAt: string; symbol: string
 let otherTreatments = 0;
 
 beforeAll(async () => {
-  srv = await serveDemo(await demoDataDir());
-  owners = (await call(srv.url, "/v1/wallets", { key: srv.key })).body.wallets.map((w: { owner: string }) => w.owner);
+  ({ srv, owners } = await serveDemoLedger());
   for (const owner of owners) {
     const entries = (await call(srv.url, `/v1/income?owner=${owner}&limit=200`, { key: srv.key })).body.entries as { id: string; incomeUnits: string; usd: string | null }[];
     const list = [];
@@ -34,10 +32,7 @@ beforeAll(async () => {
     income.set(owner, list);
   }
 });
-afterAll(async () => {
-  await srv?.stop();
-  removeTempDirs();
-});
+afterAll(() => stopDemoLedger(srv));
 
 async function exportOf(owner: string, dataset: string, filter = "") {
   const a = await call(srv.url, `/v1/export?owner=${owner}&dataset=${dataset}${filter}`, { key: srv.key });

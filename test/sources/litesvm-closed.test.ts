@@ -6,27 +6,15 @@
 import { describe, expect, test } from "bun:test";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
-import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
-  getCloseAccountInstruction,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getMintToInstruction,
-  getPreInitializeInstructionsForMintExtensions,
-  getTransferCheckedInstruction,
-  getUpdateMultiplierScaledUiMintInstruction,
-} from "@solana-program/token-2022";
+import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getTransferCheckedInstruction } from "@solana-program/token-2022";
 import { canonicalSha256 } from "../../src/domain/evidence";
 import { runEngine } from "../../src/domain/engine";
 import type { OperatorRecord } from "../../src/domain/observations";
 import { ownerTokenAccounts } from "../../src/sources/solana/decode";
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
-import { recordSvm } from "../support/litesvm-chain";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain";
+import { untaxedDividendRecord } from "../support/issuer-records";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n;
@@ -37,26 +25,14 @@ async function scenario() {
   const [issuer, holder, buyer, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
   svm.airdrop(holder.address, lamports(1_000_000_000n));
-  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
-  const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const [holderAta, buyerAta] = await Promise.all([ata2022(holder.address, mint.address), ata2022(buyer.address, mint.address)]);
   const chain = emptyChain(1000);
   const svmChain = recordSvm(svm, chain);
   svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
   svmChain.watch(buyerAta, buyer.address, mint.address, DECIMALS);
 
-  const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
-  const space = getMintSize([scaled]);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("create", issuer, createScaledMintInstructions(svm, issuer, mint, DECIMALS), [issuer.address]);
   await svmChain.send(
     "mint",
     issuer,
@@ -68,15 +44,7 @@ async function scenario() {
     [holderAta, buyerAta, issuer.address, holder.address],
   );
   svmChain.setClock(T0);
-  await svmChain.send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.05, T0 + 3600n), [issuer.address]);
   svmChain.setClock(T0 + 8000n);
   await svmChain.send(
     "sell",
@@ -113,25 +81,14 @@ describe("LiteSVM: a token account closed by the real CloseAccount", async () =>
 
       // An operator's record for this mint (no issuer feed lists it): a cash dividend of 0.5 USD a share.
       const record: OperatorRecord = {
-        eventId: "op-div-1",
-        version: 1,
-        xstockSymbol: "TESTx",
-        spvSymbol: null,
-        caType: "CashDividend",
-        effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(),
-        multiplierOld: "1",
-        multiplierNew: "1.05",
-        grossCashflowUsd: "0.5",
-        netCashflowUsd: "0.5",
-        withholdingTaxRate: "0",
-        fromUnits: null,
-        toUnits: null,
-        redemptionPriceUsd: null,
-        notes: null,
-        createdTimeUtc: null,
-        status: "Initial",
-        xstockIsin: null,
-        spvIsin: null,
+        ...untaxedDividendRecord({
+          eventId: "op-div-1",
+          xstockSymbol: "TESTx",
+          effectiveTimeUtc: new Date(Number(T0 + 3600n) * 1000).toISOString(),
+          multiplierNew: "1.05",
+          grossCashflowUsd: "0.5",
+          netCashflowUsd: "0.5",
+        }),
         mint: s.mint,
       };
       const out = runEngine({

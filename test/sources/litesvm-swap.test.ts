@@ -14,18 +14,7 @@ import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports, type Instruction, type TransactionSigner } from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import * as spl from "@solana-program/token";
-import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getMintToInstruction,
-  getPreInitializeInstructionsForMintExtensions,
-  getTransferCheckedInstruction,
-  getUpdateMultiplierScaledUiMintInstruction,
-} from "@solana-program/token-2022";
+import { getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getTransferCheckedInstruction } from "@solana-program/token-2022";
 import { loadConfig } from "../../src/config.ts";
 import { deriveLots } from "../../src/domain/lots/index.ts";
 import { formatDecimal } from "../../src/domain/numbers.ts";
@@ -40,7 +29,7 @@ import { call } from "../harness/index.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/sync/queue.ts";
 import { ledgerFlags, ledgerTarget } from "../support/engine.ts";
-import { recordSvm } from "../support/litesvm-chain.ts";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { q } from "../support/sql.ts";
 
@@ -52,9 +41,9 @@ async function scenario() {
   const svm = new LiteSVM();
   const [issuer, dealer, holder, stock, usdc] = await Promise.all([1, 2, 3, 4, 5].map(() => generateKeyPairSigner()));
   for (const s of [issuer!, dealer!, holder!]) svm.airdrop(s.address, lamports(10_000_000_000n));
-  const ata2022 = async (owner: TransactionSigner) => (await findAssociatedTokenPda({ owner: owner.address, mint: stock!.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }))[0];
+  const ataStock = (owner: TransactionSigner) => ata2022(owner.address, stock!.address);
   const ataSpl = async (owner: TransactionSigner) => (await spl.findAssociatedTokenPda({ owner: owner.address, mint: usdc!.address, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS }))[0];
-  const [holderStock, dealerStock, holderUsd, dealerUsd] = [await ata2022(holder!), await ata2022(dealer!), await ataSpl(holder!), await ataSpl(dealer!)];
+  const [holderStock, dealerStock, holderUsd, dealerUsd] = [await ataStock(holder!), await ataStock(dealer!), await ataSpl(holder!), await ataSpl(dealer!)];
   const chain = emptyChain(2000);
   const rec = recordSvm(svm, chain);
   rec.watch(holderStock, holder!.address, stock!.address, STOCK_DECIMALS);
@@ -66,15 +55,11 @@ async function scenario() {
     (signatures[label] = (await rec.send(label, payer, ixs, listedUnder)).transaction.signatures[0]!);
 
   rec.setClock(T0 - 86_400n);
-  const scaled = extension("ScaledUiAmountConfig", { authority: issuer!.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
-  const space = getMintSize([scaled]);
   await send(
     "create stock",
     issuer!,
     [
-      getCreateAccountInstruction({ payer: issuer!, newAccount: stock!, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-      ...getPreInitializeInstructionsForMintExtensions(stock!.address, [scaled]),
-      getInitializeMint2Instruction({ mint: stock!.address, decimals: STOCK_DECIMALS, mintAuthority: issuer!.address, freezeAuthority: null }),
+      ...createScaledMintInstructions(svm, issuer!, stock!, STOCK_DECIMALS),
       getCreateAssociatedTokenIdempotentInstruction({ payer: issuer!, ata: dealerStock, owner: dealer!.address, mint: stock!.address }),
       getMintToInstruction({ mint: stock!.address, token: dealerStock, mintAuthority: issuer!, amount: 100_000_000n }),
     ],
@@ -110,15 +95,7 @@ async function scenario() {
 
   // The issuer's pattern: re-assert the value in force, then schedule 1.25 an hour later (exact in binary, so the units below are too).
   rec.setClock(T0 + 200n);
-  await send(
-    "schedule",
-    issuer!,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: stock!.address, authority: issuer!, multiplier: 1.25, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer!.address],
-  );
+  await send("schedule", issuer!, reassertThenScheduleInstructions(issuer!, stock!.address, T0 - 86_400n, 1.25, T0 + 3600n), [issuer!.address]);
 
   // The sale: raw 4,000,000 (5 units at 1.25) back to the dealer for 500 USDC.
   rec.setClock(T0 + 8000n);

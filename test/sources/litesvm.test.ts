@@ -8,17 +8,11 @@
 import { describe, expect, test } from "bun:test";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports, type Instruction } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
 import {
   TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
   getMintDecoder,
-  getMintSize,
   getMintToInstruction,
-  getPreInitializeInstructionsForMintExtensions,
   getTransferCheckedInstruction,
   getUpdateMultiplierScaledUiMintInstruction,
 } from "@solana-program/token-2022";
@@ -27,7 +21,7 @@ import { decodeMintAccount, decodeTokenAccountBytes, extractBalanceChanges, find
 import { syncWalletChain } from "../../src/sources/solana/chain-read/pipeline";
 import { createRpc } from "../../src/sources/solana/rpc";
 import type { WireTransaction } from "../../src/sources/solana/wire";
-import { recordSvm } from "../support/litesvm-chain";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain";
 import { emptyChain, startRpcServer } from "../support/rpc-server";
 
 const T0 = 1_780_000_000n; // the clock when the issuer acts (LiteSVM starts at 0)
@@ -41,8 +35,7 @@ async function scenario() {
   const mint = await generateKeyPairSigner();
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
   svm.airdrop(holder.address, lamports(1_000_000_000n));
-  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
-  const [otherAta] = await findAssociatedTokenPda({ owner: other.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const [holderAta, otherAta] = await Promise.all([ata2022(holder.address, mint.address), ata2022(other.address, mint.address)]);
   const chain = emptyChain(1000);
   const txs: Record<string, WireTransaction> = {};
   const svmChain = recordSvm(svm, chain);
@@ -51,19 +44,8 @@ async function scenario() {
   const setClock = svmChain.setClock;
   const send = async (label: string, feePayer: typeof issuer, ixs: Instruction[], listedUnder: string[]) => (txs[label] = await svmChain.send(label, feePayer, ixs, listedUnder));
 
-  const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
-  const space = getMintSize([scaled]);
   setClock(T0 - 86_400n);
-  await send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({ payer: issuer, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(space)), space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, [scaled]),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-    ],
-    [issuer.address],
-  );
+  await send("create", issuer, createScaledMintInstructions(svm, issuer, mint, DECIMALS), [issuer.address]);
   await send(
     "mint",
     issuer,
@@ -76,15 +58,7 @@ async function scenario() {
   );
   setClock(T0);
   // The issuer's pattern: re-assert the value in force with a past timestamp, then schedule.
-  await send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.05, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.05, T0 + 3600n), [issuer.address]);
   setClock(T0 + 600n);
   // Overwritten before activation: the 1.05 schedule never takes effect.
   await send("overwrite", issuer, [getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.06, effectiveTimestamp: T0 + 7200n })], [issuer.address]);

@@ -4,18 +4,9 @@
 import { describe, expect, test } from "bun:test";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
-import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getPostInitializeInstructionsForMintExtensions,
-  getPreInitializeInstructionsForMintExtensions,
-} from "@solana-program/token-2022";
 import { decodeMintBytes } from "../../src/sources/solana/decode.ts";
 import { readMintAccount } from "../../src/sources/solana/chain-read/mint-states.ts";
-import { recordSvm } from "../support/litesvm-chain.ts";
+import { createScaledMintInstructions, recordSvm } from "../support/litesvm-chain.ts";
 import { emptyChain } from "../support/rpc-server.ts";
 
 /** A Scaled UI Amount mint whose metadata says `name` and `symbol`, as the program writes it. */
@@ -24,28 +15,7 @@ async function mintNamed(name: string, symbol: string) {
   const [issuer, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
   const chain = recordSvm(svm, emptyChain(1000));
-  const metadata = extension("TokenMetadata", { updateAuthority: issuer.address, mint: mint.address, additionalMetadata: new Map(), name, symbol, uri: "https://issuer.example/\u200bm.json" });
-  const extensions = [
-    extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }),
-    extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
-  ];
-  await chain.send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({
-        payer: issuer,
-        newAccount: mint,
-        lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))),
-        space: getMintSize(extensions),
-        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
-      }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: 8, mintAuthority: issuer.address, freezeAuthority: null }),
-      ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
-    ],
-    [issuer.address],
-  );
+  await chain.send("create", issuer, createScaledMintInstructions(svm, issuer, mint, 8, { name, symbol, uri: "https://issuer.example/\u200bm.json" }), [issuer.address]);
   return { mint: mint.address as string, account: chain.account(mint.address) };
 }
 

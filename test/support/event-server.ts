@@ -1,7 +1,7 @@
 // A real server (its worker thread, its own connection; SQLite, or PostgreSQL with
 // CA_LEDGER_TEST_ENGINE) against loopback servers speaking the Solana JSON-RPC and xStocks wire
-// formats, with what the event tests read: the outbox, keys, registration. Call stopEventServers
-// after each test and removeEventDirs after all.
+// formats, with what the event and following tests read: the outbox, keys, registration. Call
+// stopEventServers after each test and removeEventDirs after all.
 import { rmSync } from "node:fs";
 import { createKey } from "../../src/ledger/keys.ts";
 import { startServer, type ServerHandle } from "../../src/server.ts";
@@ -36,6 +36,7 @@ export async function startEventServer(s: WalletScenario, env: Record<string, st
     { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
     {
       quiet: true,
+      // The tests poll the API until a state shows, for as long as a loaded machine needs: no rate limit.
       env: {
         LOG_LEVEL: "error",
         SOLANA_RPC_URL: rpc.url,

@@ -17,9 +17,68 @@ import {
   type Instruction,
   type TransactionSigner,
 } from "@solana/kit";
-import { TOKEN_2022_PROGRAM_ADDRESS, getTokenDecoder } from "@solana-program/token-2022";
+import { getCreateAccountInstruction } from "@solana-program/system";
+import {
+  TOKEN_2022_PROGRAM_ADDRESS,
+  extension,
+  findAssociatedTokenPda,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getPostInitializeInstructionsForMintExtensions,
+  getPreInitializeInstructionsForMintExtensions,
+  getTokenDecoder,
+  getUpdateMultiplierScaledUiMintInstruction,
+} from "@solana-program/token-2022";
 import type { WireTokenBalance, WireTransaction } from "../../src/sources/solana/wire";
 import { addTransaction, type ChainState } from "./rpc-server";
+
+/** The associated Token-2022 account of `owner` for `mint`. */
+export async function ata2022(owner: Address, mint: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }))[0];
+}
+
+/**
+ * The instructions that create `mint` as a Token-2022 mint with Scaled UI Amount at multiplier 1
+ * (nothing scheduled), `issuer` paying and holding every authority. With `metadata`, the mint
+ * also carries MetadataPointer (to itself) and TokenMetadata as other issuers deploy them: the
+ * account starts at the size of the fixed extensions, funded up front for the metadata the
+ * program grows it by.
+ */
+export function createScaledMintInstructions(
+  svm: LiteSVM,
+  issuer: TransactionSigner,
+  mint: TransactionSigner,
+  decimals: number,
+  metadata?: { name: string; symbol: string; uri: string },
+): Instruction[] {
+  const scaled = extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 });
+  const extensions = metadata ? [extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }), scaled] : [scaled];
+  const grown = metadata ? [extension("TokenMetadata", { updateAuthority: issuer.address, mint: mint.address, additionalMetadata: new Map(), ...metadata })] : [];
+  const space = getMintSize(extensions);
+  return [
+    getCreateAccountInstruction({
+      payer: issuer,
+      newAccount: mint,
+      lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, ...grown]))),
+      space,
+      programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+    }),
+    ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
+    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: issuer.address, freezeAuthority: null }),
+    ...(grown.length > 0 ? getPostInitializeInstructionsForMintExtensions(mint.address, issuer, grown) : []),
+  ];
+}
+
+/**
+ * The issuer's pattern for a multiplier change, in one transaction: re-assert the multiplier in
+ * force (1) with the past timestamp `inForceSince`, then schedule `multiplier` at `effectiveTimestamp`.
+ */
+export function reassertThenScheduleInstructions(issuer: TransactionSigner, mint: Address, inForceSince: bigint, multiplier: number, effectiveTimestamp: bigint): Instruction[] {
+  return [
+    getUpdateMultiplierScaledUiMintInstruction({ mint, authority: issuer, multiplier: 1, effectiveTimestamp: inForceSince }),
+    getUpdateMultiplierScaledUiMintInstruction({ mint, authority: issuer, multiplier, effectiveTimestamp }),
+  ];
+}
 
 export interface SvmRecorder {
   /** Token accounts whose balances the rendered transactions report (of Token-2022 unless `programId` says otherwise). */

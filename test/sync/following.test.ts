@@ -2,56 +2,13 @@
 // connection) against loopback servers speaking the Solana JSON-RPC and xStocks wire formats:
 // scheduled re-syncs, the mint poll, and what one tenant sees of a wallet another follows.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { startServer, type ServerHandle } from "../../src/server.ts";
-import { createKey } from "../../src/ledger/keys.ts";
-import { call, tempDir } from "../harness/index.ts";
-import { loadIssuerFixture, startIssuerServer, type IssuerServer } from "../support/issuer-server.ts";
-import { startRpcServer, type RpcServer } from "../support/rpc-server.ts";
-import { buildWalletScenario, type WalletScenario } from "../support/wallet-chain.ts";
-import { ledgerFlags } from "../support/engine.ts";
-import { createSharedClock, type SharedClock } from "../../src/sync/shared-clock.ts";
+import { call } from "../harness/index.ts";
+import { removeEventDirs, startEventServer, stopEventServers } from "../support/event-server.ts";
+import { buildWalletScenario } from "../support/wallet-chain.ts";
+import { createSharedClock } from "../../src/sync/shared-clock.ts";
 
-const dirs: string[] = [];
-const running: { server: ServerHandle; rpc: RpcServer; issuer: IssuerServer }[] = [];
-afterEach(async () => {
-  for (const r of running.splice(0)) {
-    await r.server.stop();
-    r.rpc.stop();
-    r.issuer.stop();
-  }
-});
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-async function start(s: WalletScenario, env: Record<string, string>, clock?: SharedClock) {
-  const rpc = startRpcServer(s.chain);
-  const issuer = startIssuerServer(loadIssuerFixture());
-  const dataDir = tempDir("cal-follow-");
-  dirs.push(dataDir);
-  const server = await startServer(
-    { port: "0", host: "127.0.0.1", ...ledgerFlags(dataDir) },
-    {
-      quiet: true,
-      // The tests poll the API until a state shows, for as long as a loaded machine needs: no rate limit.
-      env: {
-        LOG_LEVEL: "error",
-        SOLANA_RPC_URL: rpc.url,
-        XSTOCKS_API_URL: issuer.url,
-        ISSUER_POLL_SECONDS: "3600",
-        MINT_POLL_SECONDS: "3600",
-        RESYNC_SECONDS: "0",
-        RATE_LIMIT_PER_MINUTE: "1000000",
-        ...env,
-      },
-      clock: clock?.buffer,
-    },
-  );
-  running.push({ server, rpc, issuer });
-  const key = async (tenant: string) => (await createKey(server.ledger.db, { name: `k-${tenant}`, tenant, scopes: ["wallets:sync", "ledger:read"] })).key;
-  return { server, rpc, issuer, key };
-}
+afterEach(stopEventServers);
+afterAll(removeEventDirs);
 
 /** Polls until `check` returns a value (not undefined), or fails after `ms`. */
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
@@ -75,7 +32,7 @@ const actionsOf = (url: string, key: string, owner: string) => call(url, `/v2/ac
 describe("following", () => {
   test("every followed wallet is re-synced on its schedule: a change after its first sync is booked without anyone asking", async () => {
     const s = buildWalletScenario({ transfers: 6, seed: 31 });
-    const { server, key } = await start(s, { RESYNC_SECONDS: "1" });
+    const { server, key } = await startEventServer(s, { RESYNC_SECONDS: "1" });
     const k = await key("acme");
     expect((await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } })).status).toBe(202);
     const first = await finished(server.url, k, s.owner);
@@ -97,7 +54,7 @@ describe("following", () => {
   test("the mint poll shows a newly scheduled multiplier as confirmed before it takes force, and books it when it does, with no sync", async () => {
     const s = buildWalletScenario({ transfers: 6, seed: 32 });
     const clock = createSharedClock(); // the worker's: the wall clock until the test moves it
-    const { server, rpc, key } = await start(s, { MINT_POLL_SECONDS: "1" }, clock);
+    const { server, rpc, key } = await startEventServer(s, { MINT_POLL_SECONDS: "1" }, clock);
     const k = await key("acme");
     await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } });
     const synced = await finished(server.url, k, s.owner);
@@ -133,7 +90,7 @@ describe("tenancy", () => {
   test("a tenant sees a wallet's books only after its own sync, and its counts are those it would see alone", async () => {
     const s = buildWalletScenario({ transfers: 60, seed: 33 });
     s.addUpdate(1.0031, 1_790_000_000); // one change the wallet held through, so there are books
-    const { server, rpc, key } = await start(s, {});
+    const { server, rpc, key } = await startEventServer(s, {});
     const a = await key("acme"),
       b = await key("globex");
     await call(server.url, "/v1/wallets/sync", { key: a, body: { owner: s.owner } });
@@ -173,7 +130,7 @@ describe("what a first sync shows of another tenant's interest", () => {
     /** B's first sync of the wallet: what B is told, and the provider calls the sync made. */
     const firstSyncOfB = async (others: string[]) => {
       const s = scenario();
-      const { server, rpc, key } = await start(s, {});
+      const { server, rpc, key } = await startEventServer(s, {});
       for (const tenant of others) {
         const k = await key(tenant);
         await call(server.url, "/v1/wallets/sync", { key: k, body: { owner: s.owner } });

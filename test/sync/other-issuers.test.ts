@@ -9,21 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LiteSVM } from "litesvm";
 import { generateKeyPairSigner, lamports } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
-import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  extension,
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getMintToInstruction,
-  getPostInitializeInstructionsForMintExtensions,
-  getPreInitializeInstructionsForMintExtensions,
-  getUpdateMultiplierScaledUiMintInstruction,
-  getUpdateTokenMetadataFieldInstruction,
-  tokenMetadataField,
-} from "@solana-program/token-2022";
+import { getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction, getUpdateTokenMetadataFieldInstruction, tokenMetadataField } from "@solana-program/token-2022";
 import { loadConfig } from "../../src/config.ts";
 import { runEngine } from "../../src/domain/engine.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
@@ -37,7 +23,8 @@ import { pollIssuer } from "../../src/sync/issuer-poll.ts";
 import { pollMints } from "../../src/sync/mint-poll.ts";
 import { runSyncJob } from "../../src/sync/job.ts";
 import { claimJob, registerAndEnqueue } from "../../src/ledger/queue.ts";
-import { recordSvm } from "../support/litesvm-chain.ts";
+import { ata2022, createScaledMintInstructions, reassertThenScheduleInstructions, recordSvm } from "../support/litesvm-chain.ts";
+import { untaxedDividendRecord } from "../support/issuer-records.ts";
 import { emptyChain, startRpcServer } from "../support/rpc-server.ts";
 import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
@@ -56,35 +43,12 @@ async function otherIssuerMint() {
   const svm = new LiteSVM();
   const [issuer, holder, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   svm.airdrop(issuer.address, lamports(10_000_000_000n));
-  const [holderAta] = await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const holderAta = await ata2022(holder.address, mint.address);
   const chain = emptyChain(1000);
   const svmChain = recordSvm(svm, chain);
   svmChain.watch(holderAta, holder.address, mint.address, DECIMALS);
-  const metadata = extension("TokenMetadata", { updateAuthority: issuer.address, mint: mint.address, additionalMetadata: new Map(), ...METADATA });
-  const extensions = [
-    extension("MetadataPointer", { authority: issuer.address, metadataAddress: mint.address }),
-    extension("ScaledUiAmountConfig", { authority: issuer.address, multiplier: 1, newMultiplierEffectiveTimestamp: 0n, newMultiplier: 1 }),
-  ];
-  // The account starts at the size of the fixed extensions; the program grows it for the metadata (paid up front).
-  const space = getMintSize(extensions);
   svmChain.setClock(T0 - 86_400n);
-  await svmChain.send(
-    "create",
-    issuer,
-    [
-      getCreateAccountInstruction({
-        payer: issuer,
-        newAccount: mint,
-        lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize([...extensions, metadata]))),
-        space,
-        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
-      }),
-      ...getPreInitializeInstructionsForMintExtensions(mint.address, extensions),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: issuer.address, freezeAuthority: null }),
-      ...getPostInitializeInstructionsForMintExtensions(mint.address, issuer, [metadata]),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("create", issuer, createScaledMintInstructions(svm, issuer, mint, DECIMALS, METADATA), [issuer.address]);
   await svmChain.send(
     "mint",
     issuer,
@@ -95,15 +59,7 @@ async function otherIssuerMint() {
     [holderAta, holder.address, issuer.address],
   );
   svmChain.setClock(T0);
-  await svmChain.send(
-    "schedule",
-    issuer,
-    [
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1, effectiveTimestamp: T0 - 86_400n }),
-      getUpdateMultiplierScaledUiMintInstruction({ mint: mint.address, authority: issuer, multiplier: 1.025, effectiveTimestamp: T0 + 3600n }),
-    ],
-    [issuer.address],
-  );
+  await svmChain.send("schedule", issuer, reassertThenScheduleInstructions(issuer, mint.address, T0 - 86_400n, 1.025, T0 + 3600n), [issuer.address]);
   for (const a of [mint.address, holderAta]) chain.accounts.set(a, svmChain.account(a));
   /** The issuer renames the mint in its metadata (same lengths: the account was funded for these). */
   const rename = async (symbol: string, name: string) => {
@@ -233,27 +189,14 @@ describe("a name a mint gives itself", () => {
       effectiveTimestamp: 1_780_000_000,
       authority,
     }));
-    const record = {
+    const record = untaxedDividendRecord({
       eventId: "ev-1",
-      version: 1,
       xstockSymbol: "ABCx",
-      spvSymbol: null,
-      caType: "CashDividend",
       effectiveTimeUtc: "2026-05-28T20:26:40.000Z",
-      multiplierOld: "1",
       multiplierNew: "1.01",
       grossCashflowUsd: "1",
       netCashflowUsd: "1",
-      withholdingTaxRate: "0",
-      fromUnits: null,
-      toUnits: null,
-      redemptionPriceUsd: null,
-      notes: null,
-      createdTimeUtc: null,
-      status: "Initial",
-      xstockIsin: null,
-      spvIsin: null,
-    };
+    });
     const wallet = (owner: string, mint: string) => ({
       owner,
       gaps: [],
