@@ -15,7 +15,7 @@ import fc from "fast-check";
 import { runEngine } from "../../src/domain/engine.ts";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import type { IssuerRecord } from "../../src/domain/observations.ts";
-import { issuerRecord } from "../support/issuer-record.ts";
+import { issuerRecord } from "../support/issuer-records.ts";
 import type { ActionRecord } from "../../src/domain/types.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";

@@ -7,7 +7,7 @@ import { openLedger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { wholeTableSql } from "../../src/ledger/tables/whole-tables.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
-import { issuerRecord } from "../support/issuer-record.ts";
+import { issuerRecord } from "../support/issuer-records.ts";
 import type { IssuerServer } from "../support/issuer-server.ts";
 import type { WalletScenario } from "../support/wallet-chain.ts";
 import { tempDir } from "./helpers.ts";

@@ -4,7 +4,7 @@
 // observations in two rounds, split at a cut in time, so a test books a ledger twice.
 import fc from "fast-check";
 import type { IssuerRecord } from "../../src/domain/observations.ts";
-import { issuerRecord } from "./issuer-record.ts";
+import { issuerRecord } from "./issuer-records.ts";
 import type { ObservationBatch } from "../../src/ledger/store.ts";
 
 export const T0 = 1_750_000_000;
