@@ -6,7 +6,7 @@ import { runEngine } from "../src/domain/engine";
 import { canonicalSha256 } from "../src/domain/evidence";
 import { liftF64, mul, parseDecimal, rat, type Rat } from "../src/domain/numbers";
 import type { IssuerRevisionObs, MultiplierUpdateObs } from "../src/domain/observations";
-import { issuerRecord } from "../test/support/issuer-record.ts";
+import { issuerRecord } from "../test/support/issuer-records.ts";
 import type { EngineInput } from "../src/domain/types";
 
 const T0 = 1_700_000_000;
