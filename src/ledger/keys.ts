@@ -148,26 +148,50 @@ export function keyById(db: Sql) {
 }
 
 /**
- * Prepares the lookup used on every request. It reads the database each time, so a revocation
- * made by the CLI in another process takes effect on the next request.
+ * Prepares the lookup used on every request. A revocation made by the CLI in another process
+ * takes effect on the next request: a key is answered from memory only while nothing at all has
+ * been committed to the database since its row was read (SQLite's commit marks, commit-marks.ts;
+ * any commit, a sync's or a revocation's, sends the next request to the row again). On
+ * PostgreSQL, which has no such marks, every request reads the row (docs/performance.md#the-key-lookup).
  */
 export function keyLookup(db: Db) {
   const touched = new Map<string, number>(); // key id -> minute (since the epoch) last written by this process
+  const known = new Map<string, { principal: KeyPrincipal; mark: Uint32Array }>(); // digest -> principal, as read after `mark`
   return async (key: string, now = Date.now()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
+    const marks = db.commits();
+    const seen = known.get(digest);
+    const principal = seen && marks?.unchanged(seen.mark) ? seen.principal : await readPrincipal(digest, marks?.mark());
+    if (!principal) return null;
+    // last_used_at is kept at minute precision so a busy key does not write on every request.
+    const minute = Math.floor(now / 60000);
+    if (touched.get(principal.keyId) !== minute) {
+      if (await db.writeIfFree((tx) => tx.run(apiKeySql.touch, { id: principal.keyId, minute: new Date(minute * 60000).toISOString() }))) touched.set(principal.keyId, minute); // busy: a later request writes it
+    }
+    return principal;
+  };
+
+  /** The key's principal from its row (remembered with the mark taken before the read), or null. */
+  async function readPrincipal(digest: string, mark: Uint32Array | undefined): Promise<KeyPrincipal | null> {
     const row = await db.get(apiKeySql.principalByHash, { keySha256: digest });
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const ok = sameDigest(digest, row?.key_sha256 ?? "0".repeat(64)) && row !== null && row.revoked_at === null;
-    if (!ok || !row) return null;
-    // last_used_at is kept at minute precision so a busy key does not write on every request.
-    const minute = Math.floor(now / 60000);
-    if (touched.get(row.id) !== minute) {
-      if (await db.writeIfFree((tx) => tx.run(apiKeySql.touch, { id: row.id, minute: new Date(minute * 60000).toISOString() }))) touched.set(row.id, minute); // busy: a later request writes it
+    if (!ok || !row) {
+      known.delete(digest);
+      return null;
     }
-    return toPrincipal(row);
-  };
+    const principal = toPrincipal(row);
+    if (mark) {
+      if (known.size >= MAX_KNOWN_KEYS) known.clear(); // a ledger has a handful of keys; a flood of new ones only costs reads
+      known.set(digest, { principal, mark });
+    }
+    return principal;
+  }
 }
+
+// Keys remembered per process between commits.
+const MAX_KNOWN_KEYS = 1000;
 
 /**
  * Two hex digests compared in time that depends on their length only (what timingSafeEqual does

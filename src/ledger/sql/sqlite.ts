@@ -8,6 +8,7 @@
 // connection's own queries wait for it to end, and only its `tx` runs meanwhile. Without a
 // transaction in progress a query runs at once, with no waiting and no lock.
 import type { Database, Statement } from "bun:sqlite";
+import { walIndexMarks, type CommitMarks } from "./commit-marks.ts";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
 import { bind, textFor, type Query } from "./statement.ts";
@@ -91,6 +92,9 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     claimKeys: grantKeys,
   };
 
+  // Mapped at the first ask, once the connection has the WAL-index open (it has read something).
+  let marks: CommitMarks | null | undefined;
+
   const db: SqliteDb = {
     sqlite,
     dialect: "sqlite",
@@ -118,9 +122,11 @@ export function sqliteDb(sqlite: Database): SqliteDb {
         release();
       }
     },
+    commits: () => (marks === undefined ? (marks = walIndexMarks(`${sqlite.filename}-shm`)) : marks),
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     async close() {
+      marks?.close();
       clearStatements(statements);
       clearStatements(control);
       sqlite.close();
