@@ -2,6 +2,7 @@
 // go by the hash (an index) and then compare digests in constant time.
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
+import { whileUncommitted } from "./sql/commit-marks.ts";
 import type { Db, Sql } from "./sql/port.ts";
 import { apiKeySql, type PrincipalRow } from "./tables/api-keys.ts";
 import { tenantSql } from "./tables/tenants.ts";
@@ -156,13 +157,12 @@ export function keyById(db: Sql) {
  */
 export function keyLookup(db: Db) {
   const touched = new Map<string, number>(); // key id -> minute (since the epoch) last written by this process
-  const known = new Map<string, { principal: KeyPrincipal; mark: Uint32Array }>(); // digest -> principal, as read after `mark`
+  // Keys found, by digest (a ledger has a handful; unknown keys are read every time).
+  const known = whileUncommitted<KeyPrincipal | null>(() => db.commits(), 1000);
   return async (key: string, now = Date.now()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const marks = db.commits();
-    const seen = known.get(digest);
-    const principal = seen && marks?.unchanged(seen.mark) ? seen.principal : await readPrincipal(digest, marks?.mark());
+    const principal = await known.get(digest, () => readPrincipal(digest), (p) => p !== null);
     if (!principal) return null;
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = Math.floor(now / 60000);
@@ -172,26 +172,13 @@ export function keyLookup(db: Db) {
     return principal;
   };
 
-  /** The key's principal from its row (remembered with the mark taken before the read), or null. */
-  async function readPrincipal(digest: string, mark: Uint32Array | undefined): Promise<KeyPrincipal | null> {
+  async function readPrincipal(digest: string): Promise<KeyPrincipal | null> {
     const row = await db.get(apiKeySql.principalByHash, { keySha256: digest });
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const ok = sameDigest(digest, row?.key_sha256 ?? "0".repeat(64)) && row !== null && row.revoked_at === null;
-    if (!ok || !row) {
-      known.delete(digest);
-      return null;
-    }
-    const principal = toPrincipal(row);
-    if (mark) {
-      if (known.size >= MAX_KNOWN_KEYS) known.clear(); // a ledger has a handful of keys; a flood of new ones only costs reads
-      known.set(digest, { principal, mark });
-    }
-    return principal;
+    return ok && row ? toPrincipal(row) : null;
   }
 }
-
-// Keys remembered per process between commits.
-const MAX_KNOWN_KEYS = 1000;
 
 /**
  * Two hex digests compared in time that depends on their length only (what timingSafeEqual does

@@ -1,5 +1,6 @@
 // Helpers the read models share: the dataset label, what the ledger holds, registration checks, paging.
-import type { Sql } from "../sql/port.ts";
+import { whileUncommitted } from "../sql/commit-marks.ts";
+import type { Db, Sql } from "../sql/port.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { V1Kind } from "../../domain/types.ts";
 import { actionSql } from "../tables/actions.ts";
@@ -33,11 +34,18 @@ export async function actionCount(db: Sql): Promise<number> {
 
 /**
  * Whether this tenant registered the wallet, and whether it may see its books yet: only once its
- * own first sync of the wallet finished, whatever other tenants following it did before.
+ * own first sync of the wallet finished, whatever other tenants following it did before. Asked
+ * on every wallet-scoped request, so remembered per tenant and wallet while nothing is committed
+ * (a registration, a removal and a first sync all commit; docs/performance.md#the-key-lookup).
+ * `on`: the ledger, or a transaction of its that the request's reads share.
  */
-export async function registration(db: Sql, tenantId: number, owner: string): Promise<{ booksVisible: boolean } | null> {
-  const row = await db.get(tenantWalletSql.registered, { tenantId, owner });
-  return row ? { booksVisible: row.first_synced_at !== null } : null;
+export function registrationLookup(db: Db) {
+  const known = whileUncommitted<{ booksVisible: boolean } | null>(() => db.commits(), 10_000);
+  return (tenantId: number, owner: string, on: Sql = db) =>
+    known.get(`${tenantId} ${owner}`, async () => {
+      const row = await on.get(tenantWalletSql.registered, { tenantId, owner });
+      return row ? { booksVisible: row.first_synced_at !== null } : null;
+    });
 }
 
 /** Every wallet this tenant registered, with whether it may see its books yet (as above). */

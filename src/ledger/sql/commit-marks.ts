@@ -48,3 +48,27 @@ export function walIndexMarks(shmPath: string): CommitMarks | null {
     },
   };
 }
+
+/**
+ * Values read from the database, remembered by key while nothing at all is committed since each
+ * was read; with no marks (PostgreSQL) every `get` reads. At most `max` are kept (all are dropped
+ * when full: they are read again at the next commit anyway).
+ */
+export function whileUncommitted<V>(commits: () => CommitMarks | null, max: number) {
+  const known = new Map<string, { value: V; mark: Uint32Array }>();
+  return {
+    /** The value remembered for `key`, or `read()`'s; `keep` says which values to remember. */
+    async get(key: string, read: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+      const marks = commits();
+      const seen = known.get(key);
+      if (seen && marks?.unchanged(seen.mark)) return seen.value;
+      const mark = marks?.mark(); // before the read: a commit after it shows at the next check
+      const value = await read();
+      if (mark && keep(value)) {
+        if (known.size >= max) known.clear();
+        known.set(key, { value, mark });
+      } else known.delete(key);
+      return value;
+    },
+  };
+}

@@ -1,13 +1,17 @@
-// The key lookup remembers a key between requests only while nothing is committed
-// (docs/performance.md#the-key-lookup): a revocation made on another connection, as
-// `ca-ledger keys revoke` makes it in its own process, is refused at the very next lookup, however
-// many times the key was answered before. The commit marks it relies on are read from SQLite's
-// WAL-index; a PostgreSQL ledger has none and reads the row every time (the same test runs there).
+// The key lookup and the registration check remember what they read between requests only while
+// nothing is committed (docs/performance.md#the-key-lookup): a revocation or a removal made on
+// another connection, as `ca-ledger keys revoke` and `ca-ledger wallets remove` make them in their
+// own process, shows at the very next lookup, however many times it was answered before. The
+// commit marks they rely on are read from SQLite's WAL-index; a PostgreSQL ledger has none and
+// reads the rows every time (the same tests run there).
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { ledgerPath, openLedger } from "../../src/ledger/db.ts";
-import { createKey, keyLookup, revokeKey } from "../../src/ledger/keys.ts";
+import { createKey, ensureTenant, keyLookup, revokeKey } from "../../src/ledger/keys.ts";
+import { registrationLookup } from "../../src/ledger/queries/common.ts";
+import { registerAndEnqueue, unregisterWallet } from "../../src/ledger/queue.ts";
 import { walIndexMarks } from "../../src/ledger/sql/commit-marks.ts";
+import { randomAddress } from "../harness/index.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
 
@@ -46,6 +50,28 @@ describe("the key lookup", () => {
       expect((await lookup(k.key, minute))?.scopes).toEqual(["ledger:read"]);
     } finally {
       await l.close();
+    }
+  });
+});
+
+describe("the registration check", () => {
+  test("a wallet read again and again reads as unregistered at the next check once another connection removes it", async () => {
+    const dir = tempDir("cal-registration-");
+    const server = await openLedger(ledgerTarget(dir));
+    const cli = await openLedger(ledgerTarget(dir));
+    try {
+      const tenantId = await ensureTenant(server.db, "acme");
+      const owner = randomAddress();
+      const registration = registrationLookup(server.db);
+      expect(await registration(tenantId, owner)).toBeNull();
+      await registerAndEnqueue(cli.db, tenantId, 10, owner);
+      for (let i = 0; i < 3; i++) expect(await registration(tenantId, owner)).toEqual({ booksVisible: false });
+      expect(await registration(tenantId + 1, owner)).toBeNull(); // another tenant's view of it
+      expect((await unregisterWallet(cli.db, tenantId, owner)).removed).toBe(true);
+      expect(await registration(tenantId, owner)).toBeNull();
+    } finally {
+      await cli.close();
+      await server.close();
     }
   });
 });
