@@ -162,7 +162,11 @@ export function keyLookup(db: Db) {
   return async (key: string, now = Date.now()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const principal = await known.get(digest, () => readPrincipal(digest), (p) => p !== null);
+    const principal = await known.get(
+      digest,
+      () => readPrincipal(digest),
+      (p) => p !== null,
+    );
     if (!principal) return null;
     // last_used_at is kept at minute precision so a busy key does not write on every request.
     const minute = Math.floor(now / 60000);
