@@ -32,6 +32,7 @@ import { positionSql } from "./tables/positions.ts";
 import { transitionSeenSql } from "./tables/transitions-seen.ts";
 import { unbookedRevisionSql } from "./tables/unbooked-revisions.ts";
 import { yieldSql } from "./tables/yields.ts";
+import { encodeYields } from "./yields-payload.ts";
 import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
@@ -394,7 +395,7 @@ async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, a
   for (const s of await tx.all(positionSql.keysOfOwners, { owners: [...owners] })) if (!kept.has(`${s.owner} ${s.mint}`)) await tx.run(positionSql.delete, s);
   for (const p of derived) await tx.run(positionSql.upsert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
   const yields = groupBy(out.yields, (y) => y.owner);
-  for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: JSON.stringify(yields.get(owner) ?? []), at });
+  for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: encodeYields(yields.get(owner) ?? []), at });
 }
 
 // ---- shared -------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import { ownerSql } from "./tables/owners.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
 import { positionSql } from "./tables/positions.ts";
 import { yieldSql } from "./tables/yields.ts";
+import { yieldsTextLike } from "./yields-payload.ts";
 import { checkCostBasisDeclarations, checkTransactionChanges } from "./verify-lots.ts";
 
 export interface CheckResult {
@@ -384,7 +385,8 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
 /**
  * The tables booking writes from the engine's records hold exactly, byte for byte, what the
  * engine derives from the stored observations at the time each was booked: booking writes
- * `JSON.stringify` of the records, so the same records give the same bytes. Booking is
+ * `JSON.stringify` of the records (a yields row: their encoding, yields-payload.ts), so the same
+ * records give the same bytes. Booking is
  * incremental, so each mint is re-derived at its own booking time (lineage and census instances,
  * stamped in `mint_schedule`) and each wallet at its own (positions and yields, stamped in
  * `yields`); what is still marked dirty waits for its booking and is left out. The taxonomy is the
@@ -441,7 +443,8 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
     const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
     const yields = groupBy(out.yields, (y) => y.owner);
     compare("positions", keyed(await db.all(positionSql.keyedOfOwners, { owners })), new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
-    compare("yields", keyed(await db.all(yieldSql.keyedOfOwners, { owners })), new Map(owners.map((o) => [o, JSON.stringify(yields.get(o) ?? [])])));
+    const storedYields = keyed(await db.all(yieldSql.keyedOfOwners, { owners }));
+    compare("yields", storedYields, new Map(owners.map((o) => [o, yieldsTextLike(storedYields.get(o) ?? "", yields.get(o) ?? [])])));
     for (const o of owners) checkedOwners.add(o);
   }
   for (const { owner } of await db.all(positionSql.owners)) {

@@ -9,6 +9,7 @@ import type { Sql } from "../sql/port.ts";
 import { portfolioSql } from "../tables/portfolios.ts";
 import { positionSql } from "../tables/positions.ts";
 import { yieldSql } from "../tables/yields.ts";
+import { decodeYields } from "../yields-payload.ts";
 
 /** A yield window as people read it: USD and quantities rounded, ratios exact, the exact values kept. */
 export function yieldShown(y: YieldRecord, decimals: number) {
@@ -40,7 +41,7 @@ export function portfolioQueries(db: Sql) {
     },
     async yield(owner: string) {
       const row = await db.get(yieldSql.ofOwner, { owner });
-      const records = row ? (JSON.parse(row.payload) as YieldRecord[]) : [];
+      const records = row ? decodeYields(owner, row.payload) : [];
       // Quantities are shown at each mint's decimals, which the position records carry.
       const decimals = new Map((await db.all(positionSql.ofOwner, { owner })).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
       const byMint = new Map<string, { mint: string; symbol: string | null; windows: ReturnType<typeof yieldShown>[] }>();

@@ -1,4 +1,4 @@
-// Each wallet's yield records; `updated_at` is when the wallet was last booked.
+// Each wallet's yield records (stored compactly: ../yields-payload.ts); `updated_at` is when the wallet was last booked.
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface YieldRow {
