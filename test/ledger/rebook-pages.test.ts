@@ -5,21 +5,12 @@
 // actions is not written; positions and income totals are rewritten in place or not at all, so
 // their keys' indexes are not written either. SQLite's alone (a PostgreSQL ledger has no WAL file).
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
 import { loadDemo } from "../../src/demo/load.ts";
 import { appendCorrection, removeTempDirs, tempDir } from "../ops/helpers.ts";
+import { walPages } from "../support/wal.ts";
 
 afterAll(removeTempDirs);
-
-/** The page numbers of the WAL's frames, in the order written. */
-function walPages(path: string): number[] {
-  const wal = readFileSync(`${path}-wal`);
-  const pageSize = wal.readUInt32BE(8);
-  const pages: number[] = [];
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
-  return pages;
-}
 
 // It reads a SQLite file's WAL, so the demo is made on SQLite whatever engine the run tests.
 describe("re-booking every wallet after an issuer correction", () => {
