@@ -15,6 +15,8 @@ import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { storeObservations, type ObservationBatch } from "../../src/ledger/store.ts";
+import { incomeTotalSql } from "../../src/ledger/tables/income-totals.ts";
+import { positionSql } from "../../src/ledger/tables/positions.ts";
 import { undoStatements } from "../support/actions-before.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
 import { testEngine } from "../support/engine.ts";
@@ -53,7 +55,9 @@ function holdings(wallets: string[]): ObservationBatch {
   const batch: ObservationBatch = { tokenAccounts: [], balanceChanges: [] };
   for (const owner of wallets)
     for (const { mint } of mints) {
-      const tokenAccount = `T${createHash("sha256").update(owner + mint).digest("hex")}`.slice(0, 44);
+      const tokenAccount = `T${createHash("sha256")
+        .update(owner + mint)
+        .digest("hex")}`.slice(0, 44);
       const at = T0 + 10 * DAY;
       batch.balanceChanges!.push({ owner, tokenAccount, mint, signature: `${tokenAccount}s`, slot: 10, blockTime: at, preRaw: 0n, postRaw: 1_000_000_000n });
       batch.tokenAccounts!.push({ owner, tokenAccount, mint, rawBalance: 1_000_000_000n, slot: 10 });
@@ -62,7 +66,7 @@ function holdings(wallets: string[]): ObservationBatch {
 }
 
 describe("re-booking wallets in address order after one issuer record", () => {
-  test("writes each leaf page of positions and income totals in one chunk, or the two that meet on it", async () => {
+  test("writes each leaf page of positions and income totals in one chunk, or the two that meet on it; every read by wallet searches the key", async () => {
     const dir = tempDir("cal-rebook-clustered-");
     const l = await openLedger(dir);
     try {
@@ -71,7 +75,16 @@ describe("re-booking wallets in address order after one issuer record", () => {
         l.db,
         {
           instruments: mints.map(({ mint, symbol }) => ({ mint, symbol, name: null, underlying: symbol.slice(0, -1), isin: null, decimals: 6 })),
-          multiplierUpdates: mints.map(({ mint }) => ({ mint, signature: `${mint}u`, ixIndex: 0, slot: 100, blockTime: T0 + 99 * DAY, multiplier: 1.01, effectiveTimestamp: T0 + 100 * DAY, authority: "Auth".padEnd(44, "1") })),
+          multiplierUpdates: mints.map(({ mint }) => ({
+            mint,
+            signature: `${mint}u`,
+            ixIndex: 0,
+            slot: 100,
+            blockTime: T0 + 99 * DAY,
+            multiplier: 1.01,
+            effectiveTimestamp: T0 + 100 * DAY,
+            authority: "Auth".padEnd(44, "1"),
+          })),
           issuerRecords: mints.map((m) => dividend(m, 1, "0.50")),
         },
         now,
@@ -102,6 +115,14 @@ describe("re-booking wallets in address order after one issuer record", () => {
         expect({ table, most }).toEqual({ table, most: Math.min(most, 2) });
         // No separate index of the key is left to write.
         expect(stat.filter((r) => r.name === `sqlite_autoindex_${table}_1`)).toEqual([]);
+      }
+      // Every statement that reads by wallet searches the key itself, in its order (no sort); only
+      // the whole-table reads (verify's) scan.
+      for (const q of [...Object.values(positionSql), ...Object.values(incomeTotalSql)]) {
+        const plan = (db.query(`EXPLAIN QUERY PLAN ${q.sqlite.text}`).all(...q.sqlite.names.map(() => "[]")) as { detail: string }[]).map((r) => r.detail).join("; ");
+        if (/^(positions\.owners|income_totals\.all)$/.test(q.name)) expect({ q: q.name, plan }).toEqual({ q: q.name, plan: `SCAN ${q.name.split(".")[0]}` });
+        else if (!/\.upsert$/.test(q.name)) expect({ q: q.name, plan }).toMatchObject({ plan: expect.stringMatching(/^SEARCH \w+ USING PRIMARY KEY \(owner=\?( AND mint=\?)?\)(;|$)/) });
+        expect(plan).not.toContain("TEMP B-TREE");
       }
     } finally {
       await l.close();

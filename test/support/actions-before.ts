@@ -78,8 +78,9 @@ interface StoredRow extends StoredWallet {
  */
 export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
   // A table made under a new name, then renamed to the name of one it replaces (a SQLite table rebuild): made again as it was.
+  const madeAt = (table: string) => sql.search(new RegExp(`CREATE TABLE [\`"]${table}[\`"]`));
   const rebuilt = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] RENAME TO [`"]([^`"]+)[`"]/g)]
-    .filter((m) => new RegExp(`CREATE TABLE [\`"]${m[1]}[\`"]`).exec(sql)?.index! < m.index!)
+    .filter((m) => madeAt(m[1]!) >= 0 && madeAt(m[1]!) < m.index)
     .map(([, from, to]) => ({ from: from!, to: to! }));
   const made = [...sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!).filter((t) => !rebuilt.some((r) => r.from === t));
   const madeIndexes = [...sql.matchAll(/CREATE (?:UNIQUE )?INDEX [`"]([^`"]+)[`"] ON [`"]([^`"]+)[`"]/g)]
@@ -101,11 +102,21 @@ function rebuildAsBefore(sql: string, table: string, dialect: Sql["dialect"]): s
   const all = migrationsOf(dialect);
   const scratch = new Database(":memory:");
   try {
-    for (const m of all.slice(0, all.findIndex((m) => m.sql === sql))) for (const s of statements(m.sql)) scratch.exec(s);
+    for (const m of all.slice(
+      0,
+      all.findIndex((m) => m.sql === sql),
+    ))
+      for (const s of statements(m.sql)) scratch.exec(s);
     const before = scratch.query("SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name").all(table) as { type: string; sql: string }[];
     if (!before.some((r) => r.type === "table")) throw new Error(`no migration before this one made the table ${table}`);
     const aside = `${table}_taken_back`;
-    return [`ALTER TABLE ${table} RENAME TO ${aside}`, ...before.filter((r) => r.type === "table").map((r) => r.sql), `INSERT INTO ${table} SELECT * FROM ${aside}`, `DROP TABLE ${aside}`, ...before.filter((r) => r.type !== "table").map((r) => r.sql)];
+    return [
+      `ALTER TABLE ${table} RENAME TO ${aside}`,
+      ...before.filter((r) => r.type === "table").map((r) => r.sql),
+      `INSERT INTO ${table} SELECT * FROM ${aside}`,
+      `DROP TABLE ${aside}`,
+      ...before.filter((r) => r.type !== "table").map((r) => r.sql),
+    ];
   } finally {
     scratch.close();
   }
