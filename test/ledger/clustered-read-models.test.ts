@@ -3,9 +3,9 @@
 // order of their addresses; a re-booking then takes them in chunks in address order. Kept in the
 // order they were first written, a chunk's rows were scattered over every page of the table and
 // each page was written again by nearly every chunk; clustered by (owner, mint), a chunk's rows sit
-// on pages of their own, so a page is written by at most the two chunks that meet on it.
+// on pages of their own, so a leaf page is written by at most the two chunks that meet on it.
 // SQLite's alone (a PostgreSQL ledger has no WAL file, and its tables keep rows apart from their
-// key's index whatever the migration). A ledger made before (migration 0019) upgrades in place.
+// key's index whatever the migration). A ledger made before migration 0019 upgrades in place.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
