@@ -16,8 +16,9 @@
 //     figure the target is set on; beside it write_bytes less cancelled_write_bytes, what the
 //     kernel counted towards the disk (whole pages, each time one is dirtied again: here it
 //     counted about three times wchar for the same WAL traffic, and varies with write-back);
-//   - the server's peak RSS (VmHWM, both of its threads), the database size (file and WAL) and
-//     that size per followed wallet; after the last size, where the bytes are (SQLite's dbstat).
+//   - the server's peak RSS (VmHWM, both of its threads), the database size (file and WAL, once the
+//     server's booking is idle and it has emptied its WAL) and that size per followed wallet; after
+//     the last size, where the bytes are (SQLite's dbstat).
 //
 //   ./node_modules/.bin/bun bench/scale.ts [--sizes 100,1000,10000] [--new 20] [--json out.json] [--keep]
 import { Database } from "bun:sqlite";
@@ -81,6 +82,13 @@ const writtenBytes = () => {
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)![1]);
   return { handed: field("wchar"), disk: field("write_bytes") - field("cancelled_write_bytes") };
 };
+/**
+ * Once booking is idle the server empties the WAL (docs/storage.md#the-wal), within half a second
+ * when a reader held it: the bytes written and the size on disk are both read after that (or after
+ * 5 s, for a server that does not), so they count the WAL's copy into the database, and not the
+ * WAL of the moment.
+ */
+const walSettled = () => until("the WAL emptied", () => !existsSync(`${dbPath}-wal`) || statSync(`${dbPath}-wal`).size <= 64 * 1024, 5_000).catch(() => {});
 const followed = async () => (await one(q<{ n: number }>`SELECT count(DISTINCT owner) AS n FROM tenant_wallets`)).n;
 
 /** Pages per table and index of the stopped server's database. */
@@ -121,8 +129,10 @@ async function rebookAfterIssuerRecord(k: number): Promise<{ seconds: number; wa
   const storedAt = Date.parse((await one(q<{ at: string }>`SELECT ingested_at AS at FROM issuer_revisions WHERE event_id = ${base.eventId} AND version = ${top + 1}`)).at);
   await until("the re-booking", async () => (await run.pendingMarks()) === 0 && (await reversals()) >= reversalsBefore + HONX_HOLDERS, 600_000);
   const wallets = (await reversals()) - reversalsBefore;
+  const seconds = (Date.now() - storedAt) / 1000;
+  await walSettled();
   const after = writtenBytes();
-  return { seconds: (Date.now() - storedAt) / 1000, wallets, writtenMb: (after.handed - written.handed) / 2 ** 20, diskMb: (after.disk - written.disk) / 2 ** 20 };
+  return { seconds, wallets, writtenMb: (after.handed - written.handed) / 2 ** 20, diskMb: (after.disk - written.disk) / 2 ** 20 };
 }
 
 interface Latency {
@@ -171,6 +181,7 @@ try {
     const rebook = size >= HONX_HOLDERS ? await rebookAfterIssuerRecord(rows.length) : null;
     const settled = await probeReport();
     const newSyncMs = median(news.map((n) => n.ms));
+    await walSettled();
     const bytes = dbBytes();
     rows.push({
       size,

@@ -447,6 +447,8 @@ export const referenceRates = sqliteTable(
 
 // Income per wallet × mint, summed from the journal by each replay (reversals carry negated
 // amounts, so the plain sum is what stands). `ca-ledger verify` re-sums the journal to check it.
+// income_totals and positions are WITHOUT ROWID tables on SQLite (migration 0019, written by hand:
+// drizzle-kit cannot say it; a rebuild it generates must keep it): docs/storage.md#rows-clustered-by-wallet.
 export const incomeTotals = sqliteTable(
   "income_totals",
   {

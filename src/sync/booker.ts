@@ -4,13 +4,18 @@
 // deferred (retried later, logged, counted by the ops status) and never holds up the others.
 import { bookMarks, bookNextChunk, BUSY_WAIT_MS, ChunkFailed, markDueClockChanges, type BookingOptions, type ChunkResult } from "../ledger/booking.ts";
 import { deferDirty } from "../ledger/dirty.ts";
-import type { Sql } from "../ledger/sql/port.ts";
+import type { Db } from "../ledger/sql/port.ts";
 import { isBusy } from "../ledger/sql/errors.ts";
 import type { Logger } from "../log.ts";
 
 export interface Booker {
   /** Resolves once a round that started after this call has finished. */
   request(): Promise<void>;
+  /**
+   * Empties the ledger's log if a round wrote to it and booking is idle now (the worker calls it
+   * each tick, so an attempt that found another connection reading is tried again).
+   */
+  emptyLogIfIdle(): Promise<void>;
   /** Rounds and chunks booked so far (tests, bench). */
   stats(): { rounds: number; chunks: ChunkResult[] };
 }
@@ -20,14 +25,17 @@ export const POISON_RETRY_MS = 60 * 60 * 1000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void; onEventsWritten?: () => void } = {}): Booker {
+export function createBooker(db: Db, logger: Logger, opts: BookingOptions & { now?: () => Date; stopped?: () => boolean; onError?: (e: unknown) => void; onEventsWritten?: () => void } = {}): Booker {
   const clock = opts.now ?? (() => new Date());
   let current: Promise<void> | null = null;
   let queued: Promise<void> | null = null;
   const chunks: ChunkResult[] = [];
   let rounds = 0;
+  // Chunks booked since the ledger's log was last emptied (docs/storage.md#the-wal).
+  let unemptied = 0;
   const booked = (chunk: ChunkResult) => {
     chunks.push(chunk);
+    unemptied++;
     if (chunk.events) opts.onEventsWritten?.(); // the delivery worker looks at once
   };
 
@@ -67,9 +75,28 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
     }
   }
 
+  /**
+   * Once nothing is due any more, the WAL a round wrote is copied into the ledger and its file
+   * emptied, rather than left on disk (up to its size limit) until the next write; the log never
+   * waits for anyone to do it (Db.emptyLog). A no-op on PostgreSQL.
+   */
+  async function emptyLogIfIdle(): Promise<void> {
+    const since = unemptied;
+    if (!since || current || opts.stopped?.()) return;
+    if (await db.emptyLog()) unemptied -= since; // a chunk booked meanwhile waits for the next time
+  }
+
   function request(): Promise<void> {
     if (!current) {
       current = round().finally(() => (current = null));
+      // Not awaited: the caller's round has ended; the worker's tick tries again if need be.
+      current.then(
+        () =>
+          (queued ? Promise.resolve() : emptyLogIfIdle()).catch((e) => {
+            if (!opts.stopped?.()) logger.warn("emptying the log failed", { error: String((e as Error)?.message ?? e) });
+          }),
+        () => {}, // the caller hears of a round that failed
+      );
       return current;
     }
     // A round is under way and may have read the marks before the caller stored its own: one
@@ -83,5 +110,5 @@ export function createBooker(db: Sql, logger: Logger, opts: BookingOptions & { n
     return queued;
   }
 
-  return { request, stats: () => ({ rounds, chunks }) };
+  return { request, emptyLogIfIdle, stats: () => ({ rounds, chunks }) };
 }

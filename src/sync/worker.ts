@@ -73,6 +73,7 @@ export function startWorker(deps: WorkerDeps & { pollNetwork: boolean }): Worker
 
   const tick = async () => {
     const nowMs = Date.now();
+    track("emptying the log", booker.emptyLogIfIdle());
     if (deps.pollNetwork && nowMs - lastIssuer >= deps.config.issuerPollSeconds * 1000) {
       lastIssuer = nowMs;
       track(

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } fr
 import { join } from "node:path";
 import { startServer } from "../../src/server.ts";
 import { knownTables } from "../../src/ledger/backup.ts";
+import { rowKey } from "../support/sqlite-rows.ts";
 import { cli, demoDataDir, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
@@ -14,7 +15,7 @@ afterAll(removeTempDirs);
 function dump(file: string): Record<string, string> {
   const db = new Database(file, { readonly: true });
   const names = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-  const out = Object.fromEntries(names.map((n) => [n, JSON.stringify(db.query(`SELECT * FROM "${n}" ORDER BY rowid`).all())]));
+  const out = Object.fromEntries(names.map((n) => [n, JSON.stringify(db.query(`SELECT * FROM "${n}" ORDER BY ${rowKey(db, n).join(", ")}`).all())]));
   db.close();
   return out;
 }

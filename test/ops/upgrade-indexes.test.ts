@@ -56,12 +56,15 @@ describe("upgrading a ledger to one index on a wallet's actions and one on its j
     await loadCorrectedDemo(dir);
     const before = await demoAnswers(dir);
     const fresh = await indexesOfNew(migrations.length);
-    // Taken back: the migration's indexes go, those it dropped come back, its record goes.
+    // Taken back: the migration's indexes go, those it dropped come back, its record goes; so does
+    // every later migration, first (the migrator applies what is dated after the last it recorded).
     await withLedger(dir, async ({ db }) => {
       expect(await indexes(db)).toEqual(fresh);
       await db.write(async (tx) => {
-        for (const s of undoStatements(migration.sql, testEngine)) await tx.run(...q`${raw(s)}`);
-        for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
+        for (const m of migrations.slice(at).reverse()) {
+          for (const s of undoStatements(m.sql, testEngine)) await tx.run(...q`${raw(s)}`);
+          for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(m.sql)}`);
+        }
       });
       const old = await indexes(db);
       expect(old).toEqual(await indexesOfNew(at));

@@ -14,6 +14,7 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import { copyLedger, dropTrigger, ledgerArgs, ledgerTarget } from "../support/engine.ts";
 import { appendCorrection, cli, demoDataDir, importEcbSample, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 import { q, raw } from "../support/sql.ts";
+import { rowKey } from "../support/sqlite-rows.ts";
 
 afterAll(removeTempDirs);
 
@@ -121,12 +122,21 @@ const flipInt = (v: bigint, width: number, bit: number) => BigInt.asIntN(8 * wid
 
 /**
  * SQLite: the bytes of the file's value, written back as they are. A text's flipped byte may make
- * it invalid UTF-8, which SQLite stores as given (as a disk would leave it).
+ * it invalid UTF-8, which SQLite stores as given (as a disk would leave it). A row is found by its
+ * rowid, or in a table without one by its primary key's bytes (test/support/sqlite-rows.ts), so a
+ * key a flip left invalid UTF-8 is found again to undo it.
  */
-function sqliteSite(db: Database): FlipSite<{ rowid: number; type: string; bytes: Uint8Array; v: unknown }> {
+function sqliteSite(db: Database): FlipSite<{ key: unknown[]; type: string; bytes: Uint8Array; v: unknown }> {
+  const keyOf = (table: string) => rowKey(db, table).map((k) => (k === "rowid" ? k : `CAST(${k} AS BLOB)`));
+  const keyColumns = (table: string) => keyOf(table).map((k, i) => `${k} AS k${i}`);
+  const keyValues = (table: string, row: Record<string, unknown>) => keyOf(table).map((_, i) => row[`k${i}`]);
   return {
     cells: async (table, column) =>
-      db.query(`SELECT rowid AS rowid, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`).all() as never,
+      (
+        db
+          .query(`SELECT ${keyColumns(table).join(", ")}, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`)
+          .all() as Record<string, unknown>[]
+      ).map((r) => ({ key: keyValues(table, r), type: r.type as string, bytes: r.bytes as Uint8Array, v: r.v })),
     flipped(c, rand) {
       if (c.type === "text") {
         const at = Math.floor(rand() * c.bytes.length),
@@ -141,12 +151,16 @@ function sqliteSite(db: Database): FlipSite<{ rowid: number; type: string; bytes
       return { value: flipInt(v, width, bit), where: `integer ${v} bit ${bit}` };
     },
     async write(table, column, c, value) {
-      // RETURNING the row's rowid: an INTEGER PRIMARY KEY is the rowid, and a flip of it moves the row.
-      const set = db.query(`UPDATE "${table}" SET "${column}" = ${c.type === "text" ? "CAST(? AS TEXT)" : "?"} WHERE rowid = ? RETURNING rowid AS rowid`);
-      const moved = set.get(value as Uint8Array | bigint, c.rowid) as { rowid: number };
-      return async () => set.get(c.type === "text" ? c.bytes : BigInt(c.v as number), moved.rowid);
+      // RETURNING the row's key: an INTEGER PRIMARY KEY is the rowid, and a flip of a key moves the row.
+      const set = db.query(
+        `UPDATE "${table}" SET "${column}" = ${c.type === "text" ? "CAST(? AS TEXT)" : "?"} WHERE ${keyOf(table)
+          .map((k) => `${k} = ?`)
+          .join(" AND ")} RETURNING ${keyColumns(table).join(", ")}`,
+      );
+      const moved = keyValues(table, set.get(value as Uint8Array | bigint, ...(c.key as never[])) as Record<string, unknown>);
+      return async () => set.get(c.type === "text" ? c.bytes : BigInt(c.v as number), ...(moved as never[]));
     },
-    label: (c) => `rowid ${c.rowid}`,
+    label: (c) => `key ${c.key.map((k) => (k instanceof Uint8Array ? new TextDecoder().decode(k) : String(k))).join(" ")}`,
   };
 }
 

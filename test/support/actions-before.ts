@@ -71,20 +71,55 @@ interface StoredRow extends StoredWallet {
 /**
  * What takes a migration's DDL back: the indexes it made on tables that stay go and those it
  * dropped come back as the latest migration before it made them, then the columns it added to
- * tables that stay go, then the tables it made (all in one statement on PostgreSQL, where they may
- * reference each other; their triggers and indexes go with them). An index is dropped and made
- * again only where it is (not) there: a table taken back whole has its own indexes of before.
+ * tables that stay go and a table it rebuilt is made again as it was, then the tables it made (all
+ * in one statement on PostgreSQL, where they may reference each other; their triggers and indexes
+ * go with them). An index is dropped and made again only where it is (not) there: a table taken
+ * back whole has its own indexes of before.
  */
 export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
-  const made = [...sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!);
+  // A table made under a new name, then renamed to the name of one it replaces (a SQLite table rebuild): made again as it was.
+  const madeAt = (table: string) => sql.search(new RegExp(`CREATE TABLE [\`"]${table}[\`"]`));
+  const rebuilt = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] RENAME TO [`"]([^`"]+)[`"]/g)]
+    .filter((m) => madeAt(m[1]!) >= 0 && madeAt(m[1]!) < m.index)
+    .map(([, from, to]) => ({ from: from!, to: to! }));
+  const made = [...sql.matchAll(/CREATE TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!).filter((t) => !rebuilt.some((r) => r.from === t));
   const madeIndexes = [...sql.matchAll(/CREATE (?:UNIQUE )?INDEX [`"]([^`"]+)[`"] ON [`"]([^`"]+)[`"]/g)]
     .filter(([, , table]) => !made.includes(table!))
     .map(([, index]) => `DROP INDEX IF EXISTS ${index}`);
   const dropped = [...sql.matchAll(/DROP INDEX [`"]([^`"]+)[`"]/g)].map(([, index]) => indexBefore(sql, index!, dialect).replace(/^CREATE (UNIQUE )?INDEX/, "CREATE $1INDEX IF NOT EXISTS"));
   const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
-  const undone = [...madeIndexes, ...dropped, ...added];
+  const undone = [...madeIndexes, ...dropped, ...added, ...rebuilt.filter((r) => !made.includes(r.to)).flatMap((r) => rebuildAsBefore(sql, r.to, dialect))];
   if (!made.length) return undone;
   return [...undone, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
+}
+
+/**
+ * A table made again as the engine's migrations before `sql` left it, with its rows (in the order
+ * they were) and its indexes of before. SQLite's alone: only its migrations rebuild a table.
+ */
+function rebuildAsBefore(sql: string, table: string, dialect: Sql["dialect"]): string[] {
+  if (dialect !== "sqlite") throw new Error(`a PostgreSQL migration rebuilt the table ${table}: take it back here`);
+  const all = migrationsOf(dialect);
+  const scratch = new Database(":memory:");
+  try {
+    for (const m of all.slice(
+      0,
+      all.findIndex((m) => m.sql === sql),
+    ))
+      for (const s of statements(m.sql)) scratch.exec(s);
+    const before = scratch.query("SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name").all(table) as { type: string; sql: string }[];
+    if (!before.some((r) => r.type === "table")) throw new Error(`no migration before this one made the table ${table}`);
+    const aside = `${table}_taken_back`;
+    return [
+      `ALTER TABLE ${table} RENAME TO ${aside}`,
+      ...before.filter((r) => r.type === "table").map((r) => r.sql),
+      `INSERT INTO ${table} SELECT * FROM ${aside}`,
+      `DROP TABLE ${aside}`,
+      ...before.filter((r) => r.type !== "table").map((r) => r.sql),
+    ];
+  } finally {
+    scratch.close();
+  }
 }
 
 /** The statement that made an index, in the latest of the engine's migrations before `sql`. */

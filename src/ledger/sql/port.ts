@@ -74,6 +74,13 @@ export interface Db extends Sql {
    * of a memory read (commit-marks.ts); null where the engine offers no such thing (PostgreSQL).
    */
   commits(): CommitMarks | null;
+  /**
+   * Empties the engine's write-ahead log, never waiting for another reader or writer: SQLite copies
+   * its WAL into the ledger and truncates the file to 0 bytes, or does nothing while another
+   * connection still reads or writes it (false: try again later). PostgreSQL manages its own log:
+   * nothing to do (true). docs/storage.md#the-wal
+   */
+  emptyLog(): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -80,6 +80,7 @@ export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb 
       }
     },
     commits: () => null,
+    emptyLog: async () => true,
     claimKeys: claims.claim,
     async close() {
       await claims.close();

@@ -19,6 +19,13 @@ export const BUSY_TIMEOUT_MS = 5000;
 // Enough for every statement the ledger defines; only tests build statements as they go.
 const MAX_STATEMENTS = 2000;
 
+/** What `PRAGMA wal_checkpoint` answers: whether it gave up, frames in the WAL, frames copied into the database. */
+interface Checkpoint {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
 export interface SqliteDb extends Db {
   readonly sqlite: Database;
 }
@@ -123,6 +130,28 @@ export function sqliteDb(sqlite: Database): SqliteDb {
       }
     },
     commits: () => (marks === undefined ? (marks = walIndexMarks(`${sqlite.filename}-shm`)) : marks),
+    // In two steps, so that no one waits on it for more than an instant. PASSIVE copies every frame
+    // it can into the database without taking the writer's lock or waiting for a reader (the long
+    // part: a re-booking's WAL is megabytes); only when it copied them all, TRUNCATE, with no busy
+    // wait, takes the writer's lock to empty the file, which costs a sync and a truncate. Were
+    // another connection writing or reading an older snapshot, either step gives up at once rather
+    // than hold the writer's lock while it waits (TRUNCATE with the busy timeout would hold it for
+    // up to 5 s, stalling every write of the HTTP thread); the caller tries again later.
+    async emptyLog() {
+      await acquire(); // after this connection's transaction in progress, if any
+      try {
+        const passive = sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as Checkpoint;
+        if (passive.busy !== 0 || passive.checkpointed < passive.log) return false;
+        sqlite.exec("PRAGMA busy_timeout = 0");
+        try {
+          return (sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as Checkpoint).busy === 0;
+        } finally {
+          sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        }
+      } finally {
+        release();
+      }
+    },
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     async close() {

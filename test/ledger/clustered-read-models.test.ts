@@ -1,0 +1,189 @@
+// Positions and income totals clustered by wallet (docs/storage.md#rows-clustered-by-wallet), on a
+// real SQLite file. Wallets are first booked in the order they were followed, which is not the
+// order of their addresses; a re-booking then takes them in chunks in address order. Kept in the
+// order they were first written, a chunk's rows were scattered over every page of the table and
+// each page was written again by nearly every chunk; clustered by (owner, mint), a chunk's rows sit
+// on pages of their own, so a leaf page is written by at most the two chunks that meet on it.
+// SQLite's alone (a PostgreSQL ledger has no WAL file, and its tables keep rows apart from their
+// key's index whatever the migration). A ledger made before migration 0019 upgrades in place.
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { sha256Hex } from "../../src/domain/evidence.ts";
+import { bookEverythingDirty } from "../../src/ledger/booking.ts";
+import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
+import { migrationsOf } from "../../src/ledger/migrations.ts";
+import { verifyLedger } from "../../src/ledger/verify.ts";
+import { storeObservations, type ObservationBatch } from "../../src/ledger/store.ts";
+import { incomeTotalSql } from "../../src/ledger/tables/income-totals.ts";
+import { positionSql } from "../../src/ledger/tables/positions.ts";
+import { undoStatements } from "../support/actions-before.ts";
+import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
+import { testEngine } from "../support/engine.ts";
+import { issuerRecord } from "../support/issuer-records.ts";
+import { removeTempDirs, tempDir, withLedger } from "../ops/helpers.ts";
+import { walPages } from "../support/wal.ts";
+
+afterAll(removeTempDirs);
+
+const T0 = 1_750_000_000;
+const DAY = 86_400;
+const WALLETS = 400;
+const PER_CHUNK = 50;
+const mints = ["A", "B"].map((m) => ({ mint: `Mint${m}`.padEnd(44, "1"), symbol: `CL${m}x` }));
+// Addresses in an order of their own: the order wallets are followed in is not theirs.
+const owners = Array.from({ length: WALLETS }, (_, i) => `W${createHash("sha256").update(String(i)).digest("hex")}`.slice(0, 44));
+
+const dividend = (m: (typeof mints)[number], version: number, gross: string) =>
+  issuerRecord({
+    eventId: `${m.symbol}-div`,
+    xstockSymbol: m.symbol,
+    spvSymbol: m.symbol.slice(0, -1),
+    caType: "CashDividend",
+    at: T0 + 100 * DAY,
+    multiplierOld: 1,
+    multiplierNew: 1.01,
+    grossCashflowUsd: gross,
+    netCashflowUsd: (Number(gross) * 0.7).toFixed(4),
+    withholdingTaxRate: "0.3",
+    version,
+    status: version > 1 ? "Updated" : "Initial",
+  });
+
+/** Each of `wallets` holds both mints from before the dividend. */
+function holdings(wallets: string[]): ObservationBatch {
+  const batch: ObservationBatch = { tokenAccounts: [], balanceChanges: [] };
+  for (const owner of wallets)
+    for (const { mint } of mints) {
+      const tokenAccount = `T${createHash("sha256")
+        .update(owner + mint)
+        .digest("hex")}`.slice(0, 44);
+      const at = T0 + 10 * DAY;
+      batch.balanceChanges!.push({ owner, tokenAccount, mint, signature: `${tokenAccount}s`, slot: 10, blockTime: at, preRaw: 0n, postRaw: 1_000_000_000n });
+      batch.tokenAccounts!.push({ owner, tokenAccount, mint, rawBalance: 1_000_000_000n, slot: 10 });
+    }
+  return batch;
+}
+
+describe("re-booking wallets in address order after one issuer record", () => {
+  test("writes each leaf page of positions and income totals in one chunk, or the two that meet on it; every read by wallet searches the key", async () => {
+    const dir = tempDir("cal-rebook-clustered-");
+    const l = await openLedger(dir);
+    try {
+      const now = new Date((T0 + 200 * DAY) * 1000);
+      await storeObservations(
+        l.db,
+        {
+          instruments: mints.map(({ mint, symbol }) => ({ mint, symbol, name: null, underlying: symbol.slice(0, -1), isin: null, decimals: 6 })),
+          multiplierUpdates: mints.map(({ mint }) => ({
+            mint,
+            signature: `${mint}u`,
+            ixIndex: 0,
+            slot: 100,
+            blockTime: T0 + 99 * DAY,
+            multiplier: 1.01,
+            effectiveTimestamp: T0 + 100 * DAY,
+            authority: "Auth".padEnd(44, "1"),
+          })),
+          issuerRecords: mints.map((m) => dividend(m, 1, "0.50")),
+        },
+        now,
+      );
+      // Followed ten at a time, each ten booked before the next are followed.
+      for (let i = 0; i < WALLETS; i += 10) {
+        await storeObservations(l.db, holdings(owners.slice(i, i + 10)), now);
+        await bookEverythingDirty(l.db, now);
+      }
+      const db = sqliteOf(l);
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      db.exec("PRAGMA wal_autocheckpoint = 0"); // every page written stays in the WAL
+      const later = new Date(now.getTime() + 60_000);
+      await storeObservations(l.db, { issuerRecords: [dividend(mints[0]!, 2, "0.60")] }, later);
+      const chunks = (await bookEverythingDirty(l.db, later, { walletsPerChunk: PER_CHUNK })).filter((c) => c.kind === "wallets");
+      expect(chunks.reduce((n, c) => n + c.booked, 0)).toBe(WALLETS);
+      const frames = walPages(ledgerPath(dir));
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      const stat = db.query("SELECT pageno, name, pagetype FROM dbstat").all() as { pageno: number; name: string; pagetype: string }[];
+      const times = new Map<number, number>();
+      for (const p of frames) times.set(p, (times.get(p) ?? 0) + 1);
+      for (const table of ["positions", "income_totals"]) {
+        const leaves = stat.filter((r) => r.name === table && r.pagetype === "leaf").map((r) => r.pageno);
+        const written = leaves.filter((p) => times.has(p));
+        expect(written.length).toBeGreaterThan(leaves.length / 2);
+        // The chunks that wrote each leaf page: one, or the two that meet on it.
+        const most = Math.max(...written.map((p) => times.get(p)!));
+        expect({ table, most }).toEqual({ table, most: Math.min(most, 2) });
+        // No separate index of the key is left to write.
+        expect(stat.filter((r) => r.name === `sqlite_autoindex_${table}_1`)).toEqual([]);
+      }
+      // Every statement that reads by wallet searches the key itself, in its order (no sort); only
+      // the whole-table reads (verify's) scan.
+      for (const q of [...Object.values(positionSql), ...Object.values(incomeTotalSql)]) {
+        const plan = (db.query(`EXPLAIN QUERY PLAN ${q.sqlite.text}`).all(...q.sqlite.names.map(() => "[]")) as { detail: string }[]).map((r) => r.detail).join("; ");
+        if (/^(positions\.owners|income_totals\.all)$/.test(q.name)) expect({ q: q.name, plan }).toEqual({ q: q.name, plan: `SCAN ${q.name.split(".")[0]}` });
+        else if (!/\.upsert$/.test(q.name)) expect({ q: q.name, plan }).toMatchObject({ plan: expect.stringMatching(/^SEARCH \w+ USING PRIMARY KEY \(owner=\?( AND mint=\?)?\)(;|$)/) });
+        expect(plan).not.toContain("TEMP B-TREE");
+      }
+    } finally {
+      await l.close();
+    }
+  }, 120_000);
+});
+
+const migrations = migrationsOf("sqlite");
+const at = migrations.findIndex((m) => m.tag.endsWith("_clustered_read_models"));
+const clustered = ["positions", "income_totals"];
+
+/** How each clustered table is made, and the indexes on it, as `sqlite_master` says. */
+const shapeOf = (db: Database) =>
+  db.query(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('positions', 'income_totals') ORDER BY type, name`).all() as { type: string; name: string; sql: string | null }[];
+
+/** The shape the migrations before this one made: rowid tables, each key an index of its own. */
+function shapeBefore(): { type: string; name: string; sql: string | null }[] {
+  const scratch = new Database(":memory:");
+  try {
+    for (const m of migrations.slice(0, at)) for (const s of m.sql.split("--> statement-breakpoint")) if (s.trim()) scratch.exec(s);
+    return shapeOf(scratch);
+  } finally {
+    scratch.close();
+  }
+}
+
+// The demo answers through the engine the run tests; this migration is SQLite's alone.
+if (testEngine === "sqlite")
+  describe("upgrading a ledger to positions and income totals clustered by wallet", () => {
+    test("the demo at the shape of before upgrades in place: clustered tables, no index of their keys, every answer, hash and seal the same, verify passes", async () => {
+      expect(at).toBeGreaterThan(0);
+      expect(migrations[at]!.when).toBeGreaterThan(migrations[at - 1]!.when);
+      const dir = tempDir("cal-clustered-up-");
+      await loadCorrectedDemo(dir);
+      const before = await demoAnswers(dir);
+      const old = shapeBefore();
+      expect(old.filter((r) => r.type === "index").map((r) => r.name)).toEqual(["sqlite_autoindex_income_totals_1", "sqlite_autoindex_positions_1"]);
+      await withLedger(dir, async (l) => {
+        const db = sqliteOf(l);
+        const now = shapeOf(db);
+        for (const table of clustered) expect(now.find((r) => r.name === table)!.sql).toEndWith("WITHOUT ROWID");
+        expect(now.filter((r) => r.type === "index")).toEqual([]);
+        // Taken back: each table made again as the migrations before made it, with its rows; the
+        // migration's record goes, and so does every later one's (taken back first).
+        db.transaction(() => {
+          for (const m of migrations.slice(at).reverse()) {
+            for (const s of undoStatements(m.sql, "sqlite")) db.exec(s);
+            for (const t of ["__drizzle_migrations", "__migrations_applied_at"]) db.query(`DELETE FROM ${t} WHERE hash = ?`).run(sha256Hex(m.sql));
+          }
+        })();
+        expect(shapeOf(db)).toEqual(old);
+      });
+      const after = await demoAnswers(dir); // the server opens the ledger: the migration runs
+      expect(after.answers).toEqual(before.answers);
+      expect(after.hashes).toEqual(before.hashes);
+      await withLedger(dir, async (l) => {
+        const shape = shapeOf(sqliteOf(l));
+        for (const table of clustered) expect(shape.find((r) => r.name === table)!.sql).toEndWith("WITHOUT ROWID");
+        expect(shape.filter((r) => r.type === "index")).toEqual([]);
+        const report = await verifyLedger(l.db);
+        expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+      });
+    }, 120_000);
+  });
