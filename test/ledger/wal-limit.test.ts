@@ -3,7 +3,7 @@
 // (docs/storage.md#the-wal). SQLite's alone: a PostgreSQL ledger has no WAL file of its own.
 import { afterAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { ledgerPath, openLedger, sqliteOf, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
+import { ledgerPath, openLedger, sqliteOf, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -26,6 +26,27 @@ describe("the WAL file", () => {
       db.exec("PRAGMA wal_checkpoint(PASSIVE)");
       db.exec("DELETE FROM scratch WHERE rowid = 1"); // the next writer starts the WAL again
       expect(wal()).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
+    } finally {
+      await l.close();
+    }
+  });
+
+  test("holds the pages several transactions rewrite until it reaches its checkpoint size, and copies them once", async () => {
+    const dir = tempDir("cal-wal-");
+    const l = await openLedger(dir);
+    try {
+      const db = sqliteOf(l);
+      const wal = () => statSync(`${ledgerPath(dir)}-wal`).size;
+      db.exec("CREATE TABLE scratch (x BLOB)");
+      db.exec("INSERT INTO scratch (x) SELECT randomblob(4000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) SELECT i FROM n)");
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      // Three transactions rewriting the same 600 pages: 1,800 frames, past SQLite's default of 1,000.
+      for (let round = 0; round < 3; round++) db.exec("UPDATE scratch SET x = randomblob(4000)");
+      const pageAndHeader = 4096 + 24;
+      expect(wal()).toBeGreaterThanOrEqual(1800 * pageAndHeader); // no checkpoint copied them after each
+      expect(WAL_CHECKPOINT_PAGES * pageAndHeader).toBeGreaterThan(wal());
+      const done = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number };
+      expect(done.checkpointed).toBe(done.log); // then copied in one go
     } finally {
       await l.close();
     }
