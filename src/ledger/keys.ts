@@ -158,7 +158,7 @@ export function keyById(db: Sql) {
 export function keyLookup(db: Db) {
   const touched = new Map<string, number>(); // key id -> minute (since the epoch) last written by this process
   // Keys found, by digest (a ledger has a handful; unknown keys are read every time).
-  const known = whileUncommitted<KeyPrincipal | null>(() => db.commits(), 1000);
+  const known = whileUncommitted<KeyPrincipal | null>(db, 1000);
   return async (key: string, now = Date.now()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);

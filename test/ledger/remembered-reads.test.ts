@@ -2,15 +2,17 @@
 // nothing is committed (docs/performance.md#the-key-lookup): a revocation or a removal made on
 // another connection, as `ca-ledger keys revoke` and `ca-ledger wallets remove` make them in their
 // own process, shows at the very next lookup, however many times it was answered before. The
-// commit marks they rely on are read from SQLite's WAL-index; a PostgreSQL ledger has none and
-// reads the rows every time (the same tests run there).
-import { Database } from "bun:sqlite";
+// commit marks are SQLite's data_version and the connection's total_changes()
+// (src/ledger/sql/commit-marks.ts); a PostgreSQL ledger has none and reads every time (the same
+// tests run there).
 import { afterAll, describe, expect, test } from "bun:test";
-import { ledgerPath, openLedger } from "../../src/ledger/db.ts";
+import { openLedger } from "../../src/ledger/db.ts";
 import { createKey, ensureTenant, keyLookup, revokeKey } from "../../src/ledger/keys.ts";
 import { registrationLookup } from "../../src/ledger/queries/common.ts";
 import { registerAndEnqueue, unregisterWallet } from "../../src/ledger/queue.ts";
-import { walIndexMarks } from "../../src/ledger/sql/commit-marks.ts";
+import { whileUncommitted } from "../../src/ledger/sql/commit-marks.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
+import { tenantWalletSql } from "../../src/ledger/tables/tenant-wallets.ts";
 import { randomAddress } from "../harness/index.ts";
 import { ledgerTarget, testEngine } from "../support/engine.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
@@ -76,37 +78,37 @@ describe("the registration check", () => {
   });
 });
 
-// SQLite's alone: the marks are its WAL-index header.
-describe.if(testEngine === "sqlite")("commit marks", () => {
-  test("stay unchanged until a connection of its own commits, and change with a checkpoint that restarts the WAL", async () => {
+describe("whileUncommitted", () => {
+  test("reads again once anything is committed: by another connection, or by its own", async () => {
     const dir = tempDir("cal-commit-marks-");
-    const l = await openLedger(dir);
+    const l = await openLedger(ledgerTarget(dir));
+    const other = await openLedger(ledgerTarget(dir)); // another connection, as another process has
     try {
-      const marks = l.db.commits()!;
-      expect(marks).not.toBeNull();
-      const other = new Database(ledgerPath(dir)); // another connection, as another process has
-      try {
-        const m = marks.mark();
-        other.query("SELECT count(*) FROM api_keys").get();
-        expect(marks.unchanged(m)).toBe(true); // reading commits nothing
-        other.exec("CREATE TABLE scratch (x)");
-        expect(marks.unchanged(m)).toBe(false);
-        const n = marks.mark();
-        other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        other.exec("INSERT INTO scratch VALUES (1)"); // the first commit of a restarted WAL
-        expect(marks.unchanged(n)).toBe(false);
-      } finally {
-        other.close();
-      }
-      const last = marks.mark();
-      await l.close();
-      expect(marks.unchanged(last)).toBe(false); // none is trusted once the connection is closed
+      const tenantId = await ensureTenant(l.db, "acme");
+      let reads = 0;
+      const remembered = whileUncommitted<number>(l.db, 10);
+      const wallets = (on: Sql) => {
+        reads++;
+        return on.get(tenantWalletSql.countOfTenant, { tenantId }).then((r) => r!.n);
+      };
+      expect(await remembered.get("n", wallets)).toBe(0);
+      expect(await remembered.get("n", wallets)).toBe(0);
+      // SQLite answers the second from memory; PostgreSQL has no commit marks and reads each time.
+      expect(reads).toBe(testEngine === "sqlite" ? 1 : 2);
+      await registerAndEnqueue(other.db, tenantId, 10, randomAddress());
+      expect(await remembered.get("n", wallets)).toBe(1);
+      await registerAndEnqueue(l.db, tenantId, 10, randomAddress()); // its own connection
+      expect(await remembered.get("n", wallets)).toBe(2);
+      expect(await remembered.get("n", wallets)).toBe(2);
+      expect(reads).toBe(testEngine === "sqlite" ? 3 : 5);
+      // Inside a transaction in progress it reads on the transaction, and sees the transaction's own writes.
+      await l.db.write(async (tx) => {
+        await registerAndEnqueue(tx, tenantId, 10, randomAddress());
+        expect(await remembered.get("n", wallets, undefined, tx)).toBe(3);
+      });
     } finally {
-      await l.close().catch(() => {});
+      await other.close();
+      await l.close();
     }
-  });
-
-  test("a database without a WAL-index has none", () => {
-    expect(walIndexMarks(`${tempDir("cal-commit-marks-")}/absent.db-shm`)).toBeNull();
   });
 });

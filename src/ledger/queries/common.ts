@@ -1,6 +1,6 @@
 // Helpers the read models share: the dataset label, what the ledger holds, registration checks, paging.
 import { whileUncommitted } from "../sql/commit-marks.ts";
-import type { Db, Sql } from "../sql/port.ts";
+import type { Sql } from "../sql/port.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { V1Kind } from "../../domain/types.ts";
 import { actionSql } from "../tables/actions.ts";
@@ -39,13 +39,13 @@ export async function actionCount(db: Sql): Promise<number> {
  * (a registration, a removal and a first sync all commit; docs/performance.md#the-key-lookup).
  * `on`: the ledger, or a transaction of its that the request's reads share.
  */
-export function registrationLookup(db: Db) {
-  const known = whileUncommitted<{ booksVisible: boolean } | null>(() => db.commits(), 10_000);
-  return (tenantId: number, owner: string, on: Sql = db) =>
-    known.get(`${tenantId} ${owner}`, async () => {
-      const row = await on.get(tenantWalletSql.registered, { tenantId, owner });
-      return row ? { booksVisible: row.first_synced_at !== null } : null;
-    });
+export function registrationLookup(db: Sql) {
+  const known = whileUncommitted<{ booksVisible: boolean } | null>(db, 10_000);
+  const read = async (on: Sql, tenantId: number, owner: string) => {
+    const row = await on.get(tenantWalletSql.registered, { tenantId, owner });
+    return row ? { booksVisible: row.first_synced_at !== null } : null;
+  };
+  return (tenantId: number, owner: string, on: Sql = db) => known.get(`${tenantId} ${owner}`, (on) => read(on, tenantId, owner), undefined, on);
 }
 
 /** Every wallet this tenant registered, with whether it may see its books yet (as above). */

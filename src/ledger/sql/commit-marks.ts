@@ -1,70 +1,51 @@
-// Whether anything was committed to a SQLite ledger since a moment, at the cost of reading 48 bytes
-// of memory: what lets the key lookup remember a key between requests and still see a revocation
-// made by `ca-ledger keys revoke` in another process at the very next request
+// Reads remembered between requests while nothing was committed to a SQLite ledger: what lets the
+// key lookup and the registration check skip their statement on a quiet ledger and still see a
+// revocation made by `ca-ledger keys revoke` in another process at the very next request
 // (docs/performance.md#the-key-lookup).
 //
-// In WAL mode every connection of every process shares the WAL-index, the `-shm` file, mapped in
-// memory. Its first 48 bytes are the WAL-index header (the documented WAL file format,
-// https://www.sqlite.org/walformat.html): a writer rewrites it as the last step of every commit (its
-// change counter, last valid frame and checksums move), a checkpoint that restarts the WAL rewrites
-// it with new salts. So while those 48 bytes are what they were, nothing has been committed since.
+// A commit mark is one small statement: SQLite's `data_version` moves whenever another connection
+// (another process, or the worker thread's own connection) commits, and `total_changes()` whenever
+// this connection changes a row. Both the same: nothing was committed since. PostgreSQL has no such
+// cheap counter: there every `get` reads.
 //
-// The mapping is read-only in use and never outlives the connection: SQLite truncates the `-shm`
-// file only when a connection opens it while no other has it open, and this process's connection
-// keeps it open until `close`, after which no mark is read again.
+// (Reading SQLite's WAL-index header from the `-shm` file instead would cost no statement at all,
+// but opening that file from this process and closing it again drops every POSIX lock the process
+// holds on it, SQLite's among them, and another process then takes the ledger's shared memory for
+// unused: tried, and caught by the dashboard's end-to-end test.)
+import type { Sql } from "./port.ts";
+import { query, sql, statements } from "./statement.ts";
 
-export interface CommitMarks {
-  /** The header now. Take it before reading what it guards: a commit after it shows at the next check. */
-  mark(): Uint32Array;
-  /** True while no connection of any process has committed since `m` was taken. */
-  unchanged(m: Uint32Array): boolean;
-  /** No mark is read after this (the connection is closing). */
-  close(): void;
-}
+const markSql = statements("commit-marks", {
+  mark: query<Record<never, never>, { v: number; t: number }>(() => sql`SELECT data_version AS v, total_changes() AS t FROM pragma_data_version()`, {
+    engines: ["sqlite"],
+  }),
+});
 
-const HEADER_WORDS = 12; // 48 bytes
-
-/** Marks read from the `-shm` file of a WAL-mode database; null when it has none to map. */
-export function walIndexMarks(shmPath: string): CommitMarks | null {
-  let header: Uint32Array;
-  try {
-    const mapped = Bun.mmap(shmPath, { shared: true, size: HEADER_WORDS * 4 });
-    if (mapped.byteLength < HEADER_WORDS * 4) return null;
-    header = new Uint32Array(mapped.buffer, mapped.byteOffset, HEADER_WORDS);
-  } catch {
-    return null; // no -shm (not in WAL mode, or nothing read yet): nothing is remembered
-  }
-  let open = true;
-  const none = new Uint32Array(0);
-  return {
-    mark: () => (open ? header.slice() : none),
-    unchanged(m) {
-      if (!open || m.length !== HEADER_WORDS) return false;
-      for (let i = 0; i < HEADER_WORDS; i++) if (header[i] !== m[i]) return false;
-      return true;
-    },
-    close() {
-      open = false;
-    },
-  };
+/** This connection's commit mark now (SQLite); on `on`, so that it runs inside a transaction in progress. */
+async function commitMark(on: Sql): Promise<string> {
+  const r = (await on.get(markSql.mark))!;
+  return `${r.v} ${r.t}`;
 }
 
 /**
- * Values read from the database, remembered by key while nothing at all is committed since each
- * was read; with no marks (PostgreSQL) every `get` reads. At most `max` are kept (all are dropped
- * when full: they are read again at the next commit anyway).
+ * Values read from the ledger, remembered by key while nothing at all is committed since each was
+ * read; on PostgreSQL every `get` reads. At most `max` are kept (all are dropped when full: they
+ * are read again at the next commit anyway).
  */
-export function whileUncommitted<V>(commits: () => CommitMarks | null, max: number) {
-  const known = new Map<string, { value: V; mark: Uint32Array }>();
+export function whileUncommitted<V>(db: Sql, max: number) {
+  const known = new Map<string, { value: V; mark: string }>();
   return {
-    /** The value remembered for `key`, or `read()`'s; `keep` says which values to remember. */
-    async get(key: string, read: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
-      const marks = commits();
+    /**
+     * The value remembered for `key`, or `read`'s on `on` (the ledger, or a transaction of its in
+     * progress); `keep` says which values to remember.
+     */
+    async get(key: string, read: (on: Sql) => Promise<V>, keep: (value: V) => boolean = () => true, on: Sql = db): Promise<V> {
+      if (db.dialect !== "sqlite") return read(on);
+      const mark = await commitMark(on); // before the read: a commit after it shows at the next get
       const seen = known.get(key);
-      if (seen && marks?.unchanged(seen.mark)) return seen.value;
-      const mark = marks?.mark(); // before the read: a commit after it shows at the next check
-      const value = await read();
-      if (mark && keep(value)) {
+      if (seen?.mark === mark) return seen.value;
+      const value = await read(on);
+      if (keep(value)) {
         if (known.size >= max) known.clear();
         known.set(key, { value, mark });
       } else known.delete(key);

@@ -3,7 +3,6 @@
 // promise is already settled when it is returned. A query runs a statement defined once
 // (statement.ts: rendered for each engine when its module loads) with an object of its
 // parameters' values.
-import type { CommitMarks } from "./commit-marks.ts";
 import type { Dialect, Query } from "./statement.ts";
 
 // The engines and what a bound value may be are the statements' (statement.ts), said once there.
@@ -69,11 +68,6 @@ export interface Db extends Sql {
    * a key's last-used minute, a session's last-seen time). False when it was skipped.
    */
   writeIfFree(work: (tx: Sql) => Promise<unknown>): Promise<boolean>;
-  /**
-   * Whether anything was committed since a mark, by any connection of any process, for the price
-   * of a memory read (commit-marks.ts); null where the engine offers no such thing (PostgreSQL).
-   */
-  commits(): CommitMarks | null;
   /**
    * Empties the engine's write-ahead log, never waiting for another reader or writer: SQLite copies
    * its WAL into the ledger and truncates the file to 0 bytes, or does nothing while another

@@ -79,7 +79,6 @@ export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb 
         throw e;
       }
     },
-    commits: () => null,
     emptyLog: async () => true,
     claimKeys: claims.claim,
     async close() {

@@ -8,7 +8,6 @@
 // connection's own queries wait for it to end, and only its `tx` runs meanwhile. Without a
 // transaction in progress a query runs at once, with no waiting and no lock.
 import type { Database, Statement } from "bun:sqlite";
-import { walIndexMarks, type CommitMarks } from "./commit-marks.ts";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
 import { bind, textFor, type Query } from "./statement.ts";
@@ -99,9 +98,6 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     claimKeys: grantKeys,
   };
 
-  // Mapped at the first ask, once the connection has the WAL-index open (it has read something).
-  let marks: CommitMarks | null | undefined;
-
   const db: SqliteDb = {
     sqlite,
     dialect: "sqlite",
@@ -129,7 +125,6 @@ export function sqliteDb(sqlite: Database): SqliteDb {
         release();
       }
     },
-    commits: () => (marks === undefined ? (marks = walIndexMarks(`${sqlite.filename}-shm`)) : marks),
     // In two steps, so that no one waits on it for more than an instant. PASSIVE copies every frame
     // it can into the database without taking the writer's lock or waiting for a reader (the long
     // part: a re-booking's WAL is megabytes); only when it copied them all, TRUNCATE, with no busy
@@ -155,7 +150,6 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     async close() {
-      marks?.close();
       clearStatements(statements);
       clearStatements(control);
       sqlite.close();
