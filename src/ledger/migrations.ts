@@ -75,6 +75,10 @@ export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
     return applied;
   });
   if (moved > 0) await db.exec("VACUUM");
+  // An upgrade rewrites tables (0019 rebuilds two), and its pages would stay in the WAL until the
+  // first booking round empties it: readers look every page up in a WAL of thousands of frames
+  // meanwhile (docs/storage.md#the-wal).
+  if (applied > 0) await db.emptyLog();
   return applied;
 }
 

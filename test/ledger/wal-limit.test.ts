@@ -1,9 +1,13 @@
 // The WAL file of a SQLite ledger does not stay at its largest size: once a checkpoint has copied
 // it into the database and a writer starts it again, it is cut back to WAL_SIZE_LIMIT
 // (docs/storage.md#the-wal). SQLite's alone: a PostgreSQL ledger has no WAL file of its own.
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { ledgerPath, openLedger, sqliteOf, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
+import { sha256Hex } from "../../src/domain/evidence.ts";
+import { migrationsOf } from "../../src/ledger/migrations.ts";
+import { undoStatements } from "../support/actions-before.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -49,6 +53,31 @@ describe("the WAL file", () => {
       expect(done.checkpointed).toBe(done.log); // then copied in one go
     } finally {
       await l.close();
+    }
+  });
+
+  test("is empty once an upgrade has run, not holding the tables it rewrote until the first booking", async () => {
+    const dir = tempDir("cal-wal-");
+    const path = ledgerPath(dir);
+    const last = migrationsOf("sqlite").at(-1)!;
+    const l = await openLedger(dir);
+    const db = sqliteOf(l);
+    db.transaction(() => {
+      for (const s of undoStatements(last.sql, "sqlite")) db.exec(s);
+      for (const t of ["__drizzle_migrations", "__migrations_applied_at"]) db.query(`DELETE FROM ${t} WHERE hash = ?`).run(sha256Hex(last.sql));
+    })();
+    const other = new Database(path); // another process's connection: the WAL is not removed when the ledger closes
+    try {
+      await l.close();
+      const upgraded = await openLedger(dir); // the migration runs again
+      try {
+        expect((sqliteOf(upgraded).query("SELECT count(*) AS n FROM __drizzle_migrations WHERE hash = ?").get(sha256Hex(last.sql)) as { n: number }).n).toBe(1);
+        expect(statSync(`${path}-wal`).size).toBe(0);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      other.close();
     }
   });
 });
