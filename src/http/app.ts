@@ -9,7 +9,7 @@ import type { Ledger } from "../ledger/db.ts";
 import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup, type KeyPrincipal } from "../ledger/keys.ts";
 import { actionQueries } from "../ledger/queries/actions.ts";
-import { datasetLabelOrDefault, registrationLookup } from "../ledger/queries/common.ts";
+import { datasetLabelOrDefault } from "../ledger/queries/common.ts";
 import { incomeEntries } from "../ledger/queries/income-report.ts";
 import { instrumentQueries } from "../ledger/queries/instruments.ts";
 import { journalQueries } from "../ledger/queries/journal.ts";
@@ -113,7 +113,6 @@ export async function routeContext(deps: AppDeps, metrics: Metrics, health: Data
     registerWallet: deps.registerWallet ?? ((tenantId, maxWallets, owner) => registerAndEnqueue(db, tenantId, maxWallets, owner)),
     removeWallet: deps.removeWallet ?? (async (tenantId, owner) => (await unregisterWallet(db, tenantId, owner)).removed),
     queries: {
-      registration: registrationLookup(db),
       actions: actionQueries(db),
       journal: journalQueries(db),
       portfolio: portfolioQueries(db),

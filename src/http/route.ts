@@ -19,7 +19,6 @@ import type { Ledger } from "../ledger/db.ts";
 import type { DatabaseHealth } from "../ledger/health.ts";
 import type { KeyPrincipal } from "../ledger/keys.ts";
 import type { actionQueries } from "../ledger/queries/actions.ts";
-import type { registrationLookup } from "../ledger/queries/common.ts";
 import type { incomeEntries } from "../ledger/queries/income-report.ts";
 import type { instrumentQueries } from "../ledger/queries/instruments.ts";
 import type { journalQueries } from "../ledger/queries/journal.ts";
@@ -55,7 +54,6 @@ export interface RouteContext {
   /** Answers one POST /mcp (its body already parsed) for the key's principal (src/mcp/http.ts), with the declared routes as tools. */
   mcp(request: Request, principal: KeyPrincipal, body: unknown): Promise<Response>;
   queries: {
-    registration: ReturnType<typeof registrationLookup>;
     actions: ReturnType<typeof actionQueries>;
     journal: ReturnType<typeof journalQueries>;
     portfolio: ReturnType<typeof portfolioQueries>;

@@ -2,7 +2,6 @@
 // go by the hash (an index) and then compare digests in constant time.
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../domain/evidence.ts";
-import { whileUncommitted } from "./sql/commit-marks.ts";
 import type { Db, Sql } from "./sql/port.ts";
 import { apiKeySql, type PrincipalRow } from "./tables/api-keys.ts";
 import { tenantSql } from "./tables/tenants.ts";
@@ -149,39 +148,25 @@ export function keyById(db: Sql) {
 }
 
 /**
- * Prepares the lookup used on every request. A revocation made by the CLI in another process
- * takes effect on the next request: a key is answered from memory only while nothing at all has
- * been committed to the database since its row was read (SQLite's commit marks, commit-marks.ts;
- * any commit, a sync's or a revocation's, sends the next request to the row again). On
- * PostgreSQL, which has no such marks, every request reads the row (docs/performance.md#the-key-lookup).
+ * Prepares the lookup used on every request. It reads the database each time, so a revocation
+ * made by the CLI in another process takes effect on the next request.
  */
 export function keyLookup(db: Db) {
   const touched = new Map<string, number>(); // key id -> minute (since the epoch) last written by this process
-  // Keys found, by digest (a ledger has a handful; unknown keys are read every time).
-  const known = whileUncommitted<KeyPrincipal | null>(db, 1000);
   return async (key: string, now = Date.now()): Promise<KeyPrincipal | null> => {
     if (!keyPattern.test(key)) return null;
     const digest = hashKey(key);
-    const principal = await known.get(
-      digest,
-      () => readPrincipal(digest),
-      (p) => p !== null,
-    );
-    if (!principal) return null;
-    // last_used_at is kept at minute precision so a busy key does not write on every request.
-    const minute = Math.floor(now / 60000);
-    if (touched.get(principal.keyId) !== minute) {
-      if (await db.writeIfFree((tx) => tx.run(apiKeySql.touch, { id: principal.keyId, minute: new Date(minute * 60000).toISOString() }))) touched.set(principal.keyId, minute); // busy: a later request writes it
-    }
-    return principal;
-  };
-
-  async function readPrincipal(digest: string): Promise<KeyPrincipal | null> {
     const row = await db.get(apiKeySql.principalByHash, { keySha256: digest });
     // The index finds the row; the digest comparison is still constant-time so timing says nothing.
     const ok = sameDigest(digest, row?.key_sha256 ?? "0".repeat(64)) && row !== null && row.revoked_at === null;
-    return ok && row ? toPrincipal(row) : null;
-  }
+    if (!ok || !row) return null;
+    // last_used_at is kept at minute precision so a busy key does not write on every request.
+    const minute = Math.floor(now / 60000);
+    if (touched.get(row.id) !== minute) {
+      if (await db.writeIfFree((tx) => tx.run(apiKeySql.touch, { id: row.id, minute: new Date(minute * 60000).toISOString() }))) touched.set(row.id, minute); // busy: a later request writes it
+    }
+    return toPrincipal(row);
+  };
 }
 
 /**

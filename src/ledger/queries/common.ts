@@ -1,5 +1,4 @@
 // Helpers the read models share: the dataset label, what the ledger holds, registration checks, paging.
-import { whileUncommitted } from "../sql/commit-marks.ts";
 import type { Sql } from "../sql/port.ts";
 import type { DatasetLabel } from "../../../schemas/common.ts";
 import type { V1Kind } from "../../domain/types.ts";
@@ -34,18 +33,11 @@ export async function actionCount(db: Sql): Promise<number> {
 
 /**
  * Whether this tenant registered the wallet, and whether it may see its books yet: only once its
- * own first sync of the wallet finished, whatever other tenants following it did before. Asked
- * on every wallet-scoped request, so remembered per tenant and wallet while nothing is committed
- * (a registration, a removal and a first sync all commit; docs/performance.md#the-key-lookup).
- * `on`: the ledger, or a transaction of its that the request's reads share.
+ * own first sync of the wallet finished, whatever other tenants following it did before.
  */
-export function registrationLookup(db: Sql) {
-  const known = whileUncommitted<{ booksVisible: boolean } | null>(db, 10_000);
-  const read = async (on: Sql, tenantId: number, owner: string) => {
-    const row = await on.get(tenantWalletSql.registered, { tenantId, owner });
-    return row ? { booksVisible: row.first_synced_at !== null } : null;
-  };
-  return (tenantId: number, owner: string, on: Sql = db) => known.get(`${tenantId} ${owner}`, (on) => read(on, tenantId, owner), undefined, on);
+export async function registration(db: Sql, tenantId: number, owner: string): Promise<{ booksVisible: boolean } | null> {
+  const row = await db.get(tenantWalletSql.registered, { tenantId, owner });
+  return row ? { booksVisible: row.first_synced_at !== null } : null;
 }
 
 /** Every wallet this tenant registered, with whether it may see its books yet (as above). */
