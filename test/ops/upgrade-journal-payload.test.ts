@@ -42,21 +42,7 @@ describe("a journal whose entries store their whole booking", () => {
       expect((await entries(db)).every(whole)).toBe(true);
       return rows.length;
     });
-    const after = await demoAnswers(dir);
-    expect(after.answers).toEqual(before.answers);
-    expect(after.hashes).toEqual(before.hashes); // the seals among them
-    await withLedger(dir, async ({ db }) => {
-      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
-      await appendCorrection(db, 7);
-      const rows = await entries(db);
-      expect(rows.length).toBeGreaterThan(count);
-      expect(rows.slice(0, count).every(whole)).toBe(true);
-      for (const r of rows.slice(count)) {
-        expect(whole(r)).toBe(false);
-        expect(bookingJson(r)).toBe(canonicalJson(JSON.parse(bookingJson(r))));
-      }
-      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
-    });
+    await expectAsBefore(dir, before, count, whole);
   }, 120_000);
 });
 
@@ -79,17 +65,29 @@ describe("a journal whose entries store each field once with every null kept", (
       expect(now.every((r) => "grossUsd" in JSON.parse(r.payload))).toBe(true);
       return rows.length;
     });
-    const after = await demoAnswers(dir);
-    expect(after.answers).toEqual(before.answers);
-    expect(after.hashes).toEqual(before.hashes); // the seals among them
-    await withLedger(dir, async ({ db }) => {
-      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
-      await appendCorrection(db, 7);
-      const rows = await entries(db);
-      expect(rows.length).toBeGreaterThan(count);
-      expect(rows.slice(0, count).every(nullsKept)).toBe(true);
-      for (const r of rows.slice(count)) expect(bookingJson(r)).toBe(canonicalJson(JSON.parse(bookingJson(r))));
-      expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
-    });
+    await expectAsBefore(dir, before, count, nullsKept);
   }, 120_000);
 });
+
+/**
+ * The ledger, its first `count` entries written as the code of before wrote them (each `written`
+ * so), serves and seals what it did; verify passes, before and after more entries are booked, and
+ * the entries booked now are in this code's form.
+ */
+async function expectAsBefore(dir: string, before: Awaited<ReturnType<typeof demoAnswers>>, count: number, written: (e: Entry) => boolean): Promise<void> {
+  const after = await demoAnswers(dir);
+  expect(after.answers).toEqual(before.answers);
+  expect(after.hashes).toEqual(before.hashes); // the seals among them
+  await withLedger(dir, async ({ db }) => {
+    expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
+    await appendCorrection(db, 7);
+    const rows = await entries(db);
+    expect(rows.length).toBeGreaterThan(count);
+    expect(rows.slice(0, count).every(written)).toBe(true);
+    for (const r of rows.slice(count)) {
+      expect(whole(r)).toBe(false);
+      expect(bookingJson(r)).toBe(canonicalJson(JSON.parse(bookingJson(r))));
+    }
+    expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
+  });
+}
