@@ -188,9 +188,12 @@ describe("answers of hundreds of megabytes", () => {
       expect(run.outcome).toBe("partial");
       expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringContaining(`transaction ${victim}: getTransaction to ${new URL(rpc.url).host}: answer larger than`));
       expect(run.status.gaps.map((g) => g.reason)).toContainEqual(expect.stringContaining("answer larger than 33554432 bytes"));
-      // Each attempt stopped near the 32 MiB cap (the stream is pulled a little ahead), not at 200 MB.
+      // Each attempt stopped after the 32 MiB cap, not at 200 MB. The server pulls its stream ahead
+      // of what the client has read by what the loopback socket's buffers and both ends' stream
+      // queues hold, which grows when the machine is busy (48.7 MiB pulled once, in a CI run
+      // beside the PostgreSQL tests): the bound is half the body, well short of its end.
       expect(sent.length).toBe(2);
-      for (const s of sent) expect(s.bytes).toBeLessThan(48 * 1024 * 1024);
+      for (const s of sent) expect(s.bytes).toBeLessThan(100 * 1024 * 1024);
     } finally {
       rpc.stop();
       l.ledger.close();
