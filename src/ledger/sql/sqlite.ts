@@ -67,6 +67,16 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     }
   };
 
+  /** `step` with SQLite's busy timeout at 0: a lock held by another connection fails it at once instead of being waited for. */
+  const withoutWaiting = async <T>(step: () => T | Promise<T>): Promise<T> => {
+    sqlite.exec("PRAGMA busy_timeout = 0");
+    try {
+      return await step();
+    } finally {
+      sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  };
+
   // BEGIN, COMMIT and ROLLBACK prepared once: a read transaction is on the path of cheap routes (queries/actions.ts).
   const control = new Map<string, Statement>();
   const runControl = (text: string) => {
@@ -113,15 +123,13 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     exec: (script) => whenFree(() => void sqlite.exec(script)),
     async writeIfFree(work) {
       await acquire();
-      sqlite.exec("PRAGMA busy_timeout = 0");
       try {
-        await work(tx);
+        await withoutWaiting(() => work(tx));
         return true;
       } catch (e) {
         if (isBusy(e)) return false;
         throw e;
       } finally {
-        sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         release();
       }
     },
@@ -137,12 +145,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
       try {
         const passive = sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as Checkpoint;
         if (passive.busy !== 0 || passive.checkpointed < passive.log) return false;
-        sqlite.exec("PRAGMA busy_timeout = 0");
-        try {
-          return (sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as Checkpoint).busy === 0;
-        } finally {
-          sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-        }
+        return (await withoutWaiting(() => sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as Checkpoint)).busy === 0;
       } finally {
         release();
       }
