@@ -36,7 +36,8 @@ export function actionWriter(tx: Sql) {
       const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
       const id = await eventId(row.event);
       const values = { ...row.columns, eventId: id, at };
-      const written = (await tx.run(actionSql.updateInPlace, values)).changes > 0 || (await tx.run(actionSql.upsert, values)).changes > 0;
+      // A stored row is rewritten in place where it can be; a new one (no stored row) is inserted at once.
+      const written = (before !== null && (await tx.run(actionSql.updateInPlace, values)).changes > 0) || (await tx.run(actionSql.upsert, values)).changes > 0;
       if (!written)
         released.add(id); // inserted for a row that did not change: maybe no action shows it
       else if (before !== null && before !== id) released.add(before);
