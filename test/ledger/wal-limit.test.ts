@@ -3,12 +3,12 @@
 // (docs/storage.md#the-wal). SQLite's alone: a PostgreSQL ledger has no WAL file of its own.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
 import { ledgerPath, openLedger, sqliteOf, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
 import { sha256Hex } from "../../src/domain/evidence.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { undoStatements } from "../support/actions-before.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
+import { walBytes } from "../support/wal.ts";
 
 afterAll(removeTempDirs);
 
@@ -18,7 +18,6 @@ describe("the WAL file", () => {
     const l = await openLedger(dir);
     try {
       const db = sqliteOf(l);
-      const wal = () => statSync(`${ledgerPath(dir)}-wal`).size;
       db.exec("PRAGMA wal_autocheckpoint = 0"); // this test checkpoints by hand
       db.exec("CREATE TABLE scratch (x BLOB)");
       const insert = db.prepare("INSERT INTO scratch (x) VALUES (randomblob(4000))");
@@ -26,10 +25,10 @@ describe("the WAL file", () => {
         for (let i = 0; i < (3 * WAL_SIZE_LIMIT) / 4000; i++) insert.run();
       })();
       insert.finalize();
-      expect(wal()).toBeGreaterThan(2 * WAL_SIZE_LIMIT);
+      expect(walBytes(dir)).toBeGreaterThan(2 * WAL_SIZE_LIMIT);
       db.exec("PRAGMA wal_checkpoint(PASSIVE)");
       db.exec("DELETE FROM scratch WHERE rowid = 1"); // the next writer starts the WAL again
-      expect(wal()).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
+      expect(walBytes(dir)).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
     } finally {
       await l.close();
     }
@@ -40,15 +39,14 @@ describe("the WAL file", () => {
     const l = await openLedger(dir);
     try {
       const db = sqliteOf(l);
-      const wal = () => statSync(`${ledgerPath(dir)}-wal`).size;
       db.exec("CREATE TABLE scratch (x BLOB)");
       db.exec("INSERT INTO scratch (x) SELECT randomblob(4000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) SELECT i FROM n)");
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       // Three transactions rewriting the same 600 pages: 1,800 frames, past SQLite's default of 1,000.
       for (let round = 0; round < 3; round++) db.exec("UPDATE scratch SET x = randomblob(4000)");
       const pageAndHeader = 4096 + 24;
-      expect(wal()).toBeGreaterThanOrEqual(1800 * pageAndHeader); // no checkpoint copied them after each
-      expect(WAL_CHECKPOINT_PAGES * pageAndHeader).toBeGreaterThan(wal());
+      expect(walBytes(dir)).toBeGreaterThanOrEqual(1800 * pageAndHeader); // no checkpoint copied them after each
+      expect(WAL_CHECKPOINT_PAGES * pageAndHeader).toBeGreaterThan(walBytes(dir));
       const done = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number };
       expect(done.checkpointed).toBe(done.log); // then copied in one go
     } finally {
@@ -72,7 +70,7 @@ describe("the WAL file", () => {
       const upgraded = await openLedger(dir); // the migration runs again
       try {
         expect((sqliteOf(upgraded).query("SELECT count(*) AS n FROM __drizzle_migrations WHERE hash = ?").get(sha256Hex(last.sql)) as { n: number }).n).toBe(1);
-        expect(statSync(`${path}-wal`).size).toBe(0);
+        expect(walBytes(dir)).toBe(0);
       } finally {
         await upgraded.close();
       }

@@ -1,5 +1,6 @@
 // A SQLite WAL file read as the pages it holds, for the tests that count what a write wrote.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { ledgerPath } from "../../src/ledger/db.ts";
 
 /** The page numbers of the WAL's frames, in the order written (a frame each time a transaction writes a page). */
 export function walPages(path: string): number[] {
@@ -9,3 +10,9 @@ export function walPages(path: string): number[] {
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
   return pages;
 }
+
+/** The size of a data dir's WAL file, 0 when there is none. */
+export const walBytes = (dataDir: string): number => {
+  const wal = `${ledgerPath(dataDir)}-wal`;
+  return existsSync(wal) ? statSync(wal).size : 0;
+};

@@ -4,7 +4,6 @@
 // next try empties it. On a real SQLite file (a PostgreSQL ledger has no WAL file of its own).
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, statSync } from "node:fs";
 import { loadDemo } from "../../src/demo/load.ts";
 import { ledgerPath, openLedger } from "../../src/ledger/db.ts";
 import { markEverythingDirty } from "../../src/ledger/dirty.ts";
@@ -12,10 +11,9 @@ import { createLogger } from "../../src/log.ts";
 import { createBooker } from "../../src/sync/booker.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { until } from "../support/until.ts";
+import { walBytes } from "../support/wal.ts";
 
 afterAll(removeTempDirs);
-
-const walBytes = (dir: string) => (existsSync(`${ledgerPath(dir)}-wal`) ? statSync(`${ledgerPath(dir)}-wal`).size : 0);
 
 describe("the booker's WAL", () => {
   test("is 0 bytes once booking is idle after a round that wrote", async () => {
