@@ -20,6 +20,7 @@ import m16 from "./0016_lots_observations.sql" with { type: "text" };
 import m17 from "./0017_events_outbox.sql" with { type: "text" };
 import m18 from "./0018_fewer_indexes.sql" with { type: "text" };
 import m19 from "./0019_clustered_read_models.sql" with { type: "text" };
+import m20 from "./0020_rows_placed_in_key_order.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -44,4 +45,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0017_events_outbox", when: 1795749923490, sql: m17 },
   { tag: "0018_fewer_indexes", when: 1795755362035, sql: m18 },
   { tag: "0019_clustered_read_models", when: 1795763360145, sql: m19 },
+  { tag: "0020_rows_placed_in_key_order", when: 1795772574612, sql: m20 },
 ];

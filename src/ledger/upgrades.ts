@@ -7,13 +7,17 @@ import { actionRow, storedAction, WALLET_VALUES } from "./action-rows.ts";
 import { actionDetailBase } from "./projections.ts";
 import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionSql } from "./tables/actions.ts";
 import { actionsBeforeEventsSql } from "./tables/actions-before-events.ts";
+import { portfolioSql } from "./tables/portfolios.ts";
+import { yieldSql } from "./tables/yields.ts";
 import { actionWriter } from "./writers.ts";
 
 /** By migration tag (each engine's own); each returns how many rows it moved. */
 export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
   "0015_action_events": storeEachActionOnce,
   "0006_action_events": storeEachActionOnce,
+  "0020_rows_placed_in_key_order": placeRowsInKeyOrder,
 };
 
 const ROWS_PER_READ = 500;
@@ -65,5 +69,17 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
   await writer.finish();
   await tx.run(actionsBeforeEventsSql.drop);
   if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
+  return moved;
+}
+
+/**
+ * Moves the rows of actions, portfolios and yields to their places in key order, each found as a
+ * new row's is (sql/placement.ts), so a ledger made before re-books in contiguous pages from its
+ * first booking after the upgrade. Rows are moved in key order; none is read by its rowid.
+ */
+async function placeRowsInKeyOrder(tx: Sql): Promise<number> {
+  let moved = 0;
+  for (const a of await tx.all(actionSql.placeKeys)) moved += (await tx.run(actionSql.place, { id: a.id, eventId: a.event_id, owner: a.owner })).changes;
+  for (const table of [portfolioSql, yieldSql]) for (const { owner } of await tx.all(table.placeKeys)) moved += (await tx.run(table.place, { owner })).changes;
   return moved;
 }

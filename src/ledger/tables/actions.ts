@@ -2,6 +2,7 @@
 // event it shows (action-events.ts). Each served document is the event's template with the
 // wallet's values spliced in, and the action record is the event's record with them put back
 // (action-rows.ts): `actionDocument` and `actionFromRow` below are the one mapping of these rows.
+import { actionRowid, placedColumn, placedValue } from "../sql/placement.ts";
 import { inList, jsonText, query, sql, statements, type Params } from "../sql/statement.ts";
 import { splice, storedAction, storedValues, type ActionColumns, type StoredWallet } from "../action-rows.ts";
 import type { ActionRecord, ActionType, V1Kind } from "../../domain/types.ts";
@@ -45,11 +46,14 @@ const v1InPeriod = (p: Params<Period>) => sql`a.owner = ${p.owner} AND a.v1_kind
 const newestFirst = sql`ORDER BY a.effective_at DESC, a.id DESC`;
 
 export const actionSql = statements("actions", {
-  /** Writes one action; a row whose payload did not change is left as it is (its event row with it). */
+  /**
+   * Writes one action; a row whose payload did not change is left as it is (its event row with it).
+   * A new row is placed beside its event's other actions (../sql/placement.ts).
+   */
   upsert: query<ActionColumns & { eventId: number; at: string }>(
-    (p) => sql`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256,
+    (p) => sql`INSERT INTO actions (${placedColumn}id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256,
        first_observed_active_at, wallet_values, event_id, updated_at)
-     VALUES (${p.id}, ${p.owner}, ${p.mint}, ${p.type}, ${p.treatment}, ${p.state}, ${p.effectiveAt}, ${p.usd}, ${p.v1Kind}, ${p.payloadSha256}, ${p.evidenceSha256},
+     VALUES (${placedValue(actionRowid(p.eventId, p.owner))}${p.id}, ${p.owner}, ${p.mint}, ${p.type}, ${p.treatment}, ${p.state}, ${p.effectiveAt}, ${p.usd}, ${p.v1Kind}, ${p.payloadSha256}, ${p.evidenceSha256},
        ${p.firstObservedActiveAt}, ${p.walletValues}, ${p.eventId}, ${p.at})
      ON CONFLICT(id) DO UPDATE SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, effective_at = ${p.effectiveAt}, usd = ${p.usd}, v1_kind = ${p.v1Kind},
        payload_sha256 = ${p.payloadSha256}, evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues},
@@ -122,6 +126,16 @@ export const actionSql = statements("actions", {
     (p) => sql`SELECT ${wallet}, e.sha256 AS event_sha256 FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`,
   ),
   recordsOfOwners: query<{ owners: readonly string[] }, StoredWallet & { record: string }>((p) => sql`SELECT e.record, ${wallet} FROM ${withEvent} WHERE a.owner IN ${inList(p.owners)} ORDER BY a.id`),
+
+  // ---- the upgrade to rows placed in key order (../upgrades.ts; SQLite's alone)
+  /** Every action's key, in the order of their places. */
+  placeKeys: query<Record<never, never>, Pick<ActionsTableRow, "id" | "event_id" | "owner">>(() => sql`SELECT id, event_id, owner FROM actions ORDER BY event_id, owner`, {
+    engines: ["sqlite"],
+  }),
+  /** Moves one action to its place (it stays where it is when no rowid is free there). */
+  place: query<{ id: string; eventId: number; owner: string }>((p) => sql`UPDATE actions SET rowid = coalesce(${actionRowid(p.eventId, p.owner)}, rowid) WHERE id = ${p.id}`, {
+    engines: ["sqlite"],
+  }),
 
   // ---- verify and the gauges
   /** Each action's row and the event row it shows (null event columns: the event row is missing). */

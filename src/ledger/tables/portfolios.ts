@@ -1,5 +1,6 @@
 // Each wallet's portfolio as the route serves it (less owner, dataset and asOf), rendered at
 // booking; `updated_at` is when the body last changed (docs/storage.md#writing-only-what-changed).
+import { ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface PortfolioRow {
@@ -10,10 +11,16 @@ export interface PortfolioRow {
 
 export const portfolioSql = statements("portfolios", {
   upsert: query<{ owner: string; body: string; at: string }>(
-    (p) => sql`INSERT INTO portfolios (owner, body, updated_at) VALUES (${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at
+    (
+      p,
+    ) => sql`INSERT INTO portfolios (${placedColumn}owner, body, updated_at) VALUES (${placedValue(ownerRowid("portfolios", p.owner))}${p.owner}, ${p.body}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at
      WHERE portfolios.body IS DISTINCT FROM excluded.body`,
   ),
   ofOwner: query<{ owner: string }, Pick<PortfolioRow, "body">>((p) => sql`SELECT body FROM portfolios WHERE owner = ${p.owner}`),
   ofOwners: query<{ owners: readonly string[] }, Pick<PortfolioRow, "owner" | "body">>((p) => sql`SELECT owner, body FROM portfolios WHERE owner IN ${inList(p.owners)}`),
   owners: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`),
+  // ---- the upgrade to rows placed in key order (../upgrades.ts; SQLite's alone)
+  placeKeys: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`, { engines: ["sqlite"] }),
+  /** Moves one wallet's row to its place (it stays where it is when no rowid is free there). */
+  place: query<{ owner: string }>((p) => sql`UPDATE portfolios SET rowid = coalesce(${ownerRowid("portfolios", p.owner)}, rowid) WHERE owner = ${p.owner}`, { engines: ["sqlite"] }),
 });

@@ -1,4 +1,5 @@
 // Each wallet's yield records (stored compactly: ../yields-payload.ts); `updated_at` is when the wallet was last booked.
+import { ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface YieldRow {
@@ -10,7 +11,7 @@ export interface YieldRow {
 export const yieldSql = statements("yields", {
   upsert: query<{ owner: string; payload: string; at: string }>(
     (p) =>
-      sql`INSERT INTO yields (owner, payload, updated_at) VALUES (${p.owner}, ${p.payload}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`,
+      sql`INSERT INTO yields (${placedColumn}owner, payload, updated_at) VALUES (${placedValue(ownerRowid("yields", p.owner))}${p.owner}, ${p.payload}, ${p.at}) ON CONFLICT(owner) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`,
   ),
   ofOwner: query<{ owner: string }, Pick<YieldRow, "payload">>((p) => sql`SELECT payload FROM yields WHERE owner = ${p.owner}`),
   /** When each wallet was last booked. */
@@ -22,4 +23,8 @@ export const yieldSql = statements("yields", {
   stale: query<{ before: string }, { owner: string }>(
     (p) => sql`SELECT owner FROM yields WHERE updated_at < ${p.before} AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
   ),
+  // ---- the upgrade to rows placed in key order (../upgrades.ts; SQLite's alone)
+  placeKeys: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM yields ORDER BY owner`, { engines: ["sqlite"] }),
+  /** Moves one wallet's row to its place (it stays where it is when no rowid is free there). */
+  place: query<{ owner: string }>((p) => sql`UPDATE yields SET rowid = coalesce(${ownerRowid("yields", p.owner)}, rowid) WHERE owner = ${p.owner}`, { engines: ["sqlite"] }),
 });
