@@ -9,7 +9,7 @@
 // first free rowid after it when the slot is taken. Placement is only about which page a row sits
 // on: nothing reads a rowid, and a row that finds no free rowid gets the next one as before.
 // PostgreSQL keeps rows apart from their keys' order whatever is done: there, nothing is chosen.
-import { byEngine, ident, type Param, SqlFragment, sql } from "./statement.ts";
+import { byEngine, ident, type Param, query, SqlFragment, sql } from "./statement.ts";
 
 /** A number written into the statement (a constant of the layout, never a value). */
 const literal = (n: number | bigint): SqlFragment => new SqlFragment([String(n)]);
@@ -51,3 +51,13 @@ export const actionRowid = (eventId: Param<number>, owner: Param<string>): SqlFr
 
 /** The value for `placedColumn` in an INSERT's VALUES: the rowid on SQLite, nothing on PostgreSQL. */
 export const placedValue = (rowid: SqlFragment): SqlFragment => byEngine({ sqlite: sql`${rowid}, `, postgres: sql`` });
+
+/**
+ * The upgrade's statements for a table with one row per wallet (../upgrades.ts; SQLite's alone):
+ * its wallets in address order, and the move of one wallet's row to its place (where it stays
+ * when no rowid is free there).
+ */
+export const ownerPlacement = (table: "portfolios" | "yields") => ({
+  placeKeys: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM ${ident(table)} ORDER BY owner`, { engines: ["sqlite"] }),
+  place: query<{ owner: string }>((p) => sql`UPDATE ${ident(table)} SET rowid = coalesce(${ownerRowid(table, p.owner)}, rowid) WHERE owner = ${p.owner}`, { engines: ["sqlite"] }),
+});

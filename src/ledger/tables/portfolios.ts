@@ -1,6 +1,6 @@
 // Each wallet's portfolio as the route serves it (less owner, dataset and asOf), rendered at
 // booking; `updated_at` is when the body last changed (docs/storage.md#writing-only-what-changed).
-import { ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
+import { ownerPlacement, ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface PortfolioRow {
@@ -20,7 +20,5 @@ export const portfolioSql = statements("portfolios", {
   ofOwners: query<{ owners: readonly string[] }, Pick<PortfolioRow, "owner" | "body">>((p) => sql`SELECT owner, body FROM portfolios WHERE owner IN ${inList(p.owners)}`),
   owners: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`),
   // ---- the upgrade to rows placed in key order (../upgrades.ts; SQLite's alone)
-  placeKeys: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM portfolios ORDER BY owner`, { engines: ["sqlite"] }),
-  /** Moves one wallet's row to its place (it stays where it is when no rowid is free there). */
-  place: query<{ owner: string }>((p) => sql`UPDATE portfolios SET rowid = coalesce(${ownerRowid("portfolios", p.owner)}, rowid) WHERE owner = ${p.owner}`, { engines: ["sqlite"] }),
+  ...ownerPlacement("portfolios"),
 });

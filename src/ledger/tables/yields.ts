@@ -1,5 +1,5 @@
 // Each wallet's yield records (stored compactly: ../yields-payload.ts); `updated_at` is when the wallet was last booked.
-import { ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
+import { ownerPlacement, ownerRowid, placedColumn, placedValue } from "../sql/placement.ts";
 import { inList, query, sql, statements } from "../sql/statement.ts";
 
 export interface YieldRow {
@@ -24,7 +24,5 @@ export const yieldSql = statements("yields", {
     (p) => sql`SELECT owner FROM yields WHERE updated_at < ${p.before} AND owner NOT IN (SELECT owner FROM dirty_wallets) ORDER BY updated_at LIMIT 500`,
   ),
   // ---- the upgrade to rows placed in key order (../upgrades.ts; SQLite's alone)
-  placeKeys: query<Record<never, never>, { owner: string }>(() => sql`SELECT owner FROM yields ORDER BY owner`, { engines: ["sqlite"] }),
-  /** Moves one wallet's row to its place (it stays where it is when no rowid is free there). */
-  place: query<{ owner: string }>((p) => sql`UPDATE yields SET rowid = coalesce(${ownerRowid("yields", p.owner)}, rowid) WHERE owner = ${p.owner}`, { engines: ["sqlite"] }),
+  ...ownerPlacement("yields"),
 });
