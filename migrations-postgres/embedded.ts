@@ -10,6 +10,8 @@ import m6 from "./0006_action_events.sql" with { type: "text" };
 import m7 from "./0007_lots_observations.sql" with { type: "text" };
 import m8 from "./0008_events_outbox.sql" with { type: "text" };
 import m9 from "./0009_fewer_indexes.sql" with { type: "text" };
+import m10 from "./0010_portfolios_hold_positions.sql" with { type: "text" };
+import m11 from "./0011_read_models_once.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -24,4 +26,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0007_lots_observations", when: 1795744847089, sql: m7 },
   { tag: "0008_events_outbox", when: 1795749924309, sql: m8 },
   { tag: "0009_fewer_indexes", when: 1795755364020, sql: m9 },
+  { tag: "0010_portfolios_hold_positions", when: 1795775259571, sql: m10 },
+  { tag: "0011_read_models_once", when: 1795775260817, sql: m11 },
 ];

@@ -21,6 +21,8 @@ import m17 from "./0017_events_outbox.sql" with { type: "text" };
 import m18 from "./0018_fewer_indexes.sql" with { type: "text" };
 import m19 from "./0019_clustered_read_models.sql" with { type: "text" };
 import m20 from "./0020_rows_placed_in_key_order.sql" with { type: "text" };
+import m21 from "./0021_portfolios_hold_positions.sql" with { type: "text" };
+import m22 from "./0022_read_models_once.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -46,4 +48,6 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0018_fewer_indexes", when: 1795755362035, sql: m18 },
   { tag: "0019_clustered_read_models", when: 1795763360145, sql: m19 },
   { tag: "0020_rows_placed_in_key_order", when: 1795772574612, sql: m20 },
+  { tag: "0021_portfolios_hold_positions", when: 1795775258320, sql: m21 },
+  { tag: "0022_read_models_once", when: 1795775260146, sql: m22 },
 ];

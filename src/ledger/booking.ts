@@ -4,8 +4,8 @@
 // clock), which marks every wallet that ever held them dirty; then it books dirty wallets in chunks
 // of a few hundred. Each chunk loads only its wallets and the mints they touch, runs the pure
 // engine outside any transaction, then writes in one short IMMEDIATE transaction: actions whose
-// payload hash changed, the journal diff against the standing entries, positions, yields, income
-// totals, the portfolio rendered from them, and the clearing of the marks it booked. A wallet
+// payload hash changed, the journal diff against the standing entries, yields, the portfolio
+// rendered from the engine's positions and the journal, and the clearing of the marks it booked. A wallet
 // whose mark was bumped after the chunk read it is not written (newer observations arrived): the
 // next chunk books it again.
 import { diffJournal, runEngine } from "../domain/engine.ts";
@@ -19,7 +19,7 @@ import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "../domain/group.ts";
 import { bookingOf } from "./journal-payload.ts";
 import { bookingEventsBefore, writeBookingEvents } from "./change-events.ts";
-import { storePortfolios } from "./portfolio-render.ts";
+import { positionsOf, storePortfolios } from "./portfolio-render.ts";
 import { sealRows } from "./seals.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
@@ -28,12 +28,11 @@ import { journalSql } from "./tables/journal.ts";
 import { lineageSql } from "./tables/lineage.ts";
 import { mintScheduleSql } from "./tables/mint-schedule.ts";
 import { ownerSql } from "./tables/owners.ts";
-import { positionSql } from "./tables/positions.ts";
 import { transitionSeenSql } from "./tables/transitions-seen.ts";
 import { unbookedRevisionSql } from "./tables/unbooked-revisions.ts";
 import { yieldSql } from "./tables/yields.ts";
 import { encodeYields } from "./yields-payload.ts";
-import { actionRow, actionWriter, appendJournal, refreshIncomeTotals, type ActionRow } from "./writers.ts";
+import { actionRow, actionWriter, appendJournal, type ActionRow } from "./writers.ts";
 
 // Wallets per write transaction. A few hundred keep each transaction short (other writers wait for
 // at most one chunk) while amortising its fixed cost; the crash test makes it tiny so kills land
@@ -290,9 +289,8 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
       result,
     );
     await noteUnbookedRevisions(tx, out.actions, restated, at);
-    await refreshIncomeTotals(tx, owners, now);
-    await writePositions(tx, keep, out, at);
-    await storePortfolios(tx, owners, at); // last of the read models: rendered from the rows above
+    await writeYields(tx, keep, out, at);
+    await storePortfolios(tx, positionsOf(owners, out.positions), at); // last of the read models: the journal and actions above are read
     result.events = await writeBookingEvents(tx, told, now); // the outbox, with the change (docs/events.md)
     await clearDirty(tx, "wallet", current);
     await sealRows(tx); // last: seals the journal entries this chunk appended
@@ -384,16 +382,8 @@ async function noteUnbookedRevisions(tx: Sql, actions: EngineOutput["actions"], 
   }
 }
 
-/**
- * The wallets' positions and yields. A position whose payload did not change is left as it is, one
- * no longer derived goes (docs/storage.md#writing-only-what-changed); the yields row is written
- * at every booking, its `updated_at` being when the wallet was last booked.
- */
-async function writePositions(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
-  const derived = out.positions.filter((p) => owners.has(p.owner));
-  const kept = new Set(derived.map((p) => `${p.owner} ${p.mint}`));
-  for (const s of await tx.all(positionSql.keysOfOwners, { owners: [...owners] })) if (!kept.has(`${s.owner} ${s.mint}`)) await tx.run(positionSql.delete, s);
-  for (const p of derived) await tx.run(positionSql.upsert, { owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at });
+/** The wallets' yields: written at every booking, the row's `updated_at` being when the wallet was last booked. */
+async function writeYields(tx: Sql, owners: Set<string>, out: EngineOutput, at: string): Promise<void> {
   const yields = groupBy(out.yields, (y) => y.owner);
   for (const owner of owners) await tx.run(yieldSql.upsert, { owner, payload: encodeYields(yields.get(owner) ?? []), at });
 }

@@ -1,18 +1,16 @@
-// The stored portfolio, rendered when a wallet is booked: booking writes it in the transaction
-// that writes the positions, income totals and actions it is made of, and verify renders it again
-// to check what is stored. It lives on the write side so booking imports no read model; the
+// The stored portfolio, rendered when a wallet is booked from the engine's positions, the journal's
+// income and the actions, in the transaction that writes them; verify renders it again to check
+// what is stored. It lives on the write side so booking imports no read model; the
 // route reads the stored text (queries/portfolio.ts). Amounts are shown for people
 // (src/domain/display.ts) with the exact values under `exact`; a total is the sum of the exact
 // values, rounded once. Rendering costs about 7 µs a position, too much to repeat per request.
 import { quantityForPeople, uiAmount, usdForPeople } from "../domain/display.ts";
 import { add, cmp, formatExact, nearestF64, parseDecimal, sub, ZERO, type Rat } from "../domain/numbers.ts";
 import type { PositionRecord } from "../domain/types.ts";
-import { groupBy } from "../domain/group.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
-import { incomeTotalSql, type IncomeTotalRow } from "./tables/income-totals.ts";
+import { journalSql } from "./tables/journal.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
-import { positionSql } from "./tables/positions.ts";
 
 /**
  * A position as its holder reads it: the quantity exactly as the wallet shows it (the program's
@@ -34,9 +32,16 @@ export function positionShown(p: PositionRecord, incomeUsd: Rat) {
   };
 }
 
-/** One wallet's portfolio from its stored rows: positions (by mint), income totals, unclassified count. */
-function portfolioShown(positions: PositionRecord[], income: Omit<IncomeTotalRow, "updated_at">[], unclassifiedAdjustments: number) {
-  const byMint = new Map(income.map((r) => [r.mint, parseDecimal(r.usd)]));
+/** A wallet's income from one mint, summed from its journal, and its standing recognitions without USD. */
+export interface IncomeTotal {
+  mint: string;
+  usd: Rat;
+  unvalued: number;
+}
+
+/** One wallet's portfolio: its positions (in mint order), income per mint, unclassified count. */
+function portfolioShown(positions: PositionRecord[], income: IncomeTotal[], unclassifiedAdjustments: number) {
+  const byMint = new Map(income.map((r) => [r.mint, r.usd]));
   let total = ZERO;
   const list = positions.map((p) => {
     const usd = byMint.get(p.mint) ?? ZERO;
@@ -59,7 +64,7 @@ function portfolioShown(positions: PositionRecord[], income: Omit<IncomeTotalRow
   });
   // Income of a mint no longer held still counts in the wallet's total.
   for (const [mint, usd] of byMint) if (!list.some((p) => p.mint === mint)) total = add(total, usd);
-  const unvaluedEvents = income.reduce((n, r) => n + r.unvalued_events, 0);
+  const unvaluedEvents = income.reduce((n, r) => n + r.unvalued, 0);
   return {
     unclassifiedAdjustments,
     totals: { incomeUsd: usdForPeople(total), unvaluedIncomeEvents: unvaluedEvents, exact: { incomeUsd: formatExact(total) } },
@@ -67,25 +72,44 @@ function portfolioShown(positions: PositionRecord[], income: Omit<IncomeTotalRow
   };
 }
 
+/** Each wallet's income per mint, summed from its journal (every mint it ever had income from). */
+async function incomeOf(db: Sql, owner: string): Promise<IncomeTotal[]> {
+  const usd = new Map<string, Rat>();
+  for (const r of await db.all(journalSql.incomeOf, { owner })) usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
+  const open = new Map((await db.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
+  return [...usd].map(([mint, total]) => ({ mint, usd: total, unvalued: open.get(mint) ?? 0 }));
+}
+
+/** Text order of mints, as the stored positions were read back in (SQLite's and PostgreSQL's "C" order of ASCII). */
+const byMint = (a: PositionRecord, b: PositionRecord) => (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0);
+
 /**
  * The portfolio of each wallet as the route serves it after owner, dataset and asOf, as JSON text,
- * rendered from the stored positions, income totals and actions (three reads for any number of
- * wallets). Booking stores it in the transaction that writes those rows; `verify` renders it
- * again to check what is stored.
+ * rendered from the wallet's positions as the engine derived them, its income summed from the
+ * journal and its unclassified actions. Booking stores it in the transaction that writes the
+ * journal and actions it reads; `verify` renders it again from the engine's positions to check
+ * what is stored. The positions are not stored apart: the portfolio holds them
+ * (docs/storage.md#the-portfolio-holds-the-positions).
  */
-export async function renderPortfolios(db: Sql, owners: string[]): Promise<Map<string, string>> {
-  const positions = groupBy(await db.all(positionSql.ofOwners, { owners }), (r) => r.owner);
-  const income = groupBy(await db.all(incomeTotalSql.ofOwners, { owners }), (r) => r.owner);
+export async function renderPortfolios(db: Sql, positions: ReadonlyMap<string, readonly PositionRecord[]>): Promise<Map<string, string>> {
+  const owners = [...positions.keys()];
   const unclassified = new Map((await db.all(actionSql.unclassifiedOfOwners, { owners })).map((r) => [r.owner, r.n]));
   const rendered = new Map<string, string>();
-  for (const owner of owners) {
-    const records = (positions.get(owner) ?? []).map((r) => JSON.parse(r.payload) as PositionRecord);
-    rendered.set(owner, JSON.stringify(portfolioShown(records, income.get(owner) ?? [], unclassified.get(owner) ?? 0)));
+  for (const [owner, records] of positions) {
+    rendered.set(owner, JSON.stringify(portfolioShown([...records].sort(byMint), await incomeOf(db, owner), unclassified.get(owner) ?? 0)));
   }
   return rendered;
 }
 
+/** These wallets' positions among the engine's (a wallet with none has an empty list). */
+export function positionsOf(owners: Iterable<string>, derived: readonly PositionRecord[]): Map<string, PositionRecord[]> {
+  const held = new Map<string, PositionRecord[]>();
+  for (const owner of owners) held.set(owner, []);
+  for (const p of derived) held.get(p.owner)?.push(p);
+  return held;
+}
+
 /** Renders the wallets' portfolios and stores them (inside booking's transaction). */
-export async function storePortfolios(tx: Sql, owners: string[], at: string): Promise<void> {
-  for (const [owner, body] of await renderPortfolios(tx, owners)) await tx.run(portfolioSql.upsert, { owner, body, at });
+export async function storePortfolios(tx: Sql, positions: ReadonlyMap<string, readonly PositionRecord[]>, at: string): Promise<void> {
+  for (const [owner, body] of await renderPortfolios(tx, positions)) await tx.run(portfolioSql.upsert, { owner, body, at });
 }

@@ -91,8 +91,6 @@ export const {
   actions,
   journal,
   referenceRates,
-  incomeTotals,
-  positions,
   yields,
   portfolios,
   lineage,

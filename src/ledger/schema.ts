@@ -445,34 +445,9 @@ export const referenceRates = sqliteTable(
   (t) => [primaryKey({ columns: [t.currency, t.date] }), index("reference_rates_unsealed").on(t.currency, t.date).where(sql`row_sha256 IS NULL`)],
 );
 
-// Income per wallet × mint, summed from the journal by each replay (reversals carry negated
-// amounts, so the plain sum is what stands). `ca-ledger verify` re-sums the journal to check it.
-// income_totals and positions are WITHOUT ROWID tables on SQLite (migration 0019, written by hand:
-// drizzle-kit cannot say it; a rebuild it generates must keep it): docs/storage.md#rows-clustered-by-wallet.
-export const incomeTotals = sqliteTable(
-  "income_totals",
-  {
-    owner: text("owner").notNull(),
-    mint: text("mint").notNull(),
-    usd: text("usd").notNull(),
-    unvaluedEvents: integer("unvalued_events").notNull(),
-    updatedAt: text("updated_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.owner, t.mint] })],
-);
-
-// Derived read models, rebuilt by each replay of a wallet.
-export const positions = sqliteTable(
-  "positions",
-  {
-    owner: text("owner").notNull(),
-    mint: text("mint").notNull(),
-    payload: text("payload").notNull(),
-    updatedAt: text("updated_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.owner, t.mint] })],
-);
-
+// A wallet's positions and its income per mint are not stored apart: the portfolio below holds
+// them, rendered at booking from the engine's positions and the journal (migration 0021 dropped
+// `positions` and `income_totals`, docs/storage.md#the-portfolio-holds-the-positions).
 export const yields = sqliteTable(
   "yields",
   {
@@ -484,10 +459,10 @@ export const yields = sqliteTable(
 );
 
 // The portfolio as GET /v1/portfolio answers it, less owner, dataset and asOf (added per request):
-// rendered at booking from the wallet's positions, income totals and unclassified actions, in the
-// same transaction, so the route reads one row instead of redoing each position's exact display
-// math per request. A wallet booked before migration 0012 has none until its next booking and is
-// rendered per request meanwhile (docs/api.md#portfolio).
+// rendered at booking from the wallet's positions as the engine derives them, its income summed
+// from the journal and its unclassified actions, in the same transaction, so the route reads one
+// row instead of redoing each position's exact display math per request. A wallet with none (not
+// booked yet, or booked before migration 0012) is rendered per request (docs/api.md#portfolio).
 export const portfolios = sqliteTable("portfolios", {
   owner: text("owner").primaryKey(),
   body: text("body").notNull(), // JSON text, spliced into the answer as stored

@@ -2,14 +2,16 @@
 // their migration's SQL and in its transaction (migrations.ts runs them), so a ledger is upgraded
 // in place whole or not at all.
 import { canonicalJson } from "../domain/evidence.ts";
-import type { ActionRecord } from "../domain/types.ts";
+import type { ActionRecord, PositionRecord } from "../domain/types.ts";
 import { actionRow, storedAction, WALLET_VALUES } from "./action-rows.ts";
+import { storePortfolios } from "./portfolio-render.ts";
 import { actionDetailBase } from "./projections.ts";
 import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
 import { actionsBeforeEventsSql } from "./tables/actions-before-events.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
+import { positionsBeforeSql } from "./tables/positions-before.ts";
 import { yieldSql } from "./tables/yields.ts";
 import { actionWriter } from "./writers.ts";
 
@@ -18,6 +20,8 @@ export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
   "0015_action_events": storeEachActionOnce,
   "0006_action_events": storeEachActionOnce,
   "0020_rows_placed_in_key_order": placeRowsInKeyOrder,
+  "0021_portfolios_hold_positions": portfoliosFromPositions,
+  "0010_portfolios_hold_positions": portfoliosFromPositions,
 };
 
 const ROWS_PER_READ = 500;
@@ -82,4 +86,21 @@ async function placeRowsInKeyOrder(tx: Sql): Promise<number> {
   for (const a of await tx.all(actionSql.placeKeys)) moved += (await tx.run(actionSql.place, { id: a.id, eventId: a.event_id, owner: a.owner })).changes;
   for (const table of [portfolioSql, yieldSql]) for (const { owner } of await tx.all(table.placeKeys)) moved += (await tx.run(table.place, { owner })).changes;
   return moved;
+}
+
+/**
+ * Stores the portfolio of each wallet that has positions but none stored (not booked since a
+ * ledger from before the portfolio read model was upgraded: until then the route rendered it from
+ * the positions), rendered from them, before the next migration drops them; the wallet's income
+ * and actions are read as booking reads them.
+ */
+async function portfoliosFromPositions(tx: Sql): Promise<number> {
+  const positions = new Map<string, PositionRecord[]>();
+  for (const r of await tx.all(positionsBeforeSql.withoutPortfolio)) {
+    const held = positions.get(r.owner) ?? [];
+    held.push(JSON.parse(r.payload) as PositionRecord);
+    positions.set(r.owner, held);
+  }
+  await storePortfolios(tx, positions, new Date().toISOString());
+  return positions.size;
 }

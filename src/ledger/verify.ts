@@ -14,7 +14,7 @@ import { groupBy } from "../domain/group.ts";
 import { bookingOf } from "./journal-payload.ts";
 import { eventSha256, splice, storedValues } from "./action-rows.ts";
 import { actionDetailBase, actionListedAt, actionSummary, v1Entry } from "./projections.ts";
-import { renderPortfolios } from "./portfolio-render.ts";
+import { positionsOf, renderPortfolios } from "./portfolio-render.ts";
 import { brokenSeals, sealedRowCount } from "./seals.ts";
 import { markedKeys } from "./dirty.ts";
 import { integrityProblems } from "./sql/dialect.ts";
@@ -22,14 +22,12 @@ import type { Sql } from "./sql/port.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionDocument, actionFromRow, actionSql, type ActionWithEventRow } from "./tables/actions.ts";
 import { censusSql } from "./tables/census.ts";
-import { incomeTotalSql } from "./tables/income-totals.ts";
 import { issuerRevisionSql } from "./tables/issuer-revisions.ts";
 import { journalSql } from "./tables/journal.ts";
 import { lineageSql } from "./tables/lineage.ts";
 import { mintScheduleSql } from "./tables/mint-schedule.ts";
 import { ownerSql } from "./tables/owners.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
-import { positionSql } from "./tables/positions.ts";
 import { yieldSql } from "./tables/yields.ts";
 import { yieldsTextLike } from "./yields-payload.ts";
 import { checkCostBasisDeclarations, checkTransactionChanges } from "./verify-lots.ts";
@@ -269,11 +267,12 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
 
 /**
  * The read models the API serves are derived state: each action's list item, v1 entry, v1 kind
- * and detail (its event's templates, spliced with its wallet's values) are projections of its payload, the income totals are sums of the journal, and each
- * portfolio is rendered from the wallet's rows.
+ * and detail (its event's templates, spliced with its wallet's values) are projections of its
+ * payload, and each portfolio is rendered from the engine's positions, the journal's income and
+ * the wallet's actions.
  * Recompute them all and compare, so a stale or tampered cache cannot go unnoticed.
  */
-export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<CheckResult> {
+export async function checkReadModels(db: Sql): Promise<CheckResult> {
   const c = new Check("read models match their sources");
   for await (const r of storedActionRows(db)) {
     c.checked++;
@@ -294,30 +293,6 @@ export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<Chec
     if (!same(r.detail, actionDetailBase(a))) c.fail(`action ${r.id}: the served detail is not the projection of its payload`);
   }
 
-  const key = (owner: string, mint: string) => `${owner} ${mint}`;
-  const sums = new Map<string, { usd: Rat; unvalued: number }>();
-  const reversed = new Set(rows.filter((r) => r.entry_type === "reversal").map((r) => r.reverses_id));
-  for (const r of rows) {
-    if (r.treatment !== "income") continue;
-    const k = key(r.owner, r.mint);
-    const t = sums.get(k) ?? { usd: ZERO, unvalued: 0 };
-    if (r.usd !== null) t.usd = add(t.usd, parseDecimal(r.usd));
-    else if (r.entry_type === "recognition" && !reversed.has(r.id)) t.unvalued++;
-    sums.set(k, t);
-  }
-  const totals = await db.all(incomeTotalSql.all);
-  for (const t of totals) {
-    c.checked++;
-    const k = key(t.owner, t.mint);
-    const want = sums.get(k);
-    // Compared as text: the served string is exactly what booking wrote (formatExact of the sum).
-    if (!want) c.fail(`income total ${k}: stored, but the journal has no income for it`);
-    else if (t.usd !== formatExact(want.usd) || t.unvalued_events !== want.unvalued) {
-      c.fail(`income total ${k}: stored ${t.usd} USD and ${t.unvalued_events} unvalued, the journal sums to ${formatExact(want.usd)} USD and ${want.unvalued} unvalued`);
-    }
-    sums.delete(k);
-  }
-  for (const k of sums.keys()) c.fail(`income total ${k}: the journal has income, no total is stored`);
   await comparePortfolios(db, c);
   return c.result();
 }
@@ -326,21 +301,40 @@ export async function checkReadModels(db: Sql, rows: JournalRow[]): Promise<Chec
 const PORTFOLIOS_PER_READ = 500;
 
 /**
- * Each stored portfolio is, byte for byte, the rendering of the wallet's stored positions, income
- * totals and actions (those are checked against the engine and the journal on their own). A
- * wallet with none (booked before migration 0012) is rendered per request, so it is not missing.
+ * Each stored portfolio is, byte for byte, the rendering of the positions the engine derives for
+ * the wallet at its booking time, its income summed from the journal and its actions (those are
+ * checked against the engine and the journal on their own). A wallet waiting for its booking is
+ * left out; one with no stored portfolio was never booked, and is rendered per request as holding
+ * nothing, so none is missing.
  */
 async function comparePortfolios(db: Sql, c: Check): Promise<void> {
-  const owners = (await db.all(portfolioSql.owners)).map((r) => r.owner);
-  for (let i = 0; i < owners.length; i += PORTFOLIOS_PER_READ) {
-    const part = owners.slice(i, i + PORTFOLIOS_PER_READ);
-    const stored = await db.all(portfolioSql.ofOwners, { owners: part });
-    const rendered = await renderPortfolios(db, part);
-    for (const r of stored) {
-      c.checked++;
-      if (rendered.get(r.owner) !== r.body) c.fail(`portfolio of ${r.owner}: the stored rendering is not the rendering of its positions, income totals and actions`);
+  const checked = new Set<string>();
+  for (const { at, owners } of await settledBookings(db)) {
+    for (let i = 0; i < owners.length; i += PORTFOLIOS_PER_READ) {
+      const part = owners.slice(i, i + PORTFOLIOS_PER_READ);
+      const stored = await db.all(portfolioSql.ofOwners, { owners: part });
+      const rendered = await renderPortfolios(db, positionsOf(part, runEngine(await loadEngineInput(db, at, { owners: part })).positions));
+      for (const r of stored) {
+        c.checked++;
+        if (rendered.get(r.owner) !== r.body) c.fail(`portfolio of ${r.owner}: the stored rendering is not the rendering of its positions, income totals and actions`);
+      }
+      for (const o of part) checked.add(o);
     }
   }
+  const waiting = await pendingOwners(db);
+  for (const { owner } of await db.all(portfolioSql.owners)) {
+    if (!checked.has(owner) && !waiting.has(owner)) c.fail(`portfolio of ${owner}: stored, but the wallet has no booking time`);
+  }
+}
+
+/** The wallets not waiting for a booking, grouped by when each was last booked (its yields row's time). */
+async function settledBookings(db: Sql): Promise<{ at: Date; owners: string[] }[]> {
+  const waiting = await pendingOwners(db);
+  const ownersAt = groupBy(
+    (await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)),
+    (r) => r.updated_at,
+  );
+  return [...ownersAt].map(([at, group]) => ({ at: new Date(at), owners: group.map((r) => r.owner) }));
 }
 
 /**
@@ -432,23 +426,10 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
   for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
   compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
-  const waiting = await pendingOwners(db);
-  const ownersAt = groupBy(
-    (await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)),
-    (r) => r.updated_at,
-  );
-  const checkedOwners = new Set<string>();
-  for (const [at, group] of ownersAt) {
-    const owners = group.map((r) => r.owner);
-    const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
-    const yields = groupBy(out.yields, (y) => y.owner);
-    compare("positions", keyed(await db.all(positionSql.keyedOfOwners, { owners })), new Map(out.positions.map((p) => [`${p.owner} ${p.mint}`, JSON.stringify(p)])));
+  for (const { at, owners } of await settledBookings(db)) {
+    const yields = groupBy(runEngine(await loadEngineInput(db, at, { owners })).yields, (y) => y.owner);
     const storedYields = keyed(await db.all(yieldSql.keyedOfOwners, { owners }));
     compare("yields", storedYields, new Map(owners.map((o) => [o, yieldsTextLike(storedYields.get(o) ?? "", yields.get(o) ?? [])])));
-    for (const o of owners) checkedOwners.add(o);
-  }
-  for (const { owner } of await db.all(positionSql.owners)) {
-    if (!checkedOwners.has(owner) && !waiting.has(owner)) c.fail(`positions of ${owner}: stored, but the wallet has no booking time`);
   }
   return c.result();
 }
@@ -515,7 +496,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
     checks.push(
       ...(await guarded(
         ["read models match their sources"],
-        afterJournal(() => checkReadModels(tx, journalRows)),
+        afterJournal(() => checkReadModels(tx)),
       )),
     );
     checks.push(

@@ -1,14 +1,12 @@
 // The writers of derived rows: actions (with the events they show) and journal entries. Booking
 // and the test harness both write through these, so every row is canonical and hashed the same
 // way wherever it came from.
-import { add, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
 import { entryColumns, storedPayload } from "./journal-payload.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
-import { incomeTotalSql } from "./tables/income-totals.ts";
 import { journalSql } from "./tables/journal.ts";
 
 export { actionRow, type ActionRow };
@@ -83,24 +81,4 @@ export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryM
     at: m.at,
   });
   return row!.id;
-}
-
-/**
- * Re-sums each wallet's income from its journal rows (exact decimals). Reversals carry negated
- * amounts, so the plain sum is what stands; unvalued events are the standing income
- * recognitions without USD.
- */
-export async function refreshIncomeTotals(tx: Sql, owners: string[], now = new Date()): Promise<void> {
-  for (const owner of owners) {
-    const usd = new Map<string, Rat>();
-    for (const r of await tx.all(journalSql.incomeOf, { owner })) {
-      usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
-    }
-    const open = new Map((await tx.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
-    // Only what changed is written (docs/storage.md#writing-only-what-changed).
-    for (const { mint } of await tx.all(incomeTotalSql.mintsOf, { owner })) if (!usd.has(mint)) await tx.run(incomeTotalSql.delete, { owner, mint });
-    for (const [mint, total] of usd) {
-      await tx.run(incomeTotalSql.upsert, { owner, mint, usd: formatExact(total), unvalued: open.get(mint) ?? 0, at: now.toISOString() });
-    }
-  }
 }

@@ -11,7 +11,8 @@ import { Value } from "@sinclair/typebox/value";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import { allScopes, createKey, ensureTenant, type CreatedKey, type Scope } from "../../src/ledger/keys.ts";
 import type { Db, Sql } from "../../src/ledger/sql/port.ts";
-import { appendJournal, refreshIncomeTotals, writeAction } from "../../src/ledger/writers.ts";
+import { storePortfolios } from "../../src/ledger/portfolio-render.ts";
+import { appendJournal, writeAction } from "../../src/ledger/writers.ts";
 import { canonicalSha256 } from "../../src/domain/evidence.ts";
 import type { ActionRecord, JournalBooking, PositionRecord, YieldRecord } from "../../src/domain/types.ts";
 import { ledgerFlags } from "../support/engine.ts";
@@ -291,12 +292,6 @@ export function makePosition(owner: string, inst: { mint: string; symbol: string
   };
 }
 
-export async function insertPosition(db: Sql, p: PositionRecord): Promise<void> {
-  await db.run(
-    ...q`INSERT INTO positions (owner, mint, payload, updated_at) VALUES (${p.owner}, ${p.mint}, ${JSON.stringify(p)}, ${new Date().toISOString()}) ON CONFLICT(owner, mint) DO UPDATE SET payload = excluded.payload, updated_at = excluded.updated_at`,
-  );
-}
-
 export async function insertYields(db: Sql, owner: string, inst: { mint: string; symbol: string }): Promise<void> {
   const to = new Date(Date.UTC(2025, 5, 1)).toISOString();
   const rec = (window: YieldRecord["window"], days: number): YieldRecord => ({
@@ -351,11 +346,10 @@ export async function seedWallet(db: Sql, owner: string, count = 5, opts: { reas
     actions.push(a);
     if (a.lifecycle.state !== "announced") journalIds.push(await insertJournal(db, bookingOf(a)));
   }
-  for (const inst of Object.values(mints)) {
-    await insertPosition(db, makePosition(owner, inst));
-  }
   await insertYields(db, owner, mints.NVDAx);
-  await refreshIncomeTotals(db, [owner]); // what a replay does after it appends to the journal
+  // What a booking stores after it appends to the journal: the portfolio, holding the positions.
+  const positions = Object.values(mints).map((inst) => makePosition(owner, inst));
+  await storePortfolios(db, new Map([[owner, positions]]), new Date().toISOString());
   return { owner, actions, journalIds };
 }
 

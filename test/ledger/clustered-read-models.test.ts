@@ -1,11 +1,13 @@
-// Positions and income totals clustered by wallet (docs/storage.md#rows-clustered-by-wallet), on a
-// real SQLite file. Wallets are first booked in the order they were followed, which is not the
+// The per-wallet rows a re-booking rewrites, kept in key order (docs/storage.md#rows-placed-in-key-order),
+// on a real SQLite file. Wallets are first booked in the order they were followed, which is not the
 // order of their addresses; a re-booking then takes them in chunks in address order. Kept in the
 // order they were first written, a chunk's rows were scattered over every page of the table and
-// each page was written again by nearly every chunk; clustered by (owner, mint), a chunk's rows sit
-// on pages of their own, so a leaf page is written by at most the two chunks that meet on it.
-// SQLite's alone (a PostgreSQL ledger has no WAL file, and its tables keep rows apart from their
-// key's index whatever the migration). A ledger made before migration 0019 upgrades in place.
+// each page was written again by nearly every chunk; in key order (portfolios and yields by
+// address, actions by event and address), a chunk's rows sit on pages of their own, so a leaf
+// page is written by at most the two chunks that meet on it. SQLite's alone (a PostgreSQL ledger
+// has no WAL file, and its tables keep rows apart from their keys whatever is done). Ledgers made
+// before migrations 0019 (positions and income totals clustered, since dropped by 0021) and 0020
+// (rows placed in key order) upgrade in place.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -15,8 +17,6 @@ import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { storeObservations, type ObservationBatch } from "../../src/ledger/store.ts";
-import { incomeTotalSql } from "../../src/ledger/tables/income-totals.ts";
-import { positionSql } from "../../src/ledger/tables/positions.ts";
 import { undoStatements } from "../support/actions-before.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
 import { testEngine } from "../support/engine.ts";
@@ -66,7 +66,7 @@ function holdings(wallets: string[]): ObservationBatch {
 }
 
 describe("re-booking wallets in address order after one issuer record", () => {
-  test("writes each leaf page of positions, income totals, portfolios, yields and the corrected event's actions in one chunk, or the two that meet on it; every read by wallet searches the key", async () => {
+  test("writes each leaf page of portfolios, yields and the corrected event's actions in one chunk, or the two that meet on it", async () => {
     const dir = tempDir("cal-rebook-clustered-");
     const l = await openLedger(dir);
     try {
@@ -106,7 +106,7 @@ describe("re-booking wallets in address order after one issuer record", () => {
       const stat = db.query("SELECT pageno, name, pagetype FROM dbstat").all() as { pageno: number; name: string; pagetype: string }[];
       const times = new Map<number, number>();
       for (const p of frames) times.set(p, (times.get(p) ?? 0) + 1);
-      for (const table of ["positions", "income_totals", "portfolios", "yields", "actions"]) {
+      for (const table of ["portfolios", "yields", "actions"]) {
         const leaves = stat.filter((r) => r.name === table && r.pagetype === "leaf").map((r) => r.pageno);
         const written = leaves.filter((p) => times.has(p));
         // Every wallet's row of these tables changed: most of their pages are written. Of the
@@ -121,16 +121,6 @@ describe("re-booking wallets in address order after one issuer record", () => {
         expect({ table, most }).toEqual({ table, most: Math.min(most, 2) });
         const again = written.reduce((n, p) => n + times.get(p)!, 0) - written.length;
         expect({ table, again }).toEqual({ table, again: Math.min(again, 2 * chunks.length) });
-        // No separate index of the key is left to write (the placed tables keep theirs: rowid tables).
-        if (table === "positions" || table === "income_totals") expect(stat.filter((r) => r.name === `sqlite_autoindex_${table}_1`)).toEqual([]);
-      }
-      // Every statement that reads by wallet searches the key itself, in its order (no sort); only
-      // the whole-table reads (verify's) scan.
-      for (const q of [...Object.values(positionSql), ...Object.values(incomeTotalSql)]) {
-        const plan = (db.query(`EXPLAIN QUERY PLAN ${q.sqlite.text}`).all(...q.sqlite.names.map(() => "[]")) as { detail: string }[]).map((r) => r.detail).join("; ");
-        if (/^(positions\.owners|income_totals\.all)$/.test(q.name)) expect({ q: q.name, plan }).toEqual({ q: q.name, plan: `SCAN ${q.name.split(".")[0]}` });
-        else if (!/\.upsert$/.test(q.name)) expect({ q: q.name, plan }).toMatchObject({ plan: expect.stringMatching(/^SEARCH \w+ USING PRIMARY KEY \(owner=\?( AND mint=\?)?\)(;|$)/) });
-        expect(plan).not.toContain("TEMP B-TREE");
       }
     } finally {
       await l.close();
@@ -140,7 +130,6 @@ describe("re-booking wallets in address order after one issuer record", () => {
 
 const migrations = migrationsOf("sqlite");
 const at = migrations.findIndex((m) => m.tag.endsWith("_clustered_read_models"));
-const clustered = ["positions", "income_totals"];
 
 /** How each clustered table is made, and the indexes on it, as `sqlite_master` says. */
 const shapeOf = (db: Database) =>
@@ -159,8 +148,8 @@ function shapeBefore(): { type: string; name: string; sql: string | null }[] {
 
 // The demo answers through the engine the run tests; this migration is SQLite's alone.
 if (testEngine === "sqlite")
-  describe("upgrading a ledger to positions and income totals clustered by wallet", () => {
-    test("the demo at the shape of before upgrades in place: clustered tables, no index of their keys, every answer, hash and seal the same, verify passes", async () => {
+  describe("upgrading a ledger from before positions and income totals were clustered (0019), then dropped (0021)", () => {
+    test("the demo at the shape of before upgrades in place through both: the tables gone, every answer, hash and seal the same, verify passes", async () => {
       expect(at).toBeGreaterThan(0);
       expect(migrations[at]!.when).toBeGreaterThan(migrations[at - 1]!.when);
       const dir = tempDir("cal-clustered-up-");
@@ -170,11 +159,10 @@ if (testEngine === "sqlite")
       expect(old.filter((r) => r.type === "index").map((r) => r.name)).toEqual(["sqlite_autoindex_income_totals_1", "sqlite_autoindex_positions_1"]);
       await withLedger(dir, async (l) => {
         const db = sqliteOf(l);
-        const now = shapeOf(db);
-        for (const table of clustered) expect(now.find((r) => r.name === table)!.sql).toEndWith("WITHOUT ROWID");
-        expect(now.filter((r) => r.type === "index")).toEqual([]);
-        // Taken back: each table made again as the migrations before made it, with its rows; the
-        // migration's record goes, and so does every later one's (taken back first).
+        expect(shapeOf(db)).toEqual([]); // the portfolio holds what they held
+        // Taken back: each table made again as the migrations before made it (empty: 0021 dropped
+        // their rows, which the portfolios hold); the migration's record goes, and so does every
+        // later one's (taken back first).
         db.transaction(() => {
           for (const m of migrations.slice(at).reverse()) {
             for (const s of undoStatements(m.sql, "sqlite")) db.exec(s);
@@ -187,9 +175,7 @@ if (testEngine === "sqlite")
       expect(after.answers).toEqual(before.answers);
       expect(after.hashes).toEqual(before.hashes);
       await withLedger(dir, async (l) => {
-        const shape = shapeOf(sqliteOf(l));
-        for (const table of clustered) expect(shape.find((r) => r.name === table)!.sql).toEndWith("WITHOUT ROWID");
-        expect(shape.filter((r) => r.type === "index")).toEqual([]);
+        expect(shapeOf(sqliteOf(l))).toEqual([]);
         const report = await verifyLedger(l.db);
         expect(report.checks.filter((c) => !c.ok)).toEqual([]);
       });
@@ -220,13 +206,17 @@ if (testEngine === "sqlite")
       await withLedger(dir, async (l) => {
         const db = sqliteOf(l);
         // Taken back: each table's rows in the reverse of key order (as a ledger whose wallets were
-        // followed in some other order holds them), and the migration's record gone.
+        // followed in some other order holds them).
         db.transaction(() => {
           for (const table of ["actions", "portfolios", "yields"]) {
             const rowids = (db.query(`SELECT rowid AS r FROM ${table} ORDER BY rowid`).all() as { r: number }[]).map((x) => x.r);
             rowids.forEach((r, i) => db.query(`UPDATE ${table} SET rowid = ? WHERE rowid = ?`).run(-(i + 1), r));
           }
-          for (const t of ["__drizzle_migrations", "__migrations_applied_at"]) db.query(`DELETE FROM ${t} WHERE hash = ?`).run(sha256Hex(placing!.sql));
+          // The migration's record goes, and every later one's, with what it made (taken back first).
+          for (const m of migrations.slice(migrations.indexOf(placing!)).reverse()) {
+            for (const s of undoStatements(m.sql, "sqlite")) db.exec(s);
+            for (const t of ["__drizzle_migrations", "__migrations_applied_at"]) db.query(`DELETE FROM ${t} WHERE hash = ?`).run(sha256Hex(m.sql));
+          }
         })();
         const taken = rowOrder(db);
         expect(taken.portfolios.length).toBeGreaterThan(1);

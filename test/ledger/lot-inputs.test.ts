@@ -30,7 +30,11 @@ describe("lotInputs on the demo", async () => {
     await loaded;
     const input = await lotInputs(ledger.db, await tenantId(), { now });
     expect(input.owners).toEqual([...demoOwners()].sort());
-    const positions = await ledger.db.all(...q<{ owner: string; mint: string; payload: string }>`SELECT owner, mint, payload FROM positions ORDER BY owner, mint`);
+    // Each position as booking derived it: the portfolio holds it, its exact quantity under `exact`.
+    const portfolios = await ledger.db.all(...q<{ owner: string; body: string }>`SELECT owner, body FROM portfolios ORDER BY owner`);
+    const positions = portfolios.flatMap((r) =>
+      (JSON.parse(r.body) as { positions: { mint: string; exact: { quantity: string } }[] }).positions.map((p) => ({ owner: r.owner, mint: p.mint, quantity: p.exact.quantity })),
+    );
     expect(positions.length).toBeGreaterThan(0);
     for (const treatment of TAX_TREATMENTS) {
       for (const method of LOT_METHODS) {
@@ -41,7 +45,7 @@ describe("lotInputs on the demo", async () => {
             method,
             treatment,
             key: `${p.owner} ${p.mint}`,
-            units: JSON.parse(p.payload).quantity,
+            units: p.quantity,
           });
         expect(report.problems.filter((x) => x.code === "action_units_mismatch" || x.code === "no_open_lot")).toEqual([]);
       }

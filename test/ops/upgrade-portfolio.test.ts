@@ -1,13 +1,16 @@
 // A SQLite ledger at the migration before portfolios were stored (0011) upgrades and serves the
-// same portfolio: at once (rendered per request while its wallets wait for the re-booking
-// migration 0012 marked), and stored once they are booked; verify passes on it after. And a ledger
+// same portfolio: at once (stored by the upgrade from the wallets' positions, migration 0021,
+// while its wallets wait for the re-booking migration 0012 marked), and once they are booked;
+// verify passes on it after. And a ledger
 // upgrades at all only if each migration is dated after the one before it.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../migrations/embedded.ts";
 import { sha256Hex } from "../../src/domain/evidence.ts";
+import { runEngine } from "../../src/domain/engine.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
+import { loadEngineInput } from "../../src/ledger/engine-input.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoPortfolioOwners, mainsAnswer } from "../support/demo-portfolio.ts";
 import { serveDemo } from "../support/demo-server.ts";
@@ -40,6 +43,17 @@ function schemaBefore(): unknown[] {
 async function demoAt0011(): Promise<string> {
   // The demo main's portfolio answers were recorded from (test/fixtures/demo-recording-before.json), not today's.
   const dir = await demoDataDir(demoBefore as unknown as DemoRecording);
+  // The positions booking stored then, as it stored them (JSON of the engine's records at the
+  // wallet's booking time): 0022 dropped the table, so they are derived again here and put back below.
+  const positions = await withLedger(dir, async (l) => {
+    const booked = await l.db.all(...q<{ owner: string; updated_at: string }>`SELECT owner, updated_at FROM yields`);
+    const rows: { owner: string; mint: string; payload: string; at: string }[] = [];
+    for (const b of booked)
+      for (const p of runEngine(await loadEngineInput(l.db, new Date(b.updated_at), { owners: [b.owner] })).positions)
+        rows.push({ owner: p.owner, mint: p.mint, payload: JSON.stringify(p), at: b.updated_at });
+    return rows;
+  });
+  expect(positions.length).toBeGreaterThan(0);
   await withLedger(dir, (l) => takeActionsBack(l.db));
   const db = new Database(join(dir, "ledger.db"));
   const later = embeddedMigrations.slice(before.length);
@@ -53,6 +67,7 @@ async function demoAt0011(): Promise<string> {
     db.query("DELETE FROM __migrations_applied_at WHERE hash = ?").run(sha256Hex(m.sql));
   }
   expect(schemaOf(db)).toEqual(schemaBefore());
+  for (const p of positions) db.query("INSERT INTO positions (owner, mint, payload, updated_at) VALUES (?, ?, ?, ?)").run(p.owner, p.mint, p.payload, p.at);
   db.close();
   return dir;
 }
@@ -76,8 +91,9 @@ describe("upgrading a ledger", () => {
         }
       };
       expect((await db.all(...q<{ owner: string }>`SELECT owner FROM dirty_wallets ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
-      expect(await db.all(...q`SELECT owner FROM portfolios`)).toEqual([]);
-      await answers(); // rendered per request
+      // Stored by the upgrade, rendered from the wallets' positions before they were dropped (0021, 0022).
+      expect((await db.all(...q<{ owner: string }>`SELECT owner FROM portfolios ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
+      await answers();
       await bookEverythingDirty(db); // what the server's booker does next
       expect((await db.all(...q<{ owner: string }>`SELECT owner FROM portfolios ORDER BY owner`)).map((r) => r.owner)).toEqual([...demoPortfolioOwners].sort());
       await answers(); // stored

@@ -49,9 +49,7 @@ const served: Record<string, string[]> = {
   taxonomy_census: ["type", "payload"],
   // What the taxonomy is summed from, per mint.
   census_instances: ["transition_key", "mint", "type", "event_id", "version", "reconciled"],
-  positions: ["owner", "mint", "payload"],
   yields: ["owner", "payload"],
-  income_totals: ["owner", "mint", "usd", "unvalued_events"],
   portfolios: ["owner", "body"],
   instruments: ["mint", "symbol", "name", "underlying", "isin", "decimals", "updated_at"],
   mint_states: ["mint", "slot", "decimals", "authority", "multiplier", "new_multiplier", "new_multiplier_effective_ts", "observed_at"],

@@ -174,17 +174,11 @@ describe("ca-ledger verify", () => {
     expect(shown.failed).toEqual(["read models match their sources"]);
   });
 
-  test("a served detail, a column or an income total that is not derived from its source fails, by name", async () => {
+  test("a served detail or a column that is not derived from its source fails, by name", async () => {
     const detail = await verifyTampered((db) => editEvent(db, nthAction(1), "detail", (t) => t.replace(/"type":"[a-z_]+"/, '"type":"unknown"'), true));
     expect(detail.failed).toEqual(["read models match their sources"]);
     const column = await verifyTampered((db) => db.run(...q`UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')`));
     expect(column.failed).toContain("read models match their sources");
-    const total = await verifyTampered(async (db) => {
-      const t = (await db.get(...q<{ owner: string; mint: string }>`SELECT owner, mint FROM income_totals ORDER BY owner, mint LIMIT 1`))!;
-      await db.run(...q`UPDATE income_totals SET usd = '12345' WHERE owner = ${t.owner} AND mint = ${t.mint}`);
-    });
-    expect(total.code).toBe(1);
-    expect(total.failed).toEqual(["read models match their sources"]);
   });
 
   test("a stored portfolio one byte off its rendering fails, by name", async () => {

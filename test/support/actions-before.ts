@@ -73,8 +73,8 @@ interface StoredRow extends StoredWallet {
  * dropped come back as the latest migration before it made them, then the columns it added to
  * tables that stay go and a table it rebuilt is made again as it was, then the tables it made (all
  * in one statement on PostgreSQL, where they may reference each other; their triggers and indexes
- * go with them). An index is dropped and made again only where it is (not) there: a table taken
- * back whole has its own indexes of before.
+ * go with them), and a table it dropped is made again, empty, as it was. An index is dropped and
+ * made again only where it is (not) there: a table taken back whole has its own indexes of before.
  */
 export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
   // A table made under a new name, then renamed to the name of one it replaces (a SQLite table rebuild): made again as it was.
@@ -88,7 +88,15 @@ export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
     .map(([, index]) => `DROP INDEX IF EXISTS ${index}`);
   const dropped = [...sql.matchAll(/DROP INDEX [`"]([^`"]+)[`"]/g)].map(([, index]) => indexBefore(sql, index!, dialect).replace(/^CREATE (UNIQUE )?INDEX/, "CREATE $1INDEX IF NOT EXISTS"));
   const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
-  const undone = [...madeIndexes, ...dropped, ...added, ...rebuilt.filter((r) => !made.includes(r.to)).flatMap((r) => rebuildAsBefore(sql, r.to, dialect))];
+  // A table it dropped and did not make again (a rebuild drops the one it replaces): made again, empty.
+  const droppedTables = [...sql.matchAll(/DROP TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!).filter((t) => !made.includes(t) && !rebuilt.some((r) => r.to === t));
+  const undone = [
+    ...madeIndexes,
+    ...dropped,
+    ...added,
+    ...rebuilt.filter((r) => !made.includes(r.to)).flatMap((r) => rebuildAsBefore(sql, r.to, dialect)),
+    ...droppedTables.flatMap((t) => tableBefore(sql, t, dialect)),
+  ];
   if (!made.length) return undone;
   return [...undone, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
 }
@@ -117,6 +125,34 @@ function rebuildAsBefore(sql: string, table: string, dialect: Sql["dialect"]): s
       `DROP TABLE ${aside}`,
       ...before.filter((r) => r.type !== "table").map((r) => r.sql),
     ];
+  } finally {
+    scratch.close();
+  }
+}
+
+/**
+ * The statements that made a table and its indexes as the engine's migrations before `sql` left
+ * them: SQLite's read back from a scratch database they ran on; PostgreSQL's the latest statement
+ * that made it (its key inline) and the indexes made on it after.
+ */
+function tableBefore(sql: string, table: string, dialect: Sql["dialect"]): string[] {
+  const all = migrationsOf(dialect);
+  const before = all.slice(
+    0,
+    all.findIndex((m) => m.sql === sql),
+  );
+  if (dialect === "postgres") {
+    const made = before.flatMap((m) => statements(m.sql)).map((s) => s.replace(/;$/, ""));
+    const at = made.findLastIndex((s) => new RegExp(`^CREATE TABLE "${table}"`).test(s));
+    if (at < 0) throw new Error(`no migration before this one made the table ${table}`);
+    return [made[at]!, ...made.slice(at + 1).filter((s) => new RegExp(`^CREATE (UNIQUE )?INDEX "[^"]+" ON "${table}"`).test(s))];
+  }
+  const scratch = new Database(":memory:");
+  try {
+    for (const m of before) for (const s of statements(m.sql)) scratch.exec(s);
+    const shape = scratch.query("SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name").all(table) as { type: string; sql: string }[];
+    if (!shape.some((r) => r.type === "table")) throw new Error(`no migration before this one made the table ${table}`);
+    return shape.map((r) => r.sql);
   } finally {
     scratch.close();
   }
@@ -169,9 +205,10 @@ export async function takeActionsBack(db: Sql): Promise<number> {
 /**
  * The tables that exist only while a migration's data step runs (src/ledger/upgrades.ts), so the
  * step's statements can be prepared on a migrated ledger: the actions of before, renamed as the
- * migration renames them.
+ * migration renames them, and the positions of before the portfolio held them.
  */
 export function dataStepTables(dialect: Sql["dialect"]): string[] {
   const table = actionsTableBefore(dialect).find((s) => /^CREATE TABLE/.test(s))!;
-  return [table.replace(/^CREATE TABLE [`"]?actions[`"]?/, "CREATE TABLE actions_before_events")];
+  const positions = migrationsOf(dialect).find((m) => m.tag.endsWith("_read_models_once"))!;
+  return [table.replace(/^CREATE TABLE [`"]?actions[`"]?/, "CREATE TABLE actions_before_events"), ...tableBefore(positions.sql, "positions", dialect)];
 }

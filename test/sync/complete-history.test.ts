@@ -25,6 +25,7 @@ import { HONX_MINT } from "../support/wallet-chain.ts";
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 import { q, type Statement } from "../support/sql.ts";
 import { actionRecords } from "../../src/ledger/queries/actions.ts";
+import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 
 const dirs: string[] = [];
 const servers: { stop(): void }[] = [];
@@ -75,11 +76,11 @@ describe("a closed token account", () => {
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
     const journal = await rows(db, q<{ usd: string }>`SELECT usd FROM journal WHERE owner = ${s.owner} AND entry_type = 'recognition'`);
     expect(journal.map((j) => j.usd)).toEqual([actions[0]!.usd]);
-    const income = await rows(db, q<{ usd: string }>`SELECT usd FROM income_totals WHERE owner = ${s.owner}`);
-    expect(income.map((i) => i.usd)).toEqual([actions[0]!.usd]);
-    // The position ends at 0 and keeps its income.
-    const position = JSON.parse((await rows(db, q<{ payload: string }>`SELECT payload FROM positions WHERE owner = ${s.owner}`))[0]!.payload);
-    expect(position).toMatchObject({ mint: HONX_MINT, rawBalance: "0", status: "ok" });
+    // The position ends at 0 and keeps its income (the portfolio holds both).
+    const portfolio = JSON.parse(await portfolioQueries(db).portfolio(s.owner));
+    expect(portfolio.totals.exact.incomeUsd).toBe(actions[0]!.usd);
+    expect(portfolio.positions).toHaveLength(1);
+    expect(portfolio.positions[0]).toMatchObject({ mint: HONX_MINT, rawBalance: "0", status: "ok", exact: { incomeUsd: actions[0]!.usd } });
   });
 
   test("a second tenant's first sync finds it without fetching the wallet's transactions again; a re-sync books nothing new", async () => {

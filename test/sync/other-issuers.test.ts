@@ -30,6 +30,7 @@ import { loadIssuerFixture, startIssuerServer } from "../support/issuer-server.t
 import { ledgerTarget, ledgerFlags } from "../support/engine.ts";
 import { q } from "../support/sql.ts";
 import { actionQueries, actionRecords } from "../../src/ledger/queries/actions.ts";
+import { portfolioQueries } from "../../src/ledger/queries/portfolio.ts";
 
 const T0 = 1_780_000_000n;
 const DECIMALS = 6;
@@ -135,7 +136,7 @@ describe("a Scaled UI Amount mint no issuer feed lists", async () => {
       });
       expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRE");
       expect(((await ledger.db.all(...q`SELECT symbol FROM journal WHERE owner = ${s.holder}`)) as { symbol: string }[]).map((j) => j.symbol)).toEqual(["EXPRE"]);
-      expect(JSON.parse(((await ledger.db.get(...q`SELECT payload FROM positions WHERE owner = ${s.holder}`)) as { payload: string }).payload).symbol).toBe("EXPRE");
+      expect(JSON.parse(await portfolioQueries(ledger.db).portfolio(s.holder)).positions[0].symbol).toBe("EXPRE");
 
       // The issuer feed's row, should it list the mint one day, replaces the metadata's; the metadata never replaces the feed's.
       await storeObservations(ledger.db, { instruments: [{ mint: s.mint, symbol: "EXPx", name: "Example Corp xStock", underlying: "EXP", isin: null, decimals: null }] });
@@ -166,7 +167,7 @@ describe("a mint its issuer renames in its metadata", async () => {
       await pollMints(deps);
       expect(await named()).toMatchObject({ symbol: "EXPRA", name: "Example Corp NewStock", source: "token-metadata" });
       await bookEverythingDirty(ledger.db, now());
-      const position = JSON.parse(((await ledger.db.get(...q`SELECT payload FROM positions WHERE owner = ${s.holder}`)) as { payload: string }).payload);
+      const position = JSON.parse(await portfolioQueries(ledger.db).portfolio(s.holder)).positions[0];
       expect(position.symbol).toBe("EXPRA");
       expect(JSON.parse((await actionQueries(ledger.db).listJson(s.holder, { limit: 1, offset: 0 })).rows[0]!).symbol).toBe("EXPRA");
     } finally {

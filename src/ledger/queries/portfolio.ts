@@ -7,7 +7,6 @@ import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
 import { renderPortfolios } from "../portfolio-render.ts";
 import type { Sql } from "../sql/port.ts";
 import { portfolioSql } from "../tables/portfolios.ts";
-import { positionSql } from "../tables/positions.ts";
 import { yieldSql } from "../tables/yields.ts";
 import { decodeYields } from "../yields-payload.ts";
 
@@ -30,20 +29,23 @@ export function yieldShown(y: YieldRecord, decimals: number) {
 }
 
 export function portfolioQueries(db: Sql) {
+  /**
+   * The stored portfolio as JSON text. Booking stores one for every wallet it books, and the
+   * upgrade one for every wallet that had positions (migration 0021): a wallet with none was never
+   * booked, holds nothing and has no income, and is rendered so now.
+   */
+  const portfolio = async (owner: string, on: Sql = db): Promise<string> => {
+    const row = await on.get(portfolioSql.ofOwner, { owner });
+    return row ? row.body : (await renderPortfolios(on, new Map([[owner, []]]))).get(owner)!;
+  };
   return {
-    /**
-     * The stored portfolio as JSON text. A wallet not booked since the portfolio was first stored
-     * (a ledger from before migration 0012, until its wallets are booked again) is rendered now.
-     */
-    async portfolio(owner: string, on: Sql = db): Promise<string> {
-      const row = await on.get(portfolioSql.ofOwner, { owner });
-      return row ? row.body : (await renderPortfolios(on, [owner])).get(owner)!;
-    },
+    portfolio,
     async yield(owner: string) {
       const row = await db.get(yieldSql.ofOwner, { owner });
       const records = row ? decodeYields(owner, row.payload) : [];
-      // Quantities are shown at each mint's decimals, which the position records carry.
-      const decimals = new Map((await db.all(positionSql.ofOwner, { owner })).map((r) => JSON.parse(r.payload) as PositionRecord).map((p) => [p.mint, p.decimals]));
+      // Quantities are shown at each mint's decimals, which the portfolio's positions carry.
+      const held = (JSON.parse(await portfolio(owner)) as { positions: Pick<PositionRecord, "mint" | "decimals">[] }).positions;
+      const decimals = new Map(held.map((p) => [p.mint, p.decimals]));
       const byMint = new Map<string, { mint: string; symbol: string | null; windows: ReturnType<typeof yieldShown>[] }>();
       for (const y of records) {
         let p = byMint.get(y.mint);
