@@ -76,8 +76,9 @@ export function quantityTextForPeople(exact: string | null, decimals: number): s
 
 /** 10_f64.powi(d) as compiled Rust computes it (compiler-rt's __powidf2: square and multiply in f64). */
 function powi(base: number, exponent: number): number {
-  // Decimals are a mint's u8; anything else (a stored row read back damaged) has no power.
-  if (!Number.isInteger(exponent)) return NaN;
+  // Decimals are a mint's u8; anything else (a stored row read back damaged) has no power, rather
+  // than a power whose fixed-point text would run to millions of digits.
+  if (!Number.isInteger(exponent) || exponent < 0 || exponent > 255) return NaN;
   let b = exponent < 0 ? -exponent : exponent;
   let a = base;
   let r = 1;

@@ -44,9 +44,13 @@ describe("USD for people", () => {
 });
 
 describe("quantities for people", () => {
-  test("decimals that are not a mint's (a stored position read back damaged) give NaN, and the position fails to render, instead of looping for ever", () => {
+  test("decimals that are not a mint's u8 (a stored row read back damaged) give NaN, and the position fails to render, instead of looping for ever", () => {
     expect(uiAmount(100_000_000n, 1.5, undefined as unknown as number)).toBe("NaN");
     expect(uiAmount(100_000_000n, 1.5, 2.5)).toBe("NaN");
+    // Past a u8 (a flipped bit of mint_states.decimals): no text of millions of digits.
+    expect(uiAmount(100_000_000n, 1.5, 8 + 2 ** 24)).toBe("NaN");
+    expect(uiAmount(100_000_000n, 1.5, -1)).toBe("NaN");
+    expect(uiAmount(100_000_000n, 1.5, 255)).toMatch(/^0\.0+15$/); // a u8 still renders
     const p = runEngine(scenario(["KLACx"], 300_000_000n)).positions[0]!;
     expect(() => positionShown({ ...p, decimals: undefined as unknown as number }, parseDecimal(p.incomeUsd))).toThrow(/not a decimal number/);
   });

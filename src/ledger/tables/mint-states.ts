@@ -15,12 +15,23 @@ export interface MintStateRow {
   row_sha256: string | null;
 }
 
+function mintDecimals(r: Pick<MintStateRow, "mint" | "slot" | "decimals">): number {
+  const d = Number(r.decimals);
+  if (!Number.isInteger(d) || d < 0 || d > 255) throw new Error(`mint_states ${r.mint} at slot ${r.slot}: decimals ${r.decimals} is not a mint's (0 to 255)`);
+  return d;
+}
+
 type StateColumns = Pick<MintStateRow, "mint" | "slot" | "decimals" | "authority" | "multiplier" | "new_multiplier" | "new_multiplier_effective_ts" | "observed_at">;
 
+/**
+ * A stored state as the engine reads it. Decimals are the mint's u8: a row holding anything else
+ * was damaged, and is refused here rather than handed on (10^16777224 is no unit of account, and
+ * the engine would work with it for as long as it took).
+ */
 export const mintStateFromRow = (r: StateColumns): MintStateObs => ({
   mint: r.mint,
   slot: r.slot,
-  decimals: r.decimals,
+  decimals: mintDecimals(r),
   multiplierAuthority: r.authority,
   multiplier: Number(r.multiplier),
   newMultiplier: Number(r.new_multiplier),
