@@ -81,7 +81,7 @@ async function incomeOf(db: Sql, owner: string): Promise<IncomeTotal[]> {
 }
 
 /** Text order of mints, as the stored positions were read back in (SQLite's and PostgreSQL's "C" order of ASCII). */
-const byMint = (a: PositionRecord, b: PositionRecord) => (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0);
+const inMintOrder = (a: PositionRecord, b: PositionRecord) => (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0);
 
 /**
  * The portfolio of each wallet as the route serves it after owner, dataset and asOf, as JSON text,
@@ -96,7 +96,7 @@ export async function renderPortfolios(db: Sql, positions: ReadonlyMap<string, r
   const unclassified = new Map((await db.all(actionSql.unclassifiedOfOwners, { owners })).map((r) => [r.owner, r.n]));
   const rendered = new Map<string, string>();
   for (const [owner, records] of positions) {
-    rendered.set(owner, JSON.stringify(portfolioShown([...records].sort(byMint), await incomeOf(db, owner), unclassified.get(owner) ?? 0)));
+    rendered.set(owner, JSON.stringify(portfolioShown([...records].sort(inMintOrder), await incomeOf(db, owner), unclassified.get(owner) ?? 0)));
   }
   return rendered;
 }
