@@ -7,7 +7,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { sameFigures } from "../domain/journal.ts";
 import { add, eq, formatExact, parseDecimal, ZERO, type Rat } from "../domain/numbers.ts";
 import { computeCensus } from "../domain/taxonomy.ts";
-import type { ActionRecord, CensusInstance, JournalBooking } from "../domain/types.ts";
+import type { ActionRecord, CensusInstance, JournalBooking, PositionRecord, YieldRecord } from "../domain/types.ts";
 import { storedCensusInstances } from "./booking.ts";
 import { loadEngineInput } from "./engine-input.ts";
 import { groupBy } from "../domain/group.ts";
@@ -272,7 +272,7 @@ export async function checkIncome(db: Sql, rows: JournalRow[]): Promise<CheckRes
  * the wallet's actions.
  * Recompute them all and compare, so a stale or tampered cache cannot go unnoticed.
  */
-export async function checkReadModels(db: Sql): Promise<CheckResult> {
+export async function checkReadModels(db: Sql, derived: WalletDerivations = walletDerivations(db)): Promise<CheckResult> {
   const c = new Check("read models match their sources");
   for await (const r of storedActionRows(db)) {
     c.checked++;
@@ -293,12 +293,47 @@ export async function checkReadModels(db: Sql): Promise<CheckResult> {
     if (!same(r.detail, actionDetailBase(a))) c.fail(`action ${r.id}: the served detail is not the projection of its payload`);
   }
 
-  await comparePortfolios(db, c);
+  await comparePortfolios(db, c, await derived());
   return c.result();
 }
 
-// Stored portfolios read and rendered again at a time (bounds the memory verify holds).
-const PORTFOLIOS_PER_READ = 500;
+// Wallets derived, and their stored portfolios read and rendered again, at a time.
+const WALLETS_PER_DERIVATION = 500;
+
+/** The engine's positions and yields of the settled wallets, each at its last booking time. */
+interface Derived {
+  /** Wallets waiting for their booking (left out: what is stored predates their observations). */
+  waiting: Set<string>;
+  /** The others, grouped by booking time, a few hundred at a time. */
+  groups: { at: Date; owners: string[]; positions: PositionRecord[]; yields: YieldRecord[] }[];
+}
+export type WalletDerivations = () => Promise<Derived>;
+
+/**
+ * The engine run once per verify over the settled wallets, for both checks that compare with it:
+ * the portfolios (read models) and the yields (derived tables). Only the positions and yields are
+ * kept, so the two checks hold a few KB a wallet between them instead of running it twice.
+ */
+export function walletDerivations(db: Sql): WalletDerivations {
+  let derived: Promise<Derived> | null = null;
+  return () =>
+    (derived ??= (async () => {
+      const waiting = await pendingOwners(db);
+      const ownersAt = groupBy(
+        (await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)),
+        (r) => r.updated_at,
+      );
+      const groups: Derived["groups"] = [];
+      for (const [at, group] of ownersAt) {
+        for (let i = 0; i < group.length; i += WALLETS_PER_DERIVATION) {
+          const owners = group.slice(i, i + WALLETS_PER_DERIVATION).map((r) => r.owner);
+          const out = runEngine(await loadEngineInput(db, new Date(at), { owners }));
+          groups.push({ at: new Date(at), owners, positions: out.positions, yields: out.yields });
+        }
+      }
+      return { waiting, groups };
+    })());
+}
 
 /**
  * Each stored portfolio is, byte for byte, the rendering of the positions the engine derives for
@@ -307,34 +342,20 @@ const PORTFOLIOS_PER_READ = 500;
  * left out; one with no stored portfolio was never booked, and is rendered per request as holding
  * nothing, so none is missing.
  */
-async function comparePortfolios(db: Sql, c: Check): Promise<void> {
+async function comparePortfolios(db: Sql, c: Check, { waiting, groups }: Derived): Promise<void> {
   const checked = new Set<string>();
-  for (const { at, owners } of await settledBookings(db)) {
-    for (let i = 0; i < owners.length; i += PORTFOLIOS_PER_READ) {
-      const part = owners.slice(i, i + PORTFOLIOS_PER_READ);
-      const stored = await db.all(portfolioSql.ofOwners, { owners: part });
-      const rendered = await renderPortfolios(db, positionsOf(part, runEngine(await loadEngineInput(db, at, { owners: part })).positions));
-      for (const r of stored) {
-        c.checked++;
-        if (rendered.get(r.owner) !== r.body) c.fail(`portfolio of ${r.owner}: the stored rendering is not the rendering of its positions, income totals and actions`);
-      }
-      for (const o of part) checked.add(o);
+  for (const { owners, positions } of groups) {
+    const stored = await db.all(portfolioSql.ofOwners, { owners });
+    const rendered = await renderPortfolios(db, positionsOf(owners, positions));
+    for (const r of stored) {
+      c.checked++;
+      if (rendered.get(r.owner) !== r.body) c.fail(`portfolio of ${r.owner}: the stored rendering is not the rendering of its positions, income totals and actions`);
     }
+    for (const o of owners) checked.add(o);
   }
-  const waiting = await pendingOwners(db);
   for (const { owner } of await db.all(portfolioSql.owners)) {
     if (!checked.has(owner) && !waiting.has(owner)) c.fail(`portfolio of ${owner}: stored, but the wallet has no booking time`);
   }
-}
-
-/** The wallets not waiting for a booking, grouped by when each was last booked (its yields row's time). */
-async function settledBookings(db: Sql): Promise<{ at: Date; owners: string[] }[]> {
-  const waiting = await pendingOwners(db);
-  const ownersAt = groupBy(
-    (await db.all(yieldSql.bookedAt)).filter((r) => !waiting.has(r.owner)),
-    (r) => r.updated_at,
-  );
-  return [...ownersAt].map(([at, group]) => ({ at: new Date(at), owners: group.map((r) => r.owner) }));
 }
 
 /**
@@ -382,20 +403,21 @@ export async function checkReplay(db: Sql, journalRows: JournalRow[], replayedAt
  * `JSON.stringify` of the records (a yields row: their encoding, yields-payload.ts), so the same
  * records give the same bytes. Booking is
  * incremental, so each mint is re-derived at its own booking time (lineage and census instances,
- * stamped in `mint_schedule`) and each wallet at its own (positions and yields, stamped in
- * `yields`); what is still marked dirty waits for its booking and is left out. The taxonomy is the
+ * stamped in `mint_schedule`) and each wallet at its own (its yields, stamped in `yields`; the
+ * engine's run over the wallets is shared with the portfolios' check); what is still marked dirty
+ * waits for its booking and is left out. The taxonomy is the
  * census of the stored instances.
  */
-export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
+export async function checkDerivedTables(db: Sql, derived: WalletDerivations = walletDerivations(db)): Promise<CheckResult> {
   const c = new Check("derived tables match the engine");
-  const compare = (table: string, stored: Map<string, string>, derived: Map<string, string>) => {
+  const compare = (table: string, stored: Map<string, string>, want: Map<string, string>) => {
     for (const [k, bytes] of stored) {
       c.checked++;
-      const want = derived.get(k);
-      if (want === undefined) c.fail(`${table} ${k}: stored, but the engine derives no such row`);
-      else if (bytes !== want) c.fail(`${table} ${k}: the stored row is not what the engine derives`);
+      const bytesWanted = want.get(k);
+      if (bytesWanted === undefined) c.fail(`${table} ${k}: stored, but the engine derives no such row`);
+      else if (bytes !== bytesWanted) c.fail(`${table} ${k}: the stored row is not what the engine derives`);
     }
-    for (const k of derived.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
+    for (const k of want.keys()) if (!stored.has(k)) c.fail(`${table} ${k}: the engine derives it, the ledger does not hold it`);
   };
   const keyed = (rows: { k: string; v: string }[]) => new Map(rows.map((r) => [r.k, r.v]));
   const instanceRow = (i: CensusInstance) => JSON.stringify([i.mint, i.type, i.eventId, i.version, i.reconciled]);
@@ -426,8 +448,8 @@ export async function checkDerivedTables(db: Sql): Promise<CheckResult> {
   for (const empty of computeCensus([])) if (!census.has(empty.type)) census.set(empty.type, JSON.stringify(empty));
   compare("taxonomy_census", census, new Map(computeCensus(await storedCensusInstances(db)).map((e) => [e.type, JSON.stringify(e)])));
 
-  for (const { at, owners } of await settledBookings(db)) {
-    const yields = groupBy(runEngine(await loadEngineInput(db, at, { owners })).yields, (y) => y.owner);
+  for (const { owners, yields: derivedYields } of (await derived()).groups) {
+    const yields = groupBy(derivedYields, (y) => y.owner);
     const storedYields = keyed(await db.all(yieldSql.keyedOfOwners, { owners }));
     compare("yields", storedYields, new Map(owners.map((o) => [o, yieldsTextLike(storedYields.get(o) ?? "", yields.get(o) ?? [])])));
   }
@@ -479,6 +501,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
     checks.push(...(await guarded(["cost_basis_declarations.payload_sha256", "transaction changes agree with balance changes"], () => checkLotObservations(tx))));
     checks.push(...(await guarded(["actions.payload_sha256", "actions.evidence_sha256", "action_events.sha256"], () => checkActionHashes(tx))));
     let journalRows: JournalRow[] = [];
+    const derived = walletDerivations(tx); // the engine over the settled wallets, once for two checks
     const journalNames = ["journal rows match their payload", "journal reversals", "journal standing recognitions"];
     const journalChecks = await guarded(journalNames, async () => checkJournal((journalRows = await readJournal(tx))));
     checks.push(...journalChecks);
@@ -496,7 +519,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
     checks.push(
       ...(await guarded(
         ["read models match their sources"],
-        afterJournal(() => checkReadModels(tx)),
+        afterJournal(() => checkReadModels(tx, derived)),
       )),
     );
     checks.push(
@@ -508,7 +531,7 @@ export async function verifyLedger(db: Sql, now = new Date()): Promise<VerifyRep
         }),
       )),
     );
-    checks.push(...(await guarded(["derived tables match the engine"], () => checkDerivedTables(tx))));
+    checks.push(...(await guarded(["derived tables match the engine"], () => checkDerivedTables(tx, derived))));
     return checks;
   };
   // One snapshot for every check. Ending a read transaction can only fail on a corrupt file,
