@@ -107,27 +107,9 @@ export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
  */
 function rebuildAsBefore(sql: string, table: string, dialect: Sql["dialect"]): string[] {
   if (dialect !== "sqlite") throw new Error(`a PostgreSQL migration rebuilt the table ${table}: take it back here`);
-  const all = migrationsOf(dialect);
-  const scratch = new Database(":memory:");
-  try {
-    for (const m of all.slice(
-      0,
-      all.findIndex((m) => m.sql === sql),
-    ))
-      for (const s of statements(m.sql)) scratch.exec(s);
-    const before = scratch.query("SELECT type, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, name").all(table) as { type: string; sql: string }[];
-    if (!before.some((r) => r.type === "table")) throw new Error(`no migration before this one made the table ${table}`);
-    const aside = `${table}_taken_back`;
-    return [
-      `ALTER TABLE ${table} RENAME TO ${aside}`,
-      ...before.filter((r) => r.type === "table").map((r) => r.sql),
-      `INSERT INTO ${table} SELECT * FROM ${aside}`,
-      `DROP TABLE ${aside}`,
-      ...before.filter((r) => r.type !== "table").map((r) => r.sql),
-    ];
-  } finally {
-    scratch.close();
-  }
+  const [made, ...indexes] = tableBefore(sql, table, dialect); // the table first, then its indexes
+  const aside = `${table}_taken_back`;
+  return [`ALTER TABLE ${table} RENAME TO ${aside}`, made!, `INSERT INTO ${table} SELECT * FROM ${aside}`, `DROP TABLE ${aside}`, ...indexes];
 }
 
 /**
