@@ -23,6 +23,7 @@ import m19 from "./0019_clustered_read_models.sql" with { type: "text" };
 import m20 from "./0020_rows_placed_in_key_order.sql" with { type: "text" };
 import m21 from "./0021_portfolios_hold_positions.sql" with { type: "text" };
 import m22 from "./0022_read_models_once.sql" with { type: "text" };
+import m23 from "./0023_journal_action_by_owner.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -50,4 +51,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0020_rows_placed_in_key_order", when: 1795772574612, sql: m20 },
   { tag: "0021_portfolios_hold_positions", when: 1795775258320, sql: m21 },
   { tag: "0022_read_models_once", when: 1795775260146, sql: m22 },
+  { tag: "0023_journal_action_by_owner", when: 1795781946154, sql: m23 },
 ];

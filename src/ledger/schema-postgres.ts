@@ -11,7 +11,7 @@
 //   never numeric, float or jsonb, which would rewrite what was stored and so its hash.
 // drizzle-kit generates migrations-postgres/ from this file (drizzle.postgres.config.ts), as it
 // generates migrations/ from schema.ts.
-import { getTableColumns, is, type SQL } from "drizzle-orm";
+import { getTableColumns, is, SQL } from "drizzle-orm";
 import { bigint, customType, index, integer, pgTable, primaryKey, uniqueIndex, type PgColumn, type PgColumnBuilderBase, type PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig, SQLiteTable, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as sqlite from "./schema.ts";
@@ -50,7 +50,8 @@ function derive(table: SQLiteTable): PgTable {
   const columns = Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, c]) => [key, column(c as SQLiteColumn, table)]));
   const keyOf = new Map(Object.entries(getTableColumns(table)).map(([key, c]) => [c.name, key]));
   const derived = pgTable(config.name, columns, (t: Record<string, PgColumn>) => {
-    const on = (cs: { name: string }[]) => cs.map((c) => t[keyOf.get(c.name)!]!) as [PgColumn, ...PgColumn[]];
+    // An index on an expression keeps its SQL: it names the columns, which render the same in both.
+    const on = (cs: ({ name: string } | SQL)[]) => cs.map((c) => (is(c, SQL) ? c : t[keyOf.get(c.name)!]!)) as [PgColumn | SQL, ...(PgColumn | SQL)[]];
     return [
       ...config.primaryKeys.map((k) => primaryKey({ columns: on(k.columns) })),
       ...config.indexes.map((i) => {

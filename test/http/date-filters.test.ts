@@ -143,7 +143,7 @@ describe("the client", () => {
 
 describe("the list queries read indexes on owner × effective_at", () => {
   // Each statement's own parameters, from these (a page of 50, two v1 kinds).
-  const params = { owner, from: "2025-01-01", before: "2025-02-01", limit: 50, offset: 0, kinds: ["dividend", "split"] };
+  const params = { owner, from: "2025-01-01", before: "2025-02-01", limit: 50, offset: 0, kinds: ["dividend", "split"], actionId: "act_000000000000000000000000" };
   const plan = async (statement: Query): Promise<string> => {
     const ledger = srv.ledger;
     if (ledger.engine === "sqlite") {
@@ -195,4 +195,12 @@ describe("the list queries read indexes on owner × effective_at", () => {
       expect(p).not.toContain("USE TEMP B-TREE FOR ORDER BY");
     });
   }
+
+  // An action's entries (its detail) are read off the index on the wallet's first characters and
+  // the action id (docs/storage.md#indexes), by key: not the wallet's entries, which can be thousands.
+  test("an action's entries", async () => {
+    const p = await plan(journalSql.ofAction);
+    if (srv.ledger.engine === "sqlite") expect(p).toMatch(/^SEARCH journal USING INDEX journal_action \(<expr>=\?\)$/);
+    else expect(p).toMatch(/Index Scan using journal_action on journal .*Index Cond: \(\(substr\(owner, 1, 4\) \|\| action_id\) = /);
+  });
 });

@@ -115,7 +115,10 @@ export const journalSql = statements("journal", {
     (p) =>
       sql`${listed} WHERE owner = ${p.owner} AND effective_at >= ${p.from} AND effective_at < ${p.before} AND kind IN ${inList(p.kinds)} ORDER BY effective_at DESC, id DESC LIMIT ${p.limit} OFFSET ${p.offset}`,
   ),
-  ofAction: query<{ owner: string; actionId: string }, ListedEntryRow>((p) => sql`${listed} WHERE owner = ${p.owner} AND action_id = ${p.actionId} ORDER BY id`),
+  /** An action's entries, off `journal_action` (its key: the wallet's first four characters, then the action id). */
+  ofAction: query<{ owner: string; actionId: string }, ListedEntryRow>(
+    (p) => sql`${listed} WHERE substr(owner, 1, 4) || action_id = substr(${p.owner}, 1, 4) || ${p.actionId} AND owner = ${p.owner} AND action_id = ${p.actionId} ORDER BY id`,
+  ),
   /** A wallet's income entries of a period, for the year report; the breakdown parts sit in each entry's payload. */
   incomeEntries: query<Period, IncomeEntry>(
     (p) => sql`SELECT entry_type AS "entryType", effective_at AS "effectiveAt", symbol, usd,
