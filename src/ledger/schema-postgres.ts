@@ -50,12 +50,13 @@ function derive(table: SQLiteTable): PgTable {
   const columns = Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, c]) => [key, column(c as SQLiteColumn, table)]));
   const keyOf = new Map(Object.entries(getTableColumns(table)).map(([key, c]) => [c.name, key]));
   const derived = pgTable(config.name, columns, (t: Record<string, PgColumn>) => {
+    const on = (cs: { name: string }[]) => cs.map((c) => t[keyOf.get(c.name)!]!) as [PgColumn, ...PgColumn[]];
     // An index on an expression keeps its SQL: it names the columns, which render the same in both.
-    const on = (cs: ({ name: string } | SQL)[]) => cs.map((c) => (is(c, SQL) ? c : t[keyOf.get(c.name)!]!)) as [PgColumn | SQL, ...(PgColumn | SQL)[]];
+    const indexed = (cs: ({ name: string } | SQL)[]) => cs.map((c) => (is(c, SQL) ? c : t[keyOf.get(c.name)!]!)) as [PgColumn | SQL, ...(PgColumn | SQL)[]];
     return [
       ...config.primaryKeys.map((k) => primaryKey({ columns: on(k.columns) })),
       ...config.indexes.map((i) => {
-        const built = (i.config.unique ? uniqueIndex : index)(i.config.name).on(...on(i.config.columns as { name: string }[]));
+        const built = (i.config.unique ? uniqueIndex : index)(i.config.name).on(...indexed(i.config.columns as ({ name: string } | SQL)[]));
         return i.config.where ? built.where(i.config.where as SQL) : built;
       }),
     ];
