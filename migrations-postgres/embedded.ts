@@ -13,6 +13,7 @@ import m9 from "./0009_fewer_indexes.sql" with { type: "text" };
 import m10 from "./0010_portfolios_hold_positions.sql" with { type: "text" };
 import m11 from "./0011_read_models_once.sql" with { type: "text" };
 import m12 from "./0012_journal_action_by_owner.sql" with { type: "text" };
+import m13 from "./0013_event_templates.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -30,4 +31,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0010_portfolios_hold_positions", when: 1795775259571, sql: m10 },
   { tag: "0011_read_models_once", when: 1795775260817, sql: m11 },
   { tag: "0012_journal_action_by_owner", when: 1795781946677, sql: m12 },
+  { tag: "0013_event_templates", when: 1795782105787, sql: m13 },
 ];

@@ -303,6 +303,10 @@ export function splice(template: string, values: string[]): string {
   return parts.join("");
 }
 
+/** The wallet's values as one text (each a JSON text, so none holds the mark that joins them), and back: an outbox event stores them so. */
+export const joinedValues = (values: string[]): string => values.join(MARK);
+export const spliceJoined = (template: string, joined: string): string => splice(template, joined.split(MARK));
+
 /** The action record an action's rows stand for (its canonical JSON hashes to payload_sha256). */
 export function storedAction(row: StoredWallet, record: string): ActionRecord {
   const values = storedValues(row);

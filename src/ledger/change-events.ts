@@ -15,8 +15,10 @@ import type { EventType } from "../domain/events/types.ts";
 import type { LifecycleState } from "../domain/types.ts";
 import { eventText, type ActionData } from "../events/bodies.ts";
 import { groupBy } from "../domain/group.ts";
-import { writeEvent } from "./outbox.ts";
-import { actionItemText } from "./action-item.ts";
+import { writeEvent, type StoredEvent } from "./outbox.ts";
+import { actionItemParts, itemText, storedValidations, type ItemParts } from "./action-item.ts";
+import { joinedValues, spliceJoined } from "./action-rows.ts";
+import { eventSql } from "./tables/events.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
 import { journalSql } from "./tables/journal.ts";
@@ -35,7 +37,7 @@ export interface BookingWatch {
   /** Pending actions of the chunk whose stored state was another (or which are new). */
   newlyPending: { owner: string; id: string }[];
   /** The list items of actions the chunk deletes, read while they were there. */
-  goneItems: Map<string, string>;
+  goneItems: Map<string, ItemParts>;
 }
 
 /**
@@ -56,9 +58,10 @@ export async function bookingEventsBefore(
     const stored = new Map((await tx.all(actionSql.statesOf, { ids: pending.map((a) => a.id) })).map((r) => [r.id, r.state]));
     watch.newlyPending = pending.filter((a) => stored.get(a.id) !== a.lifecycle.state).map((a) => ({ owner: a.owner, id: a.id }));
   }
-  for (const g of chunk.gone) {
-    if (!tenants.has(g.owner)) continue;
-    const item = await actionItemText(tx, g.owner, g.id);
+  const gone = chunk.gone.filter((g) => tenants.has(g.owner));
+  const validations = gone.length ? await storedValidations(tx) : null;
+  for (const g of gone) {
+    const item = await actionItemParts(tx, g.owner, g.id, validations!);
     if (item) watch.goneItems.set(g.id, item);
   }
   return watch;
@@ -79,16 +82,41 @@ export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date)
     told.set(e.action_id, { owner: e.owner, type });
   }
   let written = 0;
+  const validations = await storedValidations(tx);
+  const templates = new Map<string, number>();
   for (const [id, { owner, type }] of told) {
-    const item = (await actionItemText(tx, owner, id)) ?? watch.goneItems.get(id);
+    const item = (await actionItemParts(tx, owner, id, validations)) ?? watch.goneItems.get(id);
     if (!item) continue;
-    const body = eventText(type, at, JSON.parse(item) as ActionData);
+    const text = itemText(item);
+    const body = eventText(type, at, JSON.parse(text) as ActionData);
+    const stored = await storedAsTemplate(tx, templates, body, text, item);
     for (const tenantId of watch.tenants.get(owner) ?? []) {
-      await writeEvent(tx, { tenantId, type, owner, body, at });
+      await writeEvent(tx, { tenantId, type, owner, body, stored, at });
       written++;
     }
   }
   return written;
+}
+
+/**
+ * An action's event as the outbox stores it (docs/events.md#what-the-outbox-stores): the wallet's
+ * values, and the body with the item's template in place of the item, shared by every event of
+ * the chunk with the same text around the values (one type, one timestamp, one action text). The
+ * body is the item between `{"type":…,"timestamp":…,"data":` and `}`; the form is kept only if it
+ * splices back to the very body, else (never, as events are serialized today) the body is whole.
+ */
+async function storedAsTemplate(tx: Sql, templates: Map<string, number>, body: string, text: string, item: ItemParts): Promise<StoredEvent | undefined> {
+  const head = body.length - text.length - 1;
+  if (head < 0 || body.slice(head) !== `${text}}`) return undefined;
+  const template = `${body.slice(0, head)}${item.template}}`;
+  const values = joinedValues(item.values);
+  if (spliceJoined(template, values) !== body) return undefined;
+  let templateId = templates.get(template);
+  if (templateId === undefined) {
+    templateId = Number((await tx.get(eventSql.insertTemplate, { text: template }))!.id);
+    templates.set(template, templateId);
+  }
+  return { templateId, values };
 }
 
 /** A job's tenant and wallet, and what its last sync had told, read before the job is finished. */

@@ -10,7 +10,7 @@ import { subscribesTo } from "../domain/events/subscription.ts";
 import { formatEventId, isEventType, type DeliveredType, type EventType } from "../domain/events/types.ts";
 import type { AttemptOutcome, ClaimRequest, DeliveryStore, DueDelivery } from "../events/delivery-store.ts";
 import type { Sql } from "./sql/port.ts";
-import { eventSql } from "./tables/events.ts";
+import { eventBodyOf, eventSql } from "./tables/events.ts";
 import { webhookDeliverySql } from "./tables/webhook-deliveries.ts";
 import { webhookSubscriptionSql } from "./tables/webhook-subscriptions.ts";
 
@@ -21,7 +21,15 @@ export interface OutboxEvent {
   owner: string | null;
   /** The serialized body (eventText / serializeEventBody): what every attempt sends. */
   body: string;
+  /** Stored in place of the body: the values that splice into a template back to it (change-events.ts). */
+  stored?: StoredEvent;
   at: Date;
+}
+
+/** An event stored as the wallet's values (joined) and the template they splice into (tables/events.ts eventBodyOf). */
+export interface StoredEvent {
+  templateId: number;
+  values: string;
 }
 
 /** The event types a subscription row asks for: null for all. */
@@ -37,7 +45,7 @@ export function parseStoredFilter(text: string | null): EventType[] | null {
  */
 export async function writeEvent(tx: Sql, e: OutboxEvent, onlySubscription?: string): Promise<string> {
   const at = e.at.toISOString();
-  const seq = (await tx.get(eventSql.insert, { tenantId: e.tenantId, type: e.type, owner: e.owner, body: e.body, at }))!.seq;
+  const seq = (await tx.get(eventSql.insert, { tenantId: e.tenantId, type: e.type, owner: e.owner, body: e.stored?.values ?? e.body, templateId: e.stored?.templateId ?? null, at }))!.seq;
   const subs = await tx.all(webhookSubscriptionSql.live, { tenantId: e.tenantId, only: onlySubscription ?? null });
   for (const s of subs) {
     if (onlySubscription === undefined && !subscribesTo(parseStoredFilter(s.events), e.type)) continue;
@@ -61,7 +69,7 @@ export function sqlDeliveryStore(db: Sql): DeliveryStore {
             subscriptionId: r.subscription_id,
             attempt: Number(r.attempts),
             eventId: formatEventId(BigInt(r.event_seq)),
-            body: r.body,
+            body: eventBodyOf(r),
             url: r.url,
             sealedSecrets: JSON.parse(r.sealed_secrets) as string[],
             dueSince: new Date(r.due_since),
@@ -127,7 +135,7 @@ export interface StreamedEvent {
  */
 export async function tenantEventsAfter(db: Sql, tenantId: number, afterSeq: bigint, limit = 100): Promise<StreamedEvent[]> {
   const rows = await db.all(eventSql.afterOfTenant, { tenantId, after: Number(afterSeq), limit });
-  return rows.map((r) => ({ seq: BigInt(r.seq), type: r.type, body: r.body }));
+  return rows.map((r) => ({ seq: BigInt(r.seq), type: r.type, body: eventBodyOf(r) }));
 }
 
 /** The newest event number of the tenant (0 when none): where a stream without Last-Event-ID starts. */

@@ -105,6 +105,7 @@ export const {
   feedStatus,
   transactionChanges,
   costBasisDeclarations,
+  eventTemplates,
   events,
   webhookSubscriptions,
   webhookDeliveries,

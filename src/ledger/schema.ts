@@ -557,6 +557,16 @@ export const feedStatus = sqliteTable("feed_status", {
 // causes it (a booking, the end of a sync, `webhooks test`). Append-only (triggers): `seq` is the
 // event's id (`evt_<seq>`), the `webhook-id` of each delivery and the `id:` of its Server-Sent
 // Event, and `body` is the exact text every delivery signs and sends.
+// What the events of one booking chunk share (docs/events.md#what-the-outbox-stores): an event's
+// text, less its wallet's values, with a slot where each goes, as src/ledger/action-rows.ts
+// splices them. The events about one corporate action written in one chunk (one type, one
+// timestamp, one action text) are a thousand wallets' rows and one of these. Append-only, as the
+// events that name them.
+export const eventTemplates = sqliteTable("event_templates", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  text: text("text").notNull(),
+});
+
 export const events = sqliteTable(
   "events",
   {
@@ -566,7 +576,8 @@ export const events = sqliteTable(
       .references(() => tenants.id),
     type: text("type").notNull(), // action.scheduled | action.booked | action.revised | wallet.synced | wallet.gap | ping
     owner: text("owner"), // the wallet it concerns; null for a ping
-    body: text("body").notNull(), // {"type","timestamp","data"} as sent
+    body: text("body").notNull(), // {"type","timestamp","data"} as sent; with a template, the wallet's values spliced into it
+    templateId: integer("template_id"), // an event_templates row (no foreign key: a column with one cannot be dropped by SQLite)
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("events_tenant_seq").on(t.tenantId, t.seq)],

@@ -118,7 +118,7 @@ describe("the ledger's events", () => {
   test("tenancy: each tenant is told of its own wallets only, and of a wallet both follow, each with its own event", async () => {
     const s = buildWalletScenario({ transfers: 6, seed: 55 });
     const [other] = addHolders(s, 1, seededRandom(56), 3);
-    const { key, events, register } = await start(s, { RESYNC_SECONDS: "1" });
+    const { key, db, events, register } = await start(s, { RESYNC_SECONDS: "1" });
     const acme = await key("acme"),
       globex = await key("globex");
     await register(acme, s.owner);
@@ -142,5 +142,17 @@ describe("the ledger's events", () => {
     );
     // acme is never told of the wallet only globex follows, in any event's row or body.
     expect(all.filter((e) => e.tenant === "acme" && (e.owner === other!.owner || e.body.includes(other!.owner)))).toEqual([]);
+
+    // Stored as the wallet's values and a template the chunk's events share (docs/events.md#what-the-outbox-stores):
+    // both tenants' events of the wallet they both follow are one template and the same values,
+    // a fraction of the body each is sent with.
+    const stored = await db.all(
+      ...q<{ seq: number; owner: string; template_id: number | null; body: string }>`SELECT seq, owner, template_id, body FROM events WHERE type = 'action.booked' ORDER BY seq`,
+    );
+    const shared = stored.filter((r) => r.owner === s.owner);
+    expect(shared).toHaveLength(2);
+    expect(shared[0]!.template_id).not.toBeNull();
+    expect({ ...shared[1]!, seq: 0 }).toEqual({ ...shared[0]!, seq: 0 });
+    for (const r of stored) expect(r.body.length).toBeLessThan(all.find((e) => Number(e.seq) === Number(r.seq))!.body.length / 2);
   }, 120_000);
 });

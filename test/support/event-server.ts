@@ -4,6 +4,7 @@
 // stopEventServers after each test and removeEventDirs after all.
 import { rmSync } from "node:fs";
 import { createKey } from "../../src/ledger/keys.ts";
+import { eventBodyOf } from "../../src/ledger/tables/events.ts";
 import { startServer, type ServerHandle } from "../../src/server.ts";
 import type { SharedClock } from "../../src/sync/shared-clock.ts";
 import { call, tempDir } from "../harness/index.ts";
@@ -63,9 +64,13 @@ export async function startEventServer(s: WalletScenario, env: Record<string, st
           type: string;
           owner: string | null;
           body: string;
-        }>`SELECT e.seq, t.slug AS tenant, e.type, e.owner, e.body FROM events e JOIN tenants t ON t.id = e.tenant_id ORDER BY e.seq`,
+          template: string | null;
+        }>`SELECT e.seq, n.slug AS tenant, e.type, e.owner, e.body, t.text AS template FROM events e LEFT JOIN event_templates t ON t.id = e.template_id JOIN tenants n ON n.id = e.tenant_id ORDER BY e.seq`,
       )
-    ).map((e) => ({ ...e, seq: Number(e.seq), parsed: JSON.parse(e.body) as { type: string; timestamp: string; data: Record<string, any> } }));
+    ).map(({ template, ...e }) => {
+      const body = eventBodyOf({ body: e.body, template });
+      return { ...e, body, seq: Number(e.seq), parsed: JSON.parse(body) as { type: string; timestamp: string; data: Record<string, any> } };
+    });
   const register = (k: string, owner: string) => call(server.url, "/v1/wallets/sync", { key: k, body: { owner } });
   const read = async (k: string, path: string) => (await call(server.url, path, { key: k })).body;
   return { server, rpc, issuer, key, db, events, register, read };

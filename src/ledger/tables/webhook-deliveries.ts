@@ -1,6 +1,7 @@
 // Each event's delivery to each subscription that wants it: pending until delivered or given up,
 // leased while an attempt runs (docs/events.md#the-outbox-the-worker-needs).
 import { forUpdate, query, sql, statements } from "../sql/statement.ts";
+import { templateOfEvent } from "./events.ts";
 
 /** A claimed delivery, with what its attempt sends and where. */
 export interface ClaimedDeliveryRow {
@@ -8,7 +9,9 @@ export interface ClaimedDeliveryRow {
   subscription_id: string;
   attempts: number;
   event_seq: number | string;
+  /** The event's stored body and template (events.ts eventBodyOf). */
   body: string;
+  template: string | null;
   url: string;
   sealed_secrets: string;
   due_since: string;
@@ -48,8 +51,8 @@ export const webhookDeliverySql = statements("webhook_deliveries", {
   ),
   lease: query<{ id: number | string; until: string }>((p) => sql`UPDATE webhook_deliveries SET lease_until = ${p.until}, attempts = attempts + 1 WHERE id = ${p.id}`),
   claimed: query<{ id: number | string }, ClaimedDeliveryRow>(
-    (p) => sql`SELECT d.id, d.subscription_id, d.attempts, d.event_seq, e.body, s.url, s.sealed_secrets, d.due_since
-               FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq JOIN webhook_subscriptions s ON s.id = d.subscription_id
+    (p) => sql`SELECT d.id, d.subscription_id, d.attempts, d.event_seq, e.body, t.text AS template, s.url, s.sealed_secrets, d.due_since
+               FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq ${templateOfEvent} JOIN webhook_subscriptions s ON s.id = d.subscription_id
               WHERE d.id = ${p.id}`,
   ),
   /** Records an attempt's outcome, unless the delivery moved on since it was claimed. */
