@@ -1,2 +1,2 @@
 DROP INDEX `journal_action`;--> statement-breakpoint
-CREATE INDEX `journal_action` ON `journal` (substr("owner", 1, 4) || "action_id");
+CREATE INDEX `journal_action` ON `journal` ((substr("owner", 1, 4) || "action_id"));

@@ -426,7 +426,7 @@ export const journal = sqliteTable(
     // An action's entries, by its id led by its wallet's first four characters: booking writes
     // wallets in address order, so one chunk's new entries sit together on the index's pages,
     // not one on every page (docs/storage.md#indexes).
-    index("journal_action").on(sql`substr(${t.owner}, 1, 4) || ${t.actionId}`),
+    index("journal_action").on(sql`(substr(${t.owner}, 1, 4) || ${t.actionId})`),
     index("journal_reverses").on(t.reversesId),
     index("journal_unsealed").on(t.id).where(sql`row_sha256 IS NULL`),
   ],
