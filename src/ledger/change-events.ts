@@ -81,6 +81,7 @@ export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date)
     const type: EventType = e.entry_type === "reversal" || told.get(e.action_id)?.type === "action.revised" ? "action.revised" : "action.booked";
     told.set(e.action_id, { owner: e.owner, type });
   }
+  if (!told.size) return 0;
   let written = 0;
   const validations = await storedValidations(tx);
   const templates = new Map<string, number>();
