@@ -270,6 +270,8 @@ export const costBasisDeclarations = sqliteTable(
 // tenant's syncs) and "*" for a multiplier authority (walked once for every mint it controls).
 // A walk cut short by its page budget keeps where to resume: it walks on from `resume_before`
 // down to `resume_until`, and only then moves the cursor up to `resume_newest`.
+// WITHOUT ROWID on SQLite (migration 0025, by hand: drizzle-kit does not model it), as owner_scans:
+// read by its key alone, each row is stored once, as its key's index (docs/storage.md#the-syncs-keys-stored-once).
 export const walkCursors = sqliteTable(
   "walk_cursors",
   {
@@ -290,6 +292,7 @@ export const walkCursors = sqliteTable(
 // The wallet transactions whose token accounts a sync has already looked for (the owner's own
 // history, where closed accounts are found): what they named is in token_accounts, so another
 // tenant's walk of the same history need not fetch them again. Written with what they named.
+// WITHOUT ROWID on SQLite (migration 0025): nothing but its key, stored once.
 export const ownerScans = sqliteTable(
   "owner_scans",
   {
