@@ -29,6 +29,7 @@ export const actionRoutes = [
     method: "GET",
     path: "/v2/actions/:id",
     scope: "ledger:read",
+    pinnedRead: true,
     params: S.ActionParams,
     query: S.ActionDetailQuery,
     response: { 200: S.ActionDetail, ...walletErrors },

@@ -7,6 +7,12 @@
 // that would land inside the open transaction. So a transaction holds the connection: the
 // connection's own queries wait for it to end, and only its `tx` runs meanwhile. Without a
 // transaction in progress a query runs at once, with no waiting and no lock.
+//
+// A pinned read (pinReads) is the one exception: a read transaction that holds the connection
+// but lets the connection's own reads join it (an HTTP request answered from the ledger alone
+// runs to its answer without yielding to another task, so its reads are the only ones). Whoever
+// needs the connection for anything else ends it first instead of waiting: it never blocks
+// anyone, and reads that come after it run as they would without it.
 import type { Database, Statement } from "bun:sqlite";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
@@ -42,9 +48,16 @@ export function sqliteDb(sqlite: Database): SqliteDb {
   };
 
   // The connection's holder: a transaction (or a skippable write) in progress, and who waits.
+  // `pinned`: the holder is a pinned read, which whoever asks for the connection ends and takes
+  // over (so nobody ever waits behind it).
   let held = false;
+  let pinned = false;
   const waiting: (() => void)[] = [];
   const acquire = async (): Promise<void> => {
+    if (pinned) {
+      endPin();
+      return;
+    }
     if (!held) {
       held = true;
       return;
@@ -56,9 +69,9 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     if (next) next();
     else held = false;
   };
-  /** Runs `step` now, or once the transaction holding the connection has ended. */
+  /** Runs `step` now (inside a pinned read, if any), or once the transaction holding the connection has ended. */
   const whenFree = async <T>(step: () => T): Promise<T> => {
-    if (!held) return step();
+    if (!held || pinned) return step();
     await acquire();
     try {
       return step();
@@ -83,6 +96,11 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     let s = control.get(text);
     if (!s) control.set(text, (s = sqlite.prepare(text)));
     s.run();
+  };
+  /** Ends the pinned read; the connection stays held, now by whoever ended it. */
+  const endPin = (): void => {
+    pinned = false;
+    if (sqlite.inTransaction) runControl("ROLLBACK");
   };
   const inTransaction = async <T>(begin: string, end: string, work: (tx: Sql) => Promise<T>): Promise<T> => {
     await acquire();
@@ -119,7 +137,9 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     write: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     claim: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     // Deferred: the first read pins the WAL snapshot; nothing was written, so it ends in ROLLBACK.
-    read: (work) => inTransaction("BEGIN", "ROLLBACK", work),
+    // Inside a pinned read, `work` reads through the connection itself, which joins the pinned
+    // read while it lasts and waits like any query once something else has ended it.
+    read: (work) => (pinned ? work(db) : inTransaction("BEGIN", "ROLLBACK", work)),
     exec: (script) => whenFree(() => void sqlite.exec(script)),
     async writeIfFree(work) {
       await acquire();
@@ -152,7 +172,18 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     },
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
+    pinReads() {
+      if (held) return; // a transaction in progress (or a pin already): its reads are its own
+      runControl("BEGIN");
+      held = pinned = true;
+    },
+    unpinReads() {
+      if (!pinned) return;
+      endPin();
+      release();
+    },
     async close() {
+      if (pinned) endPin();
       clearStatements(statements);
       clearStatements(control);
       sqlite.close();
