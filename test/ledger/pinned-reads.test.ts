@@ -34,6 +34,15 @@ describe("a pinned read", () => {
       reader.db.unpinReads();
       expect(sqliteOf(reader).inTransaction).toBe(false);
       expect(await storedValue(reader)).toBe("after");
+
+      // A pin asked for while one is pinned reads what is committed now, not the older snapshot.
+      reader.db.pinReads();
+      expect(await storedValue(reader)).toBe("after");
+      await writeElsewhere(writer, "later");
+      reader.db.pinReads();
+      expect(await storedValue(reader)).toBe("later");
+      reader.db.unpinReads();
+      expect(sqliteOf(reader).inTransaction).toBe(false);
     } finally {
       await close();
     }

@@ -173,7 +173,8 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     pinReads() {
-      if (held) return; // a transaction in progress (or a pin already): its reads are its own
+      if (pinned) endPin(); // a pin of before: the new one reads what is committed now
+      else if (held) return; // a transaction in progress: its reads are its own
       runControl("BEGIN");
       held = pinned = true;
     },
