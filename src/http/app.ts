@@ -302,7 +302,7 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
 function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
-  const query = url.search === "" ? null : queryRefusal(url.searchParams, rules);
+  const query = url.search === "" ? null : queryRefusal(url.search, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
