@@ -173,8 +173,10 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     pinReads() {
-      if (pinned) endPin(); // a pin of before: the new one reads what is committed now
-      else if (held) return; // a transaction in progress: its reads are its own
+      // A pin of before ends: the new one reads what is committed now. A transaction in
+      // progress keeps the connection: its reads are its own.
+      if (pinned) endPin();
+      else if (held) return;
       runControl("BEGIN");
       held = pinned = true;
     },
