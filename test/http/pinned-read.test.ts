@@ -25,15 +25,15 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const pinnedPaths = (w: string, id = actionId) => [`/v1/portfolio?owner=${w}`, `/v2/actions/${id}?owner=${w}`];
+const pinnedPaths = (w: string, id = actionId) => [`/v1/portfolio?owner=${w}`, `/v2/actions/${id}?owner=${w}`, `/v2/actions?owner=${w}&limit=2`, `/v1/income?owner=${w}&limit=2`];
 
 /** The server's own connection (its HTTP thread's) is outside any transaction: nothing left pinned. */
 const connectionFree = () => srv.ledger.engine !== "sqlite" || !sqliteOf(srv.ledger).inTransaction;
 
 describe("routes read in one pinned snapshot", () => {
-  test("the portfolio and the action detail declare it", () => {
+  test("the portfolio, the action detail and the action and income lists declare it", () => {
     const pinned = routes.filter((r) => r.pinnedRead).map((r) => `${r.method} ${r.path}`);
-    expect(pinned).toEqual(expect.arrayContaining(["GET /v1/portfolio", "GET /v2/actions/:id"]));
+    expect(pinned).toEqual(expect.arrayContaining(["GET /v1/portfolio", "GET /v2/actions/:id", "GET /v2/actions", "GET /v1/income"]));
     // Only reads: no pinned route takes a body or speaks another protocol.
     for (const r of routes.filter((r) => r.pinnedRead))
       expect({ route: r.path, method: r.method, body: r.body, takesRequest: r.takesRequest }).toEqual({ route: r.path, method: "GET", body: undefined, takesRequest: undefined });
@@ -52,6 +52,7 @@ describe("routes read in one pinned snapshot", () => {
     for (const path of pinnedPaths("not-an-address")) cases.push({ path, key, status: 400 });
     for (const path of pinnedPaths(unregistered)) cases.push({ path, key, status: 404 });
     cases.push({ path: `/v2/actions/unknown-action?owner=${owner}`, key, status: 404 });
+    cases.push({ path: `/v2/actions?owner=${owner}&limit=0`, key, status: 400 }, { path: `/v1/income?owner=${owner}&kind=nope`, key, status: 400 });
     for (const c of cases) {
       const res = await fetch(srv.url + c.path, { method: c.method ?? "GET", headers: c.key ? { authorization: `Bearer ${c.key}` } : {} });
       await res.arrayBuffer();

@@ -13,6 +13,7 @@ export const actionRoutes = [
     method: "GET",
     path: "/v2/actions",
     scope: "ledger:read",
+    pinnedRead: true,
     query: S.ActionsQuery,
     response: { 200: S.ActionsList, ...walletErrors },
     tag: "v2",
