@@ -182,11 +182,12 @@ function checkRequest(deps: {
       metrics.hostRefused();
       throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
     }
-    if (dashboard.serves(url.pathname)) {
-      context.requestState = newRequestState(dashboardRoute(url.pathname));
+    const path = url.pathname; // read once: each read of a URL's part makes a new string
+    if (dashboard.serves(path)) {
+      context.requestState = newRequestState(dashboardRoute(path));
       throw new Answered(await dashboard.handle(request, url, socketAddress()));
     }
-    const matched = match(request.method, url.pathname);
+    const matched = match(request.method, path);
     // From the key's row to the route's rows, one snapshot (route.ts pinnedRead); the observer ends it.
     if (matched.kind === "route" && matched.served.route.pinnedRead) deps.pinReads();
     const state = (context.requestState = await authenticate(request, matched, socketAddress, auth));
@@ -302,7 +303,8 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
 function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
-  const query = url.search === "" ? null : queryRefusal(url.search, rules);
+  const search = url.search;
+  const query = search === "" ? null : queryRefusal(search, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);
