@@ -59,9 +59,17 @@ describe("a pinned read", () => {
       reader.db.unpinReads(); // already ended by the write: nothing left to end
       expect(sqliteOf(reader).inTransaction).toBe(false);
 
-      // A skippable write (a key's last-used minute) too: it is not skipped for the pin.
+      // A write outside a transaction too: it is kept, not undone with the pin.
       reader.db.pinReads();
       expect(await storedValue(reader)).toBe("here");
+      await reader.db.run(...q`UPDATE scratch SET v = 'autocommit' WHERE k = 1`);
+      expect(sqliteOf(reader).inTransaction).toBe(false);
+      reader.db.unpinReads();
+      expect(await storedValue(writer)).toBe("autocommit");
+
+      // A skippable write (a key's last-used minute) too: it is not skipped for the pin.
+      reader.db.pinReads();
+      expect(await storedValue(reader)).toBe("autocommit");
       expect(await reader.db.writeIfFree((tx) => tx.run(...q`UPDATE scratch SET v = 'skippable' WHERE k = 1`))).toBe(true);
       expect(sqliteOf(reader).inTransaction).toBe(false);
       expect(await storedValue(reader)).toBe("skippable");

@@ -69,6 +69,14 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     if (next) next();
     else held = false;
   };
+  /**
+   * Runs a statement that may write now, or once the transaction holding the connection has ended;
+   * never inside a pinned read, which it ends first (the pin's ROLLBACK would undo the write).
+   */
+  const whenFreeToWrite = async <T>(step: () => T): Promise<T> => {
+    unpin();
+    return whenFree(step);
+  };
   /** Runs `step` now (inside a pinned read, if any), or once the transaction holding the connection has ended. */
   const whenFree = async <T>(step: () => T): Promise<T> => {
     if (!held || pinned) return step();
@@ -102,6 +110,12 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     pinned = false;
     if (sqlite.inTransaction) runControl("ROLLBACK");
   };
+  /** Ends the pinned read, if any, and lets the connection go. */
+  const unpin = (): void => {
+    if (!pinned) return;
+    endPin();
+    release();
+  };
   const inTransaction = async <T>(begin: string, end: string, work: (tx: Sql) => Promise<T>): Promise<T> => {
     await acquire();
     try {
@@ -132,7 +146,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     all: (q, params?) => whenFree(() => prepare(q).all(...bind(q.sqlite, params)) as never[]),
     get: (q, params?) => whenFree(() => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never),
     values: (q, params?) => whenFree(() => prepare(q).values(...bind(q.sqlite, params)) as never[]),
-    run: (q, params?) => whenFree(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
+    run: (q, params?) => whenFreeToWrite(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
     iterate: (q, params?) => holding(acquire, release, prepare(q), bind(q.sqlite, params)),
     write: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     claim: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
@@ -140,7 +154,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // Inside a pinned read, `work` reads through the connection itself, which joins the pinned
     // read while it lasts and waits like any query once something else has ended it.
     read: (work) => (pinned ? work(db) : inTransaction("BEGIN", "ROLLBACK", work)),
-    exec: (script) => whenFree(() => void sqlite.exec(script)),
+    exec: (script) => whenFreeToWrite(() => void sqlite.exec(script)),
     async writeIfFree(work) {
       await acquire();
       try {
@@ -180,11 +194,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
       runControl("BEGIN");
       held = pinned = true;
     },
-    unpinReads() {
-      if (!pinned) return;
-      endPin();
-      release();
-    },
+    unpinReads: unpin,
     async close() {
       if (pinned) endPin();
       clearStatements(statements);
