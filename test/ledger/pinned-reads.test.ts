@@ -96,6 +96,15 @@ describe("a pinned read", () => {
         expect(sqliteOf(reader).inTransaction).toBe(true);
       });
       expect(sqliteOf(reader).inTransaction).toBe(false);
+
+      // A pin that cannot begin (a transaction opened under the port, by hand) fails and lets the
+      // connection go: the queries after it run, they do not wait on a pin that never was.
+      sqliteOf(reader).exec("BEGIN");
+      expect(() => reader.db.pinReads()).toThrow(/transaction/);
+      sqliteOf(reader).exec("ROLLBACK");
+      expect(await storedValue(reader)).toBe("committed");
+      await reader.db.write((tx) => tx.run(...q`UPDATE scratch SET v = 'after a failed pin' WHERE k = 1`));
+      expect(await storedValue(writer)).toBe("after a failed pin");
     } finally {
       await close();
     }

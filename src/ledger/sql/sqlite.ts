@@ -55,7 +55,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
   const waiting: (() => void)[] = [];
   const acquire = async (): Promise<void> => {
     if (pinned) {
-      endPin();
+      takeOverPin();
       return;
     }
     if (!held) {
@@ -105,16 +105,31 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     if (!s) control.set(text, (s = sqlite.prepare(text)));
     s.run();
   };
-  /** Ends the pinned read; the connection stays held, now by whoever ended it. */
+  /** Ends the pinned read. */
   const endPin = (): void => {
     pinned = false;
     if (sqlite.inTransaction) runControl("ROLLBACK");
   };
+  /**
+   * Ends the pinned read and keeps the connection, now for whoever ended it; should its ROLLBACK
+   * fail, the connection is let go first, so that nothing is left waiting on a pin that is over.
+   */
+  const takeOverPin = (): void => {
+    try {
+      endPin();
+    } catch (e) {
+      release();
+      throw e;
+    }
+  };
   /** Ends the pinned read, if any, and lets the connection go. */
   const unpin = (): void => {
     if (!pinned) return;
-    endPin();
-    release();
+    try {
+      endPin();
+    } finally {
+      release();
+    }
   };
   const inTransaction = async <T>(begin: string, end: string, work: (tx: Sql) => Promise<T>): Promise<T> => {
     await acquire();
@@ -189,10 +204,16 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     pinReads() {
       // A pin of before ends: the new one reads what is committed now. A transaction in
       // progress keeps the connection: its reads are its own.
-      if (pinned) endPin();
+      if (pinned) takeOverPin();
       else if (held) return;
-      runControl("BEGIN");
-      held = pinned = true;
+      else held = true;
+      try {
+        runControl("BEGIN");
+      } catch (e) {
+        release();
+        throw e;
+      }
+      pinned = true;
     },
     unpinReads: unpin,
     async close() {
