@@ -6,6 +6,7 @@
 import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
 import type { Ledger } from "../ledger/db.ts";
+import type { Db } from "../ledger/sql/port.ts";
 import { watchDatabase, type DatabaseHealth } from "../ledger/health.ts";
 import { keyLookup, type KeyPrincipal } from "../ledger/keys.ts";
 import { actionQueries } from "../ledger/queries/actions.ts";
@@ -65,7 +66,7 @@ export async function createApp(deps: AppDeps) {
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const dashboard = createDashboard({ db: deps.ledger.db, config: deps.config, auth, dataset: context.dataset.kind, forward: (request) => app.handle(request) });
-  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests);
+  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests, deps.ledger.db);
   // Hooks apply to the routes registered after them: these first.
   app
     .onRequest(
@@ -76,6 +77,7 @@ export async function createApp(deps: AppDeps) {
         auth,
         dashboard,
         match: routeMatcher(served),
+        pinReads: () => deps.ledger.db.pinReads(),
         socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
       }),
     )
@@ -162,6 +164,8 @@ function checkRequest(deps: {
   auth: AuthDeps;
   dashboard: ReturnType<typeof createDashboard>;
   match: ReturnType<typeof routeMatcher>;
+  /** Pins the ledger's reads until the request is observed (Db.pinReads). */
+  pinReads: () => void;
   socketAddress: (request: Request) => string;
 }) {
   const { dataset, metrics, auth, dashboard, match } = deps;
@@ -178,11 +182,14 @@ function checkRequest(deps: {
       metrics.hostRefused();
       throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
     }
-    if (dashboard.serves(url.pathname)) {
-      context.requestState = newRequestState(dashboardRoute(url.pathname));
+    const path = url.pathname; // read once: each read of a URL's part makes a new string
+    if (dashboard.serves(path)) {
+      context.requestState = newRequestState(dashboardRoute(path));
       throw new Answered(await dashboard.handle(request, url, socketAddress()));
     }
-    const matched = match(request.method, url.pathname);
+    const matched = match(request.method, path);
+    // From the key's row to the route's rows, one snapshot (route.ts pinnedRead); the observer ends it.
+    if (matched.kind === "route" && matched.served.route.pinnedRead) deps.pinReads();
     const state = (context.requestState = await authenticate(request, matched, socketAddress, auth));
     state.headers = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
     const refusal = state.refusal ?? admissionRefusal(request, url, matched.kind === "route" ? matched.served.rules : undefined);
@@ -244,8 +251,10 @@ type Observer = (method: string, state: RequestState | undefined, status: number
  * failed with a 5xx. The line holds the route template, never the path, the query or a header,
  * so no key and no wallet reaches the log (docs/operations.md#request-logs).
  */
-function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean): Observer {
+function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean, db: Db): Observer {
   return (method, state, status) => {
+    // The request's answer is decided: its pinned read, if any, ends (nothing reads for it after this).
+    db.unpinReads();
     if (state?.observed) return;
     if (state) state.observed = true;
     const route = state?.route ?? "unmatched";
@@ -294,7 +303,8 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
 function admissionRefusal(request: Request, url: URL, rules: QueryRules | undefined): Response | null {
-  const query = url.search === "" ? null : queryRefusal(url.searchParams, rules);
+  const search = url.search;
+  const query = search === "" ? null : queryRefusal(search, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > maxBodyBytes) return errorResponse("payload_too_large", `The request body is over ${maxBodyBytes} bytes.`);

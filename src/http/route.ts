@@ -133,6 +133,13 @@ export interface RouteDeclaration<S extends Access, Q extends TObject | undefine
   scope: S;
   /** Reads no ledger data (or reports on the ledger itself): still answered once the database file is gone. */
   databaseFree?: boolean;
+  /**
+   * Answered from the ledger alone, by reads: the key's row, the wallet's registration and the
+   * route's rows are read in one pinned snapshot, from the key check to the answer (one shared
+   * lock on SQLite; docs/api.md#one-snapshot-a-request). Only for a handler that writes nothing
+   * and awaits nothing but the ledger's reads (no worker, no stream, no other service).
+   */
+  pinnedRead?: boolean;
   query?: Q;
   params?: P;
   body?: B;
@@ -157,6 +164,7 @@ export interface Route {
   path: string;
   scope: Access;
   databaseFree?: boolean;
+  pinnedRead?: boolean;
   query?: TObject;
   params?: TObject;
   body?: TObject;

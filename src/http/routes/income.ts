@@ -19,6 +19,7 @@ export const incomeRoutes = [
     method: "GET",
     path: "/v1/income",
     scope: "ledger:read",
+    pinnedRead: true,
     query: S.KindListQuery,
     response: { 200: S.IncomeList, ...walletErrors },
     tag: "ledger",

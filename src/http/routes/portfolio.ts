@@ -10,6 +10,7 @@ export const portfolioRoutes = [
     method: "GET",
     path: "/v1/portfolio",
     scope: "ledger:read",
+    pinnedRead: true,
     query: S.OwnerQuery,
     response: { 200: S.Portfolio, ...walletErrors },
     tag: "ledger",

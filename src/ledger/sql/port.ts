@@ -75,6 +75,20 @@ export interface Db extends Sql {
    * nothing to do (true). docs/storage.md#the-wal
    */
   emptyLog(): Promise<boolean>;
+  /**
+   * Pins one read snapshot for the work that follows at once, until `unpinReads` (a request
+   * answered from the ledger alone: its key, its registration and its rows; docs/sql.md#pinned-reads).
+   * On SQLite it is a read transaction the connection's own reads join: one shared lock for all of
+   * them where each statement or `read` outside it would take and drop its own. It never blocks
+   * anyone: a write (`run` and `exec` too, whose writes its ROLLBACK would undo), a claim, an
+   * iteration or another transaction asked for meanwhile ends it first, and the reads after that
+   * run as they would without it. A pin asked for while one is
+   * pinned ends it and takes a snapshot of now; while the connection is in another transaction,
+   * nothing happens. On PostgreSQL, nothing (reads run as they are).
+   */
+  pinReads(): void;
+  /** Ends the pinned snapshot, if one is still pinned. */
+  unpinReads(): void;
   close(): Promise<void>;
 }
 

@@ -81,6 +81,9 @@ export function postgresDb(url: string, opts: PostgresOptions = {}): PostgresDb 
     },
     emptyLog: async () => true,
     claimKeys: claims.claim,
+    // Each query is a round trip of its own whatever a snapshot would share (docs/sql.md#pinned-reads).
+    pinReads() {},
+    unpinReads() {},
     async close() {
       await claims.close();
       await client.close({ timeout: 5 });

@@ -7,6 +7,12 @@
 // that would land inside the open transaction. So a transaction holds the connection: the
 // connection's own queries wait for it to end, and only its `tx` runs meanwhile. Without a
 // transaction in progress a query runs at once, with no waiting and no lock.
+//
+// A pinned read (pinReads) is the one exception: a read transaction that holds the connection
+// but lets the connection's own reads join it (an HTTP request answered from the ledger alone
+// runs to its answer without yielding to another task, so its reads are the only ones). Whoever
+// needs the connection for anything else ends it first instead of waiting: it never blocks
+// anyone, and reads that come after it run as they would without it.
 import type { Database, Statement } from "bun:sqlite";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
@@ -42,9 +48,16 @@ export function sqliteDb(sqlite: Database): SqliteDb {
   };
 
   // The connection's holder: a transaction (or a skippable write) in progress, and who waits.
+  // `pinned`: the holder is a pinned read, which whoever asks for the connection ends and takes
+  // over (so nobody ever waits behind it).
   let held = false;
+  let pinned = false;
   const waiting: (() => void)[] = [];
   const acquire = async (): Promise<void> => {
+    if (pinned) {
+      takeOverPin();
+      return;
+    }
     if (!held) {
       held = true;
       return;
@@ -56,9 +69,17 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     if (next) next();
     else held = false;
   };
-  /** Runs `step` now, or once the transaction holding the connection has ended. */
+  /**
+   * Runs a statement that may write now, or once the transaction holding the connection has ended;
+   * never inside a pinned read, which it ends first (the pin's ROLLBACK would undo the write).
+   */
+  const whenFreeToWrite = async <T>(step: () => T): Promise<T> => {
+    unpin();
+    return whenFree(step);
+  };
+  /** Runs `step` now (inside a pinned read, if any), or once the transaction holding the connection has ended. */
   const whenFree = async <T>(step: () => T): Promise<T> => {
-    if (!held) return step();
+    if (!held || pinned) return step();
     await acquire();
     try {
       return step();
@@ -83,6 +104,32 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     let s = control.get(text);
     if (!s) control.set(text, (s = sqlite.prepare(text)));
     s.run();
+  };
+  /** Ends the pinned read. */
+  const endPin = (): void => {
+    pinned = false;
+    if (sqlite.inTransaction) runControl("ROLLBACK");
+  };
+  /**
+   * Ends the pinned read and keeps the connection, now for whoever ended it; should its ROLLBACK
+   * fail, the connection is let go first, so that nothing is left waiting on a pin that is over.
+   */
+  const takeOverPin = (): void => {
+    try {
+      endPin();
+    } catch (e) {
+      release();
+      throw e;
+    }
+  };
+  /** Ends the pinned read, if any, and lets the connection go. */
+  const unpin = (): void => {
+    if (!pinned) return;
+    try {
+      endPin();
+    } finally {
+      release();
+    }
   };
   const inTransaction = async <T>(begin: string, end: string, work: (tx: Sql) => Promise<T>): Promise<T> => {
     await acquire();
@@ -114,13 +161,15 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     all: (q, params?) => whenFree(() => prepare(q).all(...bind(q.sqlite, params)) as never[]),
     get: (q, params?) => whenFree(() => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never),
     values: (q, params?) => whenFree(() => prepare(q).values(...bind(q.sqlite, params)) as never[]),
-    run: (q, params?) => whenFree(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
+    run: (q, params?) => whenFreeToWrite(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
     iterate: (q, params?) => holding(acquire, release, prepare(q), bind(q.sqlite, params)),
     write: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     claim: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     // Deferred: the first read pins the WAL snapshot; nothing was written, so it ends in ROLLBACK.
-    read: (work) => inTransaction("BEGIN", "ROLLBACK", work),
-    exec: (script) => whenFree(() => void sqlite.exec(script)),
+    // Inside a pinned read, `work` reads through the connection itself, which joins the pinned
+    // read while it lasts and waits like any query once something else has ended it.
+    read: (work) => (pinned ? work(db) : inTransaction("BEGIN", "ROLLBACK", work)),
+    exec: (script) => whenFreeToWrite(() => void sqlite.exec(script)),
     async writeIfFree(work) {
       await acquire();
       try {
@@ -152,7 +201,23 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     },
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
+    pinReads() {
+      // A pin of before ends: the new one reads what is committed now. A transaction in
+      // progress keeps the connection: its reads are its own.
+      if (pinned) takeOverPin();
+      else if (held) return;
+      else held = true;
+      try {
+        runControl("BEGIN");
+      } catch (e) {
+        release();
+        throw e;
+      }
+      pinned = true;
+    },
+    unpinReads: unpin,
     async close() {
+      if (pinned) endPin();
       clearStatements(statements);
       clearStatements(control);
       sqlite.close();
