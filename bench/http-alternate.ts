@@ -1,0 +1,154 @@
+// bench/http-alternate: two or more builds of the binary and the minimum work server
+// (bench/lib/min-server.ts) measured in alternation on one route, each on its own copy of one
+// ledger: every round runs each server in turn (in reverse order every other round) for a fixed
+// number of requests at 64 connections, and reads the server's CPU time from /proc around it. On
+// a shared machine a single pass per build (bench/http.ts) moves more between runs than a 10%
+// change; in alternation the load the machine is under falls on every server alike. Prints, per
+// server, the medians of CPU µs a request, of µs a request inside the app (the metrics' duration
+// sum; the binaries only), and of requests/s, with each round's requests/s against the
+// minimum's. docs/performance.md cites it.
+//
+//   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] <binary> [<binary> …]
+//
+// `demo` serves each copy with `serve --demo` (an empty data dir is fine); `plain` serves a grown
+// ledger (a data dir bench/scale or bench/http kept). The route is read for the wallet with the
+// most actions, and the detail for its action with the most journal entries.
+// @ts-expect-error autocannon ships no types
+import autocannon from "autocannon";
+import { Database } from "bun:sqlite";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const args = process.argv.slice(2);
+const option = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return dflt;
+  const v = Number(args.splice(i, 2)[1]);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} takes a positive number`);
+  return v;
+};
+const rounds = option("rounds", 6);
+const requests = option("requests", 20_000);
+const [ledger, mode, which, ...binaries] = args;
+if (!ledger || (mode !== "demo" && mode !== "plain") || (which !== "portfolio" && which !== "detail") || !binaries.length) {
+  throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] <binary> [<binary> …]");
+}
+const env = {
+  ...process.env,
+  NO_COLOR: "1",
+  LOG_LEVEL: "warn",
+  RATE_LIMIT_PER_MINUTE: "1000000000",
+  AUTH_FAILURES_PER_MINUTE: "1000000000",
+  SOLANA_RPC_URL: "http://127.0.0.1:9",
+  XSTOCKS_API_URL: "http://127.0.0.1:9",
+};
+const freePort = () => {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+};
+/** A process's user and system CPU time so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+const healthy = async (url: string) => {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}/v1/health`)).status === 200) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} never answered /v1/health`);
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Side {
+  name: string;
+  pid: number;
+  url: string;
+  headers: Record<string, string>;
+  /** The route's label in the binary's metrics; none for the minimum. */
+  route?: string;
+}
+const dirs: string[] = [];
+const processes: { kill(): void; exited: Promise<number> }[] = [];
+try {
+  const sides: Side[] = [];
+  let dbPath = "";
+  for (const [i, binary] of binaries.entries()) {
+    const dir = mkdtempSync(join(tmpdir(), "cal-http-alt-"));
+    dirs.push(dir);
+    cpSync(ledger, dir, { recursive: true });
+    const port = freePort();
+    const server = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dir, ...(mode === "demo" ? ["--demo"] : [])], { env, stdout: "ignore", stderr: "ignore" });
+    processes.push(server);
+    const url = `http://127.0.0.1:${port}`;
+    await healthy(url);
+    const made = Bun.spawnSync([binary, "keys", "create", `alt${i}`, "--tenant", mode === "demo" ? "demo" : "bench", "--scopes", "ledger:read,ops:read", "--json", "--data-dir", dir], { env });
+    const key = (JSON.parse(made.stdout.toString()) as { key: string }).key;
+    sides.push({ name: `${i}:${binary}`, pid: server.pid, url, headers: { authorization: `Bearer ${key}` }, route: which === "portfolio" ? "/v1/portfolio" : "/v2/actions/:id" });
+    dbPath = join(dir, "ledger.db");
+  }
+  const db = new Database(dbPath, { readonly: true });
+  const owner = (db.query("SELECT owner, count(*) AS n FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY n DESC LIMIT 1").get() as { owner: string }).owner;
+  const actionId = (
+    db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(owner) as { id: string }
+  ).id;
+  db.close();
+  const minPort = freePort();
+  const counts = join(dirs[0]!, "min-counts.json");
+  writeFileSync(counts, "{}");
+  const minimum = Bun.spawn([process.execPath, join(import.meta.dir, "lib", "min-server.ts"), dbPath, String(minPort), String(freePort()), counts], { stdout: "pipe", stderr: "inherit" });
+  processes.push(minimum);
+  await (minimum.stdout as ReadableStream).getReader().read(); // it prints once it listens
+  sides.push({ name: "minimum", pid: minimum.pid, url: `http://127.0.0.1:${minPort}`, headers: {} });
+
+  const path = which === "portfolio" ? `/v1/portfolio?owner=${owner}` : `/v2/actions/${actionId}?owner=${owner}`;
+  // Every build must answer the same (but the time it was asked).
+  const bodies = await Promise.all(
+    sides.slice(0, -1).map(async (s) => {
+      const r = await fetch(s.url + path, { headers: s.headers });
+      return `${r.status} ${(await r.text()).replace(/"asOf":"[^"]*"/, "")}`;
+    }),
+  );
+  if (bodies.some((b) => b !== bodies[0])) throw new Error("the builds answer differently");
+  /** The metrics' duration sum and count of the route (µs inside the app). */
+  const inApp = async (s: Side): Promise<[number, number]> => {
+    if (!s.route) return [0, 0];
+    const text = await (await fetch(`${s.url}/v1/ops/metrics`, { headers: s.headers })).text();
+    const read = (k: string) => Number(new RegExp(`caledger_http_request_duration_seconds_${k}\\{method="GET",route="${s.route!.replace(/\//g, "\\/")}"\\} (\\S+)`).exec(text)?.[1] ?? 0);
+    return [read("sum"), read("count")];
+  };
+  const results = new Map<string, { cpu: number[]; app: number[]; rps: number[] }>(sides.map((s) => [s.name, { cpu: [], app: [], rps: [] }]));
+  for (const s of sides) await autocannon({ url: s.url + path, headers: s.headers, connections: 64, amount: requests }); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const s of round % 2 ? [...sides].reverse() : sides) {
+      const [sum0, count0] = await inApp(s);
+      const cpu0 = cpuMs(s.pid);
+      const run = await autocannon({ url: s.url + path, headers: s.headers, connections: 64, amount: requests });
+      const cpu1 = cpuMs(s.pid);
+      const [sum1, count1] = await inApp(s);
+      if (run.non2xx || run.errors) throw new Error(`${s.name}: ${run.non2xx} answers not 2xx, ${run.errors} errors`);
+      const r = results.get(s.name)!;
+      r.cpu.push(((cpu1 - cpu0) * 1000) / run.requests.total);
+      r.app.push(count1 > count0 ? ((sum1 - sum0) / (count1 - count0)) * 1e6 : 0);
+      r.rps.push(run.requests.average);
+    }
+  }
+  const min = results.get("minimum")!;
+  console.log(`${which} (${mode}), ${rounds} rounds of ${requests} requests, medians:`);
+  for (const s of sides) {
+    const r = results.get(s.name)!;
+    console.log(
+      `  ${s.name.padEnd(40)} CPU ${median(r.cpu).toFixed(1).padStart(6)} µs/request  in the app ${median(r.app).toFixed(1).padStart(6)} µs  ${median(r.rps).toFixed(0).padStart(6)} requests/s` +
+        `  against the minimum: CPU ${(median(min.cpu) / median(r.cpu)).toFixed(2)}, requests/s by round ${r.rps.map((v, i) => (v / min.rps[i]!).toFixed(2)).join(" ")}`,
+    );
+  }
+} finally {
+  for (const p of processes) p.kill();
+  for (const p of processes) await p.exited;
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
