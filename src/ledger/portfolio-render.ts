@@ -72,12 +72,19 @@ function portfolioShown(positions: PositionRecord[], income: IncomeTotal[], uncl
   };
 }
 
-/** Each wallet's income per mint, summed from its journal (every mint it ever had income from). */
-async function incomeOf(db: Sql, owner: string): Promise<IncomeTotal[]> {
-  const usd = new Map<string, Rat>();
-  for (const r of await db.all(journalSql.incomeOf, { owner })) usd.set(r.mint, r.usd === null ? (usd.get(r.mint) ?? ZERO) : add(usd.get(r.mint) ?? ZERO, parseDecimal(r.usd)));
-  const open = new Map((await db.all(journalSql.unvaluedOf, { owner })).map((r) => [r.mint, r.n]));
-  return [...usd].map(([mint, total]) => ({ mint, usd: total, unvalued: open.get(mint) ?? 0 }));
+/**
+ * Each wallet's income per mint, summed from its journal (every mint it ever had income from): two
+ * reads for any number of wallets, as booking renders a chunk of them at once.
+ */
+async function incomeOfOwners(db: Sql, owners: string[]): Promise<Map<string, IncomeTotal[]>> {
+  const usd = new Map<string, Map<string, Rat>>(owners.map((o) => [o, new Map()]));
+  for (const r of await db.all(journalSql.incomeOfOwners, { owners })) {
+    const ofOwner = usd.get(r.owner)!;
+    const sum = ofOwner.get(r.mint) ?? ZERO;
+    ofOwner.set(r.mint, r.usd === null ? sum : add(sum, parseDecimal(r.usd)));
+  }
+  const open = new Map((await db.all(journalSql.unvaluedOfOwners, { owners })).map((r) => [`${r.owner} ${r.mint}`, r.n]));
+  return new Map([...usd].map(([owner, byMint]) => [owner, [...byMint].map(([mint, total]) => ({ mint, usd: total, unvalued: open.get(`${owner} ${mint}`) ?? 0 }))]));
 }
 
 /** Text order of mints, as the stored positions were read back in (SQLite's and PostgreSQL's "C" order of ASCII). */
@@ -94,9 +101,10 @@ const inMintOrder = (a: PositionRecord, b: PositionRecord) => (a.mint < b.mint ?
 export async function renderPortfolios(db: Sql, positions: ReadonlyMap<string, readonly PositionRecord[]>): Promise<Map<string, string>> {
   const owners = [...positions.keys()];
   const unclassified = new Map((await db.all(actionSql.unclassifiedOfOwners, { owners })).map((r) => [r.owner, r.n]));
+  const income = await incomeOfOwners(db, owners);
   const rendered = new Map<string, string>();
   for (const [owner, records] of positions) {
-    rendered.set(owner, JSON.stringify(portfolioShown([...records].sort(inMintOrder), await incomeOf(db, owner), unclassified.get(owner) ?? 0)));
+    rendered.set(owner, JSON.stringify(portfolioShown([...records].sort(inMintOrder), income.get(owner)!, unclassified.get(owner) ?? 0)));
   }
   return rendered;
 }

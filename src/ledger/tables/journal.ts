@@ -93,11 +93,13 @@ export const journalSql = statements("journal", {
   ),
   /** A wallet's standing recognitions (their bookings: journal-payload.ts). */
   standing: query<{ owner: string }, StoredEntry & Pick<JournalRow, "id">>((p) => sql`SELECT j.id, ${booking} FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),
-  /** A wallet's income entries (reversals carry negated amounts). */
-  incomeOf: query<{ owner: string }, Pick<JournalRow, "mint" | "usd">>((p) => sql`SELECT mint, usd FROM journal WHERE owner = ${p.owner} AND treatment = 'income'`),
-  /** A wallet's standing income recognitions without USD, per mint. */
-  unvaluedOf: query<{ owner: string }, { mint: string; n: number }>(
-    (p) => sql`SELECT mint, count(*) AS n FROM journal j WHERE owner = ${p.owner} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY mint`,
+  /** These wallets' income entries (reversals carry negated amounts). */
+  incomeOfOwners: query<{ owners: readonly string[] }, Pick<JournalRow, "owner" | "mint" | "usd">>(
+    (p) => sql`SELECT owner, mint, usd FROM journal WHERE owner IN ${inList(p.owners)} AND treatment = 'income'`,
+  ),
+  /** These wallets' standing income recognitions without USD, per wallet and mint. */
+  unvaluedOfOwners: query<{ owners: readonly string[] }, { owner: string; mint: string; n: number }>(
+    (p) => sql`SELECT owner, mint, count(*) AS n FROM journal j WHERE owner IN ${inList(p.owners)} AND treatment = 'income' AND usd IS NULL AND ${standing} GROUP BY owner, mint`,
   ),
   /** Every entry, for verify. */
   all: query<Record<never, never>, Omit<JournalRow, "change_reason" | "created_at" | "row_sha256">>(() => sql`SELECT id, entry_type, reverses_id, ${booking} FROM journal ORDER BY id`),
