@@ -17,7 +17,7 @@ import { eventText, type ActionData } from "../events/bodies.ts";
 import { groupBy } from "../domain/group.ts";
 import { writeEvent, type StoredEvent } from "./outbox.ts";
 import { actionItemParts, itemText, storedValidations, type ItemParts } from "./action-item.ts";
-import { joinedValues, spliceJoined } from "./action-rows.ts";
+import { joinedValues } from "./action-rows.ts";
 import { eventSql } from "./tables/events.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionSql } from "./tables/actions.ts";
@@ -103,15 +103,16 @@ export async function writeBookingEvents(tx: Sql, watch: BookingWatch, at: Date)
  * An action's event as the outbox stores it (docs/events.md#what-the-outbox-stores): the wallet's
  * values, and the body with the item's template in place of the item, shared by every event of
  * the chunk with the same text around the values (one type, one timestamp, one action text). The
- * body is the item between `{"type":…,"timestamp":…,"data":` and `}`; the form is kept only if it
- * splices back to the very body, else (never, as events are serialized today) the body is whole.
+ * form is kept only if the body is the item text between `{"type":…,"timestamp":…,"data":` and
+ * `}`, else (never, as events are serialized today) the body is whole. Then splicing the values
+ * into the template gives the body back: the item is its template with the values spliced in, and
+ * the text around it is JSON, which holds no slot mark.
  */
 async function storedAsTemplate(tx: Sql, templates: Map<string, number>, body: string, text: string, item: ItemParts): Promise<StoredEvent | undefined> {
   const head = body.length - text.length - 1;
   if (head < 0 || body.slice(head) !== `${text}}`) return undefined;
   const template = `${body.slice(0, head)}${item.template}}`;
   const values = joinedValues(item.values);
-  if (spliceJoined(template, values) !== body) return undefined;
   let templateId = templates.get(template);
   if (templateId === undefined) {
     templateId = Number((await tx.get(eventSql.insertTemplate, { text: template }))!.id);
