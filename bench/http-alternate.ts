@@ -19,6 +19,7 @@ import { Database } from "bun:sqlite";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, dflt: number) => {
@@ -34,34 +35,11 @@ const [ledger, mode, which, ...binaries] = args;
 if (!ledger || (mode !== "demo" && mode !== "plain") || (which !== "portfolio" && which !== "detail") || !binaries.length) {
   throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] <binary> [<binary> …]");
 }
-const env = {
-  ...process.env,
-  NO_COLOR: "1",
-  LOG_LEVEL: "warn",
-  RATE_LIMIT_PER_MINUTE: "1000000000",
-  AUTH_FAILURES_PER_MINUTE: "1000000000",
-  SOLANA_RPC_URL: "http://127.0.0.1:9",
-  XSTOCKS_API_URL: "http://127.0.0.1:9",
-};
-const freePort = () => {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-};
+const env = benchServerEnv();
 /** A process's user and system CPU time so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(f[11]) + Number(f[12])) * 10;
-};
-const healthy = async (url: string) => {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/v1/health`)).status === 200) return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} never answered /v1/health`);
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -86,7 +64,7 @@ try {
     const server = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dir, ...(mode === "demo" ? ["--demo"] : [])], { env, stdout: "ignore", stderr: "ignore" });
     processes.push(server);
     const url = `http://127.0.0.1:${port}`;
-    await healthy(url);
+    await waitHealthy(url);
     const made = Bun.spawnSync([binary, "keys", "create", `alt${i}`, "--tenant", mode === "demo" ? "demo" : "bench", "--scopes", "ledger:read,ops:read", "--json", "--data-dir", dir], { env });
     const key = (JSON.parse(made.stdout.toString()) as { key: string }).key;
     sides.push({ name: `${i}:${binary}`, pid: server.pid, url, headers: { authorization: `Bearer ${key}` }, route: which === "portfolio" ? "/v1/portfolio" : "/v2/actions/:id" });

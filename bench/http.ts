@@ -22,6 +22,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScaleRun } from "./lib/scale-run.ts";
+import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 import { q } from "../test/support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..");
@@ -49,39 +50,6 @@ const tmp = (p: string) => {
   dirs.push(d);
   return d;
 };
-const env = (extra: Record<string, string> = {}) => ({
-  ...process.env,
-  NO_COLOR: "1",
-  LOG_LEVEL: "warn",
-  RATE_LIMIT_PER_MINUTE: "1000000000",
-  AUTH_FAILURES_PER_MINUTE: "1000000000",
-  // No network here: the worker's pollers fail at once against a closed port instead of waiting on DNS.
-  SOLANA_RPC_URL: "http://127.0.0.1:9",
-  XSTOCKS_API_URL: "http://127.0.0.1:9",
-  ...extra,
-});
-
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const p = s.port;
-  s.stop(true);
-  return p;
-}
-
-async function waitHealthy(url: string, deadlineMs = 15_000): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < deadlineMs) {
-    try {
-      const r = await fetch(url + "/v1/health", { signal: AbortSignal.timeout(500) });
-      if (r.status === 200) return performance.now() - t0;
-    } catch {
-      /* not up yet */
-    }
-    await Bun.sleep(2);
-  }
-  throw new Error(`no 200 from ${url}/v1/health within ${deadlineMs} ms`);
-}
-
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -94,7 +62,7 @@ interface Served {
 
 function serve(dataDir: string, demo: boolean, bin = binary): Served {
   const port = freePort();
-  const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: benchServerEnv(), stdout: "ignore", stderr: "ignore" });
   children.push(proc);
   return { proc, url: `http://127.0.0.1:${port}` };
 }
@@ -239,7 +207,7 @@ async function coldStart(dataDir: string, demo: boolean, runs = 5, bin = binary)
   for (let i = 0; i < runs; i++) {
     const port = freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: env(), stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data-dir", dataDir, ...(demo ? ["--demo"] : [])], { env: benchServerEnv(), stdout: "ignore", stderr: "ignore" });
     children.push(proc);
     await waitHealthy(`http://127.0.0.1:${port}`);
     times.push(performance.now() - t0);
@@ -385,7 +353,7 @@ function grownLedger(from: string) {
 }
 
 async function readKeyFromCli(dataDir: string, tenant = "demo", bin = binary): Promise<string> {
-  const r = Bun.spawnSync([bin, "keys", "create", `bench-${Date.now()}`, "--tenant", tenant, "--scopes", "ledger:read", "--json", "--data-dir", dataDir], { env: env() });
+  const r = Bun.spawnSync([bin, "keys", "create", `bench-${Date.now()}`, "--tenant", tenant, "--scopes", "ledger:read", "--json", "--data-dir", dataDir], { env: benchServerEnv() });
   if (r.exitCode !== 0) throw new Error("keys create failed: " + r.stderr.toString());
   return (JSON.parse(r.stdout.toString()) as { key: string }).key;
 }
