@@ -9,13 +9,22 @@ import { q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
-/** A ledger with a scratch table, and a second connection to it (another process's, as the CLI's). */
-async function twoConnections(): Promise<{ reader: Ledger; writer: Ledger; close(): Promise<void> }> {
+/**
+ * Runs `work` on a ledger with a scratch table, pinned from the start with its value read (it
+ * holds 'before'), and a second connection to it (another process's, as the CLI's).
+ */
+async function withPinnedReader(work: (reader: Ledger, writer: Ledger) => Promise<void>): Promise<void> {
   const dir = tempDir("cal-pin-");
   const reader = await openLedger(dir);
   await reader.db.exec("CREATE TABLE scratch (k INTEGER PRIMARY KEY, v TEXT); INSERT INTO scratch VALUES (1, 'before')");
   const writer = await openLedger(dir);
-  return { reader, writer, close: async () => void (await Promise.all([reader.close(), writer.close()])) };
+  try {
+    reader.db.pinReads();
+    expect(await storedValue(reader)).toBe("before");
+    await work(reader, writer);
+  } finally {
+    await Promise.all([reader.close(), writer.close()]);
+  }
 }
 
 const storedValue = async (l: Ledger) => (await l.db.get(...q<{ v: string }>`SELECT v FROM scratch WHERE k = 1`))!.v;
@@ -23,10 +32,7 @@ const writeElsewhere = (l: Ledger, v: string) => l.db.run(...q`UPDATE scratch SE
 
 describe("a pinned read", () => {
   test("its reads see one snapshot: a commit made meanwhile shows once it is unpinned", async () => {
-    const { reader, writer, close } = await twoConnections();
-    try {
-      reader.db.pinReads();
-      expect(await storedValue(reader)).toBe("before");
+    await withPinnedReader(async (reader, writer) => {
       await writeElsewhere(writer, "after");
       expect(await storedValue(reader)).toBe("before");
       // A read transaction inside it joins it rather than waiting for it to end.
@@ -43,16 +49,11 @@ describe("a pinned read", () => {
       expect(await storedValue(reader)).toBe("later");
       reader.db.unpinReads();
       expect(sqliteOf(reader).inTransaction).toBe(false);
-    } finally {
-      await close();
-    }
+    });
   });
 
   test("a write asked for meanwhile ends it and runs at once, and the reads after it see the write", async () => {
-    const { reader, writer, close } = await twoConnections();
-    try {
-      reader.db.pinReads();
-      expect(await storedValue(reader)).toBe("before");
+    await withPinnedReader(async (reader, writer) => {
       await writeElsewhere(writer, "elsewhere");
       await reader.db.write((tx) => tx.run(...q`UPDATE scratch SET v = 'here' WHERE k = 1`));
       expect(await storedValue(reader)).toBe("here");
@@ -74,16 +75,11 @@ describe("a pinned read", () => {
       expect(sqliteOf(reader).inTransaction).toBe(false);
       expect(await storedValue(reader)).toBe("skippable");
       reader.db.unpinReads();
-    } finally {
-      await close();
-    }
+    });
   });
 
   test("an iteration or a transaction of the connection's ends it first; a pin asked for inside a transaction is none", async () => {
-    const { reader, writer, close } = await twoConnections();
-    try {
-      reader.db.pinReads();
-      expect(await storedValue(reader)).toBe("before");
+    await withPinnedReader(async (reader, writer) => {
       await writeElsewhere(writer, "committed");
       const seen: string[] = [];
       for await (const r of reader.db.iterate(...q<{ v: string }>`SELECT v FROM scratch`)) seen.push(r.v);
@@ -105,8 +101,6 @@ describe("a pinned read", () => {
       expect(await storedValue(reader)).toBe("committed");
       await reader.db.write((tx) => tx.run(...q`UPDATE scratch SET v = 'after a failed pin' WHERE k = 1`));
       expect(await storedValue(writer)).toBe("after a failed pin");
-    } finally {
-      await close();
-    }
+    });
   });
 });
