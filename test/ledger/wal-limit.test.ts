@@ -3,7 +3,7 @@
 // (docs/storage.md#the-wal). SQLite's alone: a PostgreSQL ledger has no WAL file of its own.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { ledgerPath, openLedger, sqliteOf, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
+import { ledgerPath, openLedger, PAGE_SIZE, sqliteOf, WAL_CHECKPOINT_BYTES, walCheckpointPages, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
 import { sha256Hex } from "../../src/domain/evidence.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { undoStatements } from "../support/actions-before.ts";
@@ -39,14 +39,16 @@ describe("the WAL file", () => {
     const l = await openLedger(dir);
     try {
       const db = sqliteOf(l);
+      // A row of nearly a page each, so each rewrite of a row is one page.
+      const row = PAGE_SIZE - 100;
       db.exec("CREATE TABLE scratch (x BLOB)");
-      db.exec("INSERT INTO scratch (x) SELECT randomblob(4000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) SELECT i FROM n)");
+      db.exec(`INSERT INTO scratch (x) SELECT randomblob(${row}) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) SELECT i FROM n)`);
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       // Three transactions rewriting the same 600 pages: 1,800 frames, past SQLite's default of 1,000.
-      for (let round = 0; round < 3; round++) db.exec("UPDATE scratch SET x = randomblob(4000)");
-      const pageAndHeader = 4096 + 24;
+      for (let round = 0; round < 3; round++) db.exec(`UPDATE scratch SET x = randomblob(${row})`);
+      const pageAndHeader = PAGE_SIZE + 24;
       expect(walBytes(dir)).toBeGreaterThanOrEqual(1800 * pageAndHeader); // no checkpoint copied them after each
-      expect(WAL_CHECKPOINT_PAGES * pageAndHeader).toBeGreaterThan(walBytes(dir));
+      expect(walCheckpointPages(db) * pageAndHeader).toBeGreaterThan(walBytes(dir));
       const done = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number };
       expect(done.checkpointed).toBe(done.log); // then copied in one go
     } finally {
@@ -76,6 +78,34 @@ describe("the WAL file", () => {
       }
     } finally {
       other.close();
+    }
+  });
+});
+
+describe("the page size", () => {
+  test("a new ledger is made with 8 KiB pages; one made before keeps its 4 KiB, and both copy the WAL after the same bytes", async () => {
+    const fresh = tempDir("cal-page-");
+    const l = await openLedger(fresh);
+    try {
+      const db = sqliteOf(l);
+      expect((db.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(PAGE_SIZE);
+      expect((db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(WAL_CHECKPOINT_BYTES / PAGE_SIZE);
+    } finally {
+      await l.close();
+    }
+    const before = tempDir("cal-page-");
+    const made = new Database(ledgerPath(before), { create: true });
+    made.exec("PRAGMA page_size = 4096");
+    made.exec("PRAGMA journal_mode = WAL");
+    made.exec("CREATE TABLE made_before (x)");
+    made.close();
+    const old = await openLedger(before);
+    try {
+      const db = sqliteOf(old);
+      expect((db.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(4096);
+      expect((db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(WAL_CHECKPOINT_BYTES / 4096);
+    } finally {
+      await old.close();
     }
   });
 });
