@@ -114,14 +114,17 @@ function sealStatements(t: SealedTable) {
 
 const sealSql = statements("seals", Object.fromEntries(sealedTables.map((t) => [t.name, sealStatements(t)])));
 
+/** The journal alone, which its writer seals entry by entry (`appendJournal`, writers.ts). */
+export const journalSeals = sealedTables.filter((t) => t.name === "journal");
+
 /**
- * Seals every row that has no seal yet. Call it last in each transaction that writes a sealed
- * table (it finds the new rows through the partial `*_unsealed` indexes), and once at start to
- * seal rows written before seals existed.
+ * Seals every row that has no seal yet, of every sealed table or of those named. Call it last in
+ * each transaction that writes a sealed table (it finds the new rows through the partial
+ * `*_unsealed` indexes), and once at start to seal rows written before seals existed.
  */
-export async function sealRows(tx: Sql): Promise<number> {
+export async function sealRows(tx: Sql, tables: readonly SealedTable[] = sealedTables): Promise<number> {
   let sealed = 0;
-  for (const t of sealedTables) {
+  for (const t of tables) {
     const statements = sealSql[t.name]!;
     const rows = await tx.all(statements.unsealed);
     if (!rows.length) continue;

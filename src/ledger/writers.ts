@@ -5,6 +5,7 @@ import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
 import { entryColumns, storedPayload } from "./journal-payload.ts";
+import { journalSeals, sealRows } from "./seals.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { journalSql } from "./tables/journal.ts";
@@ -80,5 +81,9 @@ export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryM
     payload: storedPayload(b, columns),
     at: m.at,
   });
+  // Sealed now, while it is the last row of the journal's last page: a chunk's entries sealed
+  // together at its end each grew by their seal on pages already full of them, and every such
+  // page split in two half-full ones (docs/storage.md#sealed-as-written).
+  await sealRows(tx, journalSeals);
   return row!.id;
 }
