@@ -14,6 +14,7 @@ import m10 from "./0010_portfolios_hold_positions.sql" with { type: "text" };
 import m11 from "./0011_read_models_once.sql" with { type: "text" };
 import m12 from "./0012_journal_action_by_owner.sql" with { type: "text" };
 import m13 from "./0013_event_templates.sql" with { type: "text" };
+import m14 from "./0014_event_facts_stored_once.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -32,4 +33,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0011_read_models_once", when: 1795775260817, sql: m11 },
   { tag: "0012_journal_action_by_owner", when: 1795781946677, sql: m12 },
   { tag: "0013_event_templates", when: 1795782105787, sql: m13 },
+  { tag: "0014_event_facts_stored_once", when: 1795791604971, sql: m14 },
 ];

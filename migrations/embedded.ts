@@ -26,6 +26,7 @@ import m22 from "./0022_read_models_once.sql" with { type: "text" };
 import m23 from "./0023_journal_action_by_owner.sql" with { type: "text" };
 import m24 from "./0024_event_templates.sql" with { type: "text" };
 import m25 from "./0025_sync_keys_stored_once.sql" with { type: "text" };
+import m26 from "./0026_event_facts_stored_once.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; sql: string }
 
@@ -56,4 +57,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0023_journal_action_by_owner", when: 1795781946154, sql: m23 },
   { tag: "0024_event_templates", when: 1795782105302, sql: m24 },
   { tag: "0025_sync_keys_stored_once", when: 1795785391763, sql: m25 },
+  { tag: "0026_event_facts_stored_once", when: 1795791604425, sql: m26 },
 ];

@@ -140,6 +140,11 @@ export interface EventRow {
   sha256: string;
   mint: string;
   transitionKey: string | null;
+  /** The record's, as columns (every action showing the event has them alike). */
+  type: string;
+  treatment: string;
+  state: string;
+  firstObservedActiveAt: string | null;
   record: string;
   summary: string;
   detail: string;
@@ -160,16 +165,11 @@ export interface ActionRow {
 export interface ActionColumns {
   id: string;
   owner: string;
-  mint: string;
-  type: string;
-  treatment: string;
-  state: string;
   effectiveAt: string;
   usd: string | null;
   v1Kind: string | null;
   payloadSha256: string;
   evidenceSha256: string;
-  firstObservedActiveAt: string | null;
   walletValues: string;
 }
 
@@ -188,16 +188,11 @@ export function actionRow(a: ActionRecord, payload = canonicalJson(a), hash = sh
     columns: {
       id: a.id,
       owner: a.owner,
-      mint: a.mint,
-      type: a.type,
-      treatment: a.treatment,
-      state: a.lifecycle.state,
       effectiveAt: actionListedAt(a),
       usd: a.usd,
       v1Kind: v1?.kind ?? null,
       payloadSha256: hash,
       evidenceSha256: a.evidenceSha256,
-      firstObservedActiveAt: a.timestamps.firstObservedActiveAt,
       walletValues: values.slice(COLUMN_VALUES).join(MARK),
     },
     event,
@@ -233,7 +228,19 @@ function eventRow(a: ActionRecord, docs: ActionDocs, values: string[]): EventRow
   const summary = template(docs.summary, summarySlots, values);
   const detail = template(docs.detail, detailSlots, values);
   const v1 = docs.v1 && template(docs.v1, v1Slots, values);
-  return { sha256: eventSha256(record, summary, detail, v1), mint: a.mint, transitionKey: a.transitionKey, record, summary, detail, v1 };
+  return {
+    sha256: eventSha256(record, summary, detail, v1),
+    mint: a.mint,
+    transitionKey: a.transitionKey,
+    type: a.type,
+    treatment: a.treatment,
+    state: a.lifecycle.state,
+    firstObservedActiveAt: a.timestamps.firstObservedActiveAt,
+    record,
+    summary,
+    detail,
+    v1,
+  };
 }
 
 /** What an event row is keyed by; verify recomputes it (NUL separates: no part can hold one). */

@@ -280,7 +280,7 @@ async function bookWallets(db: Sql, marks: DirtyMark[], now: Date): Promise<Chun
     const keep = new Set(owners);
     if (!(await recordSightings(tx, sightings))) return;
     const told = await bookingEventsBefore(tx, { owners, actions: out.actions.filter((a) => keep.has(a.owner)), gone: rows.gone.filter((g) => keep.has(g.owner)) });
-    await writeActions(tx, keep, rows, at, result);
+    await writeActions(tx, keep, rows, result);
     const restated = await appendJournalDiff(
       tx,
       owners,
@@ -332,11 +332,11 @@ async function changedActionRows(db: Sql, owners: string[], actions: EngineOutpu
 }
 
 /** The changed actions of these wallets, each event row written once; events left unshown go. */
-async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges, at: string, result: ChunkResult): Promise<void> {
+async function writeActions(tx: Sql, owners: Set<string>, changes: ActionChanges, result: ChunkResult): Promise<void> {
   const writer = actionWriter(tx);
   for (const row of changes.rows) {
     if (!owners.has(row.owner)) continue;
-    await writer.write(row, at, row.shown);
+    await writer.write(row, row.shown);
     result.actionsWritten++;
   }
   for (const g of changes.gone) if (owners.has(g.owner)) await writer.remove(g.id, g.event_id);

@@ -356,6 +356,13 @@ export const actionEvents = sqliteTable("action_events", {
   summary: text("summary").notNull(), // the v2 list item, a template
   detail: text("detail").notNull(), // the v2 detail less dataset and journal, a template
   v1Entry: text("v1_entry"), // the v1 income entry, a template; null when v1 does not show the action
+  // The record's type, treatment, lifecycle state and first sight of the activation, as columns
+  // the reads filter and verify compares by (every action showing the event has them alike;
+  // docs/storage.md#the-layout). Set by every write and, for rows of before, by migration 0026.
+  type: text("type"),
+  treatment: text("treatment"),
+  state: text("state"),
+  firstObservedActiveAt: text("first_observed_active_at"),
 });
 
 // The current classification of each wallet × chain transition: the wallet's own values and the
@@ -366,23 +373,17 @@ export const actions = sqliteTable(
   {
     id: text("id").primaryKey(),
     owner: text("owner").notNull(),
-    mint: text("mint").notNull(),
-    type: text("type").notNull(),
-    treatment: text("treatment").notNull(),
-    state: text("state").notNull(),
     effectiveAt: text("effective_at").notNull(),
     usd: text("usd"),
     v1Kind: text("v1_kind"), // the v1 kind of the action's v1 entry (set exactly when it has one), for counting without reading JSON
     payloadSha256: text("payload_sha256").notNull(), // of the canonical JSON of the engine's ActionRecord
     evidenceSha256: text("evidence_sha256").notNull(),
-    firstObservedActiveAt: text("first_observed_active_at"),
     // The wallet's own values (units, amounts, its evidence), JSON texts in the order of
     // action-rows.ts WALLET_VALUES after the row's columns.
     walletValues: text("wallet_values").notNull(),
     eventId: integer("event_id")
       .notNull()
       .references(() => actionEvents.id),
-    updatedAt: text("updated_at").notNull(),
   },
   (t) => [
     // The one index on a wallet's actions (docs/storage.md#indexes): the v2 and v1 lists read

@@ -8,12 +8,12 @@ import { storePortfolios } from "./portfolio-render.ts";
 import { actionDetailBase } from "./projections.ts";
 import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
+import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { actionsBeforeEventsSql } from "./tables/actions-before-events.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
 import { positionsBeforeSql } from "./tables/positions-before.ts";
 import { yieldSql } from "./tables/yields.ts";
-import { actionWriter } from "./writers.ts";
 
 /** By migration tag (each engine's own); each returns how many rows it moved. */
 export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
@@ -22,6 +22,7 @@ export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
   "0020_rows_placed_in_key_order": placeRowsInKeyOrder,
   "0021_portfolios_hold_positions": portfoliosFromPositions,
   "0010_portfolios_hold_positions": portfoliosFromPositions,
+  "0026_event_facts_stored_once": compactAfterDroppedColumns,
 };
 
 const ROWS_PER_READ = 500;
@@ -32,10 +33,12 @@ const ROWS_PER_READ = 500;
  * drops that table. The documents are carried as they were served, byte for byte, and so are the
  * row's columns and hashes; only the payload is not kept as text: it is the event's record with
  * the wallet's values put back. A payload that does not come back byte for byte (written before
- * every field it has now existed) gets its wallet booked again.
+ * every field it has now existed) gets its wallet booked again. The rows are written as the
+ * tables stood at this migration (later ones changed them: 0026 moved the event's columns to its
+ * row), each event row once, by the first action that shows it.
  */
 async function storeEachActionOnce(tx: Sql): Promise<number> {
-  const writer = actionWriter(tx);
+  const eventIds = new Map<string, number>();
   const rebook = new Set<string>();
   let moved = 0;
   for (let after = ""; ; ) {
@@ -46,34 +49,27 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
       for (const f of WALLET_VALUES) if (!f.startsWith("shown.") && fields[f] === undefined) fields[f] = null;
       // Rows from before migration 0004 have no detail: it was projected per request, as here.
       const docs = { summary: JSON.parse(r.summary), detail: r.detail === null ? actionDetailBase(a) : JSON.parse(r.detail), v1: r.v1_entry === null ? null : JSON.parse(r.v1_entry) };
-      const row = actionRow(a, r.payload, r.payload_sha256, docs);
-      row.columns = {
-        id: r.id,
-        owner: r.owner,
-        mint: r.mint,
-        type: r.type,
-        treatment: r.treatment,
-        state: r.state,
-        effectiveAt: r.effective_at,
-        usd: r.usd,
-        v1Kind: r.v1_kind,
-        payloadSha256: r.payload_sha256,
-        evidenceSha256: r.evidence_sha256,
-        firstObservedActiveAt: r.first_observed_active_at,
-        walletValues: row.columns.walletValues,
-      };
-      await writer.write(row, r.updated_at, null);
-      const back = storedAction({ ...r, wallet_values: row.columns.walletValues }, row.event.record);
+      const { event, columns } = actionRow(a, r.payload, r.payload_sha256, docs);
+      let eventId = eventIds.get(event.sha256) ?? (await tx.get(actionEventSql.idOf, { sha256: event.sha256 }))?.id;
+      if (eventId === undefined) eventId = (await tx.get(actionsBeforeEventsSql.insertEvent, event))!.id;
+      eventIds.set(event.sha256, eventId);
+      const { payload: _p, summary: _s, v1_entry: _v, detail: _d, ...kept } = r;
+      await tx.run(actionsBeforeEventsSql.insertAction, { ...kept, wallet_values: columns.walletValues, event_id: eventId });
+      const back = storedAction({ ...r, wallet_values: columns.walletValues }, event.record);
       if (canonicalJson(back) !== r.payload) rebook.add(r.owner);
       moved++;
     }
     if (rows.length < ROWS_PER_READ) break;
     after = rows.at(-1)!.id;
   }
-  await writer.finish();
   await tx.run(actionsBeforeEventsSql.drop);
   if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
   return moved;
+}
+
+/** Compacts the file once migration 0026 has dropped columns from every action row (SQLite's). */
+async function compactAfterDroppedColumns(tx: Sql): Promise<number> {
+  return (await tx.get(actionSql.total))!.n;
 }
 
 /**

@@ -31,10 +31,10 @@ export function actionWriter(tx: Sql) {
      * Writes one action unless its stored row has the same payload hash. `shown` is the event
      * the stored row shows, when the caller read it (null: no stored row).
      */
-    async write(row: ActionRow, at: string, shown?: number | null): Promise<void> {
+    async write(row: ActionRow, shown?: number | null): Promise<void> {
       const before = shown !== undefined ? shown : ((await tx.get(actionSql.eventOf, { id: row.id }))?.event_id ?? null);
       const id = await eventId(row.event);
-      const values = { ...row.columns, eventId: id, at };
+      const values = { ...row.columns, eventId: id };
       // A stored row is rewritten in place where it can be; a new one (no stored row) is inserted at once.
       const written = (before !== null && (await tx.run(actionSql.updateInPlace, values)).changes > 0) || (await tx.run(actionSql.upsert, values)).changes > 0;
       if (!written)
@@ -54,9 +54,9 @@ export function actionWriter(tx: Sql) {
 }
 
 /** Writes one action and the event it shows (the test harness writes rows as booking does). */
-export async function writeAction(tx: Sql, a: ActionRecord, at: string): Promise<void> {
+export async function writeAction(tx: Sql, a: ActionRecord): Promise<void> {
   const writer = actionWriter(tx);
-  await writer.write(actionRow(a), at);
+  await writer.write(actionRow(a));
   await writer.finish();
 }
 

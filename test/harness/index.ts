@@ -235,8 +235,8 @@ export function makeAction(owner: string, index: number, flavor: Flavor = "cash_
 }
 
 /** Writes an action the way booking does (payload, hashes, projected read models). */
-export function insertAction(db: Sql, a: ActionRecord, now = new Date()): Promise<void> {
-  return writeAction(db, a, now.toISOString());
+export function insertAction(db: Sql, a: ActionRecord): Promise<void> {
+  return writeAction(db, a);
 }
 
 export function bookingOf(a: ActionRecord): JournalBooking {

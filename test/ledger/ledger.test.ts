@@ -116,10 +116,11 @@ describe("demo ledger synced through the adapters, store and replay", async () =
     await ready;
     const portfolios = portfolioQueries(l.db);
     for (const owner of demoOwners()) {
-      const v2 = ((await l.db.all(...q`SELECT usd FROM actions WHERE owner = ${owner} AND treatment = 'income' AND usd IS NOT NULL AND v1_kind IS NOT NULL`)) as { usd: string }[]).reduce(
-        (s, r) => add(s, parseDecimal(r.usd)),
-        ZERO,
-      );
+      const v2 = (
+        (await l.db.all(
+          ...q`SELECT a.usd FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ${owner} AND e.treatment = 'income' AND a.usd IS NOT NULL AND a.v1_kind IS NOT NULL`,
+        )) as { usd: string }[]
+      ).reduce((s, r) => add(s, parseDecimal(r.usd)), ZERO);
       // The total is the sum of the exact values, rounded once for people.
       const { totals } = JSON.parse(await portfolios.portfolio(owner));
       expect(totals.exact.incomeUsd).toBe(formatExact(v2));
@@ -144,7 +145,7 @@ describe("demo ledger synced through the adapters, store and replay", async () =
 
   test("an issuer correction after activation appends a reversal and a replacement; nothing is rewritten", async () => {
     await ready;
-    const { id } = (await l.db.get(...q<{ id: string }>`SELECT min(id) AS id FROM actions WHERE type = 'cash_dividend' AND usd IS NOT NULL`))!;
+    const { id } = (await l.db.get(...q<{ id: string }>`SELECT min(a.id) AS id FROM actions a JOIN action_events e ON e.id = a.event_id WHERE e.type = 'cash_dividend' AND a.usd IS NOT NULL`))!;
     const [before] = await actionRecords(l.db, { id });
     const row = { id: before!.id };
     // The action names its issuer revisions by hash; the records are stored once, in issuer_revisions.

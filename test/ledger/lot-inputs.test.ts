@@ -55,7 +55,9 @@ describe("lotInputs on the demo", async () => {
   test("every action that took force is an event, with the instruments named", async () => {
     await loaded;
     const input = await lotInputs(ledger.db, await tenantId(), { now });
-    const inForce = await ledger.db.get(...q<{ n: number }>`SELECT count(*) AS n FROM actions WHERE state IN ('activated', 'corrected') AND type <> 'seizure'`);
+    const inForce = await ledger.db.get(
+      ...q<{ n: number }>`SELECT count(*) AS n FROM actions a JOIN action_events e ON e.id = a.event_id WHERE e.state IN ('activated', 'corrected') AND e.type <> 'seizure'`,
+    );
     expect(input.actions.length).toBe(inForce!.n);
     for (const m of new Set(input.movements.map((x) => x.mint))) expect(input.names.get(m)?.symbol).toMatch(/x$/);
   });

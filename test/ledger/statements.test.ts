@@ -3,11 +3,12 @@
 // reads) (test/postgres/statements.pg.ts prepares each on PostgreSQL), each engine gets its own
 // placeholders from one template without any rewriting of finished SQL, and the types keep values
 // and SQL apart.
+import type { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { openLedger, sqliteOf } from "../../src/ledger/db.ts";
 import { adHocQuery, forUpdate, ident, inList, jsonText, sql, statements, type Query } from "../../src/ledger/sql/statement.ts";
 import { tempDir } from "../harness/index.ts";
-import { addTablesBeyondTheSchema, ledgerStatements } from "../support/statements.ts";
+import { addTablesBeyondTheSchema, ledgerStatements, sqliteAt } from "../support/statements.ts";
 
 describe("every statement of the ledger", async () => {
   const all = await ledgerStatements();
@@ -22,20 +23,31 @@ describe("every statement of the ledger", async () => {
     for (const group of ["actions", "action_events", "actions_before_events", "events", "webhook_subscriptions", "webhook_deliveries"]) expect(groups).toContain(group);
   });
 
-  test("prepares on SQLite, against the migrated schema", async () => {
+  test("prepares on SQLite, against the migrated schema, or a data step's against the schema its migration left", async () => {
     const ledger = await openLedger(tempDir());
     const failures: string[] = [];
+    const prepare = (db: Database, q: Query) => {
+      try {
+        db.prepare(q.sqlite.text).finalize();
+      } catch (e) {
+        failures.push(`${q.name}: ${(e as Error).message}`);
+      }
+    };
     try {
       await addTablesBeyondTheSchema(ledger.db);
-      for (const q of all.filter((s) => s.engines.includes("sqlite"))) {
-        try {
-          sqliteOf(ledger).prepare(q.sqlite.text).finalize();
-        } catch (e) {
-          failures.push(`${q.name}: ${(e as Error).message}`);
-        }
-      }
+      for (const q of all.filter((s) => s.engines.includes("sqlite") && !s.writtenFor)) prepare(sqliteOf(ledger), q);
     } finally {
       await ledger.close();
+    }
+    const ofDataSteps = all.filter((s) => s.writtenFor);
+    expect(ofDataSteps.length).toBeGreaterThan(0);
+    for (const q of ofDataSteps) {
+      const then = sqliteAt(q.writtenFor!.sqlite);
+      try {
+        prepare(then, q);
+      } finally {
+        then.close();
+      }
     }
     expect(failures).toEqual([]);
   });

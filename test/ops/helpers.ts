@@ -111,7 +111,7 @@ export async function appendCorrection(db: Sql, step: number, now = new Date()):
   const base = await db.get(
     ...q<{ payload: string }>`SELECT payload FROM issuer_revisions WHERE ${jsonText(raw("payload"), "caType")} = 'CashDividend'
      AND event_id IN (SELECT action_event FROM (SELECT ${jsonText(raw("e.record"), "matched.eventId")} AS action_event FROM actions a JOIN action_events e ON e.id = a.event_id
-       WHERE a.treatment = 'income' AND a.usd IS NOT NULL) AS matched)
+       WHERE e.treatment = 'income' AND a.usd IS NOT NULL) AS matched)
      ORDER BY id LIMIT 1`,
   );
   if (!base) throw new Error("no matched cash dividend to correct");

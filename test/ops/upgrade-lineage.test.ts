@@ -37,8 +37,7 @@ async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, s
       const writer = actionWriter(tx);
       for (const [id, old] of Object.entries(oldActions)) {
         const [a] = await actionRecords(tx, { id });
-        const { updated_at } = (await tx.get(...q<{ updated_at: string }>`SELECT updated_at FROM actions WHERE id = ${id}`))!;
-        await writer.write(actionRow({ ...a!, ...old }), updated_at);
+        await writer.write(actionRow({ ...a!, ...old }));
       }
       await writer.finish();
     });

@@ -20,9 +20,9 @@ afterAll(removeTempDirs);
 
 /** Every column a route reads, by table (write times nothing serves are left out). */
 const served: Record<string, string[]> = {
-  actions: ["id", "owner", "mint", "type", "treatment", "state", "effective_at", "usd", "v1_kind", "payload_sha256", "evidence_sha256", "first_observed_active_at", "wallet_values", "event_id"],
+  actions: ["id", "owner", "effective_at", "usd", "v1_kind", "payload_sha256", "evidence_sha256", "wallet_values", "event_id"],
   // What every wallet holding a corporate action shows alike, stored once (docs/storage.md).
-  action_events: ["id", "sha256", "mint", "transition_key", "record", "summary", "detail", "v1_entry"],
+  action_events: ["id", "sha256", "mint", "transition_key", "type", "treatment", "state", "first_observed_active_at", "record", "summary", "detail", "v1_entry"],
   journal: [
     "id",
     "owner",

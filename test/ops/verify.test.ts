@@ -177,7 +177,8 @@ describe("ca-ledger verify", () => {
   test("a served detail or a column that is not derived from its source fails, by name", async () => {
     const detail = await verifyTampered((db) => editEvent(db, nthAction(1), "detail", (t) => t.replace(/"type":"[a-z_]+"/, '"type":"unknown"'), true));
     expect(detail.failed).toEqual(["read models match their sources"]);
-    const column = await verifyTampered((db) => db.run(...q`UPDATE actions SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM actions WHERE treatment = 'income')`));
+    // The event's column, which every action showing the event reads.
+    const column = await verifyTampered((db) => db.run(...q`UPDATE action_events SET treatment = 'not_booked' WHERE id = (SELECT min(id) FROM action_events WHERE treatment = 'income')`));
     expect(column.failed).toContain("read models match their sources");
   });
 

@@ -86,7 +86,9 @@ test("a permanent-delegate transfer without the owner's signature is booked as a
         balanceChanges: sync.balanceChanges,
       });
       await rebookEverything(ledger.db, new Date((t0 + 1000) * 1000));
-      expect(((await ledger.db.all(...q`SELECT type FROM actions WHERE owner = ${owner}`)) as { type: string }[]).map((r) => r.type)).toEqual(["seizure"]);
+      expect(((await ledger.db.all(...q`SELECT e.type FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ${owner}`)) as { type: string }[]).map((r) => r.type)).toEqual([
+        "seizure",
+      ]);
     } finally {
       ledger.close();
       rmSync(dir, { recursive: true, force: true });

@@ -61,7 +61,6 @@ interface StoredRow extends StoredWallet {
   v1_kind: string | null;
   payload_sha256: string;
   first_observed_active_at: string | null;
-  updated_at: string;
   record: string;
   summary: string;
   detail: string;
@@ -76,7 +75,7 @@ interface StoredRow extends StoredWallet {
  * go with them), and a table it dropped is made again, empty, as it was. An index is dropped and
  * made again only where it is (not) there: a table taken back whole has its own indexes of before.
  */
-export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
+export function undoStatements(sql: string, dialect: Sql["dialect"], takenBackWhole: readonly string[] = []): string[] {
   // A table made under a new name, then renamed to the name of one it replaces (a SQLite table rebuild): made again as it was.
   const madeAt = (table: string) => sql.search(new RegExp(`CREATE TABLE [\`"]${table}[\`"]`));
   const rebuilt = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] RENAME TO [`"]([^`"]+)[`"]/g)]
@@ -87,18 +86,72 @@ export function undoStatements(sql: string, dialect: Sql["dialect"]): string[] {
     .filter(([, , table]) => !made.includes(table!))
     .map(([, index]) => `DROP INDEX IF EXISTS ${index}`);
   const dropped = [...sql.matchAll(/DROP INDEX [`"]([^`"]+)[`"]/g)].map(([, index]) => indexBefore(sql, index!, dialect).replace(/^CREATE (UNIQUE )?INDEX/, "CREATE $1INDEX IF NOT EXISTS"));
-  const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)].map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
+  // Columns of tables the caller takes back whole (as they stood before) are left to it.
+  const added = [...sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] ADD (?:COLUMN )?[`"]([^`"]+)[`"]/g)]
+    .filter(([, table]) => !takenBackWhole.includes(table!))
+    .map(([, table, column]) => `ALTER TABLE ${table} DROP COLUMN ${column}`);
+  // Columns it dropped: put back from where it moved them, before what it added goes.
+  const droppedColumns = new Map<string, string[]>();
+  for (const [, table, column] of sql.matchAll(/ALTER TABLE [`"]([^`"]+)[`"] DROP COLUMN [`"]([^`"]+)[`"]/g))
+    if (!takenBackWhole.includes(table!)) droppedColumns.set(table!, [...(droppedColumns.get(table!) ?? []), column!]);
+  const putBack = [...droppedColumns].flatMap(([table, columns]) => columnsPutBack(sql, table, columns, dialect));
   // A table it dropped and did not make again (a rebuild drops the one it replaces): made again, empty.
   const droppedTables = [...sql.matchAll(/DROP TABLE [`"]([^`"]+)[`"]/g)].map(([, table]) => table!).filter((t) => !made.includes(t) && !rebuilt.some((r) => r.to === t));
   const undone = [
     ...madeIndexes,
     ...dropped,
+    ...putBack,
     ...added,
     ...rebuilt.filter((r) => !made.includes(r.to)).flatMap((r) => rebuildAsBefore(sql, r.to, dialect)),
     ...droppedTables.flatMap((t) => tableBefore(sql, t, dialect)),
   ];
   if (!made.length) return undone;
   return [...undone, ...(dialect === "postgres" ? [`DROP TABLE ${made.join(", ")}`] : made.map((t) => `DROP TABLE ${t}`))];
+}
+
+/** The time each row of before says it was written (not kept since migration 0026: nothing read it). */
+const UPDATED_AT = "2026-01-01T00:00:00.000Z";
+
+/**
+ * Where a migration moved the columns it dropped, as SQL over the table's row `t`: put back, each
+ * holds what it held (`updated_at`, which nothing read, gets a time of its own).
+ */
+const movedColumns: Record<string, Record<string, string>> = {
+  actions: {
+    ...Object.fromEntries(["mint", "type", "treatment", "state", "first_observed_active_at"].map((c) => [c, `(SELECT e.${c} FROM action_events e WHERE e.id = t.event_id)`])),
+    updated_at: `'${UPDATED_AT}'`,
+  },
+};
+
+/**
+ * Columns a migration dropped from a table, put back with what they held (`movedColumns`): on
+ * SQLite the table is made again as the migrations before left it, its rows (rowids kept) and
+ * indexes with it; on PostgreSQL each column is added, filled and made NOT NULL where it was.
+ */
+function columnsPutBack(sql: string, table: string, columns: string[], dialect: Sql["dialect"]): string[] {
+  const moved = movedColumns[table] ?? {};
+  const lost = columns.filter((c) => !(c in moved));
+  if (lost.length) throw new Error(`a migration dropped ${table}.${lost.join(", ")}: say in movedColumns where it moved them`);
+  const [made, ...indexes] = tableBefore(sql, table, dialect);
+  if (dialect === "postgres") {
+    const notNull = (c: string) => new RegExp(`"${c}" [^,]*NOT NULL`).test(made!);
+    return columns.flatMap((c) => [
+      `ALTER TABLE ${table} ADD COLUMN ${c} text`,
+      `UPDATE ${table} t SET ${c} = ${moved[c]}`,
+      ...(notNull(c) ? [`ALTER TABLE ${table} ALTER COLUMN ${c} SET NOT NULL`] : []),
+    ]);
+  }
+  const aside = `${table}_taken_back`;
+  const all = [...made!.matchAll(/^\s*`([^`]+)`/gm)].map(([, c]) => c!);
+  const values = all.map((c) => (columns.includes(c) ? moved[c]! : `t.${c}`));
+  return [
+    ...indexes.map((i) => `DROP INDEX IF EXISTS ${i.match(/INDEX [`"]([^`"]+)[`"]/)![1]}`),
+    `ALTER TABLE ${table} RENAME TO ${aside}`,
+    made!,
+    `INSERT INTO ${table} (rowid, ${all.join(", ")}) SELECT t.rowid, ${values.join(", ")} FROM ${aside} t`,
+    `DROP TABLE ${aside}`,
+    ...indexes,
+  ];
 }
 
 /**
@@ -160,7 +213,10 @@ function indexBefore(sql: string, index: string, dialect: Sql["dialect"]): strin
  * after the last migration it recorded, so a later record would hide this one).
  */
 export async function takeActionsBack(db: Sql): Promise<number> {
-  const rows = await db.all(...q<StoredRow>`SELECT a.*, e.record, e.summary, e.detail, e.v1_entry FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
+  const rows = await db.all(
+    ...q<StoredRow>`SELECT a.*, e.mint, e.type, e.treatment, e.state, e.first_observed_active_at, e.record, e.summary, e.detail, e.v1_entry
+      FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
+  );
   const before = rows.map((r) => {
     const payload = canonicalJson(storedAction(r, r.record));
     if (sha256Hex(payload) !== r.payload_sha256) throw new Error(`action ${r.id}: its payload does not come back to its hash`);
@@ -168,7 +224,7 @@ export async function takeActionsBack(db: Sql): Promise<number> {
     return q`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, payload, summary, v1_entry, v1_kind, detail, payload_sha256, evidence_sha256,
       first_observed_active_at, updated_at) VALUES (${r.id}, ${r.owner}, ${r.mint}, ${r.type}, ${r.treatment}, ${r.state}, ${r.effective_at}, ${r.usd}, ${payload},
       ${splice(r.summary, values)}, ${r.v1_entry === null ? null : splice(r.v1_entry, values)}, ${r.v1_kind}, ${splice(r.detail, values)}, ${r.payload_sha256},
-      ${r.evidence_sha256}, ${r.first_observed_active_at}, ${r.updated_at})`;
+      ${r.evidence_sha256}, ${r.first_observed_active_at}, ${UPDATED_AT})`;
   });
   await db.write(async (tx) => {
     await tx.run(...q`DROP TABLE actions`);
@@ -177,7 +233,7 @@ export async function takeActionsBack(db: Sql): Promise<number> {
     for (const insert of before) await tx.run(...insert);
     const all = migrationsOf(db.dialect);
     const undone = all.slice(all.findIndex((m) => m.tag === storeOnceMigration[db.dialect]));
-    for (const later of undone.slice(1).reverse()) for (const s of undoStatements(later.sql, db.dialect)) await tx.run(...q`${raw(s)}`);
+    for (const later of undone.slice(1).reverse()) for (const s of undoStatements(later.sql, db.dialect, ["actions", "action_events"])) await tx.run(...q`${raw(s)}`);
     const records = db.dialect === "sqlite" ? ["__drizzle_migrations", "__migrations_applied_at"] : [`drizzle."__drizzle_migrations"`, `drizzle."__migrations_applied_at"`];
     for (const migration of undone) for (const table of records) await tx.run(...q`DELETE FROM ${raw(table)} WHERE hash = ${sha256Hex(migration.sql)}`);
   });

@@ -70,7 +70,10 @@ describe("a closed token account", () => {
     expect((await rows(db, q<{ signature: string }>`SELECT signature FROM balance_changes WHERE owner = ${s.owner} ORDER BY slot`)).map((r) => r.signature)).toEqual(s.signatures.slice(0, 2));
 
     // The dividend of 2026-08-14 (matched to the issuer's record) was received while the account held 250 units.
-    const actions = await rows(db, q<{ type: string; usd: string; effective_at: string }>`SELECT type, usd, effective_at FROM actions WHERE owner = ${s.owner}`);
+    const actions = await rows(
+      db,
+      q<{ type: string; usd: string; effective_at: string }>`SELECT e.type, a.usd, a.effective_at FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ${s.owner}`,
+    );
     expect(actions.map((a) => [a.type, a.effective_at])).toEqual([["cash_dividend", new Date(HONX_DIVIDEND_AT * 1000).toISOString()]]);
     expect((await actionRecords(db, { owners: [s.owner] }))[0]!.rawBalance).toBe(s.held.toString());
     expect(Number(actions[0]!.usd)).toBeGreaterThan(100); // 0.49 USD a share on about 250 shares
@@ -117,7 +120,7 @@ describe("getTransactionsForAddress", () => {
     const a = await ledgerSynced(standard.url, s.owner);
     const b = await ledgerSynced(fast.url, s.owner);
     expect(b.outcomes).toEqual(["complete"]);
-    const books = (db: Sql) => rows(db, q`SELECT id, type, usd, payload_sha256 FROM actions ORDER BY id`);
+    const books = (db: Sql) => rows(db, q`SELECT a.id, e.type, a.usd, a.payload_sha256 FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`);
     expect(await books(b.db)).toEqual(await books(a.db));
     expect(await books(b.db)).toHaveLength(1);
     const walletCalls = (server: RpcServer) => server.log.filter((l) => l.method !== "getTransaction" || !s.chain.signatures.get(s.authority)!.some((x) => x.signature === l.params[0]));

@@ -1,6 +1,6 @@
 // A full disk under the ledger: the sync job that hits it is marked for a retry with the cause
 // "disk full" at once, instead of showing `running` for its whole lease; once there is room again
-// the retry completes. A real small filesystem (a tmpfs of 4 MiB, filled to the last block) when
+// the retry completes. A real small filesystem (a tmpfs of 16 MiB, filled to the last block) when
 // this machine lets the test mount one (root); otherwise SQLite's own limit on the file's pages
 // (`PRAGMA max_page_count`), which makes SQLite fail the write with SQLITE_FULL just the same.
 // SQLite's: a PostgreSQL server's disk is its own.
@@ -25,12 +25,15 @@ afterAll(() => {
   for (const c of cleanups.reverse()) c();
 });
 
-/** A folder on a 4 MiB filesystem of its own, or null when this machine does not let us mount one. */
+/**
+ * A folder on a 16 MiB filesystem of its own, or null when this machine does not let us mount one
+ * (room for the ledger and its WAL once the filler goes: at 8 KiB pages, 4 MiB was too little).
+ */
 function smallFilesystem(): string | null {
   if (process.getuid?.() !== 0) return null;
   const dir = tempDir("cal-small-disk-");
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) return null;
+  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) return null;
   cleanups.push(() => void Bun.spawnSync(["umount", "-l", dir]));
   return dir;
 }

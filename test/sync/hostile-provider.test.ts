@@ -246,7 +246,7 @@ describe("impossible mint values", () => {
         const run = await l.sync(good);
         expect(run.status.gaps).toContainEqual({ address: mint, reason: expect.stringMatching(reason) });
         expect(((await l.db.get(...q`SELECT count(*) AS n FROM mint_states WHERE mint = ${mint}`)) as { n: number }).n).toBe(0);
-        expect(((await l.db.get(...q`SELECT count(*) AS n FROM actions WHERE owner = ${good} AND type = 'unknown'`)) as { n: number }).n).toBe(1);
+        expect(((await l.db.get(...q`SELECT count(*) AS n FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ${good} AND e.type = 'unknown'`)) as { n: number }).n).toBe(1);
         expect(((await l.db.get(...q`SELECT count(*) AS n FROM journal WHERE owner = ${good}`)) as { n: number }).n).toBe(1);
       } finally {
         rpc.stop();

@@ -124,7 +124,7 @@ describe("mint polling", () => {
     });
     const before = new Date((activation - 3600) * 1000);
     await bookEverythingDirty(ledger.db, before);
-    const state = async () => ((await ledger.db.get(...q`SELECT state FROM actions WHERE owner = ${owner}`)) as { state: string } | null)?.state;
+    const state = async () => ((await ledger.db.get(...q`SELECT e.state FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ${owner}`)) as { state: string } | null)?.state;
     const journal = async () => ((await ledger.db.get(...q`SELECT count(*) AS n FROM journal WHERE owner = ${owner}`)) as { n: number }).n;
     expect(await state()).toBe("confirmed"); // written on chain, activation still ahead: nothing booked
     expect(await journal()).toBe(0);

@@ -146,6 +146,8 @@ export interface Query<P = unknown, R = unknown> {
   name: string;
   /** The engines it runs on: both, but for the few reads of one engine's own state. */
   readonly engines: readonly Dialect[];
+  /** A migration data step's write to tables as they stood then: the migration, per engine (see QueryOptions). */
+  readonly writtenFor?: Readonly<Record<Dialect, string>>;
   /** The text and parameters per engine (an empty text for an engine it does not run on). */
   readonly sqlite: Rendered;
   readonly postgres: Rendered;
@@ -163,6 +165,12 @@ const parameters = new Proxy({}, { get: (_, name) => (typeof name === "string" ?
 export interface QueryOptions {
   /** Only for reads of one engine's own state (a PRAGMA); by default a statement runs on both. */
   engines?: readonly Dialect[];
+  /**
+   * For a migration's data step, which runs on the tables as that migration left them, not as
+   * they are now: the migration's tag per engine. The tests prepare it on a ledger migrated up to
+   * there (the statement would not prepare on today's tables, which a later migration changed).
+   */
+  writtenFor?: Readonly<Record<Dialect, string>>;
 }
 
 /** A statement, rendered for both engines now, and registered (see `statements`). */
@@ -180,7 +188,7 @@ export function adHocQuery<P extends object = Record<never, never>, R = unknown>
   const fragment = build(parameters as Params<P>);
   const engines = opts.engines ?? (["sqlite", "postgres"] as const);
   const rendered = (dialect: Dialect) => (engines.includes(dialect) ? render(fragment, dialect) : { text: "", names: [], json: [] });
-  return { name: "", engines, sqlite: rendered("sqlite"), postgres: rendered("postgres") };
+  return { name: "", engines, ...(opts.writtenFor ? { writtenFor: opts.writtenFor } : {}), sqlite: rendered("sqlite"), postgres: rendered("postgres") };
 }
 
 /** A statement's text for an engine, or an error naming it when it does not run there. */

@@ -9,20 +9,27 @@ import type { ActionRecord, ActionType, V1Kind } from "../../domain/types.ts";
 
 /** An `actions` row as stored. */
 export interface ActionsTableRow extends StoredWallet {
-  mint: string;
-  type: ActionType;
-  treatment: string;
-  state: string;
   effective_at: string;
   v1_kind: V1Kind | null;
   payload_sha256: string;
-  first_observed_active_at: string | null;
   event_id: number;
-  updated_at: string;
 }
 
-/** An action's row with the event row it shows (null event columns: the event row is missing). */
-export type ActionWithEventRow = Omit<ActionsTableRow, "updated_at"> & { record: string | null; summary: string | null; detail: string | null; v1_entry: string | null };
+/**
+ * An action's row with the event row it shows and the event's columns (null event columns: the
+ * event row is missing).
+ */
+export type ActionWithEventRow = ActionsTableRow & {
+  mint: string | null;
+  type: ActionType | null;
+  treatment: string | null;
+  state: string | null;
+  first_observed_active_at: string | null;
+  record: string | null;
+  summary: string | null;
+  detail: string | null;
+  v1_entry: string | null;
+};
 
 /** A served document's row: the event's template and the wallet's values. */
 export type DocumentRow = StoredWallet & { template: string };
@@ -50,14 +57,11 @@ export const actionSql = statements("actions", {
    * Writes one action; a row whose payload did not change is left as it is (its event row with it).
    * A new row is placed beside its event's other actions (../sql/placement.ts).
    */
-  upsert: query<ActionColumns & { eventId: number; at: string }>(
-    (p) => sql`INSERT INTO actions (${placedColumn}id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256,
-       first_observed_active_at, wallet_values, event_id, updated_at)
-     VALUES (${placedValue(actionRowid(p.eventId, p.owner))}${p.id}, ${p.owner}, ${p.mint}, ${p.type}, ${p.treatment}, ${p.state}, ${p.effectiveAt}, ${p.usd}, ${p.v1Kind}, ${p.payloadSha256}, ${p.evidenceSha256},
-       ${p.firstObservedActiveAt}, ${p.walletValues}, ${p.eventId}, ${p.at})
-     ON CONFLICT(id) DO UPDATE SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, effective_at = ${p.effectiveAt}, usd = ${p.usd}, v1_kind = ${p.v1Kind},
-       payload_sha256 = ${p.payloadSha256}, evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues},
-       event_id = ${p.eventId}, updated_at = ${p.at}
+  upsert: query<ActionColumns & { eventId: number }>(
+    (p) => sql`INSERT INTO actions (${placedColumn}id, owner, effective_at, usd, v1_kind, payload_sha256, evidence_sha256, wallet_values, event_id)
+     VALUES (${placedValue(actionRowid(p.eventId, p.owner))}${p.id}, ${p.owner}, ${p.effectiveAt}, ${p.usd}, ${p.v1Kind}, ${p.payloadSha256}, ${p.evidenceSha256}, ${p.walletValues}, ${p.eventId})
+     ON CONFLICT(id) DO UPDATE SET effective_at = ${p.effectiveAt}, usd = ${p.usd}, v1_kind = ${p.v1Kind}, payload_sha256 = ${p.payloadSha256}, evidence_sha256 = ${p.evidenceSha256},
+       wallet_values = ${p.walletValues}, event_id = ${p.eventId}
        WHERE actions.payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
   ),
   /**
@@ -66,9 +70,8 @@ export const actionSql = statements("actions", {
    * column of, whatever the value (docs/storage.md#writing-only-what-changed). No row changes
    * when it moved, or when its payload did not change.
    */
-  updateInPlace: query<ActionColumns & { eventId: number; at: string }>(
-    (p) => sql`UPDATE actions SET type = ${p.type}, treatment = ${p.treatment}, state = ${p.state}, usd = ${p.usd}, payload_sha256 = ${p.payloadSha256},
-       evidence_sha256 = ${p.evidenceSha256}, first_observed_active_at = ${p.firstObservedActiveAt}, wallet_values = ${p.walletValues}, event_id = ${p.eventId}, updated_at = ${p.at}
+  updateInPlace: query<ActionColumns & { eventId: number }>(
+    (p) => sql`UPDATE actions SET usd = ${p.usd}, payload_sha256 = ${p.payloadSha256}, evidence_sha256 = ${p.evidenceSha256}, wallet_values = ${p.walletValues}, event_id = ${p.eventId}
      WHERE id = ${p.id} AND effective_at = ${p.effectiveAt} AND v1_kind IS NOT DISTINCT FROM ${p.v1Kind} AND payload_sha256 IS DISTINCT FROM ${p.payloadSha256}`,
   ),
   delete: query<{ id: string }>((p) => sql`DELETE FROM actions WHERE id = ${p.id}`),
@@ -87,7 +90,7 @@ export const actionSql = statements("actions", {
   // event by id.
   count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${inPeriod(p)}`),
   page: query<PageOf, DocumentRow & { type: ActionType }>(
-    (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
+    (p) => sql`SELECT e.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE ${inPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ),
   v1Count: query<Period, { n: number }>((p) => sql`SELECT count(*) AS n FROM actions a WHERE ${v1InPeriod(p)}`),
   v1Page: query<PageOf, DocumentRow>((p) => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`),
@@ -96,7 +99,7 @@ export const actionSql = statements("actions", {
     (p) => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE ${v1InPeriod(p)} AND a.v1_kind IN ${inList(p.kinds)} ${newestFirst} LIMIT ${p.limit} OFFSET ${p.offset}`,
   ),
   detail: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>(
-    (p) => sql`SELECT a.type, e.detail AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
+    (p) => sql`SELECT e.type, e.detail AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
   ),
   v1Detail: query<{ owner: string; id: string }, DocumentRow & { record: string }>(
     (p) => sql`SELECT e.v1_entry AS template, e.record, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id} AND a.v1_kind IS NOT NULL`,
@@ -112,8 +115,8 @@ export const actionSql = statements("actions", {
     WHERE r.event_id = ${jsonText(sql`e.record`, "matched.eventId")}
       AND r.version = CAST(${jsonText(sql`e.record`, "matched.version")} AS INTEGER)
       AND r.payload_sha256 = ${jsonText(sql`e.record`, "matched.sha256")}) AS "recordIsin"
-  FROM ${withEvent} LEFT JOIN instruments i ON i.mint = a.mint
-  WHERE ${v1InPeriod(p)} AND a.treatment = 'income'
+  FROM ${withEvent} LEFT JOIN instruments i ON i.mint = e.mint
+  WHERE ${v1InPeriod(p)} AND e.treatment = 'income'
   ORDER BY a.effective_at, a.id LIMIT ${p.limit}`,
   ),
 
@@ -141,19 +144,19 @@ export const actionSql = statements("actions", {
   /** Each action's row and the event row it shows (null event columns: the event row is missing). */
   withEvents: query<Record<never, never>, ActionWithEventRow>(
     () =>
-      sql`SELECT a.id, a.owner, a.mint, a.type, a.treatment, a.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, a.first_observed_active_at,
+      sql`SELECT a.id, a.owner, e.mint, e.type, e.treatment, e.state, a.effective_at, a.usd, a.v1_kind, a.payload_sha256, a.evidence_sha256, e.first_observed_active_at,
      a.wallet_values, a.event_id, e.record, e.summary, e.detail, e.v1_entry
    FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
   ),
-  v1Income: query<Record<never, never>, DocumentRow>(() => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE a.v1_kind IS NOT NULL AND a.treatment = 'income'`),
+  v1Income: query<Record<never, never>, DocumentRow>(() => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE a.v1_kind IS NOT NULL AND e.treatment = 'income'`),
   ownerHashes: query<Record<never, never>, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256">>(() => sql`SELECT id, owner, payload_sha256 FROM actions`),
-  countByType: query<Record<never, never>, { type: string; n: number }>(() => sql`SELECT type, count(*) AS n FROM actions GROUP BY type`),
+  countByType: query<Record<never, never>, { type: string; n: number }>(() => sql`SELECT e.type, count(*) AS n FROM ${withEvent} GROUP BY e.type`),
   total: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM actions`),
   /** Stored lifecycle states of some actions (the events a booking writes compare them). */
-  statesOf: query<{ ids: readonly string[] }, { id: string; state: string }>((p) => sql`SELECT id, state FROM actions WHERE id IN ${inList(p.ids)}`),
+  statesOf: query<{ ids: readonly string[] }, { id: string; state: string }>((p) => sql`SELECT a.id, e.state FROM ${withEvent} WHERE a.id IN ${inList(p.ids)}`),
   /** One action as the v2 list shows it (an event's `data`). */
   item: query<{ owner: string; id: string }, DocumentRow & { type: ActionType }>(
-    (p) => sql`SELECT a.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
+    (p) => sql`SELECT e.type, e.summary AS template, ${wallet} FROM ${withEvent} WHERE a.owner = ${p.owner} AND a.id = ${p.id}`,
   ),
   /**
    * The calendar (calendar.ts): actions known before they take effect (announced, confirmed) of
@@ -164,7 +167,7 @@ export const actionSql = statements("actions", {
       sql`SELECT e.detail AS template, e.mint, e.transition_key, a.effective_at, ${wallet}
       FROM tenant_wallets w JOIN actions a ON a.owner = w.owner JOIN action_events e ON e.id = a.event_id
      WHERE w.tenant_id = ${p.tenantId} AND w.first_synced_at IS NOT NULL AND (CAST(${p.owner} AS TEXT) IS NULL OR w.owner = ${p.owner})
-       AND a.state IN ('announced', 'confirmed')
+       AND e.state IN ('announced', 'confirmed')
      ORDER BY a.effective_at, e.mint, a.owner`,
   ),
 });
