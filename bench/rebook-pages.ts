@@ -4,7 +4,9 @@
 // checkpoints held back: every page written stays in the WAL, and each frame is named by the table
 // or index its page belongs to (SQLite's dbstat). Prints frames and distinct pages per re-booked
 // wallet, per table; `--written` instead lets checkpoints run and prints the bytes handed to
-// write() (/proc/self/io), the checkpoint that empties the WAL included. docs/storage.md cites it.
+// write() (/proc/self/io), the checkpoint that empties the WAL included, and the CPU time the
+// process took to store the record and re-book (less moved by other work on the machine than the
+// time it took). docs/storage.md cites it.
 //
 //   ./node_modules/.bin/bun bench/rebook-pages.ts <data dir kept by bench/scale> [--written]
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -36,12 +38,14 @@ try {
   const io = () => Number(/wchar: (\d+)/.exec(readFileSync("/proc/self/io", "utf8"))![1]);
   const now = new Date();
   const before = io();
+  const cpu = process.cpuUsage();
   await l.db.write((tx) => storeObservations(tx, { issuerRecords: [corrected] }, now));
   const chunks = await bookEverythingDirty(l.db, now);
+  const { user, system } = process.cpuUsage(cpu);
   const booked = chunks.filter((c) => c.kind === "wallets").reduce((n, c) => n + c.booked, 0);
   if (written) {
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    console.log(`wallets re-booked ${booked} in ${chunks.length} chunks; written ${((io() - before) / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`wallets re-booked ${booked} in ${chunks.length} chunks; written ${((io() - before) / 2 ** 20).toFixed(1)} MiB; CPU ${((user + system) / 1000).toFixed(0)} ms`);
   } else {
     const pages = walPages(ledgerPath(dir));
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
