@@ -9,11 +9,12 @@ import { Database } from "bun:sqlite";
 import { canonicalJson, sha256Hex } from "../../src/domain/evidence.ts";
 import { splice, storedAction, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
+import { storeOnceMigration } from "../../src/ledger/tables/actions-before-events.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { q, raw } from "./sql.ts";
 
 /** The migration that stores each corporate action once, per engine. */
-export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
+export { storeOnceMigration };
 
 const statements = (sql: string) =>
   sql

@@ -5,7 +5,7 @@ import type { EventRow } from "../action-rows.ts";
 import { query, sql, statements } from "../sql/statement.ts";
 
 /** The migration that moves these rows, per engine. */
-const storeOnce = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
+export const storeOnceMigration = { sqlite: "0015_action_events", postgres: "0006_action_events" } as const;
 
 /** A row of before: its canonical payload and the documents it was served as. */
 export interface ActionBeforeRow {
@@ -40,7 +40,7 @@ export const actionsBeforeEventsSql = statements("actions_before_events", {
   insertEvent: query<EventRow, { id: number }>(
     (p) =>
       sql`INSERT INTO action_events (sha256, mint, transition_key, record, summary, detail, v1_entry) VALUES (${p.sha256}, ${p.mint}, ${p.transitionKey}, ${p.record}, ${p.summary}, ${p.detail}, ${p.v1}) RETURNING id`,
-    { writtenFor: storeOnce },
+    { writtenFor: storeOnceMigration },
   ),
   /**
    * A wallet's row, as the migration made the table: with the event's columns and the time it was
@@ -52,6 +52,6 @@ export const actionsBeforeEventsSql = statements("actions_before_events", {
       sql`INSERT INTO actions (id, owner, mint, type, treatment, state, effective_at, usd, v1_kind, payload_sha256, evidence_sha256, first_observed_active_at, wallet_values, event_id, updated_at)
      VALUES (${p.id}, ${p.owner}, ${p.mint}, ${p.type}, ${p.treatment}, ${p.state}, ${p.effective_at}, ${p.usd}, ${p.v1_kind}, ${p.payload_sha256}, ${p.evidence_sha256},
        ${p.first_observed_active_at}, ${p.wallet_values}, ${p.event_id}, ${p.updated_at})`,
-    { writtenFor: storeOnce },
+    { writtenFor: storeOnceMigration },
   ),
 });
