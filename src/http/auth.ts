@@ -10,7 +10,7 @@ import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RouteMatch } from "./registry.ts";
 import type { Route } from "./route.ts";
-import { newRequestState, type RequestState } from "./request-state.ts";
+import type { RequestState } from "./request-state.ts";
 
 type Counter = ReturnType<typeof createWindowCounter>;
 
@@ -94,7 +94,7 @@ function addRateHeaders(headers: Record<string, string>, r: RateCount): Record<s
  * headers, or the refusal. `state`: the request's state so far (the caller's headers first, the
  * rate-limit headers are added after them).
  */
-export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps, state: RequestState = newRequestState()): Promise<RequestState> {
+export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps, state: RequestState): Promise<RequestState> {
   if (match.kind === "none") {
     state.refusal = errorResponse("route_not_found", "No such route.");
     return state;
