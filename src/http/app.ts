@@ -170,6 +170,12 @@ function checkRequest(deps: {
 }) {
   const { dataset, metrics, auth, dashboard, match } = deps;
   const hostAllowed = hostAllowList(deps.config);
+  /** An API request's state before its checks, with the headers every answer to it carries (the rate limit's follow). */
+  const apiRequestState = (): RequestState => {
+    const state = newRequestState();
+    state.headers = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind };
+    return state;
+  };
   return async (context: RequestContext): Promise<void> => {
     const request = context.request;
     const url = requestUrl(request.url);
@@ -177,8 +183,7 @@ function checkRequest(deps: {
     const socketAddress = () => deps.socketAddress(request);
     // First of all, before the dashboard and auth (so before the lockout counts anything).
     if (!hostAllowed(request.headers.get("host") ?? url.host)) {
-      const refused = (context.requestState = newRequestState());
-      refused.headers = { "x-request-id": refused.requestId, "x-ca-ledger-dataset": dataset.kind };
+      context.requestState = apiRequestState();
       metrics.hostRefused();
       throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
     }
@@ -190,8 +195,7 @@ function checkRequest(deps: {
     const matched = match(request.method, path);
     // From the key's row to the route's rows, one snapshot (route.ts pinnedRead); the observer ends it.
     if (matched.kind === "route" && matched.served.route.pinnedRead) deps.pinReads();
-    const state = (context.requestState = await authenticate(request, matched, socketAddress, auth));
-    state.headers = { "x-request-id": state.requestId, "x-ca-ledger-dataset": dataset.kind, ...state.headers };
+    const state = (context.requestState = await authenticate(request, matched, socketAddress, auth, apiRequestState()));
     const refusal = state.refusal ?? admissionRefusal(request, url, matched.kind === "route" ? matched.served.rules : undefined);
     if (refusal) throw new Answered(refusal);
   };

@@ -10,7 +10,7 @@ import type { createWindowCounter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RouteMatch } from "./registry.ts";
 import type { Route } from "./route.ts";
-import { newRequestState, type RequestState } from "./request-state.ts";
+import type { RequestState } from "./request-state.ts";
 
 type Counter = ReturnType<typeof createWindowCounter>;
 
@@ -79,13 +79,22 @@ export function presentedKey(request: Request): string | null {
   return x === null || x.trim() === "" ? null : x.trim();
 }
 
-function rateHeaders(r: { limit: number; remaining: number; resetSeconds: number }): Record<string, string> {
-  return { "ratelimit-limit": String(r.limit), "ratelimit-remaining": String(r.remaining), "ratelimit-reset": String(r.resetSeconds) };
+type RateCount = { limit: number; remaining: number; resetSeconds: number };
+
+/** The rate-limit headers, added to `headers` after what it holds. */
+function addRateHeaders(headers: Record<string, string>, r: RateCount): Record<string, string> {
+  headers["ratelimit-limit"] = String(r.limit);
+  headers["ratelimit-remaining"] = String(r.remaining);
+  headers["ratelimit-reset"] = String(r.resetSeconds);
+  return headers;
 }
 
-/** The request's state after the checks up to the rate limit: its route, its principal, its headers, or the refusal. */
-export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps): Promise<RequestState> {
-  const state = newRequestState();
+/**
+ * The request's state after the checks up to the rate limit: its route, its principal, its
+ * headers, or the refusal. `state`: the request's state so far (the caller's headers first, the
+ * rate-limit headers are added after them).
+ */
+export async function authenticate(request: Request, match: RouteMatch, socketAddress: () => string, deps: AuthDeps, state: RequestState): Promise<RequestState> {
   if (match.kind === "none") {
     state.refusal = errorResponse("route_not_found", "No such route.");
     return state;
@@ -115,29 +124,32 @@ export async function authenticate(request: Request, match: RouteMatch, socketAd
   state.principal = principal;
   if (scope !== "key" && !principal.scopes.includes(scope)) {
     // Checked before the rate limit (docs/api.md#check-order), so it is not counted; the headers still tell.
-    state.headers = rateHeaders(deps.rate.peek(principal.keyId));
+    addRateHeaders(state.headers, deps.rate.peek(principal.keyId));
     metrics.authFailure("missing_scope");
     state.refusal = errorResponse("missing_scope", missingScopeMessage(scope, principal.tenant));
     return state;
   }
-  const spent = spendRate(principal.keyId, deps);
-  state.headers = spent.headers;
-  state.refusal = spent.refusal;
+  state.refusal = spendRate(principal.keyId, deps, state.headers).refusal;
   return state;
 }
 
 /**
  * Counts one request against the key's rate limit (a keyed request, or a dashboard sign-in with
- * the key): the rate-limit headers, and the refusal once the key is over its limit.
+ * the key): the rate-limit headers (added to `headers`, or alone), and the refusal once the key
+ * is over its limit (with the rate-limit headers only).
  */
-export function spendRate(keyId: string, deps: Pick<AuthDeps, "rate" | "metrics">): { headers: Record<string, string>; refusal: Response | null } {
+export function spendRate(keyId: string, deps: Pick<AuthDeps, "rate" | "metrics">, headers: Record<string, string> = {}): { headers: Record<string, string>; refusal: Response | null } {
   const r = deps.rate.hit(keyId);
-  const headers = rateHeaders(r);
+  addRateHeaders(headers, r);
   if (r.allowed) return { headers, refusal: null };
   deps.metrics.rateLimited();
   return {
     headers,
-    refusal: errorResponse("rate_limited", `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`, { "retry-after": String(r.resetSeconds), ...headers }),
+    refusal: errorResponse(
+      "rate_limited",
+      `Rate limit of ${r.limit} requests per minute reached; retry after ${r.resetSeconds} seconds.`,
+      addRateHeaders({ "retry-after": String(r.resetSeconds) }, r),
+    ),
   };
 }
 
