@@ -10,7 +10,7 @@ import { calendarUrlCommand } from "./calendar-url.ts";
 import { serveCommand } from "./serve.ts";
 import { syncCommand } from "./sync.ts";
 import { ratesCommand } from "./rates.ts";
-import { backupCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
+import { backupCommand, compactCommand, migrateCommand, restoreCommand, verifyCommand } from "./ops.ts";
 import { migrateToPostgresCommand } from "./migrate-to-postgres.ts";
 import { mcpCommand } from "./mcp.ts";
 import { isClosedPipe } from "./common.ts";
@@ -29,6 +29,7 @@ const main = defineCommand({
     sync: syncCommand,
     backup: backupCommand,
     restore: restoreCommand,
+    compact: compactCommand,
     verify: verifyCommand,
     migrate: migrateCommand,
     "migrate-to-postgres": migrateToPostgresCommand,

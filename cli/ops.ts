@@ -1,9 +1,9 @@
-// Operator commands: `backup`, `restore`, `verify`, `migrate` (docs/cli.md#operator-commands). All but `restore`
-// work while a server runs on the same data dir; exit 0 ok, 1 failure, 2 usage.
+// Operator commands: `backup`, `restore`, `compact`, `verify`, `migrate` (docs/cli.md#operator-commands). All but
+// `restore` and `compact` work while a server runs on the same data dir; exit 0 ok, 1 failure, 2 usage.
 import { defineCommand } from "citty";
-import { applyMigrations, openLedger, sqliteOf, type Ledger } from "../src/ledger/db.ts";
+import { applyMigrations, openLedger, PAGE_SIZE, sqliteOf, type Ledger } from "../src/ledger/db.ts";
 import { migrationStatus, type MigrationStatus } from "../src/ledger/migrations.ts";
-import { backupLedger, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
+import { backupLedger, compactLedger, isPageSize, OpsError, restoreLedger, type LedgerFileSummary } from "../src/ledger/backup.ts";
 import { verifyLedger, type VerifyReport } from "../src/ledger/verify.ts";
 import { configFrom, fail, openExisting, sayIfNew, settingArgs } from "./common.ts";
 
@@ -62,6 +62,28 @@ export const restoreCommand = defineCommand({
       const r = await restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
       printSummary("restored", r.summary);
       if (r.replaced) process.stdout.write(`previous ledger kept as ${r.replaced}\n`);
+    } catch (e) {
+      opsFailure(e);
+    }
+  },
+});
+
+export const compactCommand = defineCommand({
+  meta: { name: "compact", description: "Rewrite the ledger file packed, at its page size or --page-size (stop the server first)" },
+  args: {
+    "page-size": { type: "string", description: `Bytes a page, a power of two from 512 to 65536 (a new ledger has ${PAGE_SIZE}); default: the ledger's own` },
+    json: { type: "boolean", description: "Print one JSON object" },
+    ...settingArgs("compact"),
+  },
+  run({ args }) {
+    const { dataDir, databaseUrl } = configFrom(args);
+    if (databaseUrl) fail("compact rewrites the SQLite file; PostgreSQL reclaims space with its own VACUUM (see docs/postgres.md)", 1);
+    const pageSize = args["page-size"] === undefined ? undefined : Number(args["page-size"]);
+    if (pageSize !== undefined && !isPageSize(pageSize)) fail(`--page-size takes a power of two from 512 to 65536, not ${args["page-size"]}`, 2);
+    try {
+      const r = compactLedger(dataDir, { pageSize });
+      if (args.json) process.stdout.write(JSON.stringify(r) + "\n");
+      else process.stdout.write(`compacted ${r.path}: ${r.bytesBefore} → ${r.bytesAfter} bytes, pages of ${r.pageSizeBefore} → ${r.pageSize} bytes\n`);
     } catch (e) {
       opsFailure(e);
     }

@@ -172,7 +172,22 @@ export const FEED_OFF = "off";
 export const issuerFeedOff = (config: Pick<Config, "xstocksApiUrl">): boolean => config.xstocksApiUrl.trim().toLowerCase() === FEED_OFF;
 
 /** The commands that read settings. */
-export type CommandName = "serve" | "sync" | "keys" | "wallets" | "webhooks" | "calendar-url" | "backup" | "restore" | "verify" | "migrate" | "rates" | "import" | "migrate-to-postgres" | "mcp";
+export type CommandName =
+  | "serve"
+  | "sync"
+  | "keys"
+  | "wallets"
+  | "webhooks"
+  | "calendar-url"
+  | "backup"
+  | "restore"
+  | "compact"
+  | "verify"
+  | "migrate"
+  | "rates"
+  | "import"
+  | "migrate-to-postgres"
+  | "mcp";
 
 /**
  * The settings each command reads, so each gets exactly those as flags: `serve` reads every
@@ -201,6 +216,7 @@ const commandSettings: Record<Exclude<CommandName, "serve">, (keyof Config)[]> =
   "calendar-url": ["dataDir", "databaseUrl", "host", "port"],
   backup: ["dataDir", "databaseUrl"],
   restore: ["dataDir", "databaseUrl"],
+  compact: ["dataDir", "databaseUrl"],
   verify: ["dataDir", "databaseUrl"],
   migrate: ["dataDir", "databaseUrl"],
   rates: ["dataDir", "databaseUrl"],

@@ -1,9 +1,10 @@
-// Backup and restore of the ledger file.
+// Backup, restore and compaction of the ledger file.
 // Backup is online: `VACUUM INTO` reads inside one read transaction, so WAL gives it a consistent
 // snapshot while the server keeps writing, and the copy is a single compact file (no -wal).
 // Restore is offline: it proves the file is a ca-ledger database, refuses while any process has
 // the ledger open, and swaps the file in with one rename so a crash leaves the old or the new
-// ledger, never a mix.
+// ledger, never a mix. Compaction is offline too: it rewrites the file in place, packed, at its
+// page size or another (docs/storage.md#compacting-a-ledger).
 import { Database } from "bun:sqlite";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -213,4 +214,55 @@ export async function restoreLedger(dataDir: string, file: string, opts: { force
     rmSync(tmp, { force: true });
   }
   return { summary: summarizeLedgerFile(target), replaced };
+}
+
+export interface CompactResult {
+  path: string;
+  /** The database and its WAL on disk, before and after. */
+  bytesBefore: number;
+  bytesAfter: number;
+  pageSizeBefore: number;
+  pageSize: number;
+}
+
+/** The page sizes SQLite takes: a power of two from 512 bytes to 64 KiB. */
+export const isPageSize = (n: number): boolean => Number.isInteger(n) && n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
+
+/**
+ * Rewrites `dataDir/ledger.db` packed: every table and index copied in key order onto full pages
+ * (the pages that inserts in key order leave part full come back), at its own page size or at
+ * `pageSize` (a ledger made with 4 KiB pages can move to this build's 8 KiB, which SQLite allows
+ * only outside WAL mode). It refuses while any process has the ledger open. SQLite's VACUUM runs
+ * under the rollback journal, so a crash leaves the file as it was (the journal is played back at
+ * the next open).
+ */
+export function compactLedger(dataDir: string, opts: { pageSize?: number } = {}): CompactResult {
+  if (opts.pageSize !== undefined && !isPageSize(opts.pageSize)) throw new OpsError(`a page size is a power of two from 512 to 65536 bytes, not ${opts.pageSize}`);
+  const target = ledgerPath(dataDir);
+  if (!existsSync(target)) throw new OpsError(`no ledger at ${target}`);
+  const onDisk = () => [target, `${target}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
+  const bytesBefore = onDisk();
+  const db = lockExclusively(target);
+  if (!db) throw new OpsError(`${target} is open in another process (a running server?); stop it before compacting`);
+  const pageSize = () => (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+  let pageSizeBefore: number;
+  try {
+    pageSizeBefore = pageSize();
+    db.exec("COMMIT");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.exec(`PRAGMA page_size = ${opts.pageSize ?? pageSizeBefore}`);
+    db.exec("VACUUM");
+    db.exec("PRAGMA journal_mode = WAL");
+  } finally {
+    db.close();
+  }
+  const after = new Database(target, { readonly: true, strict: true });
+  let size: number;
+  try {
+    size = (after.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+  } finally {
+    after.close();
+  }
+  return { path: target, bytesBefore, bytesAfter: onDisk(), pageSizeBefore, pageSize: size };
 }
