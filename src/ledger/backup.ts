@@ -251,9 +251,17 @@ export function compactLedger(dataDir: string, opts: { pageSize?: number } = {})
     db.exec("COMMIT");
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     db.exec("PRAGMA journal_mode = DELETE");
-    db.exec(`PRAGMA page_size = ${opts.pageSize ?? pageSizeBefore}`);
-    db.exec("VACUUM");
-    db.exec("PRAGMA journal_mode = WAL");
+    try {
+      db.exec(`PRAGMA page_size = ${opts.pageSize ?? pageSizeBefore}`);
+      db.exec("VACUUM");
+    } catch (e) {
+      throw new OpsError(`compacting ${target} failed and left it as it was: ${(e as Error).message}`);
+    } finally {
+      // Back to WAL; should this fail, the next open (the server's, the CLI's) sets it.
+      try {
+        db.exec("PRAGMA journal_mode = WAL");
+      } catch {}
+    }
   } finally {
     db.close();
   }
