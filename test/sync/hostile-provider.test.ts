@@ -217,7 +217,10 @@ describe("answers of hundreds of megabytes", () => {
       const config = { ...l.config, xstocksApiUrl: `http://127.0.0.1:${server.port}/api/v2`, issuerFeedMaxMib: 64 };
       const err = await pollIssuer({ db: l.db, config }).catch((e) => e);
       expect(String(err.message)).toMatch(/answer larger than 16777216 bytes/);
-      for (const s of sent) expect(s.bytes).toBeLessThan(32 * 1024 * 1024);
+      // Stopped after the 16 MiB cap, not at 200 MB. As with the RPC answer above, the server pulls
+      // its stream ahead of what was read by what the loopback buffers and stream queues hold, more
+      // on a busy machine (34.9 MiB once, in a CI run beside the PostgreSQL tests): half the body.
+      for (const s of sent) expect(s.bytes).toBeLessThan(100 * 1024 * 1024);
       expect(((await l.db.get(...q`SELECT count(*) AS n FROM issuer_revisions`)) as { n: number }).n).toBe(0);
       expect(await l.db.get(...q`SELECT last_error FROM feed_status WHERE name = 'issuer'`)).toEqual({ last_error: expect.stringMatching(/larger than/) });
     } finally {
