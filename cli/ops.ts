@@ -20,10 +20,11 @@ const opsFailure = (e: unknown): never => {
   throw e;
 };
 
-/** Backup and restore copy the SQLite file; a PostgreSQL ledger has the engine's own tools. */
-function refusePostgres(command: string, databaseUrl: string | null): void {
-  if (databaseUrl) fail(`${command} copies the SQLite file; back up a PostgreSQL ledger with pg_dump and restore it with pg_restore (see the README)`, 1);
+/** Backup, restore and compact work on the SQLite file; a PostgreSQL ledger has the engine's own tools, `instead`. */
+function refusePostgres(command: string, databaseUrl: string | null, instead: string): void {
+  if (databaseUrl) fail(`${command} ${instead}`, 1);
 }
+const pgDumpInstead = "copies the SQLite file; back up a PostgreSQL ledger with pg_dump and restore it with pg_restore (see the README)";
 
 export const backupCommand = defineCommand({
   meta: { name: "backup", description: "Write a consistent copy of the ledger to <file> (online: the server may keep running)" },
@@ -33,7 +34,7 @@ export const backupCommand = defineCommand({
     ...settingArgs("backup"),
   },
   async run({ args }) {
-    refusePostgres("backup", configFrom(args).databaseUrl);
+    refusePostgres("backup", configFrom(args).databaseUrl, pgDumpInstead);
     const ledger = await openExisting(args);
     let summary: LedgerFileSummary;
     try {
@@ -57,7 +58,7 @@ export const restoreCommand = defineCommand({
   },
   async run({ args }) {
     const { dataDir, databaseUrl } = configFrom(args);
-    refusePostgres("restore", databaseUrl);
+    refusePostgres("restore", databaseUrl, pgDumpInstead);
     try {
       const r = await restoreLedger(dataDir, String(args.file), { force: Boolean(args.force) });
       printSummary("restored", r.summary);
@@ -77,7 +78,7 @@ export const compactCommand = defineCommand({
   },
   run({ args }) {
     const { dataDir, databaseUrl } = configFrom(args);
-    if (databaseUrl) fail("compact rewrites the SQLite file; PostgreSQL reclaims space with its own VACUUM (see docs/postgres.md)", 1);
+    refusePostgres("compact", databaseUrl, "rewrites the SQLite file; PostgreSQL reclaims space with its own VACUUM (see docs/storage.md#compacting-a-ledger)");
     const pageSize = args["page-size"] === undefined ? undefined : Number(args["page-size"]);
     if (pageSize !== undefined && !isPageSize(pageSize)) fail(`--page-size takes a power of two from 512 to 65536, not ${args["page-size"]}`, 2);
     try {

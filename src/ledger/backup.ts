@@ -10,7 +10,7 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ledgerPath, makePrivate } from "./db.ts";
+import { ledgerPath, makePrivate, pageSizeOf } from "./db.ts";
 import { applySqliteMigrations, migrationHashes } from "./migrations.ts";
 import * as schema from "./schema.ts";
 import { sqliteDb } from "./sql/sqlite.ts";
@@ -244,15 +244,16 @@ export function compactLedger(dataDir: string, opts: { pageSize?: number } = {})
   const bytesBefore = onDisk();
   const db = lockExclusively(target);
   if (!db) throw new OpsError(`${target} is open in another process (a running server?); stop it before compacting`);
-  const pageSize = () => (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
   let pageSizeBefore: number;
+  let pageSize: number;
   try {
-    pageSizeBefore = pageSize();
+    pageSizeBefore = pageSizeOf(db);
+    pageSize = opts.pageSize ?? pageSizeBefore; // the VACUUM below rewrites the file at it, or fails
     db.exec("COMMIT");
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     db.exec("PRAGMA journal_mode = DELETE");
     try {
-      db.exec(`PRAGMA page_size = ${opts.pageSize ?? pageSizeBefore}`);
+      db.exec(`PRAGMA page_size = ${pageSize}`);
       db.exec("VACUUM");
     } catch (e) {
       throw new OpsError(`compacting ${target} failed and left it as it was: ${(e as Error).message}`);
@@ -265,12 +266,5 @@ export function compactLedger(dataDir: string, opts: { pageSize?: number } = {})
   } finally {
     db.close();
   }
-  const after = new Database(target, { readonly: true, strict: true });
-  let size: number;
-  try {
-    size = (after.query("PRAGMA page_size").get() as { page_size: number }).page_size;
-  } finally {
-    after.close();
-  }
-  return { path: target, bytesBefore, bytesAfter: onDisk(), pageSizeBefore, pageSize: size };
+  return { path: target, bytesBefore, bytesAfter: onDisk(), pageSizeBefore, pageSize };
 }

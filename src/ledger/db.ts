@@ -120,10 +120,12 @@ export const WAL_CHECKPOINT_BYTES = 40 * 1024 * 1024;
  */
 export const PAGE_SIZE = 8192;
 
+/** The bytes of a page of this SQLite database. */
+export const pageSizeOf = (sqlite: Database): number => (sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+
 /** `WAL_CHECKPOINT_BYTES` in the ledger's pages (a ledger made before keeps 4 KiB pages). */
 export function walCheckpointPages(sqlite: Database): number {
-  const { page_size } = sqlite.query("PRAGMA page_size").get() as { page_size: number };
-  return Math.ceil(WAL_CHECKPOINT_BYTES / page_size);
+  return Math.ceil(WAL_CHECKPOINT_BYTES / pageSizeOf(sqlite));
 }
 
 async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise<SqliteLedger> {
