@@ -13,7 +13,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { sha256Hex } from "../../src/domain/evidence.ts";
 import { bookEverythingDirty } from "../../src/ledger/booking.ts";
-import { ledgerPath, openLedger, sqliteOf } from "../../src/ledger/db.ts";
+import { ledgerPath, openLedger, sqliteOf, type Ledger } from "../../src/ledger/db.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { storeObservations, type ObservationBatch } from "../../src/ledger/store.ts";
@@ -65,18 +65,41 @@ function holdings(wallets: string[]): ObservationBatch {
   return batch;
 }
 
+/** The instruments, their multiplier updates and first dividend records, as both tests below store them. */
+const issuerAndChain = {
+  instruments: mints.map(({ mint, symbol }) => ({ mint, symbol, name: null, underlying: symbol.slice(0, -1), isin: null, decimals: 6 })),
+  multiplierUpdates: mints.map(({ mint }) => ({
+    mint,
+    signature: `${mint}u`,
+    ixIndex: 0,
+    slot: 100,
+    blockTime: T0 + 99 * DAY,
+    multiplier: 1.01,
+    effectiveTimestamp: T0 + 100 * DAY,
+    authority: "Auth".padEnd(44, "1"),
+  })),
+  issuerRecords: mints.map((m) => dividend(m, 1, "0.50")),
+};
+
+/**
+ * The mints and their records stored, then every wallet followed `perBatch` at a time, each batch
+ * booked before the next is followed, as a server books the wallets each sync finishes.
+ */
+async function followInBatches(l: Ledger, perBatch: number, now: Date): Promise<void> {
+  await storeObservations(l.db, issuerAndChain, now);
+  for (let i = 0; i < WALLETS; i += perBatch) {
+    await storeObservations(l.db, holdings(owners.slice(i, i + perBatch)), now);
+    await bookEverythingDirty(l.db, now);
+  }
+}
+
 describe("re-booking wallets in address order after one issuer record", () => {
   test("writes each leaf page of portfolios, yields and the corrected event's actions in one chunk, or the two that meet on it, and the journal's index by action in few", async () => {
     const dir = tempDir("cal-rebook-clustered-");
     const l = await openLedger(dir);
     try {
       const now = new Date((T0 + 200 * DAY) * 1000);
-      await storeObservations(l.db, issuerAndChain, now);
-      // Followed ten at a time, each ten booked before the next are followed.
-      for (let i = 0; i < WALLETS; i += 10) {
-        await storeObservations(l.db, holdings(owners.slice(i, i + 10)), now);
-        await bookEverythingDirty(l.db, now);
-      }
+      await followInBatches(l, 10, now);
       const db = sqliteOf(l);
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       db.exec("PRAGMA wal_autocheckpoint = 0"); // every page written stays in the WAL
@@ -121,35 +144,13 @@ describe("re-booking wallets in address order after one issuer record", () => {
   }, 120_000);
 });
 
-/** The instruments, their multiplier updates and first dividend records, as both tests below store them. */
-const issuerAndChain = {
-  instruments: mints.map(({ mint, symbol }) => ({ mint, symbol, name: null, underlying: symbol.slice(0, -1), isin: null, decimals: 6 })),
-  multiplierUpdates: mints.map(({ mint }) => ({
-    mint,
-    signature: `${mint}u`,
-    ixIndex: 0,
-    slot: 100,
-    blockTime: T0 + 99 * DAY,
-    multiplier: 1.01,
-    effectiveTimestamp: T0 + 100 * DAY,
-    authority: "Auth".padEnd(44, "1"),
-  })),
-  issuerRecords: mints.map((m) => dividend(m, 1, "0.50")),
-};
-
 describe("journal entries booked a few wallets at a time", () => {
   test("fill the journal's pages as a compacted copy would: each is sealed as it is written, not grown by its seal on a full page", async () => {
     const dir = tempDir("cal-journal-pages-");
     const l = await openLedger(dir);
     try {
       const now = new Date((T0 + 200 * DAY) * 1000);
-      await storeObservations(l.db, issuerAndChain, now);
-      // Followed 25 at a time, each 25 booked before the next are followed, as a server books the
-      // wallets each sync finishes.
-      for (let i = 0; i < WALLETS; i += 25) {
-        await storeObservations(l.db, holdings(owners.slice(i, i + 25)), now);
-        await bookEverythingDirty(l.db, now);
-      }
+      await followInBatches(l, 25, now);
       const db = sqliteOf(l);
       const journalPages = (d: Database) => (d.query("SELECT count(*) AS n FROM dbstat WHERE name = 'journal'").get() as { n: number }).n;
       const entries = (db.query("SELECT count(*) AS n FROM journal WHERE row_sha256 IS NOT NULL").get() as { n: number }).n;

@@ -3,11 +3,11 @@
 // (docs/storage.md#the-wal). SQLite's alone: a PostgreSQL ledger has no WAL file of its own.
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { ledgerPath, openLedger, PAGE_SIZE, sqliteOf, WAL_CHECKPOINT_BYTES, walCheckpointPages, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
+import { ledgerPath, openLedger, PAGE_SIZE, pageSizeOf, sqliteOf, WAL_CHECKPOINT_BYTES, walCheckpointPages, WAL_SIZE_LIMIT } from "../../src/ledger/db.ts";
 import { sha256Hex } from "../../src/domain/evidence.ts";
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { undoStatements } from "../support/actions-before.ts";
-import { removeTempDirs, tempDir } from "../ops/helpers.ts";
+import { ledgerFileWithPages, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { walBytes } from "../support/wal.ts";
 
 afterAll(removeTempDirs);
@@ -84,28 +84,20 @@ describe("the WAL file", () => {
 
 describe("the page size", () => {
   test("a new ledger is made with 8 KiB pages; one made before keeps its 4 KiB, and both copy the WAL after the same bytes", async () => {
+    /** The SQLite ledger's page size and the WAL pages after which it copies the WAL, as opened. */
+    const opened = async (dir: string) => {
+      const l = await openLedger(dir);
+      try {
+        const db = sqliteOf(l);
+        return { pages: pageSizeOf(db), checkpoint: (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint };
+      } finally {
+        await l.close();
+      }
+    };
     const fresh = tempDir("cal-page-");
-    const l = await openLedger(fresh);
-    try {
-      const db = sqliteOf(l);
-      expect((db.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(PAGE_SIZE);
-      expect((db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(WAL_CHECKPOINT_BYTES / PAGE_SIZE);
-    } finally {
-      await l.close();
-    }
+    expect(await opened(fresh)).toEqual({ pages: PAGE_SIZE, checkpoint: WAL_CHECKPOINT_BYTES / PAGE_SIZE });
     const before = tempDir("cal-page-");
-    const made = new Database(ledgerPath(before), { create: true });
-    made.exec("PRAGMA page_size = 4096");
-    made.exec("PRAGMA journal_mode = WAL");
-    made.exec("CREATE TABLE made_before (x)");
-    made.close();
-    const old = await openLedger(before);
-    try {
-      const db = sqliteOf(old);
-      expect((db.query("PRAGMA page_size").get() as { page_size: number }).page_size).toBe(4096);
-      expect((db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(WAL_CHECKPOINT_BYTES / 4096);
-    } finally {
-      await old.close();
-    }
+    ledgerFileWithPages(before, 4096);
+    expect(await opened(before)).toEqual({ pages: 4096, checkpoint: WAL_CHECKPOINT_BYTES / 4096 });
   });
 });

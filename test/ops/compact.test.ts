@@ -12,26 +12,14 @@ import { verifyLedger } from "../../src/ledger/verify.ts";
 import { startServer } from "../../src/server.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
 import { testEngine } from "../support/engine.ts";
-import { cli, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
+import { cli, ledgerFileWithPages, pageSizeOfFile, removeTempDirs, tempDir, withLedger } from "./helpers.ts";
 
 afterAll(removeTempDirs);
-
-const pageSize = (path: string) => {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
-  } finally {
-    db.close();
-  }
-};
 
 /** The demo, corrected twice, on a ledger made with 4 KiB pages (as every ledger was before 8 KiB). */
 async function demoAt4KiB(): Promise<string> {
   const dir = tempDir("cal-compact-");
-  const made = new Database(join(dir, "ledger.db"), { create: true });
-  made.exec("PRAGMA page_size = 4096");
-  made.exec("PRAGMA journal_mode = WAL");
-  made.close();
+  ledgerFileWithPages(dir, 4096);
   await loadCorrectedDemo(dir);
   // A round of re-booking every wallet, as a server does after an issuer record, leaves pages part full.
   await withLedger(dir, async (l) => void (await rebookEverything(l.db, new Date())));
@@ -43,7 +31,7 @@ if (testEngine === "sqlite")
     test("rewrites a ledger packed at its page size, then at 8 KiB pages: every answer, hash and seal the same, verify passes", async () => {
       const dir = await demoAt4KiB();
       const path = join(dir, "ledger.db");
-      expect(pageSize(path)).toBe(4096);
+      expect(pageSizeOfFile(path)).toBe(4096);
       const before = await demoAnswers(dir);
       const packed = cli(["compact", "--data-dir", dir, "--json"]);
       expect(packed.code).toBe(0);
@@ -54,7 +42,7 @@ if (testEngine === "sqlite")
       const moved = cli(["compact", "--data-dir", dir, "--page-size", String(PAGE_SIZE)]);
       expect(moved.code).toBe(0);
       expect(moved.stdout).toContain(`pages of 4096 → ${PAGE_SIZE} bytes`);
-      expect(pageSize(path)).toBe(PAGE_SIZE);
+      expect(pageSizeOfFile(path)).toBe(PAGE_SIZE);
       const after = await demoAnswers(dir);
       expect(after.answers).toEqual(before.answers);
       expect(after.hashes).toEqual(before.hashes);

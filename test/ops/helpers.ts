@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { loadDemo } from "../../src/demo/load.ts";
 import type { DemoRecording } from "../../src/demo/transport.ts";
 import { parseEcbHistory } from "../../src/domain/reference-rates.ts";
-import { openLedger, type Ledger } from "../../src/ledger/db.ts";
+import { Database } from "bun:sqlite";
+import { ledgerPath, openLedger, pageSizeOf, type Ledger } from "../../src/ledger/db.ts";
 import { rebookEverything } from "../../src/ledger/booking.ts";
 import { importRates } from "../../src/ledger/reference-rates.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
@@ -131,6 +132,27 @@ export const importEcbSample = (db: Sql) => importRates(db, parseEcbHistory(read
 
 export async function count(db: Sql, [stmt, values]: Statement): Promise<number> {
   return Number((await db.get(stmt, values))!.n);
+}
+
+/** A ledger file made, empty, with pages of `bytes` and in WAL mode (every ledger before 8 KiB pages had 4 KiB). */
+export function ledgerFileWithPages(dir: string, bytes: number): void {
+  const made = new Database(ledgerPath(dir), { create: true });
+  try {
+    made.exec(`PRAGMA page_size = ${bytes}`);
+    made.exec("PRAGMA journal_mode = WAL");
+  } finally {
+    made.close();
+  }
+}
+
+/** The page size of a SQLite file, read without keeping it open. */
+export function pageSizeOfFile(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return pageSizeOf(db);
+  } finally {
+    db.close();
+  }
 }
 
 export async function withLedger<T>(dir: string, fn: (l: Ledger) => T | Promise<T>): Promise<T> {
