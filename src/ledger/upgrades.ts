@@ -8,12 +8,12 @@ import { storePortfolios } from "./portfolio-render.ts";
 import { actionDetailBase } from "./projections.ts";
 import { markDirty } from "./dirty.ts";
 import type { Sql } from "./sql/port.ts";
-import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
 import { actionsBeforeEventsSql } from "./tables/actions-before-events.ts";
 import { portfolioSql } from "./tables/portfolios.ts";
 import { positionsBeforeSql } from "./tables/positions-before.ts";
 import { yieldSql } from "./tables/yields.ts";
+import { eventRowIds } from "./writers.ts";
 
 /** By migration tag (each engine's own); each returns how many rows it moved. */
 export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
@@ -38,7 +38,7 @@ const ROWS_PER_READ = 500;
  * row), each event row once, by the first action that shows it.
  */
 async function storeEachActionOnce(tx: Sql): Promise<number> {
-  const eventIds = new Map<string, number>();
+  const eventId = eventRowIds(tx, actionsBeforeEventsSql.insertEvent);
   const rebook = new Set<string>();
   let moved = 0;
   for (let after = ""; ; ) {
@@ -50,11 +50,8 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
       // Rows from before migration 0004 have no detail: it was projected per request, as here.
       const docs = { summary: JSON.parse(r.summary), detail: r.detail === null ? actionDetailBase(a) : JSON.parse(r.detail), v1: r.v1_entry === null ? null : JSON.parse(r.v1_entry) };
       const { event, columns } = actionRow(a, r.payload, r.payload_sha256, docs);
-      let eventId = eventIds.get(event.sha256) ?? (await tx.get(actionEventSql.idOf, { sha256: event.sha256 }))?.id;
-      if (eventId === undefined) eventId = (await tx.get(actionsBeforeEventsSql.insertEvent, event))!.id;
-      eventIds.set(event.sha256, eventId);
       const { payload: _p, summary: _s, v1_entry: _v, detail: _d, ...kept } = r;
-      await tx.run(actionsBeforeEventsSql.insertAction, { ...kept, wallet_values: columns.walletValues, event_id: eventId });
+      await tx.run(actionsBeforeEventsSql.insertAction, { ...kept, wallet_values: columns.walletValues, event_id: await eventId(event) });
       const back = storedAction({ ...r, wallet_values: columns.walletValues }, event.record);
       if (canonicalJson(back) !== r.payload) rebook.add(r.owner);
       moved++;

@@ -3,6 +3,7 @@
 // way wherever it came from.
 import type { ActionRecord, JournalBooking } from "../domain/types.ts";
 import type { Sql } from "./sql/port.ts";
+import type { Query } from "./sql/statement.ts";
 import { actionRow, type ActionRow, type EventRow } from "./action-rows.ts";
 import { entryColumns, storedPayload } from "./journal-payload.ts";
 import { journalSeals, sealRows } from "./seals.ts";
@@ -13,19 +14,28 @@ import { journalSql } from "./tables/journal.ts";
 export { actionRow, type ActionRow };
 
 /**
- * Writes actions within one transaction, each with the event it shows (action-rows.ts): an event
- * row is written once, by the first action that needs it, and found by its hash after that; an
- * event row no action shows any more is deleted by `finish`, which the transaction calls last.
+ * The id of an event's row within one transaction: found by its hash, else written by `insert`
+ * (today's statement, or a migration's data step's for the table as it stood then), and
+ * remembered, so each event row is written once, by the first action that needs it.
  */
-export function actionWriter(tx: Sql) {
-  const eventIds = new Map<string, number>();
-  const released = new Set<number>();
-  const eventId = async (e: EventRow): Promise<number> => {
-    let id = eventIds.get(e.sha256) ?? (await tx.get(actionEventSql.idOf, { sha256: e.sha256 }))?.id;
-    if (id === undefined) id = (await tx.get(actionEventSql.insert, e))!.id;
-    eventIds.set(e.sha256, id);
+export function eventRowIds(tx: Sql, insert: Query<EventRow, { id: number }> = actionEventSql.insert): (e: EventRow) => Promise<number> {
+  const ids = new Map<string, number>();
+  return async (e) => {
+    let id = ids.get(e.sha256) ?? (await tx.get(actionEventSql.idOf, { sha256: e.sha256 }))?.id;
+    if (id === undefined) id = (await tx.get(insert, e))!.id;
+    ids.set(e.sha256, id);
     return id;
   };
+}
+
+/**
+ * Writes actions within one transaction, each with the event it shows (action-rows.ts), each
+ * event row once (`eventRowIds`); an event row no action shows any more is deleted by `finish`,
+ * which the transaction calls last.
+ */
+export function actionWriter(tx: Sql) {
+  const released = new Set<number>();
+  const eventId = eventRowIds(tx);
   return {
     /**
      * Writes one action unless its stored row has the same payload hash. `shown` is the event
