@@ -156,6 +156,8 @@ interface Row {
   settled: Latency;
   rssMb: number;
   dbMb: number;
+  /** Wallets followed when the size was measured (the size and its new wallets). */
+  followed: number;
   kibPerWallet: number;
   probeErrors: number;
 }
@@ -183,6 +185,7 @@ try {
     const newSyncMs = median(news.map((n) => n.ms));
     await walSettled();
     const bytes = dbBytes();
+    const wallets = await followed();
     rows.push({
       size,
       growS,
@@ -197,7 +200,8 @@ try {
       settled: latency(settled),
       rssMb: peakRssMb(),
       dbMb: bytes / 2 ** 20,
-      kibPerWallet: bytes / 1024 / (await followed()),
+      followed: wallets,
+      kibPerWallet: bytes / 1024 / wallets,
       probeErrors: growing.errors + settled.errors,
     });
     const r = rows.at(-1)!;
@@ -239,11 +243,10 @@ console.log(
 // the server never compacts on its own.
 const last = rows.at(-1);
 if (last && existsSync(dbPath)) {
-  const wallets = (last.dbMb * 2 ** 20) / 1024 / last.kibPerWallet;
   const compact = Bun.spawnSync([binary, "compact", "--data-dir", run.dataDir, "--json"], { env: { PATH: process.env.PATH ?? "", HOME: run.dataDir } });
   if (compact.exitCode === 0) {
     const { bytesAfter } = JSON.parse(compact.stdout.toString()) as { bytesAfter: number };
-    console.log(`\nAfter \`ca-ledger compact\` with the server stopped: ${(bytesAfter / 2 ** 20).toFixed(1)} MiB (${(bytesAfter / 1024 / wallets).toFixed(1)} KiB per wallet)`);
+    console.log(`\nAfter \`ca-ledger compact\` with the server stopped: ${(bytesAfter / 2 ** 20).toFixed(1)} MiB (${(bytesAfter / 1024 / last.followed).toFixed(1)} KiB per wallet)`);
   } else console.log(`\nca-ledger compact failed: ${compact.stderr.toString().trim()}`);
 }
 const json = opt("json", "");
