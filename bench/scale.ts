@@ -92,10 +92,10 @@ const walSettled = () => until("the WAL emptied", () => !existsSync(`${dbPath}-w
 const followed = async () => (await one(q<{ n: number }>`SELECT count(DISTINCT owner) AS n FROM tenant_wallets`)).n;
 
 /** Pages per table and index of the stopped server's database. */
-function whereTheBytesAre(): { name: string; bytes: number }[] {
+function whereTheBytesAre(): { name: string; bytes: number; unused: number }[] {
   const db = new Database(dbPath);
   try {
-    return db.query("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 15").all() as { name: string; bytes: number }[];
+    return db.query("SELECT name, SUM(pgsize) AS bytes, SUM(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 15").all() as { name: string; bytes: number; unused: number }[];
   } finally {
     db.close();
   }
@@ -232,10 +232,10 @@ for (const r of rows) {
 console.log(
   `targets: new wallet ≤ ${targets.newSyncRatio}× the first size, ≤ ${targets.rpcCalls} RPC calls, re-book < ${targets.rebookS} s, /v1/health < ${targets.healthMs} ms, RSS < ${targets.rssMb} MiB, ≤ ${targets.kibPerWallet} KiB per wallet, re-book ≤ ${targets.rebookWrittenMb} MiB written`,
 );
-console.log("\nWhere the bytes are at the last size (SQLite's dbstat: each table and index, the largest first):");
+console.log("\nWhere the bytes are at the last size (SQLite's dbstat: each table and index, the largest first, and how much of its pages is empty):");
 console.log(
   whereTheBytesAre()
-    .map((t) => `  ${t.name}: ${(t.bytes / 2 ** 20).toFixed(1)} MiB`)
+    .map((t) => `  ${t.name}: ${(t.bytes / 2 ** 20).toFixed(1)} MiB (${(t.unused / 2 ** 20).toFixed(1)} empty)`)
     .join("\n"),
 );
 // What `ca-ledger compact` gives back once the server is stopped (docs/storage.md#compacting-a-ledger):
