@@ -7,8 +7,9 @@
 import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { bookingJson } from "./journal-payload.ts";
 import type { Sql, SqlValue } from "./sql/port.ts";
-import type { StoredEntry } from "./tables/journal.ts";
-import { ident, join, query, sql, statements, type Params } from "./sql/statement.ts";
+import { entryRead, type StoredEntry } from "./tables/journal.ts";
+import { hashText, hashValue } from "./sql/hash-bytes.ts";
+import { ident, join, query, sql, statements, type Params, type SqlFragment } from "./sql/statement.ts";
 
 /**
  * `key` is the table's primary key: rows are named, found and sealed by it, and sealed in its
@@ -21,6 +22,8 @@ export interface SealedTable {
   chained: boolean;
   /** The row as sealed, from the row as stored (the journal's payload is sealed whole, journal-payload.ts). */
   sealed?: (row: Row) => Row;
+  /** Columns read through an expression rather than as stored (the journal's amounts and hash, tables/journal.ts). */
+  read?: Readonly<Record<string, SqlFragment>>;
 }
 
 /** Every column of each sealed table but the seal itself (a test checks none is left out). */
@@ -62,6 +65,7 @@ export const sealedTables: readonly SealedTable[] = [
     key: ["id"],
     chained: true,
     sealed: sealedEntry,
+    read: entryRead,
   },
 ];
 
@@ -94,7 +98,10 @@ type SealedRow = Row & { row_sha256: string | null };
 /** Each sealed table's statements, its columns and key named from `sealedTables`. */
 function sealStatements(t: SealedTable) {
   const table = ident(t.name);
-  const select = sql`SELECT ${join(t.columns.map(ident))}, row_sha256 FROM ${table}`;
+  const column = (c: string) => (t.read?.[c] ? sql`${t.read[c]} AS ${ident(c)}` : ident(c));
+  // The seal is kept as bytes on SQLite and read as hex (sql/hash-bytes.ts).
+  const seal = sql`${hashText(sql`row_sha256`)} AS row_sha256`;
+  const select = sql`SELECT ${join(t.columns.map(column))}, ${seal} FROM ${table}`;
   const order = sql`ORDER BY ${join(t.key.map(ident))}`;
   const byKey = (p: Params<Record<string, SqlValue>>) =>
     join(
@@ -104,9 +111,9 @@ function sealStatements(t: SealedTable) {
   const [first] = t.key;
   return {
     unsealed: query<Record<never, never>, SealedRow>(() => sql`${select} WHERE row_sha256 IS NULL ${order}`),
-    seal: query<Record<string, SqlValue>>((p) => sql`UPDATE ${table} SET row_sha256 = ${p.row_sha256!} WHERE ${byKey(p)}`),
+    seal: query<Record<string, SqlValue> & { row_sha256: string }>((p) => sql`UPDATE ${table} SET row_sha256 = ${hashValue(p.row_sha256)} WHERE ${byKey(p)}`),
     /** The seal before a row (chained tables have a one-column integer key). */
-    previous: query<{ key: SqlValue }, { row_sha256: string | null }>((p) => sql`SELECT row_sha256 FROM ${table} WHERE ${ident(first!)} < ${p.key} ORDER BY ${ident(first!)} DESC LIMIT 1`),
+    previous: query<{ key: SqlValue }, { row_sha256: string | null }>((p) => sql`SELECT ${seal} FROM ${table} WHERE ${ident(first!)} < ${p.key} ORDER BY ${ident(first!)} DESC LIMIT 1`),
     all: query<Record<never, never>, SealedRow>(() => sql`${select} ${order}`),
     count: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM ${table}`),
   };

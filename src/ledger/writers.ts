@@ -9,7 +9,7 @@ import { entryColumns, storedPayload } from "./journal-payload.ts";
 import { journalSeals, sealRows } from "./seals.ts";
 import { actionEventSql } from "./tables/action-events.ts";
 import { actionSql } from "./tables/actions.ts";
-import { journalSql } from "./tables/journal.ts";
+import { journalSql, storedAmounts } from "./tables/journal.ts";
 
 export { actionRow, type ActionRow };
 
@@ -84,7 +84,7 @@ export interface JournalEntryMeta {
 export async function appendJournal(tx: Sql, b: JournalBooking, m: JournalEntryMeta): Promise<number> {
   const columns = entryColumns(b);
   const row = await tx.get(journalSql.insert, {
-    ...columns,
+    ...storedAmounts(columns),
     entry_type: m.entryType,
     reverses_id: m.reversesId,
     change_reason: m.changeReason,

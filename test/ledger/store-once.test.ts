@@ -35,7 +35,7 @@ import { migrationsBefore, takeActionsBack } from "../support/actions-before.ts"
 import type { DemoRecording } from "../../src/demo/transport.ts";
 import { demoAnswers, loadCorrectedDemo, type DemoAnswers } from "../support/demo-answers.ts";
 import { ledgerTarget } from "../support/engine.ts";
-import { q } from "../support/sql.ts";
+import { hex, q } from "../support/sql.ts";
 import { DAY, history, observations, T0 } from "../support/random-history.ts";
 
 afterAll(removeTempDirs);
@@ -155,7 +155,7 @@ describe("over random histories, booked in two rounds", () => {
           for (const a of out.actions) {
             seen.actions++;
             expect(canonicalJson(stored.get(a.id))).toBe(canonicalJson(a));
-            const row = (await db.get(...q<{ payload_sha256: string; evidence_sha256: string }>`SELECT payload_sha256, evidence_sha256 FROM actions WHERE id = ${a.id}`))!;
+            const row = (await db.get(...q<{ payload_sha256: string; evidence_sha256: string }>`SELECT ${hex("payload_sha256")}, ${hex("evidence_sha256")} FROM actions WHERE id = ${a.id}`))!;
             expect(row).toEqual({ payload_sha256: sha256Hex(canonicalJson(a)), evidence_sha256: a.evidenceSha256 });
             expect((await reads.detailJson(a.owner, a.id))!.detail).toBe(withValidation(actionDetailBase(a), a.type));
             const v1 = v1Entry(a);

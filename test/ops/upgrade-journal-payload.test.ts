@@ -1,12 +1,13 @@
 // A ledger whose journal entries store their whole booking in `payload` (every entry written
 // before issue 18's storage work) needs no migration, on either engine: its entries are read,
 // sealed and served exactly as before, verify passes, and the entries booked after it store each
-// field once (src/ledger/journal-payload.ts, docs/storage.md#the-journal). So does one whose
+// field once (src/ledger/journal-payload.ts, docs/storage.md#the-journal) and name their units
+// where an amount repeats them (docs/storage.md#amounts-stored-once). So does one whose
 // entries store each field once with every null kept (written before nulls were left out).
 import { afterAll, describe, expect, test } from "bun:test";
 import { canonicalJson } from "../../src/domain/evidence.ts";
 import { bookingJson, bookingOf } from "../../src/ledger/journal-payload.ts";
-import type { StoredEntry } from "../../src/ledger/tables/journal.ts";
+import { journalSql, type StoredEntry } from "../../src/ledger/tables/journal.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
@@ -18,11 +19,11 @@ import { appendCorrection, removeTempDirs, tempDir, withLedger } from "./helpers
 afterAll(removeTempDirs);
 
 type Entry = StoredEntry & { id: number };
-const entries = (db: Sql) =>
-  db.all(
-    ...q<Entry>`SELECT id, owner, action_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, evidence_sha256, payload
-     FROM journal ORDER BY id`,
-  );
+/** Every entry, its amounts put back where they name its units (as the code of before stored them all). */
+const entries = (db: Sql): Promise<Entry[]> => db.all(journalSql.all);
+/** An entry rewritten as the code of before wrote it: this payload, each amount whole. */
+const writtenBefore = (tx: Sql, r: Entry, payload: string) =>
+  tx.run(...q`UPDATE journal SET payload = ${payload}, principal_units_delta = ${r.principal_units_delta}, income_units = ${r.income_units} WHERE id = ${r.id}`);
 const whole = (e: Entry) => e.payload === bookingJson(e) && "owner" in JSON.parse(e.payload);
 
 describe("a journal whose entries store their whole booking", () => {
@@ -37,7 +38,7 @@ describe("a journal whose entries store their whole booking", () => {
       expect(rows.filter(whole)).toEqual([]); // this code stores each field once
       await dropTrigger(db, "journal", "journal_no_update"); // as the code of before wrote it, sealed
       await db.write(async (tx) => {
-        for (const r of rows) await tx.run(...q`UPDATE journal SET payload = ${bookingJson(r)} WHERE id = ${r.id}`);
+        for (const r of rows) await writtenBefore(tx, r, bookingJson(r));
       });
       expect((await entries(db)).every(whole)).toBe(true);
       return rows.length;
@@ -58,7 +59,7 @@ describe("a journal whose entries store each field once with every null kept", (
       expect(rows.filter((r) => !nullsKept(r)).length).toBeGreaterThan(10);
       await dropTrigger(db, "journal", "journal_no_update"); // as the code of before wrote it, sealed
       await db.write(async (tx) => {
-        for (const r of rows) await tx.run(...q`UPDATE journal SET payload = ${fieldsOncePayload(bookingOf(r))} WHERE id = ${r.id}`);
+        for (const r of rows) await writtenBefore(tx, r, fieldsOncePayload(bookingOf(r)));
       });
       const now = await entries(db);
       expect(now.every(nullsKept)).toBe(true);
@@ -88,6 +89,11 @@ async function expectAsBefore(dir: string, before: Awaited<ReturnType<typeof dem
       expect(whole(r)).toBe(false);
       expect(bookingJson(r)).toBe(canonicalJson(JSON.parse(bookingJson(r))));
     }
+    // The entries of before hold each amount whole; those booked now name the units instead where
+    // an amount repeats them (tables/journal.ts), and read back as the same amounts.
+    const named = (await db.all(...q<{ id: number }>`SELECT id FROM journal WHERE principal_units_delta = '' OR income_units = '' ORDER BY id`)).map((r) => r.id);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((id) => id > rows[count - 1]!.id)).toBe(true);
     expect((await verifyLedger(db)).checks.filter((c) => !c.ok)).toEqual([]);
   });
 }

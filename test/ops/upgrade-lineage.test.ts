@@ -16,7 +16,7 @@ import { storeOnceMigration, takeActionsBack, undoStatements } from "../support/
 import { serveDemo } from "../support/demo-server.ts";
 import { testEngine } from "../support/engine.ts";
 import { demoDataDir, removeTempDirs, withLedger } from "./helpers.ts";
-import { q, raw } from "../support/sql.ts";
+import { hex, q, raw } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -31,7 +31,7 @@ const records = testEngine === "sqlite" ? ["__drizzle_migrations", "__migrations
 async function demoWithOldRows(): Promise<{ dir: string; evidence: Map<string, string> }> {
   const dir = await demoDataDir();
   const evidence = await withLedger(dir, async ({ db }) => {
-    const before = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
+    const before = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, ${hex("evidence_sha256")} FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
     await db.write(async (tx) => {
       for (const [mint, payload] of Object.entries(golden.lineage)) await tx.run(...q`UPDATE lineage SET payload = ${payload} WHERE mint = ${mint}`);
       const writer = actionWriter(tx);
@@ -102,7 +102,7 @@ describe("upgrading a ledger booked before distributions were described", () => 
         const [a] = await actionRecords(db, { id });
         expect(a!.lineageLink?.actionId).toBe(id);
       }
-      const after = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, evidence_sha256 FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
+      const after = new Map((await db.all(...q<{ id: string; evidence_sha256: string }>`SELECT id, ${hex("evidence_sha256")} FROM actions`)).map((r) => [r.id, r.evidence_sha256]));
       expect(after).toEqual(evidence);
     } finally {
       await srv.stop();

@@ -83,7 +83,10 @@ interface Flip {
   undo(): Promise<unknown>;
 }
 
-/** What a flip needs from an engine: a column's cells, a flipped value for one, and a write. */
+/**
+ * What a flip needs from an engine: a column's cells (those with a bit to flip: not null, not
+ * empty, as a journal amount that names the entry's units is), a flipped value for one, and a write.
+ */
 interface FlipSite<Cell> {
   cells(table: string, column: string): Promise<Cell[]>;
   /** The cell's value with one bit flipped (`rand` picks the bit), and where, for the message. */
@@ -119,7 +122,8 @@ function intWidth(v: bigint): number {
 const flipInt = (v: bigint, width: number, bit: number) => BigInt.asIntN(8 * width, v ^ (1n << BigInt(bit)));
 
 /**
- * SQLite: the bytes of the file's value, written back as they are. A text's flipped byte may make
+ * SQLite: the bytes of the file's value, written back as they are (a hash kept as bytes is
+ * written back as bytes, src/ledger/sql/hash-bytes.ts). A text's flipped byte may make
  * it invalid UTF-8, which SQLite stores as given (as a disk would leave it). A row is found by its
  * rowid, or in a table without one by its primary key's bytes (test/support/sqlite-rows.ts), so a
  * key a flip left invalid UTF-8 is found again to undo it.
@@ -132,11 +136,13 @@ function sqliteSite(db: Database): FlipSite<{ key: unknown[]; type: string; byte
     cells: async (table, column) =>
       (
         db
-          .query(`SELECT ${keyColumns(table).join(", ")}, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE "${column}" IS NOT NULL`)
+          .query(
+            `SELECT ${keyColumns(table).join(", ")}, typeof("${column}") AS type, CAST("${column}" AS BLOB) AS bytes, "${column}" AS v FROM "${table}" WHERE length(CAST("${column}" AS BLOB)) > 0`,
+          )
           .all() as Record<string, unknown>[]
       ).map((r) => ({ key: keyValues(table, r), type: r.type as string, bytes: r.bytes as Uint8Array, v: r.v })),
     flipped(c, rand) {
-      if (c.type === "text") {
+      if (c.type !== "integer") {
         const at = Math.floor(rand() * c.bytes.length),
           bit = Math.floor(rand() * 8);
         const value = Uint8Array.from(c.bytes);
@@ -156,7 +162,7 @@ function sqliteSite(db: Database): FlipSite<{ key: unknown[]; type: string; byte
           .join(" AND ")} RETURNING ${keyColumns(table).join(", ")}`,
       );
       const moved = keyValues(table, set.get(value as Uint8Array | bigint, ...(c.key as never[])) as Record<string, unknown>);
-      return async () => set.get(c.type === "text" ? c.bytes : BigInt(c.v as number), ...(moved as never[]));
+      return async () => set.get(c.type === "integer" ? BigInt(c.v as number) : c.bytes, ...(moved as never[]));
     },
     label: (c) => `key ${c.key.map((k) => (k instanceof Uint8Array ? new TextDecoder().decode(k) : String(k))).join(" ")}`,
   };
@@ -195,7 +201,7 @@ function postgresSite(db: Sql): FlipSite<{ ctid: string; type: string; width: nu
     cells: (table, column) =>
       db.all(
         ...q<{ ctid: string; type: string; width: number; v: string }>`SELECT CAST(ctid AS TEXT) AS ctid, CAST(pg_typeof("${raw(column)}") AS TEXT) AS type, pg_column_size("${raw(column)}") AS width,
-      CAST("${raw(column)}" AS TEXT) AS v FROM "${raw(table)}" AS r WHERE "${raw(column)}" IS NOT NULL ORDER BY CAST(r AS TEXT) COLLATE "C"`,
+      CAST("${raw(column)}" AS TEXT) AS v FROM "${raw(table)}" AS r WHERE CAST("${raw(column)}" AS TEXT) <> '' ORDER BY CAST(r AS TEXT) COLLATE "C"`,
       ),
     flipped(c, rand) {
       if (c.type === "text") return flipCharacter(c.v, rand);

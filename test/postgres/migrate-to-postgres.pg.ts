@@ -7,13 +7,12 @@ import { loadDemo } from "../../src/demo/load.ts";
 import { describeUrl } from "../../src/describe-url.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
 import { allScopes, createKey } from "../../src/ledger/keys.ts";
-import { columnNames } from "../../src/ledger/sql/dialect.ts";
 import { tablesInCopyOrder } from "../../src/ledger/copy.ts";
 import { startServer } from "../../src/server.ts";
 import { call } from "../harness/index.ts";
 import { appendCorrection, cli, removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { freshDatabase } from "../support/engine.ts";
-import { q, raw } from "../support/sql.ts";
+import { everyRowOf, q } from "../support/sql.ts";
 
 afterAll(removeTempDirs);
 
@@ -31,10 +30,7 @@ async function sqliteLedger(): Promise<{ dir: string; key: string; owner: string
 
 async function everyRow(l: Ledger) {
   const out: Record<string, unknown[]> = {};
-  for (const table of tablesInCopyOrder) {
-    const columns = (await columnNames(l.db, table)).map((c) => `"${c}"`).join(", ");
-    out[table] = await l.db.all(...q`SELECT ${raw(columns)} FROM "${raw(table)}" ORDER BY ${raw(columns)}`);
-  }
+  for (const table of tablesInCopyOrder) out[table] = await everyRowOf(l.db, table);
   return out;
 }
 

@@ -8,12 +8,12 @@ import { afterAll, expect, test } from "bun:test";
 import { demoOwners, loadDemo } from "../../src/demo/load.ts";
 import { storeCostBasis } from "../../src/ledger/cost-basis.ts";
 import { openLedger, type Ledger } from "../../src/ledger/db.ts";
-import { columnNames, tableNames } from "../../src/ledger/sql/dialect.ts";
+import { tableNames } from "../../src/ledger/sql/dialect.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { tempDir } from "../harness/index.ts";
 import { appendCorrection } from "../ops/helpers.ts";
 import { freshDatabase } from "../support/engine.ts";
-import { q, raw } from "../support/sql.ts";
+import { everyRowOf, hex, q } from "../support/sql.ts";
 
 const now = new Date("2026-09-20T00:00:00Z");
 const ledgers: Ledger[] = [];
@@ -36,13 +36,7 @@ async function demoOn(target: Parameters<typeof openLedger>[0]): Promise<Ledger>
 const random = new Set(["sync_jobs.next_sync_at"]);
 
 /** Every row of a table, in the order of all its columns. */
-async function rows(l: Ledger, table: string) {
-  const columns = (await columnNames(l.db, table))
-    .filter((c) => !random.has(`${table}.${c}`))
-    .map((c) => `"${c}"`)
-    .join(", ");
-  return l.db.all(...q`SELECT ${raw(columns)} FROM "${raw(table)}" ORDER BY ${raw(columns)}`);
-}
+const rows = (l: Ledger, table: string) => everyRowOf(l.db, table, (c) => random.has(`${table}.${c}`));
 
 test("the demo stored by SQLite and by PostgreSQL: the same rows, hashes and seals in every table", async () => {
   const sqlite = await demoOn(tempDir());
@@ -57,9 +51,9 @@ test("the demo stored by SQLite and by PostgreSQL: the same rows, hashes and sea
     compared += a.length;
   }
   expect(compared).toBeGreaterThan(400);
-  const seals = await sqlite.db.all(...q`SELECT id, row_sha256 FROM journal ORDER BY id`);
+  const seals = await sqlite.db.all(...q`SELECT id, ${hex("row_sha256")} FROM journal ORDER BY id`);
   expect(seals.length).toBeGreaterThan(10);
-  expect(await postgres.db.all(...q`SELECT id, row_sha256 FROM journal ORDER BY id`)).toEqual(seals);
+  expect(await postgres.db.all(...q`SELECT id, ${hex("row_sha256")} FROM journal ORDER BY id`)).toEqual(seals);
 });
 
 test("verify passes on the PostgreSQL ledger after an issuer correction, every check having rows to look at", async () => {

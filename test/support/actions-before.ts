@@ -11,7 +11,7 @@ import { splice, storedAction, storedValues, type StoredWallet } from "../../src
 import { migrationsOf } from "../../src/ledger/migrations.ts";
 import { storeOnceMigration } from "../../src/ledger/tables/actions-before-events.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
-import { q, raw } from "./sql.ts";
+import { hex, q, raw } from "./sql.ts";
 
 /** The migration that stores each corporate action once, per engine. */
 export { storeOnceMigration };
@@ -215,7 +215,7 @@ function indexBefore(sql: string, index: string, dialect: Sql["dialect"]): strin
  */
 export async function takeActionsBack(db: Sql): Promise<number> {
   const rows = await db.all(
-    ...q<StoredRow>`SELECT a.*, e.mint, e.type, e.treatment, e.state, e.first_observed_active_at, e.record, e.summary, e.detail, e.v1_entry
+    ...q<StoredRow>`SELECT a.id, a.owner, a.effective_at, a.usd, a.v1_kind, ${hex("a.payload_sha256")}, ${hex("a.evidence_sha256")}, a.wallet_values, a.event_id, e.mint, e.type, e.treatment, e.state, e.first_observed_active_at, e.record, e.summary, e.detail, e.v1_entry
       FROM actions a JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
   );
   const before = rows.map((r) => {

@@ -24,7 +24,7 @@ import { startServer } from "../../src/server.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ledgerFlags, ledgerTarget } from "./engine.ts";
-import { jsonText, q, raw } from "./sql.ts";
+import { hex, jsonText, q, raw } from "./sql.ts";
 
 /** When the demo is loaded and corrected: after every event it holds. */
 export const DEMO_AT = new Date("2026-10-01T00:00:00.000Z");
@@ -140,13 +140,13 @@ export async function demoAnswers(dataDir: string): Promise<DemoAnswers> {
     for (const mint of mints) await get(`/v2/instruments/${mint}/lineage`);
 
     const actions = Object.fromEntries(
-      (await db.all(...q<{ id: string; payload_sha256: string; evidence_sha256: string }>`SELECT id, payload_sha256, evidence_sha256 FROM actions ORDER BY id`)).map((r) => [
+      (await db.all(...q<{ id: string; payload_sha256: string; evidence_sha256: string }>`SELECT id, ${hex("payload_sha256")}, ${hex("evidence_sha256")} FROM actions ORDER BY id`)).map((r) => [
         r.id,
         { payloadSha256: r.payload_sha256, evidenceSha256: r.evidence_sha256 },
       ]),
     );
-    const journalSeals = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM journal ORDER BY id`)).map((r) => r.row_sha256);
-    const issuerRevisions = (await db.all(...q<{ row_sha256: string }>`SELECT row_sha256 FROM issuer_revisions ORDER BY id`)).map((r) => r.row_sha256);
+    const journalSeals = (await db.all(...q<{ row_sha256: string }>`SELECT ${hex("row_sha256")} FROM journal ORDER BY id`)).map((r) => r.row_sha256);
+    const issuerRevisions = (await db.all(...q<{ row_sha256: string }>`SELECT ${hex("row_sha256")} FROM issuer_revisions ORDER BY id`)).map((r) => r.row_sha256);
     return { answers, hashes: { actions, journalSeals, issuerRevisions } };
   } finally {
     await server.stop();

@@ -1,13 +1,20 @@
 // Statements a test writes as it goes (to read a count, or to damage a row on purpose), values
 // inline: each `${value}` is bound as a parameter, each `${fragment}` is SQL (`ident(name)` for a
-// table or column, `jsonText(raw("payload"), "a.b")` for a JSON path on both engines, `raw(text)`
+// table or column, `jsonText(raw("payload"), "a.b")` for a JSON path on both engines, `hex(column)`
+// for a hash column as the ledger reads it, `raw(text)`
 // for a test's own SQL text). The ledger's own statements are
 // defined once (src/ledger/sql/statement.ts); these are built per call and never registered.
 //
 //   await db.run(...q`UPDATE journal SET usd = ${"1"} WHERE id = ${id}`);
-import { adHocQuery, ident, jsonText, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
+import { hashText, holdsHashBytes } from "../../src/ledger/sql/hash-bytes.ts";
+import { columnNames } from "../../src/ledger/sql/dialect.ts";
+import type { Sql } from "../../src/ledger/sql/port.ts";
+import { adHocQuery, join, ident, jsonText, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
 
 export { ident, jsonText };
+
+/** A hash column read as hex on either engine, whether kept as bytes or text (src/ledger/sql/hash-bytes.ts). */
+export const hex = (column: string): SqlFragment => sql`${hashText(raw(column))} AS ${ident(column.split(".").at(-1)!)}`;
 
 type Values = Record<string, SqlScalar>;
 
@@ -23,3 +30,13 @@ export function q<R = Record<string, any>>(strings: TemplateStringsArray, ...hol
 
 /** A test's own SQL text, spliced as it is. */
 export const raw = (text: string | number): SqlFragment => new SqlFragment([String(text)]);
+
+/**
+ * Every row of a table but the columns left out, each hash column as hex (as the ledger reads
+ * it, whichever engine keeps it how), in the order of all its columns: two engines' rows compare.
+ */
+export async function everyRowOf(db: Sql, table: string, leftOut: (column: string) => boolean = () => false) {
+  const columns = (await columnNames(db, table)).filter((c) => !leftOut(c));
+  const read = join(columns.map((c) => (holdsHashBytes(table, c) ? hex(c) : ident(c))));
+  return db.all(...q`SELECT ${read} FROM ${ident(table)} ORDER BY ${raw(columns.map((_, i) => i + 1).join(", "))}`);
+}

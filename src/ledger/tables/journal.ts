@@ -1,6 +1,7 @@
 // The journal (append-only): each wallet × action's recognitions, and the reversals of those a
 // change of evidence replaced, each row sealed in a chain (seals.ts).
-import { inList, jsonText, query, sql, statements } from "../sql/statement.ts";
+import { hashText, hashValue } from "../sql/hash-bytes.ts";
+import { ident, inList, jsonText, query, sql, statements, type SqlFragment } from "../sql/statement.ts";
 import type { IncomeEntry } from "../../domain/income-report.ts";
 import type { V1Kind } from "../../domain/types.ts";
 
@@ -72,24 +73,54 @@ export function journalEntry(r: ListedEntryRow) {
   };
 }
 
-const listed = sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, principal_units_delta, income_units, usd, effective_at, change_reason, evidence_sha256, created_at FROM journal`;
+// ---- the amounts, each stored once (docs/storage.md#amounts-stored-once). Most entries book all
+// their units as principal (a split) or all as income (a dividend): an entry written now stores ""
+// in `principal_units_delta` or `income_units` when it equals `units_delta`, and every read (the
+// lists, bookings, seals) puts the units back. An amount is a decimal, never "", so "" names
+// nothing else; entries written before hold each amount whole and read as they are.
+
+/** The amounts that may name the units instead of repeating them. */
+type UnitsNamed = "principal_units_delta" | "income_units";
+const UNITS_NAMED: readonly UnitsNamed[] = ["principal_units_delta", "income_units"];
+
+/** An entry's amounts as stored: each equal to its units, "". */
+export const storedAmounts = <E extends Pick<JournalRow, "units_delta" | UnitsNamed>>(e: E): E => ({
+  ...e,
+  principal_units_delta: e.principal_units_delta === e.units_delta ? "" : e.principal_units_delta,
+  income_units: e.income_units === e.units_delta ? "" : e.income_units,
+});
+
+/**
+ * The columns read through an expression: each amount (the units where it names them), and the
+ * evidence hash as hex (../sql/hash-bytes.ts). The seals read the journal through these too.
+ */
+export const entryRead: Readonly<Record<UnitsNamed | "evidence_sha256", SqlFragment>> = {
+  ...(Object.fromEntries(UNITS_NAMED.map((c) => [c, sql`CASE WHEN ${ident(c)} = '' THEN units_delta ELSE ${ident(c)} END`])) as Record<UnitsNamed, SqlFragment>),
+  evidence_sha256: hashText(sql`evidence_sha256`),
+};
+
+const amounts = sql`units_delta, ${entryRead.principal_units_delta} AS principal_units_delta, ${entryRead.income_units} AS income_units`;
+const evidence = sql`${entryRead.evidence_sha256} AS evidence_sha256`;
+
+const listed = sql`SELECT id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, ${amounts}, usd, effective_at, change_reason, ${evidence}, created_at FROM journal`;
 
 /** A wallet's entries effective within [from, before). */
 type Period = { owner: string; from: string; before: string };
 type PageOf = Period & { limit: number; offset: number };
 
 /** What an entry's booking is read from (journal-payload.ts). */
-const booking = sql`owner, action_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta, income_units, usd, factor, effective_at, evidence_sha256, payload`;
+const booking = sql`owner, action_id, mint, symbol, type, treatment, kind, ${amounts}, usd, factor, effective_at, ${evidence}, payload`;
 
 /** Not reversed by a later entry. */
 const standing = sql`j.entry_type = 'recognition' AND NOT EXISTS (SELECT 1 FROM journal r WHERE r.reverses_id = j.id)`;
 
 export const journalSql = statements("journal", {
+  /** Appends an entry, its amounts as `storedAmounts` gives them. */
   insert: query<Omit<StoredEntry, "payload"> & { entry_type: JournalRow["entry_type"]; reverses_id: number | null; change_reason: string | null; payload: string; at: string }, { id: number }>(
     (p) => sql`INSERT INTO journal (owner, action_id, entry_type, reverses_id, mint, symbol, type, treatment, kind, units_delta, principal_units_delta,
        income_units, usd, factor, effective_at, change_reason, evidence_sha256, payload, created_at)
      VALUES (${p.owner}, ${p.action_id}, ${p.entry_type}, ${p.reverses_id}, ${p.mint}, ${p.symbol}, ${p.type}, ${p.treatment}, ${p.kind}, ${p.units_delta}, ${p.principal_units_delta},
-       ${p.income_units}, ${p.usd}, ${p.factor}, ${p.effective_at}, ${p.change_reason}, ${p.evidence_sha256}, ${p.payload}, ${p.at}) RETURNING id`,
+       ${p.income_units}, ${p.usd}, ${p.factor}, ${p.effective_at}, ${p.change_reason}, ${hashValue(p.evidence_sha256)}, ${p.payload}, ${p.at}) RETURNING id`,
   ),
   /** A wallet's standing recognitions (their bookings: journal-payload.ts). */
   standing: query<{ owner: string }, StoredEntry & Pick<JournalRow, "id">>((p) => sql`SELECT j.id, ${booking} FROM journal j WHERE j.owner = ${p.owner} AND ${standing}`),

@@ -4,6 +4,7 @@
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../schema.ts";
+import { hashText, holdsHashBytes } from "../sql/hash-bytes.ts";
 import { asJson, byEngine, ident, join, jsonEach, jsonText, query, sql, statements, type Query } from "../sql/statement.ts";
 
 const configs = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable)).map(getTableConfig);
@@ -30,14 +31,15 @@ export const tablesInCopyOrder: string[] = (() => {
 const perTable = <Q extends Query>(make: (table: string) => Q): Record<string, Q> => Object.fromEntries(ledgerTables.map((t) => [t, make(t)]));
 
 const columnsOf = (table: string) => join(ledgerColumns.get(table)!.map(ident));
+const columnsRead = (table: string) => join(ledgerColumns.get(table)!.map((c) => (holdsHashBytes(table, c) ? sql`${hashText(ident(c))} AS ${ident(c)}` : ident(c))));
 
 /** The autoincrement keys (PostgreSQL's identity columns), as (table, column). */
 const identityColumns: [string, string][] = configs.flatMap((c) => c.columns.filter((col) => (col as { autoIncrement?: boolean }).autoIncrement).map((col): [string, string] => [c.name, col.name]));
 
 export const wholeTableSql = statements("whole_tables", {
   count: perTable((table) => query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM ${ident(table)}`)),
-  /** Every row, its columns in their declared order. */
-  rows: perTable((table) => query<Record<never, never>, TableRow>(() => sql`SELECT ${columnsOf(table)} FROM ${ident(table)}`)),
+  /** Every row, its columns in their declared order, a hash as hex text whichever way it is kept (../sql/hash-bytes.ts). */
+  rows: perTable((table) => query<Record<never, never>, TableRow>(() => sql`SELECT ${columnsRead(table)} FROM ${ident(table)}`)),
   /**
    * Inserts rows as they were read (a JSON list of rows keyed by column), each value exactly: SQLite
    * takes each member as JSON typed it (integers, text, null), PostgreSQL as the table's column
