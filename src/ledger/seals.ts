@@ -8,7 +8,7 @@ import { canonicalJson, sha256Hex } from "../domain/evidence.ts";
 import { bookingJson } from "./journal-payload.ts";
 import type { Sql, SqlValue } from "./sql/port.ts";
 import { entryRead, type StoredEntry } from "./tables/journal.ts";
-import { hashText, hashValue } from "./sql/hash-bytes.ts";
+import { hashColumn, hashValue } from "./sql/hash-bytes.ts";
 import { ident, join, query, sql, statements, type Params, type SqlFragment } from "./sql/statement.ts";
 
 /**
@@ -100,7 +100,7 @@ function sealStatements(t: SealedTable) {
   const table = ident(t.name);
   const column = (c: string) => (t.read?.[c] ? sql`${t.read[c]} AS ${ident(c)}` : ident(c));
   // The seal is kept as bytes on SQLite and read as hex (sql/hash-bytes.ts).
-  const seal = sql`${hashText(sql`row_sha256`)} AS row_sha256`;
+  const seal = hashColumn("row_sha256");
   const select = sql`SELECT ${join(t.columns.map(column))}, ${seal} FROM ${table}`;
   const order = sql`ORDER BY ${join(t.key.map(ident))}`;
   const byKey = (p: Params<Record<string, SqlValue>>) =>

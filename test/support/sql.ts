@@ -6,7 +6,7 @@
 // defined once (src/ledger/sql/statement.ts); these are built per call and never registered.
 //
 //   await db.run(...q`UPDATE journal SET usd = ${"1"} WHERE id = ${id}`);
-import { hashText, holdsHashBytes } from "../../src/ledger/sql/hash-bytes.ts";
+import { hashColumn, holdsHashBytes } from "../../src/ledger/sql/hash-bytes.ts";
 import { columnNames } from "../../src/ledger/sql/dialect.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { adHocQuery, join, ident, jsonText, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
@@ -14,7 +14,10 @@ import { adHocQuery, join, ident, jsonText, sql, SqlFragment, type Query, type S
 export { ident, jsonText };
 
 /** A hash column read as hex on either engine, whether kept as bytes or text (src/ledger/sql/hash-bytes.ts). */
-export const hex = (column: string): SqlFragment => sql`${hashText(raw(column))} AS ${ident(column.split(".").at(-1)!)}`;
+export const hex = (column: string): SqlFragment => {
+  const [of, name] = column.includes(".") ? column.split(".") : [undefined, column];
+  return hashColumn(name!, of);
+};
 
 type Values = Record<string, SqlScalar>;
 

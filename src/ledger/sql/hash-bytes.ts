@@ -4,7 +4,7 @@
 // saw: each write goes through `hashValue` and each read through `hashText`. A row written before
 // keeps its hex text, which reads as it is, so a ledger upgrades with no migration. PostgreSQL
 // keeps the text: changing its column type rewrites the tables, for a saving nobody measured there.
-import { byEngine, type Param, type SqlFragment, sql } from "./statement.ts";
+import { byEngine, ident, type Param, type SqlFragment, sql } from "./statement.ts";
 
 /** The columns stored so, by table (`row_sha256`, the seal, is one in every sealed table). */
 const HASH_COLUMNS: Readonly<Record<string, readonly string[]>> = {
@@ -20,3 +20,6 @@ export const hashValue = (hex: Param<string | null>): SqlFragment => byEngine({ 
 
 /** A stored hash read as lowercase hex, whether it was written as bytes or, before, as text. */
 export const hashText = (column: SqlFragment): SqlFragment => byEngine({ sqlite: sql`(CASE WHEN typeof(${column}) = 'blob' THEN lower(hex(${column})) ELSE ${column} END)`, postgres: column });
+
+/** A hash column read as hex under its own name (`of`: the table or alias that qualifies it). */
+export const hashColumn = (column: string, of?: string): SqlFragment => sql`${hashText(of ? sql`${ident(of)}.${ident(column)}` : ident(column))} AS ${ident(column)}`;

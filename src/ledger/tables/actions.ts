@@ -3,7 +3,7 @@
 // wallet's values spliced in, and the action record is the event's record with them put back
 // (action-rows.ts): `actionDocument` and `actionFromRow` below are the one mapping of these rows.
 import { actionRowid, placedColumn, placedValue } from "../sql/placement.ts";
-import { hashText, hashValue } from "../sql/hash-bytes.ts";
+import { hashColumn, hashText, hashValue } from "../sql/hash-bytes.ts";
 import { inList, jsonText, query, sql, statements, type Params } from "../sql/statement.ts";
 import { splice, storedAction, storedValues, type ActionColumns, type StoredWallet } from "../action-rows.ts";
 import type { ActionRecord, ActionType, V1Kind } from "../../domain/types.ts";
@@ -48,7 +48,7 @@ type Kinds = { kinds: readonly V1Kind[] };
 
 // The wallet's columns a document is spliced from; `e` is its event.
 // The hashes are read as hex (../sql/hash-bytes.ts).
-const wallet = sql`a.id, a.owner, ${hashText(sql`a.evidence_sha256`)} AS evidence_sha256, a.usd, a.wallet_values`;
+const wallet = sql`a.id, a.owner, ${hashColumn("evidence_sha256", "a")}, a.usd, a.wallet_values`;
 const payloadHash = hashText(sql`actions.payload_sha256`);
 const withEvent = sql`actions a JOIN action_events e ON e.id = a.event_id`;
 const inPeriod = (p: Params<Period>) => sql`a.owner = ${p.owner} AND a.effective_at >= ${p.from} AND a.effective_at < ${p.before}`;
@@ -83,7 +83,7 @@ export const actionSql = statements("actions", {
   eventOf: query<{ id: string }, { event_id: number }>((p) => sql`SELECT event_id FROM actions WHERE id = ${p.id}`),
   /** The stored payload hashes of these wallets' actions, and the events they show. */
   hashesOfOwners: query<{ owners: readonly string[] }, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256" | "event_id">>(
-    (p) => sql`SELECT id, owner, ${payloadHash} AS payload_sha256, event_id FROM actions WHERE owner IN ${inList(p.owners)}`,
+    (p) => sql`SELECT id, owner, ${hashColumn("payload_sha256")}, event_id FROM actions WHERE owner IN ${inList(p.owners)}`,
   ),
   unclassifiedOfOwners: query<{ owners: readonly string[] }, { owner: string; n: number }>(
     (p) => sql`SELECT owner, count(*) AS n FROM actions WHERE owner IN ${inList(p.owners)} AND v1_kind = 'unclassified_adjustment' GROUP BY owner`,
@@ -149,13 +149,13 @@ export const actionSql = statements("actions", {
   /** Each action's row and the event row it shows (null event columns: the event row is missing). */
   withEvents: query<Record<never, never>, ActionWithEventRow>(
     () =>
-      sql`SELECT a.id, a.owner, e.mint, e.type, e.treatment, e.state, a.effective_at, a.usd, a.v1_kind, ${hashText(sql`a.payload_sha256`)} AS payload_sha256,
-     ${hashText(sql`a.evidence_sha256`)} AS evidence_sha256, e.first_observed_active_at,
+      sql`SELECT a.id, a.owner, e.mint, e.type, e.treatment, e.state, a.effective_at, a.usd, a.v1_kind, ${hashColumn("payload_sha256", "a")},
+     ${hashColumn("evidence_sha256", "a")}, e.first_observed_active_at,
      a.wallet_values, a.event_id, e.record, e.summary, e.detail, e.v1_entry
    FROM actions a LEFT JOIN action_events e ON e.id = a.event_id ORDER BY a.id`,
   ),
   v1Income: query<Record<never, never>, DocumentRow>(() => sql`SELECT e.v1_entry AS template, ${wallet} FROM ${withEvent} WHERE a.v1_kind IS NOT NULL AND e.treatment = 'income'`),
-  ownerHashes: query<Record<never, never>, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256">>(() => sql`SELECT id, owner, ${payloadHash} AS payload_sha256 FROM actions`),
+  ownerHashes: query<Record<never, never>, Pick<ActionsTableRow, "id" | "owner" | "payload_sha256">>(() => sql`SELECT id, owner, ${hashColumn("payload_sha256")} FROM actions`),
   countByType: query<Record<never, never>, { type: string; n: number }>(() => sql`SELECT e.type, count(*) AS n FROM ${withEvent} GROUP BY e.type`),
   total: query<Record<never, never>, { n: number }>(() => sql`SELECT count(*) AS n FROM actions`),
   /** Stored lifecycle states of some actions (the events a booking writes compare them). */
