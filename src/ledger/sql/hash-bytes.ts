@@ -15,8 +15,8 @@ const HASH_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 /** Whether a table's column holds a hash as bytes on SQLite. */
 export const holdsHashBytes = (table: string, column: string): boolean => column === "row_sha256" || (HASH_COLUMNS[table]?.includes(column) ?? false);
 
-/** A hash (lowercase hex, as sha256Hex gives it) as a statement writes it. */
-export const hashValue = (hex: Param<string | null>): SqlFragment => byEngine({ sqlite: sql`unhex(${hex})`, postgres: sql`${hex}` });
+/** A hash (lowercase hex, as sha256Hex gives it: a parameter, or an expression that reads one) as a statement writes it. */
+export const hashValue = (hex: Param<string | null> | SqlFragment): SqlFragment => byEngine({ sqlite: sql`unhex(${hex})`, postgres: sql`${hex}` });
 
 /** A stored hash read as lowercase hex, whether it was written as bytes or, before, as text. */
 export const hashText = (column: SqlFragment): SqlFragment => byEngine({ sqlite: sql`(CASE WHEN typeof(${column}) = 'blob' THEN lower(hex(${column})) ELSE ${column} END)`, postgres: column });

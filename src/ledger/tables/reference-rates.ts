@@ -1,4 +1,6 @@
 // The ECB's euro reference rates as imported: units of a currency per euro, per business day.
+// Each quote is written with its seal (../seals.ts), kept as bytes on SQLite (../sql/hash-bytes.ts).
+import { hashValue } from "../sql/hash-bytes.ts";
 import { inList, jsonEach, jsonText, query, sql, statements } from "../sql/statement.ts";
 
 export interface ReferenceRateRow {
@@ -26,7 +28,7 @@ export const referenceRateSql = statements("reference_rates", {
   /** A day's new or corrected quotes, each with its seal. */
   put: query<{ writes: readonly RateWrite[]; date: string; at: string }>(
     (p) => sql`INSERT INTO reference_rates (currency, date, per_eur, imported_at, row_sha256)
-     SELECT ${jsonText(sql`value`, "currency")}, ${p.date}, ${jsonText(sql`value`, "perEur")}, ${p.at}, ${jsonText(sql`value`, "seal")} FROM ${jsonEach(p.writes)} WHERE true
+     SELECT ${jsonText(sql`value`, "currency")}, ${p.date}, ${jsonText(sql`value`, "perEur")}, ${p.at}, ${hashValue(jsonText(sql`value`, "seal"))} FROM ${jsonEach(p.writes)} WHERE true
      ON CONFLICT(currency, date) DO UPDATE SET per_eur = excluded.per_eur, imported_at = excluded.imported_at, row_sha256 = excluded.row_sha256`,
   ),
   /** The dollar's latest quote on or before a day. */
