@@ -33,6 +33,12 @@ export function migrationHashes(dialect: Dialect = "sqlite"): Set<string> {
 
 const statements = (m: EmbeddedMigration) => m.sql.split("--> statement-breakpoint").filter((s) => s.trim());
 
+/**
+ * Whether a migration rewrites rows in place, smaller: SQLite's DROP COLUMN rewrites every row of
+ * its table, and the pages they left part empty stay in the file until it is compacted.
+ */
+const dropsColumns = (m: EmbeddedMigration): boolean => statements(m).some((s) => /\bDROP COLUMN\b/i.test(s));
+
 // Where drizzle's migrators keep their record: SQLite's in the database, PostgreSQL's in its own
 // schema. The time each was applied here is kept beside it, outside drizzle's schema.
 const records = {
@@ -54,19 +60,21 @@ const createRecords = {
 
 /**
  * Applies SQLite's pending migrations in one IMMEDIATE transaction; returns how many. A data step
- * rewrites a table (upgrades.ts): the file is compacted after, once, so the space the rows of
- * before held goes back to the disk instead of waiting in the file for new rows.
+ * that moved rows (upgrades.ts) or a migration that drops columns rewrites a table: the file is
+ * compacted after, once, so the space the rows of before held goes back to the disk instead of
+ * waiting in the file for new rows.
  */
 export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
   const { sqlite } = db;
-  let moved = 0;
+  let rewritten = false;
   const applied = await db.write(async (tx) => {
     let applied = 0;
     for (const ddl of createRecords.sqlite) sqlite.exec(ddl);
     const last = sqlite.query("SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1").get() as { created_at: number } | null;
     for (const m of pending(sqliteMigrations, last)) {
       for (const stmt of statements(m)) sqlite.exec(stmt);
-      moved += (await dataSteps[m.tag]?.(tx)) ?? 0;
+      const moved = (await dataSteps[m.tag]?.(tx)) ?? 0;
+      rewritten ||= moved > 0 || dropsColumns(m);
       const hash = sha256Hex(m.sql);
       sqlite.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)").run(hash, m.when);
       sqlite.query("INSERT INTO __migrations_applied_at (hash, applied_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET applied_at = excluded.applied_at").run(hash, new Date().toISOString());
@@ -74,7 +82,7 @@ export async function applySqliteMigrations(db: SqliteDb): Promise<number> {
     }
     return applied;
   });
-  if (moved > 0) await db.exec("VACUUM");
+  if (rewritten) await db.exec("VACUUM");
   // An upgrade rewrites tables (0019 rebuilds two), and its pages would stay in the WAL until the
   // first booking round empties it: readers look every page up in a WAL of thousands of frames
   // meanwhile (docs/storage.md#the-wal).

@@ -22,7 +22,6 @@ export const dataSteps: Record<string, (tx: Sql) => Promise<number>> = {
   "0020_rows_placed_in_key_order": placeRowsInKeyOrder,
   "0021_portfolios_hold_positions": portfoliosFromPositions,
   "0010_portfolios_hold_positions": portfoliosFromPositions,
-  "0026_event_facts_stored_once": compactAfterDroppedColumns,
 };
 
 const ROWS_PER_READ = 500;
@@ -62,11 +61,6 @@ async function storeEachActionOnce(tx: Sql): Promise<number> {
   await tx.run(actionsBeforeEventsSql.drop);
   if (rebook.size) await markDirty(tx, "wallet", [...rebook], new Date().toISOString());
   return moved;
-}
-
-/** Compacts the file once migration 0026 has dropped columns from every action row (SQLite's). */
-async function compactAfterDroppedColumns(tx: Sql): Promise<number> {
-  return (await tx.get(actionSql.total))!.n;
 }
 
 /**
