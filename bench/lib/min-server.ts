@@ -14,6 +14,9 @@ import { dirname } from "node:path";
 import { DEFAULT_STABLECOINS } from "../../src/domain/lots/index.ts";
 import { type Dataset, gainsBody, holdingsBody, lotsBody } from "../../src/domain/lots/present.ts";
 import { splice, storedValues, type StoredWallet } from "../../src/ledger/action-rows.ts";
+import { hashColumn } from "../../src/ledger/sql/hash-bytes.ts";
+import { adHocQuery, ident, sql, type SqlFragment, textFor } from "../../src/ledger/sql/statement.ts";
+import { entryRead } from "../../src/ledger/tables/journal.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { tenantLotReport } from "../../src/ledger/read/lot-report.ts";
 
@@ -29,11 +32,15 @@ const dataset = (db.query("SELECT kind, description FROM dataset_label WHERE id 
 // Same statements as src/ledger/queries/actions.ts, journal.ts, portfolio.ts and common.ts.
 const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
 const count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
-// Hashes are kept as bytes and read as hex, a journal amount that names the units reads them
-// (src/ledger/sql/hash-bytes.ts, src/ledger/tables/journal.ts), as our statements read them.
-const hex = (column: string) => `(CASE WHEN typeof(${column}) = 'blob' THEN lower(hex(${column})) ELSE ${column} END)`;
-const units = (column: string) => `CASE WHEN ${column} = '' THEN units_delta ELSE ${column} END AS ${column}`;
-const WALLET = `a.id, a.owner, ${hex("a.evidence_sha256")} AS evidence_sha256, a.usd, a.wallet_values`;
+// A hash is read as hex, and a journal amount that names the units as the units, by our own
+// expressions (src/ledger/sql/hash-bytes.ts, src/ledger/tables/journal.ts), in SQLite's spelling.
+const asSqlite = (f: SqlFragment) =>
+  textFor(
+    adHocQuery(() => f),
+    "sqlite",
+  );
+const entry = (c: keyof typeof entryRead) => asSqlite(sql`${entryRead[c]} AS ${ident(c)}`);
+const WALLET = `a.id, a.owner, ${asSqlite(hashColumn("evidence_sha256", "a"))}, a.usd, a.wallet_values`;
 const page = db.query(`SELECT e.summary AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? ORDER BY a.effective_at DESC, a.id DESC LIMIT ? OFFSET ?`);
 const one = db.query(`SELECT e.detail AS template, ${WALLET} FROM actions a JOIN action_events e ON e.id = a.event_id WHERE a.owner = ? AND a.id = ?`);
 const v1Count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ? AND v1_kind IS NOT NULL");
@@ -42,7 +49,7 @@ const v1Page = db.query(
 );
 type Stored = StoredWallet & { template: string };
 const served = (r: Stored) => JSON.parse(splice(r.template, storedValues(r)));
-const jcols = `id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, ${units("principal_units_delta")}, ${units("income_units")}, usd, effective_at, change_reason, ${hex("evidence_sha256")} AS evidence_sha256, created_at`;
+const jcols = `id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, ${entry("principal_units_delta")}, ${entry("income_units")}, usd, effective_at, change_reason, ${entry("evidence_sha256")}, created_at`;
 const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
 const portfolio = db.query("SELECT body FROM portfolios WHERE owner = ?");
 
