@@ -4,7 +4,9 @@
 // all written as text, as every ledger was before, serves, seals and verifies exactly as one
 // written now, and what is booked after it is kept as bytes.
 import { afterAll, describe, expect, test } from "bun:test";
+import { holdsHashBytes } from "../../src/ledger/sql/hash-bytes.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
+import { ledgerColumns, ledgerTables } from "../../src/ledger/tables/whole-tables.ts";
 import { verifyLedger } from "../../src/ledger/verify.ts";
 import { demoAnswers, loadCorrectedDemo } from "../support/demo-answers.ts";
 import { dropTrigger, testEngine } from "../support/engine.ts";
@@ -45,7 +47,20 @@ describe("hashes as bytes", () => {
   test("a booked ledger keeps them as 32 bytes on SQLite, as hex on PostgreSQL", async () => {
     const dir = tempDir("cal-hashbytes-");
     await loadCorrectedDemo(dir);
-    await withLedger(dir, async ({ db }) => allIn(await forms(db), testEngine === "sqlite" ? "blob 32" : "hex 64"));
+    await withLedger(dir, async ({ db }) => {
+      allIn(await forms(db), testEngine === "sqlite" ? "blob 32" : "hex 64");
+      if (testEngine !== "sqlite") return;
+      // Every column that holds bytes is one the copy to PostgreSQL reads as hex (holdsHashBytes):
+      // the statements that write bytes and that list are kept apart, so this is where they meet.
+      const bytes: string[] = [];
+      for (const table of ledgerTables)
+        for (const c of ledgerColumns.get(table)!) {
+          const n = (await db.get(...q<{ n: number }>`SELECT count(*) AS n FROM ${raw(`"${table}"`)} WHERE typeof(${raw(`"${c}"`)}) = 'blob'`))!.n;
+          if (n > 0) bytes.push(`${table}.${c}`);
+        }
+      expect(bytes.length).toBeGreaterThan(0);
+      expect(bytes.filter((tc) => !holdsHashBytes(tc.split(".")[0]!, tc.split(".")[1]!))).toEqual([]);
+    });
   }, 60_000);
 
   if (testEngine === "sqlite")
