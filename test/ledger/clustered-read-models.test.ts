@@ -93,14 +93,22 @@ async function followInBatches(l: Ledger, perBatch: number, now: Date): Promise<
   }
 }
 
+/** A new ledger in its own data dir with every wallet followed `perBatch` at a time (above), for `work`; closed after. */
+async function withFollowed(prefix: string, perBatch: number, work: (l: Ledger, db: Database, dir: string, now: Date) => Promise<void>): Promise<void> {
+  const dir = tempDir(prefix);
+  const l = await openLedger(dir);
+  try {
+    const now = new Date((T0 + 200 * DAY) * 1000);
+    await followInBatches(l, perBatch, now);
+    await work(l, sqliteOf(l), dir, now);
+  } finally {
+    await l.close();
+  }
+}
+
 describe("re-booking wallets in address order after one issuer record", () => {
   test("writes each leaf page of portfolios, yields and the corrected event's actions in one chunk, or the two that meet on it, and the journal's index by action in few", async () => {
-    const dir = tempDir("cal-rebook-clustered-");
-    const l = await openLedger(dir);
-    try {
-      const now = new Date((T0 + 200 * DAY) * 1000);
-      await followInBatches(l, 10, now);
-      const db = sqliteOf(l);
+    await withFollowed("cal-rebook-clustered-", 10, async (l, db, dir, now) => {
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       db.exec("PRAGMA wal_autocheckpoint = 0"); // every page written stays in the WAL
       const later = new Date(now.getTime() + 60_000);
@@ -138,20 +146,13 @@ describe("re-booking wallets in address order after one issuer record", () => {
         const again = written.reduce((n, p) => n + times.get(p)!, 0) - written.length;
         expect({ table, again }).toEqual({ table, again: Math.min(again, 2 * chunks.length) });
       }
-    } finally {
-      await l.close();
-    }
+    });
   }, 120_000);
 });
 
 describe("journal entries booked a few wallets at a time", () => {
   test("fill the journal's pages as a compacted copy would: each is sealed as it is written, not grown by its seal on a full page", async () => {
-    const dir = tempDir("cal-journal-pages-");
-    const l = await openLedger(dir);
-    try {
-      const now = new Date((T0 + 200 * DAY) * 1000);
-      await followInBatches(l, 25, now);
-      const db = sqliteOf(l);
+    await withFollowed("cal-journal-pages-", 25, async (_l, db, dir) => {
       const journalPages = (d: Database) => (d.query("SELECT count(*) AS n FROM dbstat WHERE name = 'journal'").get() as { n: number }).n;
       const entries = (db.query("SELECT count(*) AS n FROM journal WHERE row_sha256 IS NOT NULL").get() as { n: number }).n;
       expect(entries).toBe(2 * WALLETS);
@@ -166,9 +167,7 @@ describe("journal entries booked a few wallets at a time", () => {
       } finally {
         compacted.close();
       }
-    } finally {
-      await l.close();
-    }
+    });
   }, 120_000);
 });
 
