@@ -73,20 +73,42 @@ export function sqliteDb(sqlite: Database): SqliteDb {
    * Runs a statement that may write now, or once the transaction holding the connection has ended;
    * never inside a pinned read, which it ends first (the pin's ROLLBACK would undo the write).
    */
-  const whenFreeToWrite = async <T>(step: () => T): Promise<T> => {
-    unpin();
-    return whenFree(step);
+  const whenFreeToWrite = <A, B, T>(step: (a: A, b: B) => T, a: A, b: B): Promise<T> => {
+    try {
+      unpin();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return whenFree(step, a, b);
   };
-  /** Runs `step` now (inside a pinned read, if any), or once the transaction holding the connection has ended. */
-  const whenFree = async <T>(step: () => T): Promise<T> => {
-    if (!held || pinned) return step();
+  /**
+   * Runs `step(a, b)` now (inside a pinned read, if any), or once the transaction holding the
+   * connection has ended. Not an async function, and given its arguments rather than a closure:
+   * on a cheap route the free path is taken a few times a request, and an async function's frame
+   * and a closure for each statement were a measurable part of its cost (docs/performance.md).
+   */
+  const whenFree = <A, B, T>(step: (a: A, b: B) => T, a: A, b: B): Promise<T> => {
+    if (held && !pinned) return afterHolder(step, a, b);
+    try {
+      return Promise.resolve(step(a, b));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  const afterHolder = async <A, B, T>(step: (a: A, b: B) => T, a: A, b: B): Promise<T> => {
     await acquire();
     try {
-      return step();
+      return step(a, b);
     } finally {
       release();
     }
   };
+  // Each statement's step, made once (whenFree above).
+  const allRows = (q: Query, params: unknown) => prepare(q).all(...bind(q.sqlite, params)) as never[];
+  const oneRow = (q: Query, params: unknown) => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never;
+  const valueRows = (q: Query, params: unknown) => prepare(q).values(...bind(q.sqlite, params)) as never[];
+  const runStatement = (q: Query, params: unknown) => runResult(prepare(q).run(...bind(q.sqlite, params)));
+  const execScript = (script: string) => void sqlite.exec(script);
 
   /** `step` with SQLite's busy timeout at 0: a lock held by another connection fails it at once instead of being waited for. */
   const withoutWaiting = async <T>(step: () => T | Promise<T>): Promise<T> => {
@@ -158,10 +180,10 @@ export function sqliteDb(sqlite: Database): SqliteDb {
   const db: SqliteDb = {
     sqlite,
     dialect: "sqlite",
-    all: (q, params?) => whenFree(() => prepare(q).all(...bind(q.sqlite, params)) as never[]),
-    get: (q, params?) => whenFree(() => (prepare(q).get(...bind(q.sqlite, params)) ?? null) as never),
-    values: (q, params?) => whenFree(() => prepare(q).values(...bind(q.sqlite, params)) as never[]),
-    run: (q, params?) => whenFreeToWrite(() => runResult(prepare(q).run(...bind(q.sqlite, params)))),
+    all: (q, params?) => whenFree(allRows, q, params),
+    get: (q, params?) => whenFree(oneRow, q, params),
+    values: (q, params?) => whenFree(valueRows, q, params),
+    run: (q, params?) => whenFreeToWrite(runStatement, q, params),
     iterate: (q, params?) => holding(acquire, release, prepare(q), bind(q.sqlite, params)),
     write: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
     claim: (work) => inTransaction("BEGIN IMMEDIATE", "COMMIT", work),
@@ -169,7 +191,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // Inside a pinned read, `work` reads through the connection itself, which joins the pinned
     // read while it lasts and waits like any query once something else has ended it.
     read: (work) => (pinned ? work(db) : inTransaction("BEGIN", "ROLLBACK", work)),
-    exec: (script) => whenFreeToWrite(() => void sqlite.exec(script)),
+    exec: (script) => whenFreeToWrite(execScript, script, undefined),
     async writeIfFree(work) {
       await acquire();
       try {
