@@ -4,7 +4,7 @@ import { isAddress } from "@solana/kit";
 import * as S from "../../../schemas/index.ts";
 import type { KeyPrincipal } from "../../ledger/keys.ts";
 import type { Sql } from "../../ledger/sql/port.ts";
-import { registration, registrations } from "../../ledger/queries/common.ts";
+import { NO_BOOKS, registration, registrations } from "../../ledger/queries/common.ts";
 import { ApiFailure } from "../errors.ts";
 import { remembered } from "../remembered.ts";
 import type { RouteContext } from "../route.ts";
@@ -32,14 +32,18 @@ export async function registeredOwner(app: RouteContext, principal: KeyPrincipal
 export async function booksOwner(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<string> {
   return (await booksVisible(app, principal, owner, on)) ? owner : NO_BOOKS;
 }
-const NO_BOOKS = "";
 
 /** `on`: the ledger, or a transaction of its (readTogether) that the route's reads share. */
 async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<boolean> {
   checkOwner(owner);
   const r = await registration(on, principal.tenantId, owner);
-  if (!r) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
+  if (!r) throw notRegistered();
   return r.booksVisible;
+}
+
+/** The refusal of a wallet this tenant does not follow. */
+export function notRegistered(): ApiFailure {
+  return new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
 }
 
 /**

@@ -3,7 +3,7 @@ import * as S from "../../../schemas/index.ts";
 import { readTogether } from "../../ledger/sql/port.ts";
 import { jsonBefore } from "../json-page.ts";
 import { route } from "../route.ts";
-import { booksOwner, walletErrors } from "./guard.ts";
+import { checkOwner, notRegistered, walletErrors } from "./guard.ts";
 
 export const portfolioRoutes = [
   route({
@@ -20,12 +20,13 @@ export const portfolioRoutes = [
       summarize: (b) =>
         `${b.owner} holds ${b.positions.length} position(s) as of ${b.asOf}; income ${b.totals.incomeUsd} USD, with ${b.totals.unvaluedIncomeEvents} income event(s) of unknown value left out.`,
     },
-    // The registration and the stored portfolio read together (one shared lock on SQLite).
-    handler: ({ principal, query }, app) =>
-      readTogether(app.ledger.db, async (on) => {
-        const books = await booksOwner(app, principal, query.owner, on);
-        // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
-        return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, await app.queries.portfolio.portfolio(books, on));
-      }),
+    // The registration and the stored portfolio in one statement (docs/performance.md#the-portfolio-in-one-statement).
+    handler: async ({ principal, query }, app) => {
+      checkOwner(query.owner);
+      const body = await readTogether(app.ledger.db, (on) => app.queries.portfolio.ofRegistered(principal.tenantId, query.owner, on));
+      if (body === null) throw notRegistered();
+      // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
+      return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, body);
+    },
   }),
 ];

@@ -5,7 +5,7 @@ import type { V1Kind } from "../../domain/types.ts";
 import { actionSql } from "../tables/actions.ts";
 import { datasetLabelSql } from "../tables/dataset-label.ts";
 import { ownerSql } from "../tables/owners.ts";
-import { tenantWalletSql } from "../tables/tenant-wallets.ts";
+import { booksVisible, tenantWalletSql } from "../tables/tenant-wallets.ts";
 
 export async function readDatasetLabel(db: Sql): Promise<DatasetLabel | null> {
   const row = await db.get(datasetLabelSql.read);
@@ -37,13 +37,19 @@ export async function actionCount(db: Sql): Promise<number> {
  */
 export async function registration(db: Sql, tenantId: number, owner: string): Promise<{ booksVisible: boolean } | null> {
   const row = await db.get(tenantWalletSql.registered, { tenantId, owner });
-  return row ? { booksVisible: row.first_synced_at !== null } : null;
+  return row ? { booksVisible: booksVisible(row) } : null;
 }
+
+/**
+ * The owner a read is given for a wallet whose books the tenant may not see yet: it matches no
+ * row, so every read answers as for a wallet with nothing booked.
+ */
+export const NO_BOOKS = "";
 
 /** Every wallet this tenant registered, with whether it may see its books yet (as above). */
 export async function registrations(db: Sql, tenantId: number): Promise<{ owner: string; booksVisible: boolean }[]> {
   const rows = await db.all(tenantWalletSql.ofTenant, { tenantId });
-  return rows.map((r) => ({ owner: r.owner, booksVisible: r.first_synced_at !== null }));
+  return rows.map((r) => ({ owner: r.owner, booksVisible: booksVisible(r) }));
 }
 
 export interface Page {

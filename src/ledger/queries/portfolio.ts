@@ -7,6 +7,8 @@ import type { PositionRecord, YieldRecord } from "../../domain/types.ts";
 import { renderPortfolios } from "../portfolio-render.ts";
 import type { Sql } from "../sql/port.ts";
 import { portfolioSql } from "../tables/portfolios.ts";
+import { booksVisible } from "../tables/tenant-wallets.ts";
+import { NO_BOOKS } from "./common.ts";
 import { yieldSql } from "../tables/yields.ts";
 import { decodeYields } from "../yields-payload.ts";
 
@@ -36,10 +38,23 @@ export function portfolioQueries(db: Sql) {
    */
   const portfolio = async (owner: string, on: Sql = db): Promise<string> => {
     const row = await on.get(portfolioSql.ofOwner, { owner });
-    return row ? row.body : (await renderPortfolios(on, new Map([[owner, []]]))).get(owner)!;
+    return row ? row.body : unbooked(owner, on);
   };
+  /** The portfolio of a wallet never booked: it holds nothing and has no income. */
+  const unbooked = async (owner: string, on: Sql): Promise<string> => (await renderPortfolios(on, new Map([[owner, []]]))).get(owner)!;
   return {
     portfolio,
+    /**
+     * The portfolio of a wallet the tenant follows, as the tenant may see it (empty until its own
+     * first sync of the wallet finished), or null when the tenant does not follow the wallet.
+     * One statement for the registration and the stored text: the cheapest keyed route's reads.
+     */
+    async ofRegistered(tenantId: number, owner: string, on: Sql = db): Promise<string | null> {
+      const row = await on.get(portfolioSql.ofRegistered, { tenantId, owner });
+      if (!row) return null;
+      if (!booksVisible(row)) return unbooked(NO_BOOKS, on);
+      return row.body ?? unbooked(owner, on);
+    },
     async yield(owner: string) {
       const row = await db.get(yieldSql.ofOwner, { owner });
       const records = row ? decodeYields(owner, row.payload) : [];

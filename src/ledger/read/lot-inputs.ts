@@ -19,7 +19,7 @@ import { balanceChangeFromRow, balanceChangeSql } from "../tables/balance-change
 import { instrumentSql } from "../tables/instruments.ts";
 import { mintStateSql } from "../tables/mint-states.ts";
 import { multiplierUpdateSql, updateFromRow } from "../tables/multiplier-updates.ts";
-import { tenantWalletSql } from "../tables/tenant-wallets.ts";
+import { booksVisible, tenantWalletSql } from "../tables/tenant-wallets.ts";
 import { readCostBasis } from "../cost-basis.ts";
 import { readTransactionChanges } from "../transaction-changes.ts";
 
@@ -77,7 +77,7 @@ export async function lotInputs(db: Sql, tenantId: number, opts: LotInputOptions
 async function tenantOwners(tx: Sql, tenantId: number, wanted: readonly string[] | undefined): Promise<string[]> {
   const rows = wanted ? await tx.all(tenantWalletSql.ofTenantAmong, { tenantId, owners: wanted }) : await tx.all(tenantWalletSql.ofTenant, { tenantId });
   return rows
-    .filter((r) => r.first_synced_at !== null)
+    .filter(booksVisible)
     .map((r) => r.owner)
     .sort();
 }

@@ -9,6 +9,14 @@ export interface TenantWalletRow {
   first_synced_at: string | null;
 }
 
+/**
+ * Whether the tenant sees the wallet's books: only once its own first sync of it finished,
+ * whatever other tenants following the wallet did before (docs/following.md#tenants-and-first-sync).
+ */
+export function booksVisible(row: Pick<TenantWalletRow, "first_synced_at">): boolean {
+  return row.first_synced_at !== null;
+}
+
 export const tenantWalletSql = statements("tenant_wallets", {
   registered: query<{ tenantId: number; owner: string }, Pick<TenantWalletRow, "first_synced_at">>(
     (p) => sql`SELECT first_synced_at FROM tenant_wallets WHERE tenant_id = ${p.tenantId} AND owner = ${p.owner}`,
