@@ -8,7 +8,12 @@
 // sum; the binaries only), and of requests/s, with each round's requests/s against the
 // minimum's. docs/performance.md cites it.
 //
-//   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] <binary> [<binary> …]
+//   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor] <binary> [<binary> …]
+//
+// `--floor` (the portfolio only) adds the minimum's work under each layer a keyed route of ours
+// has, one server each (bench/lib/floor-server.ts): a header read, an async answer, Elysia, and
+// Elysia behind an async hook that reads the header. What is left between the last and a binary is
+// our own code.
 //
 // `demo` serves each copy with `serve --demo` (an empty data dir is fine); `plain` serves a grown
 // ledger (a data dir bench/scale or bench/http kept). The route is read for the wallet with the
@@ -29,11 +34,14 @@ const option = (name: string, dflt: number) => {
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} takes a positive number`);
   return v;
 };
+const floorAt = args.indexOf("--floor");
+const floor = floorAt >= 0;
+if (floor) args.splice(floorAt, 1);
 const rounds = option("rounds", 6);
 const requests = option("requests", 20_000);
 const [ledger, mode, which, ...binaries] = args;
 if (!ledger || (mode !== "demo" && mode !== "plain") || (which !== "portfolio" && which !== "detail") || !binaries.length) {
-  throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] <binary> [<binary> …]");
+  throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor] <binary> [<binary> …]");
 }
 const env = benchServerEnv();
 /** A process's user and system CPU time so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
@@ -83,6 +91,17 @@ try {
   processes.push(minimum);
   await (minimum.stdout as ReadableStream).getReader().read(); // it prints once it listens
   sides.push({ name: "minimum", pid: minimum.pid, url: `http://127.0.0.1:${minPort}`, headers: {} });
+  // The minimum under each layer a keyed route adds (lib/floor-server.ts), sent the first build's key.
+  if (floor) {
+    if (which !== "portfolio") throw new Error("--floor measures the portfolio's minimum only");
+    for (const variant of ["header", "async", "elysia", "elysia-keyed"]) {
+      const port = freePort();
+      const server = Bun.spawn([process.execPath, join(import.meta.dir, "lib", "floor-server.ts"), dbPath, String(port), variant], { stdout: "pipe", stderr: "inherit" });
+      processes.push(server);
+      await (server.stdout as ReadableStream).getReader().read();
+      sides.push({ name: `floor: ${variant}`, pid: server.pid, url: `http://127.0.0.1:${port}`, headers: sides[0]!.headers });
+    }
+  }
 
   const path = which === "portfolio" ? `/v1/portfolio?owner=${owner}` : `/v2/actions/${actionId}?owner=${owner}`;
   // Every build must answer the same (but the time it was asked).
@@ -93,6 +112,10 @@ try {
     }),
   );
   if (bodies.some((b) => b !== bodies[0])) throw new Error("the builds answer differently");
+  // And every floor server the minimum's answer: the same work under one more layer.
+  const asMinimum = async (s: Side) => (await (await fetch(s.url + path, { headers: s.headers })).text()).replace(/"asOf":"[^"]*"/, "");
+  const minimumAnswer = await asMinimum(sides.find((s) => s.name === "minimum")!);
+  for (const s of sides.filter((s) => s.name.startsWith("floor: "))) if ((await asMinimum(s)) !== minimumAnswer) throw new Error(`${s.name} answers differently from the minimum`);
   /** The metrics' duration sum and count of the route (µs inside the app). */
   const inApp = async (s: Side): Promise<[number, number]> => {
     if (!s.route) return [0, 0];

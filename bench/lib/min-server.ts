@@ -19,6 +19,7 @@ import { adHocQuery, ident, sql, type SqlFragment, textFor } from "../../src/led
 import { entryRead } from "../../src/ledger/tables/journal.ts";
 import { openLedger } from "../../src/ledger/db.ts";
 import { tenantLotReport } from "../../src/ledger/read/lot-report.ts";
+import { json, minimumPortfolio } from "./min-portfolio.ts";
 
 const [dbPath, sqlPort, constPort, constantsPath] = process.argv.slice(2);
 const db = new Database(dbPath!, { readonly: true, strict: true });
@@ -29,8 +30,7 @@ db.exec("PRAGMA busy_timeout = 5000");
 
 const dataset = (db.query("SELECT kind, description FROM dataset_label WHERE id = 1").get() ?? { kind: "mainnet", description: null }) as Dataset;
 
-// Same statements as src/ledger/queries/actions.ts, journal.ts, portfolio.ts and common.ts.
-const registered = db.query("SELECT 1 FROM tenant_wallets WHERE owner = ?");
+// Same statements as src/ledger/queries/actions.ts, journal.ts and common.ts (the portfolio's: min-portfolio.ts).
 const count = db.query("SELECT count(*) AS n FROM actions WHERE owner = ?");
 // A hash is read as hex, and a journal amount that names the units as the units, by our own
 // expressions (src/ledger/sql/hash-bytes.ts, src/ledger/tables/journal.ts), in SQLite's spelling.
@@ -51,9 +51,7 @@ type Stored = StoredWallet & { template: string };
 const served = (r: Stored) => JSON.parse(splice(r.template, storedValues(r)));
 const jcols = `id, owner, action_id, entry_type, reverses_id, mint, symbol, kind, units_delta, ${entry("principal_units_delta")}, ${entry("income_units")}, usd, effective_at, change_reason, ${entry("evidence_sha256")}, created_at`;
 const journalFor = db.query(`SELECT ${jcols} FROM journal WHERE owner = ? AND action_id = ? ORDER BY id`);
-const portfolio = db.query("SELECT body FROM portfolios WHERE owner = ?");
-
-const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json;charset=utf-8" } });
+const portfolio = minimumPortfolio(db);
 const nextOffset = (offset: number, returned: number, total: number) => (returned > 0 && offset + returned < total ? offset + returned : null);
 
 /** The lot routes, derived as src/http/routes/lots.ts derives them (the server's default method and treatment). */
@@ -81,7 +79,7 @@ async function lots(url: URL, owner: string): Promise<Response | null> {
 
 function handle(url: URL): Response | Promise<Response> {
   const owner = url.searchParams.get("owner") ?? "";
-  if (!registered.get(owner)) return json({ error: "not registered", code: "wallet_not_registered" });
+  if (!portfolio.registered(owner)) return json({ error: "not registered", code: "wallet_not_registered" });
   const limit = Number(url.searchParams.get("limit") ?? 50),
     offset = Number(url.searchParams.get("offset") ?? 0);
   const path = url.pathname;
@@ -102,10 +100,7 @@ function handle(url: URL): Response | Promise<Response> {
     const a = served(row);
     return json({ ...a, dataset, journal: journalFor.all(owner, a.id) });
   }
-  if (path === "/v1/portfolio") {
-    const row = portfolio.get(owner) as { body: string } | null;
-    return json({ owner, dataset, asOf: new Date().toISOString(), ...JSON.parse(row?.body ?? "{}") });
-  }
+  if (path === "/v1/portfolio") return portfolio.answer(owner, dataset);
   if (path === "/v1/health") return json({ status: "ok" });
   return new Response("no", { status: 404 });
 }
