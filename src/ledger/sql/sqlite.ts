@@ -85,7 +85,8 @@ export function sqliteDb(sqlite: Database): SqliteDb {
    * Runs `step(a, b)` now (inside a pinned read, if any), or once the transaction holding the
    * connection has ended. Not an async function, and given its arguments rather than a closure:
    * on a cheap route the free path is taken a few times a request, and an async function's frame
-   * and a closure for each statement were a measurable part of its cost (docs/performance.md).
+   * and a closure for each statement were a measurable part of its cost
+   * (docs/performance.md#the-portfolio-in-one-statement).
    */
   const whenFree = <A, B, T>(step: (a: A, b: B) => T, a: A, b: B): Promise<T> => {
     if (held && !pinned) return afterHolder(step, a, b);
