@@ -35,15 +35,19 @@ export async function booksOwner(app: RouteContext, principal: KeyPrincipal, own
 
 /** `on`: the ledger, or a transaction of its (readTogether) that the route's reads share. */
 async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<boolean> {
-  checkOwner(owner);
-  const r = await registration(on, principal.tenantId, owner);
-  if (!r) throw notRegistered();
-  return r.booksVisible;
+  return (await followedWallet(owner, () => registration(on, principal.tenantId, owner))).booksVisible;
 }
 
-/** The refusal of a wallet this tenant does not follow. */
-export function notRegistered(): ApiFailure {
-  return new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
+/**
+ * Every wallet-scoped read's order of checks: the address first, then `read`, the tenant's
+ * registration (alone, or with the route's rows in one statement, as the portfolio's), whose null
+ * means the tenant does not follow the wallet: refused exactly as a wallet nobody registered.
+ */
+export async function followedWallet<T>(owner: string, read: () => Promise<T | null>): Promise<T> {
+  checkOwner(owner);
+  const r = await read();
+  if (r === null) throw new ApiFailure("wallet_not_registered", "This wallet is not registered for your tenant; register it with POST /v1/wallets/sync.");
+  return r;
 }
 
 /**

@@ -3,7 +3,7 @@ import * as S from "../../../schemas/index.ts";
 import { readTogether } from "../../ledger/sql/port.ts";
 import { jsonBefore } from "../json-page.ts";
 import { route } from "../route.ts";
-import { checkOwner, notRegistered, walletErrors } from "./guard.ts";
+import { followedWallet, walletErrors } from "./guard.ts";
 
 export const portfolioRoutes = [
   route({
@@ -22,9 +22,7 @@ export const portfolioRoutes = [
     },
     // The registration and the stored portfolio in one statement (docs/performance.md#the-portfolio-in-one-statement).
     handler: async ({ principal, query }, app) => {
-      checkOwner(query.owner);
-      const body = await readTogether(app.ledger.db, (on) => app.queries.portfolio.ofRegistered(principal.tenantId, query.owner, on));
-      if (body === null) throw notRegistered();
+      const body = await followedWallet(query.owner, () => readTogether(app.ledger.db, (on) => app.queries.portfolio.ofRegistered(principal.tenantId, query.owner, on)));
       // Stored at booking (docs/api.md#portfolio); only asOf and the dataset label are of this request.
       return jsonBefore({ owner: query.owner, dataset: app.dataset, asOf: new Date().toISOString() }, body);
     },
