@@ -24,6 +24,7 @@ import { Database } from "bun:sqlite";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { busiestWallet, richestAction, withoutAsOf } from "./lib/read-picks.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 
 const args = process.argv.slice(2);
@@ -79,10 +80,8 @@ try {
     dbPath = join(dir, "ledger.db");
   }
   const db = new Database(dbPath, { readonly: true });
-  const owner = (db.query("SELECT owner, count(*) AS n FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY n DESC LIMIT 1").get() as { owner: string }).owner;
-  const actionId = (
-    db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(owner) as { id: string }
-  ).id;
+  const owner = busiestWallet(db);
+  const actionId = richestAction(db, owner);
   db.close();
   const minPort = freePort();
   const counts = join(dirs[0]!, "min-counts.json");
@@ -104,18 +103,16 @@ try {
   }
 
   const path = which === "portfolio" ? `/v1/portfolio?owner=${owner}` : `/v2/actions/${actionId}?owner=${owner}`;
-  // Every build must answer the same (but the time it was asked).
-  const bodies = await Promise.all(
-    sides.slice(0, -1).map(async (s) => {
-      const r = await fetch(s.url + path, { headers: s.headers });
-      return `${r.status} ${(await r.text()).replace(/"asOf":"[^"]*"/, "")}`;
-    }),
-  );
-  if (bodies.some((b) => b !== bodies[0])) throw new Error("the builds answer differently");
-  // And every floor server the minimum's answer: the same work under one more layer.
-  const asMinimum = async (s: Side) => (await (await fetch(s.url + path, { headers: s.headers })).text()).replace(/"asOf":"[^"]*"/, "");
-  const minimumAnswer = await asMinimum(sides.find((s) => s.name === "minimum")!);
-  for (const s of sides.filter((s) => s.name.startsWith("floor: "))) if ((await asMinimum(s)) !== minimumAnswer) throw new Error(`${s.name} answers differently from the minimum`);
+  // Every build must answer the same, and every floor server what the minimum answers (the same
+  // work under one more layer); but the time it was asked.
+  const answers = new Map<string, string>();
+  for (const s of sides) {
+    const r = await fetch(s.url + path, { headers: s.headers });
+    answers.set(s.name, `${r.status} ${withoutAsOf(await r.text())}`);
+  }
+  const builds = sides.filter((s) => s.route).map((s) => answers.get(s.name));
+  if (builds.some((b) => b !== builds[0])) throw new Error("the builds answer differently");
+  for (const s of sides.filter((s) => s.name.startsWith("floor: "))) if (answers.get(s.name) !== answers.get("minimum")) throw new Error(`${s.name} answers differently from the minimum`);
   /** The metrics' duration sum and count of the route (µs inside the app). */
   const inApp = async (s: Side): Promise<[number, number]> => {
     if (!s.route) return [0, 0];

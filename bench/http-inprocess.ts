@@ -13,6 +13,7 @@ import { Database } from "bun:sqlite";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { busiestWallet, withoutAsOf } from "./lib/read-picks.ts";
 import { benchServerEnv } from "./lib/served-binary.ts";
 
 const args = process.argv.slice(2);
@@ -47,23 +48,24 @@ try {
     const { openLedger } = await import(join(tree, "src/ledger/db.ts"));
     const { loadConfig } = await import(join(tree, "src/config.ts"));
     const { createLogger } = await import(join(tree, "src/log.ts"));
-    const { createKey, ensureTenant } = await import(join(tree, "src/ledger/keys.ts"));
+    const { createKey } = await import(join(tree, "src/ledger/keys.ts"));
     const config = loadConfig({ "data-dir": dir }, env, {});
     const ledger = await openLedger(config);
     const { app } = await createApp({ ledger, config, logger: createLogger("warn"), version: "bench" });
     // The tenant that follows the wallets, as bench/scale made it.
-    const tenant = (new Database(join(dir, "ledger.db"), { readonly: true }).query("SELECT t.slug FROM tenants t JOIN tenant_wallets w ON w.tenant_id = t.id LIMIT 1").get() as { slug: string }).slug;
-    await ensureTenant(ledger.db, tenant);
+    const copy = new Database(join(dir, "ledger.db"), { readonly: true });
+    const { slug: tenant } = copy.query("SELECT t.slug FROM tenants t JOIN tenant_wallets w ON w.tenant_id = t.id LIMIT 1").get() as { slug: string };
+    copy.close();
     const { key } = await createKey(ledger.db, { name: `inprocess-${sides.length}`, tenant, scopes: ["ledger:read"] });
     sides.push({ tree, handle: (r) => app.handle(r), headers: { authorization: `Bearer ${key}`, host: "127.0.0.1" }, close: () => ledger.close() });
   }
   const db = new Database(join(ledgerDir, "ledger.db"), { readonly: true });
-  const owner = (db.query("SELECT owner FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY count(*) DESC LIMIT 1").get() as { owner: string }).owner;
+  const owner = busiestWallet(db);
   db.close();
   const url = `http://127.0.0.1${pathOption ?? `/v1/portfolio?owner=${owner}`}`;
   const ask = async (s: Side) => {
     const r = await s.handle(new Request(url, { headers: s.headers }));
-    return `${r.status} ${(await r.text()).replace(/"asOf":"[^"]*"/, "")}`;
+    return `${r.status} ${withoutAsOf(await r.text())}`;
   };
   const answers = await Promise.all(sides.map(ask));
   if (answers[0]!.startsWith("4") || answers[0]!.startsWith("5")) throw new Error(`the route answers ${answers[0]!.slice(0, 200)}`);

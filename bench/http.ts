@@ -21,6 +21,7 @@ import { Database } from "bun:sqlite";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { busiestWallet, richestAction } from "./lib/read-picks.ts";
 import { startScaleRun } from "./lib/scale-run.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 import { q } from "../test/support/sql.ts";
@@ -159,10 +160,8 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
 
 function pickRoutes(dbPath: string, owner?: string): { routes: RouteSpec[]; owner: string; actionId: string } {
   const db = new Database(dbPath, { readonly: true });
-  const o = owner ?? (db.query("SELECT owner, count(*) AS n FROM actions WHERE owner IN (SELECT owner FROM tenant_wallets) GROUP BY owner ORDER BY n DESC LIMIT 1").get() as { owner: string }).owner;
-  const actionId = (
-    db.query("SELECT a.id FROM actions a WHERE a.owner = ? ORDER BY (SELECT count(*) FROM journal j WHERE j.action_id = a.id) DESC, a.effective_at DESC LIMIT 1").get(o) as { id: string }
-  ).id;
+  const o = owner ?? busiestWallet(db);
+  const actionId = richestAction(db, o);
   db.close();
   return {
     owner: o,

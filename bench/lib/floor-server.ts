@@ -9,8 +9,7 @@
 // None checks the key, counts the rate limit, sets our headers or keeps metrics: what is left
 // between `elysia-keyed` and our binary is our own code. Prints "ready" once it listens.
 import { Database } from "bun:sqlite";
-import { t } from "elysia";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { minimumPortfolio } from "./min-portfolio.ts";
 
 const [dbPath, port, variant] = process.argv.slice(2);
