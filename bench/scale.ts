@@ -26,6 +26,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:
 import { HONX_HOLDERS } from "./lib/scale-chain.ts";
 import { binary, startScaleRun } from "./lib/scale-run.ts";
 import { q } from "../test/support/sql.ts";
+import { ledgerBytesOnDisk } from "../src/ledger/db.ts";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -75,7 +76,7 @@ const pct = (xs: number[], p: number) => {
 };
 const median = (xs: number[]) => pct(xs, 0.5);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, "utf8"))![1]) / 1024;
-const dbBytes = () => ["", "-wal"].reduce((s, x) => s + (existsSync(dbPath + x) ? statSync(dbPath + x).size : 0), 0);
+const dbBytes = () => ledgerBytesOnDisk(dbPath);
 /** Bytes the server process (all its threads) has written so far: handed to write(), and counted towards the disk. */
 const writtenBytes = () => {
   const io = readFileSync(`/proc/${run.pid}/io`, "utf8");

@@ -10,7 +10,7 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ledgerPath, makePrivate, pageSizeOf } from "./db.ts";
+import { ledgerBytesOnDisk, ledgerPath, makePrivate, pageSizeOf } from "./db.ts";
 import { applySqliteMigrations, migrationHashes } from "./migrations.ts";
 import * as schema from "./schema.ts";
 import { sqliteDb } from "./sql/sqlite.ts";
@@ -240,8 +240,7 @@ export function compactLedger(dataDir: string, opts: { pageSize?: number } = {})
   if (opts.pageSize !== undefined && !isPageSize(opts.pageSize)) throw new OpsError(`a page size is a power of two from 512 to 65536 bytes, not ${opts.pageSize}`);
   const target = ledgerPath(dataDir);
   if (!existsSync(target)) throw new OpsError(`no ledger at ${target}`);
-  const onDisk = () => [target, `${target}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
-  const bytesBefore = onDisk();
+  const bytesBefore = ledgerBytesOnDisk(target);
   const db = lockExclusively(target);
   if (!db) throw new OpsError(`${target} is open in another process (a running server?); stop it before compacting`);
   let pageSizeBefore: number;
@@ -266,5 +265,5 @@ export function compactLedger(dataDir: string, opts: { pageSize?: number } = {})
   } finally {
     db.close();
   }
-  return { path: target, bytesBefore, bytesAfter: onDisk(), pageSizeBefore, pageSize };
+  return { path: target, bytesBefore, bytesAfter: ledgerBytesOnDisk(target), pageSizeBefore, pageSize };
 }

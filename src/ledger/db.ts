@@ -49,6 +49,11 @@ export function ledgerPath(dataDir: string): string {
   return join(dataDir, "ledger.db");
 }
 
+/** What a SQLite ledger takes on disk: the database file and its WAL (the -shm is an index, rebuilt at will). */
+export function ledgerBytesOnDisk(path: string): number {
+  return [path, `${path}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
+}
+
 /**
  * The ledger lists the wallets a tenant follows: its folder is the owner's alone (0700) and its
  * files are 0600, whatever the umask. An existing folder is narrowed too, unless it is a shared
