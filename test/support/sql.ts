@@ -6,7 +6,7 @@
 // defined once (src/ledger/sql/statement.ts); these are built per call and never registered.
 //
 //   await db.run(...q`UPDATE journal SET usd = ${"1"} WHERE id = ${id}`);
-import { hashColumn, holdsHashBytes } from "../../src/ledger/sql/hash-bytes.ts";
+import { columnAsText, hashColumn } from "../../src/ledger/sql/hash-bytes.ts";
 import { columnNames } from "../../src/ledger/sql/dialect.ts";
 import type { Sql } from "../../src/ledger/sql/port.ts";
 import { adHocQuery, join, ident, jsonText, sql, SqlFragment, type Query, type SqlScalar } from "../../src/ledger/sql/statement.ts";
@@ -40,6 +40,6 @@ export const raw = (text: string | number): SqlFragment => new SqlFragment([Stri
  */
 export async function everyRowOf(db: Sql, table: string, leftOut: (column: string) => boolean = () => false) {
   const columns = (await columnNames(db, table)).filter((c) => !leftOut(c));
-  const read = join(columns.map((c) => (holdsHashBytes(table, c) ? hex(c) : ident(c))));
+  const read = join(columns.map((c) => columnAsText(table, c)));
   return db.all(...q`SELECT ${read} FROM ${ident(table)} ORDER BY ${raw(columns.map((_, i) => i + 1).join(", "))}`);
 }

@@ -23,3 +23,6 @@ export const hashText = (column: SqlFragment): SqlFragment => byEngine({ sqlite:
 
 /** A hash column read as hex under its own name (`of`: the table or alias that qualifies it). */
 export const hashColumn = (column: string, of?: string): SqlFragment => sql`${hashText(of ? sql`${ident(of)}.${ident(column)}` : ident(column))} AS ${ident(column)}`;
+
+/** Any column of a table as whole-table reads take it (the copy, row comparisons): a hash as hex, any other as stored. */
+export const columnAsText = (table: string, column: string): SqlFragment => (holdsHashBytes(table, column) ? hashColumn(column) : ident(column));

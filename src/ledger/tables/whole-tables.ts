@@ -4,7 +4,7 @@
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../schema.ts";
-import { hashColumn, holdsHashBytes } from "../sql/hash-bytes.ts";
+import { columnAsText } from "../sql/hash-bytes.ts";
 import { asJson, byEngine, ident, join, jsonEach, jsonText, query, sql, statements, type Query } from "../sql/statement.ts";
 
 const configs = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable)).map(getTableConfig);
@@ -31,7 +31,7 @@ export const tablesInCopyOrder: string[] = (() => {
 const perTable = <Q extends Query>(make: (table: string) => Q): Record<string, Q> => Object.fromEntries(ledgerTables.map((t) => [t, make(t)]));
 
 const columnsOf = (table: string) => join(ledgerColumns.get(table)!.map(ident));
-const columnsRead = (table: string) => join(ledgerColumns.get(table)!.map((c) => (holdsHashBytes(table, c) ? hashColumn(c) : ident(c))));
+const columnsRead = (table: string) => join(ledgerColumns.get(table)!.map((c) => columnAsText(table, c)));
 
 /** The autoincrement keys (PostgreSQL's identity columns), as (table, column). */
 const identityColumns: [string, string][] = configs.flatMap((c) => c.columns.filter((col) => (col as { autoIncrement?: boolean }).autoIncrement).map((col): [string, string] => [c.name, col.name]));
