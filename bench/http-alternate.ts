@@ -6,7 +6,10 @@
 // change; in alternation the load the machine is under falls on every server alike. Prints, per
 // server, the medians of CPU µs a request, of µs a request inside the app (the metrics' duration
 // sum; the binaries only), and of requests/s, with each round's requests/s against the
-// minimum's. docs/performance.md cites it.
+// minimum's. Against the minimum, CPU is given twice: the ratio of the medians, and the median
+// (with the quartiles) of each round's own ratio, the minimum's CPU a request in that round over
+// the server's. The machine's load drifts over a run; a round's two figures were taken within
+// seconds of each other, so their ratio moves less. docs/performance.md cites it.
 //
 //   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor] <binary> [<binary> …]
 //
@@ -50,7 +53,8 @@ const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(f[11]) + Number(f[12])) * 10;
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1) + 0.5)]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 interface Side {
   name: string;
@@ -140,9 +144,11 @@ try {
   console.log(`${which} (${mode}), ${rounds} rounds of ${requests} requests, medians:`);
   for (const s of sides) {
     const r = results.get(s.name)!;
+    const byRound = r.cpu.map((v, i) => min.cpu[i]! / v);
     console.log(
       `  ${s.name.padEnd(40)} CPU ${median(r.cpu).toFixed(1).padStart(6)} µs/request  in the app ${median(r.app).toFixed(1).padStart(6)} µs  ${median(r.rps).toFixed(0).padStart(6)} requests/s` +
-        `  against the minimum: CPU ${(median(min.cpu) / median(r.cpu)).toFixed(2)}, requests/s by round ${r.rps.map((v, i) => (v / min.rps[i]!).toFixed(2)).join(" ")}`,
+        `  against the minimum: CPU ${(median(min.cpu) / median(r.cpu)).toFixed(2)}, by round ${median(byRound).toFixed(2)} (${quantile(byRound, 0.25).toFixed(2)}–${quantile(byRound, 0.75).toFixed(2)}),` +
+        ` requests/s by round ${r.rps.map((v, i) => (v / min.rps[i]!).toFixed(2)).join(" ")}`,
     );
   }
 } finally {
