@@ -26,7 +26,8 @@ import { hostAllowList } from "./host-check.ts";
 import { createWindowCounter } from "./limits.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { openapiDocument } from "./openapi.ts";
-import { queryRefusal, searchOf, type QueryRules } from "./query-check.ts";
+import { queryRefusal, type QueryRules } from "./query-check.ts";
+import { pathOf, searchOf } from "./request-target.ts";
 import { registerRoutes, routeMatcher, servedRoutes } from "./registry.ts";
 import { newRequestState, type RequestState, type StateHolder } from "./request-state.ts";
 import type { Route, RouteContext } from "./route.ts";
@@ -144,8 +145,6 @@ function authDeps(deps: AppDeps, metrics: Metrics, health: DatabaseHealth): Auth
 /** Elysia's per-request context, as the hooks below read it (each hook, and each route, gets the same object). */
 interface RequestContext extends StateHolder {
   request: Request;
-  /** The request's path as Elysia routes it: sliced from the URL's text, neither parsed nor normalised. */
-  path: string;
   set: { headers: Record<string, unknown>; status?: number | string };
 }
 
@@ -157,9 +156,9 @@ interface RequestContext extends StateHolder {
  * Elysia reads each hook's source to learn what to prepare for every route: this one names its
  * context `context`, never passes it whole to a function (or Elysia would parse every request's
  * headers and cookies) and reads the socket's address through the app, not `context.server`
- * (or Elysia would define that property on every request). The path is the one Elysia routes on
- * (`context.path`), so the checks and the router see the same route; the URL is parsed only for
- * the dashboard, whose pages need its parts, and for a request without a Host header.
+ * (or Elysia would define that property on every request). The path and the query string are
+ * sliced from the URL's text (request-target.ts); the URL is parsed only for the dashboard, whose
+ * pages need its parts, and for a request without a Host header.
  */
 function checkRequest(deps: {
   config: Config;
@@ -182,24 +181,25 @@ function checkRequest(deps: {
   };
   return async (context: RequestContext): Promise<void> => {
     const request = context.request;
-    const path = context.path;
+    const raw = request.url; // read once: each read makes the string anew
+    const path = pathOf(raw);
     // Asked of the socket only by the checks that need it: a keyed route's lockout, the dashboard.
     const socketAddress = () => deps.socketAddress(request);
     // First of all, before the dashboard and auth (so before the lockout counts anything).
-    if (!hostAllowed(request.headers.get("host") ?? requestUrl(request.url).host)) {
+    if (!hostAllowed(request.headers.get("host") ?? requestUrl(raw).host)) {
       context.requestState = apiRequestState();
       metrics.hostRefused();
       throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
     }
     if (dashboard.serves(path)) {
       context.requestState = newRequestState(dashboardRoute(path));
-      throw new Answered(await dashboard.handle(request, requestUrl(request.url), socketAddress()));
+      throw new Answered(await dashboard.handle(request, requestUrl(raw), socketAddress()));
     }
     const matched = match(request.method, path);
     // From the key's row to the route's rows, one snapshot (route.ts pinnedRead); the observer ends it.
     if (matched.kind === "route" && matched.served.route.pinnedRead) deps.pinReads();
     const state = (context.requestState = await authenticate(request, matched, socketAddress, auth, apiRequestState()));
-    const refusal = state.refusal ?? admissionRefusal(request, matched.kind === "route" ? matched.served.rules : undefined);
+    const refusal = state.refusal ?? admissionRefusal(request, raw, matched.kind === "route" ? matched.served.rules : undefined);
     if (refusal) throw new Answered(refusal);
   };
 }
@@ -309,8 +309,8 @@ function dashboardRoute(path: string): (typeof dashboardRoutes)[number] {
 }
 
 /** The checks that need no key and no database: the query string against the route's schema, and the declared body size. */
-function admissionRefusal(request: Request, rules: QueryRules | undefined): Response | null {
-  const search = searchOf(request.url);
+function admissionRefusal(request: Request, url: string, rules: QueryRules | undefined): Response | null {
+  const search = searchOf(url);
   const query = search === "" ? null : queryRefusal(search, rules);
   if (query) return errorResponse("invalid_request", query);
   const length = Number(request.headers.get("content-length") ?? "0");

@@ -72,19 +72,6 @@ export function queryEntries(search: string): Iterable<[string, string]> {
 }
 const NEEDS_DECODING = /[%+\u0080-\uffff]/;
 
-/**
- * The query string of a URL's text: from its first `?` up to a fragment, "" without a `?`
- * before the fragment. What `new URL(text).search` gives (but for a lone `?`, kept here: it holds
- * no parameter either), without parsing the rest of the URL.
- */
-export function searchOf(url: string): string {
-  const q = url.indexOf("?");
-  if (q < 0) return "";
-  const hash = url.indexOf("#");
-  if (hash < 0) return url.slice(q);
-  return hash < q ? "" : url.slice(q, hash);
-}
-
 /** The sentence refusing a query string (a URL's `search`), or null when the route takes it. */
 export function queryRefusal(search: string, rules: QueryRules | undefined): string | null {
   const r = rules ?? noQuery;
