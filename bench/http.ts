@@ -8,9 +8,13 @@
 // p50/p99, the server's peak RSS (VmHWM), our throughput / minimum, and cold start to the first
 // 200 on /v1/health (median of 5). With --baseline <binary> (an earlier build), that binary
 // serves a copy of each ledger beside ours and is measured in the same run, route by route,
-// against the same minimum: before and after in one table.
+// against the same minimum: before and after in one table. Each route is measured for `--rounds`
+// rounds (default 3): ours, the baseline and the minimum in turn, in reverse order every other
+// round; the table gives each server's medians, and as its ratio the median of the rounds' own
+// ratios (a round's runs are seconds apart, so the machine's drifting load moves them less than
+// it moves one pass per server: a single pass read the same build from 0.56 to 0.76).
 //
-//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--wallets 10000 | --ledger DIR] [--rebuild] [--baseline old-binary] [--json out.json]
+//   ./node_modules/.bin/bun bench/http.ts [--duration 3] [--connections 64] [--rounds 3] [--wallets 10000 | --ledger DIR] [--rebuild] [--baseline old-binary] [--json out.json]
 //
 // With `--before PATH` (another build of the binary, e.g. main's), only the demo ledger's routes,
 // each binary serving its own demo, the two measured in turn for `--rounds` rounds (default 3):
@@ -43,6 +47,8 @@ let BIG = sizeLabel(WALLETS);
 /** A ledger grown before (a data dir with the heavy wallet, e.g. a bench/scale run's): a copy is read instead of growing one. */
 const LEDGER = opt("ledger", "");
 const WARMUP = 0.5;
+const ROUNDS = Number(opt("rounds", "3"));
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error("--rounds takes a whole number of at least 1");
 const targets = { ratio: 0.7, p99Ms: 25, rssMb: 200, coldMs: 300 };
 const dirs: string[] = [];
 const children: { kill(): void }[] = [];
@@ -95,12 +101,22 @@ interface RouteSpec {
 interface Row {
   ledger: string;
   route: string;
+  /** Each server's medians over the rounds. */
   ours: Load;
   baseline?: Load;
   min: Load;
   constant: Load;
+  /** The median of the rounds' own ratios of requests/s, ours (or the baseline's) over the minimum's. */
+  ratio: number;
+  baselineRatio?: number;
   rssMb: number;
   bodyBytes: number;
+}
+
+/** Each figure's median over the rounds. */
+function medianLoad(loads: Load[]): Load {
+  const m = (k: keyof Load) => median(loads.map((l) => l[k]));
+  return { rps: m("rps"), p50: m("p50"), p99: m("p99"), non2xx: Math.max(...loads.map((l) => l.non2xx)), errors: Math.max(...loads.map((l) => l.errors)), bytes: m("bytes") };
 }
 
 /** `base`: the baseline binary serving a copy of the same ledger, measured right after ours on each route. */
@@ -129,18 +145,21 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
 
   const rows: Row[] = [];
   for (const r of routes) {
-    await cannon(s.url + r.path, headers, WARMUP);
-    const ours = await cannon(s.url + r.path, headers);
-    const rssMb = peakRssMb(s.proc.pid);
-    let baseline: Load | undefined;
     if (base) {
       const same = await (await fetch(base.url + r.path, { headers })).text();
       if (same.length !== constants[r.path]!.length) console.error(`warning: ${label} ${r.name}: the baseline answers ${same.length} bytes, ours ${constants[r.path]!.length}`);
-      await cannon(base.url + r.path, headers, WARMUP);
-      baseline = await cannon(base.url + r.path, headers);
     }
-    await cannon(minUrl + r.path, {}, WARMUP);
-    const m = await cannon(minUrl + r.path, {});
+    const sides = [{ who: "ours", url: s.url, headers }, ...(base ? [{ who: "baseline", url: base.url, headers }] : []), { who: "min", url: minUrl, headers: {} }];
+    for (const side of sides) await cannon(side.url + r.path, side.headers, WARMUP);
+    const runs = new Map<string, Load[]>(sides.map((side) => [side.who, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 ? [...sides].reverse() : sides) runs.get(side.who)!.push(await cannon(side.url + r.path, side.headers));
+    }
+    const rssMb = peakRssMb(s.proc.pid);
+    const byRound = (who: string) => median(runs.get(who)!.map((l, i) => l.rps / runs.get("min")![i]!.rps));
+    const ours = medianLoad(runs.get("ours")!);
+    const baseline = base ? medianLoad(runs.get("baseline")!) : undefined;
+    const m = medianLoad(runs.get("min")!);
     const c = await cannon(constUrl + r.path, {});
     for (const [who, l] of [
       ["ours", ours],
@@ -150,8 +169,12 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
     ] as const) {
       if (l && (l.non2xx || l.errors)) console.error(`warning: ${label} ${r.name} ${who}: ${l.non2xx} non-2xx, ${l.errors} errors`);
     }
-    rows.push({ ledger: label, route: r.name, ours, baseline, min: m, constant: c, rssMb, bodyBytes: constants[r.path]!.length });
-    console.error(`  ${label} ${r.name}: ours ${Math.round(ours.rps)}/s${baseline ? `, baseline ${Math.round(baseline.rps)}/s` : ""}, min ${Math.round(m.rps)}/s, const ${Math.round(c.rps)}/s`);
+    const ratio = byRound("ours");
+    const baselineRatio = base ? byRound("baseline") : undefined;
+    rows.push({ ledger: label, route: r.name, ours, baseline, min: m, constant: c, ratio, baselineRatio, rssMb, bodyBytes: constants[r.path]!.length });
+    console.error(
+      `  ${label} ${r.name}: ours ${Math.round(ours.rps)}/s (${ratio.toFixed(2)})${baseline ? `, baseline ${Math.round(baseline.rps)}/s (${baselineRatio!.toFixed(2)})` : ""}, min ${Math.round(m.rps)}/s, const ${Math.round(c.rps)}/s`,
+    );
   }
   min.kill();
   await min.exited;
@@ -265,7 +288,7 @@ async function main() {
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(`\n${BIG} ledger: a year gains report over ${gains100.wallets} wallets, one request at a time: median ${f(gains100.ms[10]!, 1)} ms, slowest of 20 ${f(gains100.ms[19]!, 1)} ms`);
   const mark = (ok: boolean) => (ok ? "" : " ✗");
-  console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, compiled binary ${binary}`);
+  console.log(`\nbench/http — ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} round(s) a route (medians; a ratio is the median of the rounds' own), compiled binary ${binary}`);
   console.log(`targets: ratio ≥ ${targets.ratio}, p99 < ${targets.p99Ms} ms, RSS < ${targets.rssMb} MB, cold start < ${targets.coldMs} ms\n`);
   const header = [
     "ledger",
@@ -291,9 +314,9 @@ async function main() {
     f(r.min.rps),
     String(r.min.p99),
     f(r.constant.rps),
-    f(r.ours.rps / r.min.rps, 2) + mark(r.ours.rps / r.min.rps >= targets.ratio),
+    f(r.ratio, 2) + mark(r.ratio >= targets.ratio),
     f(r.rssMb, 1) + mark(r.rssMb < targets.rssMb),
-    ...(r.baseline ? [f(r.baseline.rps), String(r.baseline.p99), f(r.baseline.rps / r.min.rps, 2)] : []),
+    ...(r.baseline ? [f(r.baseline.rps), String(r.baseline.p99), f(r.baselineRatio!, 2)] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
   const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
@@ -305,7 +328,7 @@ async function main() {
   }
   console.log(`\ntotal ${f((performance.now() - started) / 1000, 1)} s`);
   const out = opt("json", "");
-  if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION, baseline: BASELINE || null }, null, 2));
+  if (out) writeFileSync(out, JSON.stringify({ rows, cold, targets, connections: CONNECTIONS, duration: DURATION, rounds: ROUNDS, baseline: BASELINE || null }, null, 2));
 }
 
 /** With --baseline: that binary serving a copy of the data dir (one server per data dir), started and healthy. */
