@@ -29,6 +29,7 @@ import { encodeMint, randomSignature, seededRandom, updateMultiplierTx, XSTOCKS_
 import { addTransaction } from "../test/support/rpc-server.ts";
 import { q } from "../test/support/sql.ts";
 import { binary, startScaleRun } from "./lib/scale-run.ts";
+import { quantile } from "./lib/stats.ts";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -82,10 +83,6 @@ function cli(dataDir: string, argv: string[], env: Record<string, string> = {}):
 }
 const subscribe = (dataDir: string, tenant: string, url: string) => JSON.parse(cli(dataDir, ["webhooks", "add", "--tenant", tenant, "--url", url, "--json"])) as { id: string; secret: string };
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
 const results: Record<string, unknown> = { wallets: WALLETS, samples: SAMPLES, kills: KILLS };
 
 // ---- 2. sync throughput, without and with subscriptions -----------------------------------

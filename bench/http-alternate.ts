@@ -29,6 +29,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { busiestWallet, richestAction, withoutAsOf } from "./lib/read-picks.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
+import { median, quantile } from "./lib/stats.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, dflt: number) => {
@@ -53,8 +54,6 @@ const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(f[11]) + Number(f[12])) * 10;
 };
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1) + 0.5)]!;
-const median = (xs: number[]) => quantile(xs, 0.5);
 
 interface Side {
   name: string;

@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { busiestWallet, richestAction } from "./lib/read-picks.ts";
 import { startScaleRun } from "./lib/scale-run.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
+import { median } from "./lib/stats.ts";
 import { q } from "../test/support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..");
@@ -237,11 +238,6 @@ async function coldStart(dataDir: string, demo: boolean, runs = 5, bin = binary)
   }
   return times;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 async function main() {
   const started = performance.now();

@@ -25,6 +25,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { HONX_HOLDERS } from "./lib/scale-chain.ts";
 import { binary, startScaleRun } from "./lib/scale-run.ts";
+import { median, quantile } from "./lib/stats.ts";
 import { q } from "../test/support/sql.ts";
 import { ledgerBytesOnDisk } from "../src/ledger/db.ts";
 
@@ -70,11 +71,6 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text.trim();
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))]! : NaN;
-};
-const median = (xs: number[]) => pct(xs, 0.5);
 const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, "utf8"))![1]) / 1024;
 const dbBytes = () => ledgerBytesOnDisk(dbPath);
 /** Bytes the server process (all its threads) has written so far: handed to write(), and counted towards the disk. */
@@ -164,10 +160,10 @@ interface Row {
 }
 const latency = (p: Probe): Latency => ({
   healthMax: Math.max(...p.health),
-  healthP99: pct(p.health, 0.99),
-  portfolioP99: pct(p.portfolio, 0.99),
+  healthP99: quantile(p.health, 0.99),
+  portfolioP99: quantile(p.portfolio, 0.99),
   idleMax: Math.max(...p.baseline),
-  idleP99: pct(p.baseline, 0.99),
+  idleP99: quantile(p.baseline, 0.99),
 });
 const rows: Row[] = [];
 let registered = 0;
