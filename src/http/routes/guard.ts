@@ -21,7 +21,7 @@ export function checkOwner(owner: string): void {
 
 /** Refuses a wallet this tenant did not register (after checking the address). */
 export async function registeredOwner(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<void> {
-  await booksVisible(app, principal, owner, on);
+  await seesBooks(app, principal, owner, on);
 }
 
 /**
@@ -30,11 +30,15 @@ export async function registeredOwner(app: RouteContext, principal: KeyPrincipal
  * nothing booked yet (the tenant learns nothing from another tenant's earlier syncs).
  */
 export async function booksOwner(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<string> {
-  return (await booksVisible(app, principal, owner, on)) ? owner : NO_BOOKS;
+  return (await seesBooks(app, principal, owner, on)) ? owner : NO_BOOKS;
 }
 
-/** `on`: the ledger, or a transaction of its (readTogether) that the route's reads share. */
-async function booksVisible(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<boolean> {
+/**
+ * Whether the tenant follows the wallet and sees its books yet (the ledger's rule, `booksVisible`
+ * in tables/tenant-wallets.ts, read from its registration; refused when it does not follow it).
+ * `on`: the ledger, or a transaction of its (readTogether) that the route's reads share.
+ */
+async function seesBooks(app: RouteContext, principal: KeyPrincipal, owner: string, on: Sql = app.ledger.db): Promise<boolean> {
   return (await followedWallet(owner, () => registration(on, principal.tenantId, owner))).booksVisible;
 }
 
@@ -62,7 +66,7 @@ export async function tenantOwners(app: RouteContext, principal: KeyPrincipal, n
   }
   const owners = [...new Set(named)];
   const books: string[] = [];
-  for (const o of owners) if (await booksVisible(app, principal, o)) books.push(o);
+  for (const o of owners) if (await seesBooks(app, principal, o)) books.push(o);
   return { owners, books };
 }
 
