@@ -11,12 +11,12 @@
 // the server's. The machine's load drifts over a run; a round's two figures were taken within
 // seconds of each other, so their ratio moves less. docs/performance.md cites it.
 //
-//   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor] <binary> [<binary> …]
+//   ./node_modules/.bin/bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor[=<variant>,…]] <binary> [<binary> …]
 //
 // `--floor` (the portfolio only) adds the minimum's work under each layer a keyed route of ours
 // has, one server each (bench/lib/floor-server.ts): a header read, an async answer, Elysia, and
 // Elysia behind an async hook that reads the header. What is left between the last and a binary is
-// our own code.
+// our own code. `--floor=elysia-keyed,elysia-keyed-sync` (any of floor-server.ts's variants) picks them.
 //
 // `demo` serves each copy with `serve --demo` (an empty data dir is fine); `plain` serves a grown
 // ledger (a data dir bench/scale or bench/http kept). The route is read for the wallet with the
@@ -39,14 +39,15 @@ const option = (name: string, dflt: number) => {
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} takes a positive number`);
   return v;
 };
-const floorAt = args.indexOf("--floor");
-const floor = floorAt >= 0;
-if (floor) args.splice(floorAt, 1);
+const floorArg = args.find((a) => a === "--floor" || a.startsWith("--floor="));
+if (floorArg) args.splice(args.indexOf(floorArg), 1);
+const floorVariants = !floorArg ? [] : floorArg === "--floor" ? ["header", "async", "elysia", "elysia-keyed"] : floorArg.slice("--floor=".length).split(",");
+const floor = floorVariants.length > 0;
 const rounds = option("rounds", 6);
 const requests = option("requests", 20_000);
 const [ledger, mode, which, ...binaries] = args;
 if (!ledger || (mode !== "demo" && mode !== "plain") || (which !== "portfolio" && which !== "detail") || !binaries.length) {
-  throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor] <binary> [<binary> …]");
+  throw new Error("usage: bun bench/http-alternate.ts <data dir> <demo|plain> <portfolio|detail> [--rounds 6] [--requests 20000] [--floor[=<variant>,…]] <binary> [<binary> …]");
 }
 const env = benchServerEnv();
 /** A process's user and system CPU time so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
@@ -96,7 +97,7 @@ try {
   // The minimum under each layer a keyed route adds (lib/floor-server.ts), sent the first build's key.
   if (floor) {
     if (which !== "portfolio") throw new Error("--floor measures the portfolio's minimum only");
-    for (const variant of ["header", "async", "elysia", "elysia-keyed"]) {
+    for (const variant of floorVariants) {
       const port = freePort();
       const server = Bun.spawn([process.execPath, join(import.meta.dir, "lib", "floor-server.ts"), dbPath, String(port), variant], { stdout: "pipe", stderr: "inherit" });
       processes.push(server);
