@@ -1,8 +1,10 @@
 // A pinned read on SQLite (Db.pinReads, docs/sql.md#pinned-reads): the connection's own reads
 // join one read transaction until unpinReads; whoever needs the connection for anything else ends
 // it first instead of waiting, so it never blocks (and never deadlocks a request that writes while
-// pinned). SQLite's alone: on PostgreSQL pinReads and unpinReads do nothing.
+// pinned); a pin asked for again keeps the snapshot while the change mark says nothing was
+// committed. SQLite's alone: on PostgreSQL pinReads and unpinReads do nothing.
 import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { openLedger, sqliteOf, type Ledger } from "../../src/ledger/db.ts";
 import { removeTempDirs, tempDir } from "../ops/helpers.ts";
 import { q } from "../support/sql.ts";
@@ -47,6 +49,32 @@ describe("a pinned read", () => {
       await writeElsewhere(writer, "later");
       reader.db.pinReads();
       expect(await storedValue(reader)).toBe("later");
+      reader.db.unpinReads();
+      expect(sqliteOf(reader).inTransaction).toBe(false);
+    });
+  });
+
+  test("a pin asked for again keeps its snapshot while nothing was committed through the port, and takes a new one after any commit", async () => {
+    await withPinnedReader(async (reader, writer) => {
+      // Below the port (no change mark): the snapshot is kept, which shows it is the same one.
+      const below = new Database(sqliteOf(writer).filename);
+      try {
+        below.run("UPDATE scratch SET v = 'below the port' WHERE k = 1");
+      } finally {
+        below.close();
+      }
+      reader.db.pinReads();
+      expect(sqliteOf(reader).inTransaction).toBe(true);
+      expect(await storedValue(reader)).toBe("before");
+      // A commit through the port, by another connection (another process's, as the CLI's): the
+      // next pin reads what is committed now, the write below the port included.
+      await writeElsewhere(writer, "through the port");
+      reader.db.pinReads();
+      expect(await storedValue(reader)).toBe("through the port");
+      // The reader's own commits, too (here one the pin gave way to).
+      await reader.db.run(...q`UPDATE scratch SET v = 'its own' WHERE k = 1`);
+      reader.db.pinReads();
+      expect(await storedValue(reader)).toBe("its own");
       reader.db.unpinReads();
       expect(sqliteOf(reader).inTransaction).toBe(false);
     });

@@ -83,8 +83,10 @@ export interface Db extends Sql {
    * anyone: a write (`run` and `exec` too, whose writes its ROLLBACK would undo), a claim, an
    * iteration or another transaction asked for meanwhile ends it first, and the reads after that
    * run as they would without it. A pin asked for while one is
-   * pinned ends it and takes a snapshot of now; while the connection is in another transaction,
-   * nothing happens. On PostgreSQL, nothing (reads run as they are).
+   * pinned ends it and takes a snapshot of now, unless nothing was committed through the port
+   * since (the ledger's change mark, change-mark.ts): that snapshot is still now, and is kept. While
+   * the connection is in another transaction, nothing happens. On PostgreSQL, nothing (reads run
+   * as they are).
    */
   pinReads(): void;
   /** Ends the pinned snapshot, if one is still pinned. */

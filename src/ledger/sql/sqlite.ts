@@ -12,8 +12,11 @@
 // but lets the connection's own reads join it (an HTTP request answered from the ledger alone
 // runs to its answer without yielding to another task, so its reads are the only ones). Whoever
 // needs the connection for anything else ends it first instead of waiting: it never blocks
-// anyone, and reads that come after it run as they would without it.
+// anyone, and reads that come after it run as they would without it. A pin asked for again while
+// nothing was committed through the port since (the change mark, change-mark.ts) keeps its snapshot,
+// which is still the newest; every commit made here rewrites the mark.
 import type { Database, Statement } from "bun:sqlite";
+import type { ChangeMark } from "./change-mark.ts";
 import { isBusy } from "./errors.ts";
 import type { Db, KeyClaim, RunResult, Sql, SqlValue } from "./port.ts";
 import { bind, textFor, type Query } from "./statement.ts";
@@ -35,7 +38,8 @@ export interface SqliteDb extends Db {
   readonly sqlite: Database;
 }
 
-export function sqliteDb(sqlite: Database): SqliteDb {
+/** `mark`: the ledger's change mark; without one (a scratch copy) a pin is never kept for another. */
+export function sqliteDb(sqlite: Database, mark: ChangeMark | null = null): SqliteDb {
   const statements = new Map<Query, Statement>();
   const prepare = (q: Query): Statement => {
     let s = statements.get(q);
@@ -79,7 +83,12 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     } catch (e) {
       return Promise.reject(e);
     }
-    return whenFree(step, a, b);
+    return mark ? whenFree(step, a, b).then(committed) : whenFree(step, a, b);
+  };
+  /** After a commit (a transaction's, or a write outside one): the change mark tells the other connections. */
+  const committed = <T>(value: T): T => {
+    mark?.changed();
+    return value;
   };
   /**
    * Runs `step(a, b)` now (inside a pinned read, if any), or once the transaction holding the
@@ -161,7 +170,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
       try {
         const result = await work(tx);
         runControl(end);
-        return result;
+        return end === "COMMIT" ? committed(result) : result;
       } catch (e) {
         if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
         throw e;
@@ -202,6 +211,8 @@ export function sqliteDb(sqlite: Database): SqliteDb {
         if (isBusy(e)) return false;
         throw e;
       } finally {
+        // Its statements commit one by one: any of them may have, even when a later one failed.
+        mark?.changed();
         release();
       }
     },
@@ -225,11 +236,16 @@ export function sqliteDb(sqlite: Database): SqliteDb {
     // One server per data dir: nobody else books this ledger.
     claimKeys: grantKeys,
     pinReads() {
-      // A pin of before ends: the new one reads what is committed now. A transaction in
-      // progress keeps the connection: its reads are its own.
+      // A pin of before is kept while nothing was committed through the port since it was taken:
+      // its snapshot is what a new one would read. Otherwise it ends, and the new one reads what
+      // is committed now. A transaction in progress keeps the connection: its reads are its own.
+      if (pinned && mark?.unchanged()) return;
       if (pinned) takeOverPin();
       else if (held) return;
       else held = true;
+      // Read before the snapshot opens (at the first statement after BEGIN): a commit after this
+      // read changes the mark, so the next pin will not keep a snapshot that misses it.
+      mark?.remember();
       try {
         runControl("BEGIN");
       } catch (e) {
@@ -244,6 +260,7 @@ export function sqliteDb(sqlite: Database): SqliteDb {
       clearStatements(statements);
       clearStatements(control);
       sqlite.close();
+      mark?.close();
     },
   };
   return db;
