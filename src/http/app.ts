@@ -67,7 +67,7 @@ export async function createApp(deps: AppDeps) {
   // The dashboard (GET /, its assets, its session) answers its own paths; its /ui/api/ path
   // forwards to this same app on behalf of the session's key (see dashboard/index.ts).
   const dashboard = createDashboard({ db: deps.ledger.db, config: deps.config, auth, dataset: context.dataset.kind, forward: (request) => app.handle(request) });
-  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests, deps.ledger.db);
+  const observe = requestObserver(metrics, deps.logger, deps.config.logRequests);
   // Hooks apply to the routes registered after them: these first.
   app
     .onRequest(
@@ -78,7 +78,7 @@ export async function createApp(deps: AppDeps) {
         auth,
         dashboard,
         match: routeMatcher(served),
-        pinReads: () => deps.ledger.db.pinReads(),
+        reads: turnPins(deps.ledger.db),
         socketAddress: (request) => app.server?.requestIP(request)?.address ?? "unknown",
       }),
     )
@@ -167,8 +167,7 @@ function checkRequest(deps: {
   auth: AuthDeps;
   dashboard: ReturnType<typeof createDashboard>;
   match: ReturnType<typeof routeMatcher>;
-  /** Pins the ledger's reads until the request is observed (Db.pinReads). */
-  pinReads: () => void;
+  reads: ReturnType<typeof turnPins>;
   socketAddress: (request: Request) => string;
 }) {
   const { dataset, metrics, auth, dashboard, match } = deps;
@@ -192,15 +191,43 @@ function checkRequest(deps: {
       throw new Answered(errorResponse("host_not_allowed", "This server does not answer to the host name in the Host header; its operator lists the names it answers to in ALLOWED_HOSTS."));
     }
     if (dashboard.serves(path)) {
+      deps.reads.unpin(); // its own reads (a session's key) see what is committed now
       context.requestState = newRequestState(dashboardRoute(path));
       throw new Answered(await dashboard.handle(request, requestUrl(raw), socketAddress()));
     }
     const matched = match(request.method, path);
-    // From the key's row to the route's rows, one snapshot (route.ts pinnedRead); the observer ends it.
-    if (matched.kind === "route" && matched.served.route.pinnedRead) deps.pinReads();
+    // From the key's row to the route's rows, one snapshot (route.ts pinnedRead), kept for the
+    // turn's next such request while nothing is committed; any other request reads what is committed now.
+    if (matched.kind === "route" && matched.served.route.pinnedRead) deps.reads.pin();
+    else deps.reads.unpin();
     const state = (context.requestState = await authenticate(request, matched, socketAddress, auth, apiRequestState()));
     const refusal = state.refusal ?? admissionRefusal(request, raw, matched.kind === "route" ? matched.served.rules : undefined);
     if (refusal) throw new Answered(refusal);
+  };
+}
+
+/**
+ * The ledger's pinned reads as the app uses them (Db.pinReads, docs/api.md#one-snapshot-a-request):
+ * `pin` for a request to a route that declares `pinnedRead`, `unpin` for any other request. A pin
+ * lasts until the end of the event loop's turn, so the pinned requests answered in one turn share
+ * a snapshot while nothing is committed (each asks the ledger again, which keeps the snapshot only
+ * then), and no read lock outlives the turn: a reader left behind would keep SQLite from starting
+ * its WAL over.
+ */
+function turnPins(db: Db) {
+  let releasing = false;
+  const release = () => {
+    releasing = false;
+    db.unpinReads();
+  };
+  return {
+    pin(): void {
+      db.pinReads();
+      if (releasing) return;
+      releasing = true;
+      setImmediate(release);
+    },
+    unpin: (): void => db.unpinReads(),
   };
 }
 
@@ -258,10 +285,8 @@ type Observer = (method: string, state: RequestState | undefined, status: number
  * failed with a 5xx. The line holds the route template, never the path, the query or a header,
  * so no key and no wallet reaches the log (docs/operations.md#request-logs).
  */
-function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean, db: Db): Observer {
+function requestObserver(metrics: Metrics, logger: Logger, logRequests: boolean): Observer {
   return (method, state, status) => {
-    // The request's answer is decided: its pinned read, if any, ends (nothing reads for it after this).
-    db.unpinReads();
     if (state?.observed) return;
     if (state) state.observed = true;
     const route = state?.route ?? "unmatched";
