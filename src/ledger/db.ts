@@ -9,7 +9,7 @@ import { describeUrl } from "../describe-url.ts";
 import { applyPostgresMigrations, applySqliteMigrations, migrationStatus } from "./migrations.ts";
 import { ping } from "./sql/dialect.ts";
 import { postgresDb, type PostgresDb } from "./sql/postgres.ts";
-import { openChangeMark } from "./sql/change-mark.ts";
+import { changeMarkPath, openChangeMark } from "./sql/change-mark.ts";
 import { BUSY_TIMEOUT_MS, sqliteDb, type SqliteDb } from "./sql/sqlite.ts";
 
 export type Ledger = SqliteLedger | PostgresLedger;
@@ -137,7 +137,7 @@ export function walCheckpointPages(sqlite: Database): number {
 async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise<SqliteLedger> {
   prepareDataDir(dataDir);
   const path = ledgerPath(dataDir);
-  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-mark`]) if (file === path || existsSync(file)) makePrivate(file);
+  for (const file of [path, `${path}-wal`, `${path}-shm`, changeMarkPath(path)]) if (file === path || existsSync(file)) makePrivate(file);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.exec(`PRAGMA page_size = ${PAGE_SIZE}`); // only a new, empty file takes it
@@ -154,13 +154,9 @@ async function openSqlite(dataDir: string, opts: { migrate?: boolean }): Promise
   // docs/storage.md#the-wal). What is written is the same either way.
   sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
   sqlite.exec(`PRAGMA wal_autocheckpoint = ${walCheckpointPages(sqlite)}`);
-  const mark = openChangeMark(path);
-  const db = sqliteDb(sqlite, mark);
+  const db = sqliteDb(sqlite, openChangeMark(path));
   try {
-    if (opts.migrate !== false) {
-      await applySqliteMigrations(db);
-      mark?.changed(); // migrations write below the port: the mark tells a running server all the same
-    }
+    if (opts.migrate !== false) await applySqliteMigrations(db);
   } catch (e) {
     await db.close();
     throw e;

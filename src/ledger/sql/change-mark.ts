@@ -26,11 +26,14 @@ export interface ChangeMark {
 
 const SIZE = 8;
 
+/** Where the mark of the database at `dbPath` is kept. */
+export const changeMarkPath = (dbPath: string): string => `${dbPath}-mark`;
+
 /** The mark beside the database at `dbPath`, or null where it cannot be opened (a snapshot is then never reused). */
 export function openChangeMark(dbPath: string): ChangeMark | null {
   let fd: number;
   try {
-    fd = openSync(`${dbPath}-mark`, constants.O_RDWR | constants.O_CREAT, 0o600);
+    fd = openSync(changeMarkPath(dbPath), constants.O_RDWR | constants.O_CREAT, 0o600);
   } catch {
     return null;
   }
