@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { busiestWallet, richestAction, withoutAsOf } from "./lib/read-picks.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 import { median, quantile } from "./lib/stats.ts";
+import { inTurn } from "./lib/turns.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, dflt: number) => {
@@ -127,7 +128,7 @@ try {
   const results = new Map<string, { cpu: number[]; app: number[]; rps: number[] }>(sides.map((s) => [s.name, { cpu: [], app: [], rps: [] }]));
   for (const s of sides) await autocannon({ url: s.url + path, headers: s.headers, connections: 64, amount: requests }); // warm-up
   for (let round = 0; round < rounds; round++) {
-    for (const s of round % 2 ? [...sides].reverse() : sides) {
+    for (const s of inTurn(sides, round)) {
       const [sum0, count0] = await inApp(s);
       const cpu0 = cpuMs(s.pid);
       const run = await autocannon({ url: s.url + path, headers: s.headers, connections: 64, amount: requests });

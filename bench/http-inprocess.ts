@@ -16,6 +16,7 @@ import { join, resolve } from "node:path";
 import { busiestWallet, withoutAsOf } from "./lib/read-picks.ts";
 import { benchServerEnv } from "./lib/served-binary.ts";
 import { median, quantile } from "./lib/stats.ts";
+import { inTurn } from "./lib/turns.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -80,7 +81,7 @@ try {
   };
   for (const s of sides) for (let i = 0; i < 3; i++) await turn(s); // warm-up
   const results = new Map(sides.map((s) => [s.tree, [] as number[]]));
-  for (let round = 0; round < rounds; round++) for (const s of round % 2 ? [...sides].reverse() : sides) results.get(s.tree)!.push(await turn(s));
+  for (let round = 0; round < rounds; round++) for (const s of inTurn(sides, round)) results.get(s.tree)!.push(await turn(s));
   console.log(`${url.slice("http://127.0.0.1".length)}: ${rounds} rounds of ${TURN} requests a tree, CPU µs a request`);
   for (const [tree, xs] of results) console.log(`  ${tree.padEnd(40)} p25 ${quantile(xs, 0.25).toFixed(2)}  median ${median(xs).toFixed(2)}`);
 } finally {

@@ -29,6 +29,7 @@ import { busiestWallet, richestAction } from "./lib/read-picks.ts";
 import { startScaleRun } from "./lib/scale-run.ts";
 import { benchServerEnv, freePort, waitHealthy } from "./lib/served-binary.ts";
 import { median } from "./lib/stats.ts";
+import { inTurn } from "./lib/turns.ts";
 import { q } from "../test/support/sql.ts";
 
 const repoRoot = join(import.meta.dir, "..");
@@ -154,7 +155,7 @@ async function benchLedger(label: string, s: Served, key: string, dbPath: string
     for (const side of sides) await cannon(side.url + r.path, side.headers, WARMUP);
     const runs = new Map<string, Load[]>(sides.map((side) => [side.who, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 ? [...sides].reverse() : sides) runs.get(side.who)!.push(await cannon(side.url + r.path, side.headers));
+      for (const side of inTurn(sides, round)) runs.get(side.who)!.push(await cannon(side.url + r.path, side.headers));
     }
     const rssMb = peakRssMb(s.proc.pid);
     const byRound = (who: string) => median(runs.get(who)!.map((l, i) => l.rps / runs.get("min")![i]!.rps));
@@ -378,7 +379,6 @@ async function readKeyFromCli(dataDir: string, tenant = "demo", bin = binary): P
 
 /** The demo's routes on two builds, in turn, round after round (see the head of this file). */
 async function compareDemo(before: string) {
-  const rounds = Number(opt("rounds", "3"));
   const sides = [];
   for (const [label, bin] of [
     ["before", before],
@@ -390,9 +390,9 @@ async function compareDemo(before: string) {
     sides.push({ label, bin, s, key: await readKeyFromCli(dir, "demo", bin), routes: pickRoutes(join(dir, "ledger.db")).routes });
   }
   const runs = new Map<string, Load[]>();
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     for (const [i, route] of sides[0]!.routes.entries()) {
-      for (const side of round % 2 ? [...sides].reverse() : sides) {
+      for (const side of inTurn(sides, round)) {
         const path = side.routes[i]!.path;
         const headers = { authorization: `Bearer ${side.key}` };
         await cannon(side.s.url + path, headers, WARMUP);
@@ -404,14 +404,12 @@ async function compareDemo(before: string) {
     }
   }
   for (const side of sides) await stop(side.s);
-  console.log(`\nbench/http --before — demo ledger, ${CONNECTIONS} connections, ${DURATION} s per run, ${rounds} rounds in turn; medians`);
+  console.log(`\nbench/http --before — demo ledger, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds in turn; medians`);
   console.log(`before: ${before}\nafter:  ${binary}\n`);
   console.log("| route | before req/s | after req/s | after/before | before p99 ms | after p99 ms |\n|---|---|---|---|---|---|");
   for (const route of sides[0]!.routes) {
-    const [b, a] = ["before", "after"].map((l) => runs.get(`${l} ${route.name}`)!);
-    const rps = (xs: Load[]) => median(xs.map((x) => x.rps)),
-      p99 = (xs: Load[]) => median(xs.map((x) => x.p99));
-    console.log(`| ${route.name} | ${rps(b!).toFixed(0)} | ${rps(a!).toFixed(0)} | ${(rps(a!) / rps(b!)).toFixed(3)} | ${p99(b!)} | ${p99(a!)} |`);
+    const [b, a] = ["before", "after"].map((l) => medianLoad(runs.get(`${l} ${route.name}`)!));
+    console.log(`| ${route.name} | ${b!.rps.toFixed(0)} | ${a!.rps.toFixed(0)} | ${(a!.rps / b!.rps).toFixed(3)} | ${b!.p99} | ${a!.p99} |`);
   }
 }
 
